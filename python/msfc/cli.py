@@ -67,7 +67,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--schedulers", required=True, metavar="A,B,C", help="comma-separated scheduler names")
     p.add_argument("--seeds", type=int, default=1, metavar="N", help="RNG runs 1..N per scheduler (default 1)")
     p.add_argument("--level", choices=["type", "priority"], default="type", help="table rows (default type)")
-    p.add_argument("--thesis", action="store_true", help="also print the thesis's Tables 3.4-3.7, 3.9 beside ours")
+    p.add_argument("--thesis", nargs="?", const="A", choices=["A", "B"], metavar="A|B",
+                   help="also print the thesis's published tables beside ours: A (default) = Tables 3.4-3.7, "
+                   "correct priorities; B = Table 3.9, wrong priorities")
     p.add_argument("--thesis-tables", metavar="FILE", help="thesis tables JSON (default benchmarks/thesis-tables.json)")
 
     p = sub.add_parser("sweep", help="a parameter grid times RNG runs, on Dask")
@@ -270,7 +272,8 @@ def cmd_compare(args) -> int:
     print(T.compare_text(summary, args.direction, args.level))
     if args.thesis:
         from . import thesis
-        print(thesis.compare_text(summary, direction=args.direction, explicit=args.thesis_tables))
+        print(thesis.compare_text(summary, thesis.tables_for(args.thesis), direction=args.direction,
+                                  explicit=args.thesis_tables))
     print(f"Results: {out}  (msfc report {out})")
     if failed:
         _stderr(f"msfc: {failed} of {len(cfgs)} simulations failed (see above); finished ones are kept")
@@ -311,7 +314,10 @@ def cmd_sweep(args) -> int:
         agg = s.groupby(cols, sort=False)[["throughput_total_kbps", "delay_hmean_ms", "delay_p99_ms",
                                            "jitter_mean_ms", "loss_ratio"]].mean()
         agg["runs"] = s.groupby(cols, sort=False).size()
-        print(T.render_text(agg, f"Overall ({args.direction}), mean over seeds", " ".join(cols),
+        names = [c.split(".", 1)[1] if c.startswith(("cfg.", "attr.")) else c for c in cols]
+        agg.index = [" ".join(f"{n}={v}" for n, v in zip(names, key if isinstance(key, tuple) else (key,)))
+                     for key in agg.index]
+        print(T.render_text(agg, f"Overall ({args.direction}), mean over seeds", "configuration",
                             fmt_for=lambda c: c if c in M.METRICS else None))
     print(f"Results: {out}  (msfc report {out})")
     if failed:

@@ -215,10 +215,11 @@ def collect(out_root: Path, hashes: list[str] | None = None) -> tuple[pd.DataFra
     """Concatenated summary and flow tables of the finished runs (optionally only ``hashes``)."""
     runs = Path(out_root) / "runs"
     summaries, flows = [], []
-    dirs = sorted(runs.iterdir()) if runs.is_dir() else []
+    if hashes is not None:
+        dirs = [runs / h for h in dict.fromkeys(hashes)]
+    else:
+        dirs = sorted(runs.iterdir()) if runs.is_dir() else []
     for d in dirs:
-        if hashes is not None and d.name not in hashes:
-            continue
         if not is_done(d):
             continue
         if (d / "summary.parquet").exists():

@@ -14,6 +14,11 @@ from .errors import UserError
 TABLE_IDS = ("3.4", "3.5", "3.6", "3.7", "3.9")
 
 
+def tables_for(simulation: str) -> tuple[str, ...]:
+    """The published tables of simulation A (correct priorities) or B (wrong priorities)."""
+    return {"A": ("3.4", "3.5", "3.6", "3.7"), "B": ("3.9",)}[simulation]
+
+
 def tables_path(explicit: str | os.PathLike | None = None) -> Path:
     """--thesis-tables, else $MSFC_THESIS_TABLES, else benchmarks/ of the source tree, else the copy
     installed with the package."""
