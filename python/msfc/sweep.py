@@ -94,6 +94,7 @@ def run_sweep(program: Path, configs: list[RunConfig], out_root: Path, *, addres
     cluster = None
     try:
         if address:
+            _check_reachable(address)
             try:
                 client = Client(address, timeout="15s")
             except (OSError, TimeoutError) as e:
@@ -134,6 +135,23 @@ def run_sweep(program: Path, configs: list[RunConfig], out_root: Path, *, addres
         if cluster is not None:
             cluster.close()
     return results
+
+
+def _check_reachable(address: str) -> None:
+    """Fail fast, with the fix, when nothing listens at a tcp:// scheduler address."""
+    import socket
+    from urllib.parse import urlparse
+    u = urlparse(address if "://" in address else f"tcp://{address}")
+    if u.scheme not in ("tcp", "tls"):
+        return  # other Dask transports (inproc://, ws://): let Dask connect
+    if not u.hostname or not u.port:
+        raise UserError(f"--scheduler-address {address}: expected tcp://HOST:PORT, e.g. tcp://127.0.0.1:8786")
+    try:
+        socket.create_connection((u.hostname, u.port), timeout=5).close()
+    except OSError as e:
+        raise UserError(f"cannot reach the Dask scheduler at {address} ({e.strerror or e}); start it with "
+                        f"`dask scheduler` and workers with `dask worker {address}`, or leave out "
+                        f"--scheduler-address to use a local cluster") from None
 
 
 def format_failure(r: dict, cfg: RunConfig) -> str:

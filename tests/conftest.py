@@ -1,0 +1,52 @@
+import os
+import shutil
+import stat
+import sys
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+FIXTURES = HERE / "fixtures"
+REPO = HERE.parent
+sys.path.insert(0, str(REPO / "python"))
+
+
+def _link(src: Path, dst: Path) -> None:
+    shutil.copy(src, dst)
+    dst.chmod(dst.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+
+
+@pytest.fixture
+def fake_build(tmp_path):
+    """A build directory with the fake scenario (as scenario-fake) and a fake msfc-describe."""
+    b = tmp_path / "build"
+    b.mkdir()
+    _link(FIXTURES / "fake-scenario", b / "scenario-fake")
+    _link(FIXTURES / "fake-msfc-describe", b / "msfc-describe")
+    return b
+
+
+@pytest.fixture
+def fake_build_no_describe(tmp_path):
+    b = tmp_path / "build-nodesc"
+    b.mkdir()
+    _link(FIXTURES / "fake-scenario", b / "scenario-fake")
+    return b
+
+
+@pytest.fixture(autouse=True)
+def _isolate(monkeypatch, tmp_path):
+    monkeypatch.delenv("MSFC_BUILD_DIR", raising=False)
+    monkeypatch.chdir(tmp_path)
+    from msfc import programs
+    programs._describe_cache.clear()
+
+
+def real_build_dir() -> Path | None:
+    """The project's build directory when it holds real scenario programs."""
+    cands = [os.environ.get("MSFC_BUILD_DIR"), str(REPO / "build")]
+    for c in cands:
+        if c and list(Path(c).glob("scenario-*")):
+            return Path(c)
+    return None
