@@ -32,6 +32,13 @@ def pick():
     return names[0]
 
 
+def tiny_preset(info):
+    for p in ("tiny", "test"):
+        if p in info.presets:
+            return ["--preset", p]
+    return []
+
+
 def tiny_sets(info):
     sets = []
     d = info.params.get("duration")
@@ -68,7 +75,7 @@ def test_real_run_and_two_task_sweep(tmp_path, capsys):
     info = describe_scenario(name, BUILD)
     sets = sum((["--set", x] for x in tiny_sets(info)), [])
     out = tmp_path / "run"
-    assert main(["run", name, "--build-dir", str(BUILD), *sets, "--out", str(out), "--no-progress",
+    assert main(["run", name, "--build-dir", str(BUILD), *tiny_preset(info), *sets, "--out", str(out), "--no-progress",
                  "--timeout", "900"]) == 0
     s = pd.read_parquet(out / "summary.parquet")
     o = s[(s.level == "overall") & (s.direction == "all")].iloc[0]
@@ -80,7 +87,7 @@ def test_real_run_and_two_task_sweep(tmp_path, capsys):
     assert list(flows.columns[:len(M.FLOW_COLUMNS)]) == M.FLOW_COLUMNS or set(M.FLOW_COLUMNS) <= set(flows.columns)
     # two tasks on a local Dask cluster: two RNG runs
     sw = tmp_path / "sweep"
-    rc = main(["sweep", name, "--build-dir", str(BUILD), *sets, "--grid", tiny_sets(info)[0] if sets else
+    rc = main(["sweep", name, "--build-dir", str(BUILD), *tiny_preset(info), *sets, "--grid", tiny_sets(info)[0] if sets else
                "scheduler=" + info.params["scheduler"].default, "--seeds", "2", "--out", str(sw),
                "--workers", "2", "--no-progress", "--timeout", "900"])
     assert rc == 0, capsys.readouterr().err

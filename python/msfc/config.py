@@ -121,9 +121,10 @@ def validate_param(p: Param, value, scenario: str) -> str:
         raise UserError(f"{what} '{p.name}': unknown value '{text}'{_suggest(text, choices)}; "
                         f"valid values: {', '.join(choices)}")
     if t == "path":
+        # passed as given: a program may also accept names (e.g. shipped files) besides paths
         if text == "":
             raise UserError(f"{what} '{p.name}': empty path")
-        return str(Path(text).expanduser().resolve()) if text else text
+        return text
     return text
 
 
@@ -348,6 +349,8 @@ def build_config(info: ScenarioInfo, assignments: list[tuple[str, str]], *, pres
         if k in info.params:
             resolved[k] = validate_param(info.params[k], _json_text(v), info.name)
     resolved.update(cfg.params)
+    if cfg.rng_option in info.params:
+        resolved[cfg.rng_option] = str(cfg.rng_run)
     cfg.resolved = resolved
     if cfg.preset is None and info.default_preset:
         cfg.preset = None  # the program applies its default preset itself
