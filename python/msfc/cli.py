@@ -176,7 +176,7 @@ def cmd_list(args) -> int:
         w = max((len(p.name) for p in info.params.values()), default=4)
         for p in info.params.values():
             rng = p.range_text()
-            unit = f" {p.unit}" if p.unit else ""
+            unit = f" {p.unit}" if p.unit and p.type not in ("time", "datarate") else ""
             print(f"    {p.name.ljust(w)}  {p.type:<8} default {_json_text(p.default)}{unit}"
                   f"{'  [' + rng + ']' if rng else ''}  {p.help}")
     print()

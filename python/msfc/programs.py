@@ -88,12 +88,15 @@ class Param:
     def range_text(self) -> str:
         if self.choices:
             return "one of " + ", ".join(map(str, self.choices))
-        if self.min is not None and self.max is not None:
-            return f"{self.min} .. {self.max}"
-        if self.min is not None:
-            return f">= {self.min}"
-        if self.max is not None:
-            return f"<= {self.max}"
+        lo = _fmt_num(self.min) if isinstance(self.min, (int, float)) else self.min
+        hi = _fmt_num(self.max) if isinstance(self.max, (int, float)) else self.max
+        unit = f" {self.unit}" if self.unit and self.type in ("time", "datarate") else ""
+        if lo is not None and hi is not None:
+            return f"{lo} .. {hi}{unit}"
+        if lo is not None:
+            return f">= {lo}{unit}"
+        if hi is not None:
+            return f"<= {hi}{unit}"
         return {"bool": "true or false", "datarate": "an ns-3 data rate, e.g. 100Mbps",
                 "time": "an ns-3 time, e.g. 5ms"}.get(self.type, "")
 
@@ -188,7 +191,10 @@ def _num_or_none(x):
 
 
 def _fmt_num(x: float) -> str:
-    return str(int(x)) if float(x).is_integer() and abs(x) < 1e15 else repr(x)
+    x = float(x)
+    if x.is_integer() and abs(x) < 1e15:
+        return str(int(x))
+    return f"{x:g}"
 
 
 @dataclass
