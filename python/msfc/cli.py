@@ -138,7 +138,7 @@ def _print_failure(e: SimulationError) -> None:
 def _run_with_bar(program, cfg, out_root, args, label: str):
     from .progress import Progress
     from .runner import run_simulation
-    with Progress(None, label, "sim s", enabled=_progress_enabled(args), plain_interval=10.0) as bar:
+    with Progress(None, label, "sim-s", enabled=_progress_enabled(args), plain_interval=10.0) as bar:
         def on_progress(done, total):
             bar.update(done, total)
         return run_simulation(program, cfg, out_root, on_progress=on_progress, force=args.force,

@@ -16,7 +16,7 @@ class Progress:
         self.enabled = enabled
         self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
         self.bar = None
-        self.done = 0.0
+        self.done = 0
         self.plain_interval = plain_interval
         self._last_plain = 0.0
         if enabled and self.tty:
