@@ -155,3 +155,10 @@ def test_compare_tables_and_thesis(fake_build, tmp_path, capsys):
     s = pd.read_parquet(out / "summary.parquet")
     assert sorted(s["rng_run"].unique()) == [1, 2] and set(s["scheduler"]) == {"Msfc", "CoDel"}
     assert len(json.loads((out / "study.json").read_text())["configs"]) == 4
+
+
+def test_timeout_kills_a_hanging_simulation(fake_build, tmp_path, capsys):
+    rc = main(["run", "fake", "--build-dir", str(fake_build), "--set", "sleep=5", "--set", "duration=3",
+               "--timeout", "1", "--out", str(tmp_path / "t"), "--no-progress"])
+    assert rc == 1
+    assert "time limit of 1 s" in capsys.readouterr().err

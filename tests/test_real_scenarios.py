@@ -85,12 +85,18 @@ def test_real_run_and_two_task_sweep(tmp_path, capsys):
     assert meta["metrics_version"] == M.METRICS_VERSION
     flows = pd.read_csv(out / "runs" / h / "flows.csv")
     assert list(flows.columns[:len(M.FLOW_COLUMNS)]) == M.FLOW_COLUMNS or set(M.FLOW_COLUMNS) <= set(flows.columns)
-    # two tasks on a local Dask cluster: two RNG runs
+    # two tasks on a local Dask cluster: two values of the MSFC ratio when msfc-describe knows it
+    # (the attribute reaches the program as --ns3::MsfcQueueDisc::Ratio), else two RNG runs
+    scheds = describe_schedulers(BUILD, required=False) or {}
+    if "Msfc" in scheds and "Ratio" in scheds["Msfc"].attributes and "Msfc" in info.schedulers:
+        grid, seeds, col, values = ["--scheduler", "Msfc", "--grid", "Msfc.Ratio=1,4"], "1", "attr.Msfc.Ratio", ["1", "4"]
+    else:
+        grid, seeds, col, values = ["--grid", "rng-run=1,2"], "1", "rng_run", [1, 2]
     sw = tmp_path / "sweep"
-    rc = main(["sweep", name, "--build-dir", str(BUILD), *tiny_preset(info), *sets, "--grid", tiny_sets(info)[0] if sets else
-               "scheduler=" + info.params["scheduler"].default, "--seeds", "2", "--out", str(sw),
-               "--workers", "2", "--no-progress", "--timeout", "900"])
+    rc = main(["sweep", name, "--build-dir", str(BUILD), *tiny_preset(info), *sets, *grid, "--seeds", seeds,
+               "--out", str(sw), "--workers", "2", "--no-progress", "--timeout", "900"])
     assert rc == 0, capsys.readouterr().err
     s = pd.read_parquet(sw / "summary.parquet")
-    assert sorted(s["rng_run"].unique()) == [1, 2]
+    assert sorted(s[col].unique()) == values
     assert main(["report", str(sw)]) == 0
+    assert (sw / "report" / "index.html").exists()

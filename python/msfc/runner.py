@@ -17,6 +17,7 @@ import json
 import os
 import re
 import subprocess
+import threading
 import time
 from pathlib import Path
 
@@ -28,6 +29,8 @@ from .errors import SimulationError, UserError
 
 _PROGRESS = re.compile(r"^progress\s+([0-9.eE+-]+)\s+([0-9.eE+-]+)\s*$")
 RAW_FILES = ("flows.csv", "delay_hist.csv", "meta.json")
+DERIVED_FILES = ("jitter_hist.csv", "qdisc.csv", "flow_metrics.parquet", "flow_metrics.csv", "summary.parquet",
+                 "summary.csv")
 
 
 def write_json_atomic(path: Path, data) -> None:
@@ -128,18 +131,27 @@ def run_simulation(program: Path, cfg: RunConfig, out_root: Path, *, on_progress
     if not force and is_done(d, cfg):
         return d, False
     d.mkdir(parents=True, exist_ok=True)
-    for stale in ("done.json",):
+    # leftovers of an earlier, unfinished attempt must not be mistaken for this run's output
+    for stale in ("done.json",) + RAW_FILES + DERIVED_FILES:
         if (d / stale).exists():
             (d / stale).unlink()
     argv = cfg.argv(program, d)
     write_json_atomic(d / "config.json", {**cfg.to_json(), "argv": argv, "program": str(program)})
     tail: collections.deque[str] = collections.deque(maxlen=40)
-    started = time.monotonic()
     with open(d / "stderr.txt", "w") as err_log, open(d / "stdout.txt", "w") as out_log:
         try:
             proc = subprocess.Popen(argv, stdout=out_log, stderr=subprocess.PIPE, text=True, bufsize=1)
         except OSError as e:
             raise SimulationError(f"cannot start {program}: {e}", -1, str(e), argv) from None
+        killed = threading.Event()
+
+        def on_timeout():
+            killed.set()
+            proc.kill()
+        watchdog = threading.Timer(timeout, on_timeout) if timeout else None
+        if watchdog:
+            watchdog.daemon = True
+            watchdog.start()
         try:
             assert proc.stderr is not None
             for line in proc.stderr:
@@ -150,17 +162,17 @@ def run_simulation(program: Path, cfg: RunConfig, out_root: Path, *, on_progress
                     continue
                 err_log.write(line)
                 tail.append(line.rstrip("\n"))
-                if timeout and time.monotonic() - started > timeout:
-                    proc.kill()
-            rc = proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            proc.kill()
             rc = proc.wait()
-            tail.append(f"(killed after the time limit of {timeout} s)")
         except BaseException:
             proc.kill()
             proc.wait()
             raise
+        finally:
+            if watchdog:
+                watchdog.cancel()
+        if killed.is_set():
+            tail.append(f"(killed: the simulation ran longer than the time limit of {timeout:g} s; "
+                        f"raise --timeout or shorten the run)")
     if rc != 0 or not all((d / x).exists() for x in RAW_FILES):
         stderr_tail = "\n".join(tail)
         if rc == 0:

@@ -168,6 +168,8 @@ def grid_columns(grid: list[tuple[str, list[str]]], configs: list[RunConfig]) ->
         sk = split_key(k)
         if k == "scheduler":
             cols.append("scheduler")
+        elif k in ("rng-run", "RngRun", "run"):
+            cols.append("rng_run")
         elif sk is not None:
             friendly = k
             for name, tid in (configs[0].attr_ids.items() if configs else []):
