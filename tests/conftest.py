@@ -17,19 +17,19 @@ def _link(src: Path, dst: Path) -> None:
     dst.chmod(dst.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
 
 
-@pytest.fixture
-def fake_build(tmp_path):
+@pytest.fixture(scope="session")
+def fake_build(tmp_path_factory):
     """A build directory with the fake scenario (as scenario-fake) and a fake msfc-describe."""
-    b = tmp_path / "build"
+    b = tmp_path_factory.mktemp("fakebuild") / "build"
     b.mkdir()
     _link(FIXTURES / "fake-scenario", b / "scenario-fake")
     _link(FIXTURES / "fake-msfc-describe", b / "msfc-describe")
     return b
 
 
-@pytest.fixture
-def fake_build_no_describe(tmp_path):
-    b = tmp_path / "build-nodesc"
+@pytest.fixture(scope="session")
+def fake_build_no_describe(tmp_path_factory):
+    b = tmp_path_factory.mktemp("fakebuild") / "build-nodesc"
     b.mkdir()
     _link(FIXTURES / "fake-scenario", b / "scenario-fake")
     return b
@@ -39,8 +39,6 @@ def fake_build_no_describe(tmp_path):
 def _isolate(monkeypatch, tmp_path):
     monkeypatch.delenv("MSFC_BUILD_DIR", raising=False)
     monkeypatch.chdir(tmp_path)
-    from msfc import programs
-    programs._describe_cache.clear()
 
 
 def real_build_dir() -> Path | None:

@@ -35,16 +35,9 @@ def check_report(index: Path, expected_figures: list[str]) -> None:
 
 
 @pytest.fixture(scope="module")
-def compare_dir(tmp_path_factory):
-    from conftest import FIXTURES
-    import shutil, stat
-    tmp = tmp_path_factory.mktemp("rep")
-    b = tmp / "build"
-    b.mkdir()
-    for src, dst in (("fake-scenario", "scenario-fake"), ("fake-msfc-describe", "msfc-describe")):
-        shutil.copy(FIXTURES / src, b / dst)
-        (b / dst).chmod(0o755)
-    out = tmp / "cmp"
+def compare_dir(tmp_path_factory, fake_build):
+    b = fake_build
+    out = tmp_path_factory.mktemp("rep") / "cmp"
     assert main(["compare", "fake", "--build-dir", str(b), "--schedulers", "FqCoDel,Msfc", "--seeds", "2",
                  "--set", "duration=2", "--out", str(out), "--no-progress"]) == 0
     return out, b
