@@ -144,7 +144,7 @@ def test_default_out_is_keyed_by_the_request(fake_build, tmp_path, capsys):
 def test_compare_tables_and_thesis(fake_build, tmp_path, capsys):
     out = tmp_path / "c"
     rc = main(["compare", "fake", "--build-dir", str(fake_build), "--schedulers", "Msfc,CoDel",
-               "--seeds", "2", "--out", str(out), "--thesis", "--no-progress"])
+               "--seeds", "2", "--out", str(out), "--thesis", "--no-progress", "--jobs", "2"])
     assert rc == 0
     text = capsys.readouterr().out
     assert "Overall (down, like thesis Table 3.4)" in text

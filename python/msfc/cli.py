@@ -67,6 +67,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--schedulers", required=True, metavar="A,B,C", help="comma-separated scheduler names")
     p.add_argument("--seeds", type=int, default=1, metavar="N", help="RNG runs 1..N per scheduler (default 1)")
     p.add_argument("--level", choices=["type", "priority"], default="type", help="table rows (default type)")
+    p.add_argument("--jobs", type=int, default=1, metavar="N",
+                   help="simulations at once, on a local Dask cluster (default 1: one after another with a "
+                   "progress bar of simulated time)")
     p.add_argument("--thesis", nargs="?", const="A", choices=["A", "B"], metavar="A|B",
                    help="also print the thesis's published tables beside ours: A (default) = Tables 3.4-3.7, "
                    "correct priorities; B = Table 3.9, wrong priorities")
@@ -256,7 +259,17 @@ def cmd_compare(args) -> int:
                       "argv": sys.argv[1:]})
     _stderr(f"{len(cfgs)} simulations -> {out}")
     failed = 0
-    for i, cfg in enumerate(cfgs, 1):
+    if args.jobs < 1:
+        raise UserError(f"--jobs {args.jobs} is out of range; it must be >= 1")
+    if args.jobs > 1:
+        from . import sweep as S
+        results = S.run_sweep(info.program, cfgs, out, workers=args.jobs, show_progress=_progress_enabled(args),
+                              timeout=args.timeout, force=args.force)
+        failed = sum(1 for r in results if r["status"] == "failed")
+        cfgs_to_run = []
+    else:
+        cfgs_to_run = cfgs
+    for i, cfg in enumerate(cfgs_to_run, 1):
         try:
             d, ran = _run_with_bar(info.program, cfg, out, args,
                                    f"[{i}/{len(cfgs)}] {cfg.scheduler} run {cfg.rng_run}")
@@ -299,7 +312,7 @@ def cmd_sweep(args) -> int:
     _stderr(f"sweep: {len(hashes)} configurations ({len(hashes) // args.seeds} grid points x {args.seeds} "
             f"seeds) -> {out}")
     results = S.run_sweep(info.program, cfgs, out, address=args.scheduler_address, workers=args.workers,
-                          show_progress=_progress_enabled(args), timeout=args.timeout)
+                          show_progress=_progress_enabled(args), timeout=args.timeout, force=args.force)
     failed = [r for r in results if r["status"] == "failed"]
     summary, _ = write_collected(out, hashes)
     from .runner import write_json_atomic

@@ -145,9 +145,12 @@ def fig_violins(hists: pd.DataFrame, level: str, schedulers: list[str], groups: 
     if len(schedulers) > 1 or schedulers[0]:
         ax.legend(loc="upper left", fontsize="small")
     ax.grid(axis="y", alpha=0.3)
-    note = (f"Violins from the delay histograms weighted by packet count; line = median, dot = mean of all "
-            f"packets. Packets above {top * 1000:.0f} ms (the largest 99th percentile; at most "
-            f"{max(hidden or [0]) * 100:.1f}% of a violin) are not drawn.")
+    worst = max(hidden or [0.0])
+    clip = (f"Packets above {top * 1000:.0f} ms (just above the largest 99th percentile; at most "
+            f"{worst * 100:.2g}% of a violin) are not drawn, but count in the means."
+            if worst > 0 else "Every packet is within the plotted range.")
+    note = ("Violins from the delay histograms weighted by packet count; line = median, dot = mean of all "
+            "packets. " + clip)
     return _save(fig, out, name), note
 
 

@@ -192,7 +192,8 @@ def run_task(task: dict) -> dict:
     out_root = Path(task["out_root"])
     t0 = time.time()
     try:
-        d, ran = run_simulation(Path(task["program"]), cfg, out_root, timeout=task.get("timeout"))
+        d, ran = run_simulation(Path(task["program"]), cfg, out_root, timeout=task.get("timeout"),
+                                force=bool(task.get("force")))
         return {"hash": cfg.hash(), "status": "done" if ran else "cached", "dir": str(d),
                 "seconds": time.time() - t0}
     except SimulationError as e:

@@ -66,7 +66,7 @@ def default_workers() -> int:
 
 def run_sweep(program: Path, configs: list[RunConfig], out_root: Path, *, address: str | None = None,
               workers: int | None = None, show_progress: bool = True, timeout: float | None = None,
-              log=None) -> list[dict]:
+              force: bool = False, log=None) -> list[dict]:
     """Run every configuration not yet done; return one result dict per configuration."""
     log = log or (lambda msg: print(msg, file=sys.stderr, flush=True))
     results: list[dict] = []
@@ -77,7 +77,7 @@ def run_sweep(program: Path, configs: list[RunConfig], out_root: Path, *, addres
         if h in seen:
             continue
         seen.add(h)
-        if is_done(run_dir(out_root, cfg), cfg):
+        if not force and is_done(run_dir(out_root, cfg), cfg):
             results.append({"hash": h, "status": "cached", "dir": str(run_dir(out_root, cfg))})
         else:
             todo.append(cfg)
@@ -108,7 +108,7 @@ def run_sweep(program: Path, configs: list[RunConfig], out_root: Path, *, addres
             client = Client(cluster)
         try:
             tasks = [{"config": c.to_json(), "out_root": str(Path(out_root).resolve()), "program": str(program),
-                      "timeout": timeout} for c in todo]
+                      "timeout": timeout, "force": force} for c in todo]
             futures = [client.submit(run_task, t, key=f"msfc-run-{t['config']['hash']}", pure=False)
                        for t in tasks]
             by_key = {f.key: c for f, c in zip(futures, todo)}
