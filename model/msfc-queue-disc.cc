@@ -173,7 +173,7 @@ MsfcQueueDisc::GetTypeId()
 }
 
 MsfcQueueDisc::MsfcQueueDisc()
-    : QueueDisc(QueueDiscSizePolicy::MULTIPLE_QUEUES, QueueSizeUnit::PACKETS)
+    : QueueDisc(QueueDiscSizePolicy::MULTIPLE_QUEUES)
 {
     NS_LOG_FUNCTION(this);
 }
