@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import hashlib
 import json
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -55,7 +56,11 @@ def _bound(value, kind: str):
     if isinstance(value, (int, float)):
         return float(value)
     try:
-        return parse_time(value) if kind == "time" else parse_datarate(value) if kind == "datarate" else float(value)
+        if kind == "time":
+            return parse_time(value)
+        if kind == "datarate":
+            return parse_datarate(value)
+        return float(value)
     except ValueError:
         return None
 
@@ -77,7 +82,9 @@ def _check_numeric(name: str, text: str, kind: str, lo, hi, range_text: str, wha
             canon = str(int(f))
         elif kind == "double":
             v = float(text)
-            canon = repr(float(v)) if not float(v).is_integer() else str(float(v))
+            canon = format(v, ".17g") if not math.isfinite(v) else format(float(repr(v)), ".15g")
+            if float(canon) != v:
+                canon = repr(v)
         elif kind == "time":
             v = parse_time(text)
             canon = str(text).strip()
@@ -140,18 +147,36 @@ def _attr_kind(a: SchedulerAttr) -> str | None:
         return "bool"
     if "datarate" in t:
         return "datarate"
+    if "queuesize" in t:
+        return "queuesize"
     if "time" in t:
         return "time"
     return None
+
+
+_QUEUE_SIZE_RE = re.compile(r"^\s*\d+\s*([kKmMgG]i?)?(p|B)\s*$")
 
 
 def validate_attr(sched: SchedulerInfo, a: SchedulerAttr, value) -> str:
     what = f"{sched.name} ({sched.type_id}) attribute"
     text = str(value).strip()
     kind = _attr_kind(a)
-    lo, hi = a.bounds()
     if kind in ("int", "uint", "double", "time", "datarate"):
-        return _check_numeric(a.name, text, kind, lo, hi, a.range_text(), what)
+        canon = _check_numeric(a.name, text, kind, None, None, a.range_text(), what)
+        v = _bound(text, kind)
+        for op, limit in a.constraints():
+            lim = _bound(limit, kind)
+            if lim is None or v is None:
+                continue
+            ok = {">=": v >= lim, ">": v > lim, "<=": v <= lim, "<": v < lim}[op]
+            if not ok:
+                raise UserError(f"{what} '{a.name}': value {text} is out of range; allowed range "
+                                f"{a.range_text()}")
+        return canon
+    if kind == "queuesize":
+        if not _QUEUE_SIZE_RE.match(text):
+            raise UserError(f"{what} '{a.name}': bad value '{text}'; use packets or bytes, e.g. 1000p or 1500000B")
+        return text.replace(" ", "")
     if kind == "bool":
         low = text.lower()
         if low in _TRUE:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -157,28 +158,45 @@ class SchedulerAttr:
     range: object
     help: str
 
-    def bounds(self) -> tuple[float | None, float | None]:
-        """Numeric (min, max) from the range field: [lo, hi], {"min","max"} or "lo:hi"."""
+    def constraints(self) -> list[tuple[str, str]]:
+        """Numeric limits found in the range field, as (operator, value text) pairs.
+
+        Understood forms (as msfc-describe prints them): ``[lo, hi]``, ``{"min": lo, "max": hi}``,
+        ``"lo..hi"``, ``"uint32_t lo:hi"``, ``"Time -9.2e18ns:+9.2e18ns"``, ``">= 1"``,
+        ``"> 0 and < Interval"`` (limits naming other attributes are left to the program).
+        """
         r = self.range
-        lo = hi = None
-        if isinstance(r, (list, tuple)) and len(r) == 2:
-            lo, hi = r
-        elif isinstance(r, dict):
-            lo, hi = r.get("min"), r.get("max")
-        elif isinstance(r, str) and (":" in r or ".." in r):
-            parts = r.replace("..", ":").split(":")
-            if len(parts) == 2:
-                lo, hi = parts
-        return _num_or_none(lo), _num_or_none(hi)
+        if isinstance(r, (list, tuple)) and len(r) == 2 and all(isinstance(x, (int, float)) for x in r):
+            return [(">=", str(r[0])), ("<=", str(r[1]))]
+        if isinstance(r, dict):
+            out = []
+            if r.get("min") is not None:
+                out.append((">=", str(r["min"])))
+            if r.get("max") is not None:
+                out.append(("<=", str(r["max"])))
+            return out
+        if not isinstance(r, str):
+            return []
+        m = _SPAN_RE.search(r)
+        if m:
+            return [(">=", m.group(1)), ("<=", m.group(2))]
+        return [(op, val) for op, val in _CMP_RE.findall(r)]
 
     def range_text(self) -> str:
         r = self.range
-        if r in (None, "", [], {}):
+        if r in (None, "", [], {}) or (isinstance(r, str) and r in _TYPE_WORDS):
             return ""
-        lo, hi = self.bounds()
-        if lo is not None or hi is not None:
-            return f"{'' if lo is None else _fmt_num(lo)} .. {'' if hi is None else _fmt_num(hi)}"
+        if isinstance(r, (list, tuple)) and len(r) == 2 and all(isinstance(x, (int, float)) for x in r):
+            return f"{_fmt_num(r[0])} .. {_fmt_num(r[1])}"
+        if isinstance(r, dict):
+            return f"{r.get('min', '')} .. {r.get('max', '')}"
         return str(r)
+
+
+_NUM = r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?[a-zA-Z/]*"
+_SPAN_RE = re.compile(rf"(?:^|\s)({_NUM})\s*(?:\.\.|:)\s*({_NUM})")
+_CMP_RE = re.compile(rf"(>=|<=|>|<)\s*({_NUM})(?![A-Za-z_])")
+_TYPE_WORDS = {"bool", "std::string", "QueueSize", "string"}
 
 
 def _num_or_none(x):
