@@ -41,10 +41,10 @@ def _isolate(monkeypatch, tmp_path):
     monkeypatch.chdir(tmp_path)
 
 
-def real_build_dir() -> Path | None:
-    """The project's build directory when it holds real scenario programs."""
+def real_build_dir(what: str = "scenario-*") -> Path | None:
+    """The project's build directory ($MSFC_BUILD_DIR, else build/) when it holds ``what``."""
     cands = [os.environ.get("MSFC_BUILD_DIR"), str(REPO / "build")]
     for c in cands:
-        if c and list(Path(c).glob("scenario-*")):
+        if c and list(Path(c).glob(what)):
             return Path(c)
     return None

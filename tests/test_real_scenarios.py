@@ -15,13 +15,17 @@ from msfc.cli import main
 from msfc.programs import describe_scenario, describe_schedulers, find_scenarios
 
 BUILD = real_build_dir()
-pytestmark = pytest.mark.skipif(BUILD is None, reason="no build/scenario-* programs: run `make build` "
-                                "(or set MSFC_BUILD_DIR) to test against the real ns-3 scenarios")
+DESCRIBE_BUILD = real_build_dir("msfc-describe")
+needs_scenarios = pytest.mark.skipif(BUILD is None, reason="no build/scenario-* programs: run `make build` "
+                                     "(or set MSFC_BUILD_DIR) to test against the real ns-3 scenarios")
+needs_describe = pytest.mark.skipif(DESCRIBE_BUILD is None, reason="no build/msfc-describe: run `make build` "
+                                    "(or set MSFC_BUILD_DIR) to test against the real scheduler attributes")
 TYPES = {"int", "double", "bool", "string", "choice", "datarate", "time", "path"}
 PREFERRED = ["dumbbell"]
 
 
 def pick():
+    """The scenario to run: $MSFC_TEST_SCENARIO, else dumbbell, else the first one built."""
     names = list(find_scenarios(BUILD))
     want = os.environ.get("MSFC_TEST_SCENARIO")
     if want:
@@ -48,6 +52,7 @@ def tiny_sets(info):
     return sets
 
 
+@needs_scenarios
 def test_describe_follows_the_contract():
     for name in find_scenarios(BUILD):
         info = describe_scenario(name, BUILD)
@@ -63,13 +68,41 @@ def test_describe_follows_the_contract():
             assert info.default_preset in info.presets
 
 
-def test_msfc_describe_lists_schedulers():
-    if not (BUILD / "msfc-describe").exists():
-        pytest.skip("build/msfc-describe is not built yet (`make build`)")
-    s = describe_schedulers(BUILD)
+@needs_describe
+def test_msfc_describe_attributes_are_understood():
+    s = describe_schedulers(DESCRIBE_BUILD)
     assert s and all(x.type_id.startswith("ns3::") for x in s.values())
+    assert "Msfc" in s and s["Msfc"].type_id == "ns3::MsfcQueueDisc"
+    ratio = s["Msfc"].attributes["Ratio"]
+    assert ratio.constraints(), f"cannot read the range of Msfc.Ratio: {ratio.range!r}"
+    # every numeric attribute's default lies inside the limits msfc reads from its range
+    from msfc.config import _attr_kind, validate_attr
+    for sched in s.values():
+        for a in sched.attributes.values():
+            if _attr_kind(a) in ("int", "uint", "double", "time") and a.default not in (None, ""):
+                validate_attr(sched, a, a.default)
 
 
+@needs_describe
+def test_real_attributes_reach_the_program(fake_build, tmp_path, capsys):
+    """The real msfc-describe beside the fake scenario: Msfc.Ratio is validated by its real range
+    and passed on as an ns-3 attribute."""
+    import shutil
+    b = tmp_path / "b"
+    b.mkdir()
+    shutil.copy(fake_build / "scenario-fake", b / "scenario-fake")
+    (b / "msfc-describe").symlink_to(DESCRIBE_BUILD / "msfc-describe")
+    assert main(["run", "fake", "--build-dir", str(b), "--set", "Msfc.Ratio=3", "--set", "duration=1",
+                 "--out", str(tmp_path / "o"), "--no-progress"]) == 0
+    (h,) = json.loads((tmp_path / "o" / "study.json").read_text())["configs"]
+    argv = json.loads((tmp_path / "o" / "runs" / h / "config.json").read_text())["argv"]
+    assert "--ns3::MsfcQueueDisc::Ratio=3" in argv
+    capsys.readouterr()
+    assert main(["run", "fake", "--build-dir", str(b), "--set", "Msfc.Ratio=1000", "--no-progress"]) == 2
+    assert "out of range" in capsys.readouterr().err
+
+
+@needs_scenarios
 def test_real_run_and_two_task_sweep(tmp_path, capsys):
     name = pick()
     info = describe_scenario(name, BUILD)
