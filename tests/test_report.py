@@ -52,6 +52,7 @@ def test_compare_report(compare_dir, capsys):
     html = index.read_text()
     assert "Harmonic-mean delay" in html and "TVStream" in html and "Table 3.7" in html
     assert "delay_hmean_ms" in html                                  # definitions section
+    assert "Queue disc counters" in html and "class 2" in html      # from qdisc.csv
 
 
 def test_run_report_to_other_dir(compare_dir, tmp_path):

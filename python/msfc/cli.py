@@ -155,7 +155,14 @@ def cmd_list(args) -> int:
     build = resolve_build_dir(args.build_dir)
     scen = find_scenarios(build)
     names = [args.scenario] if args.scenario else list(scen)
-    infos = [describe_scenario(n, build) for n in names]
+    infos, broken = [], []
+    for n in names:
+        try:
+            infos.append(describe_scenario(n, build))
+        except UserError as e:
+            if args.scenario:
+                raise
+            broken.append((n, str(e)))
     scheds = describe_schedulers(build, required=False)
     if args.json:
         print(json.dumps({"build_dir": str(build), "scenarios": [i.raw for i in infos],
@@ -167,6 +174,8 @@ def cmd_list(args) -> int:
     print(f"Build directory: {build}")
     if not scen:
         print(f"\nNo scenario programs (scenario-*) there; {BUILD_HINT}.")
+    for n, err in broken:
+        print(f"\nScenario {n}: cannot be used: {err}")
     for info in infos:
         print(f"\nScenario {info.name}: {info.description}")
         print(f"  program: {info.program}")
@@ -250,6 +259,8 @@ def cmd_compare(args) -> int:
     if args.thesis:
         from . import thesis
         thesis.load(args.thesis_tables)  # fail early when the tables are missing
+        if args.thesis_given_bare and args.preset == "wrong-priorities":
+            args.thesis = "B"
     assign = [(k, v) for k, v in assign if k != "scheduler"]
     cfgs = [build_config(info, assign, preset=args.preset, scheduler=s, rng_run=r, schedulers_loader=_loader(build))
             for s in scheds for r in range(1, args.seeds + 1)]
@@ -361,7 +372,10 @@ COMMANDS = {"list": cmd_list, "run": cmd_run, "compare": cmd_compare, "sweep": c
 
 def main(argv: list[str] | None = None) -> int:
     ap = build_parser()
+    raw = list(sys.argv[1:] if argv is None else argv)
     args = ap.parse_args(argv)
+    i = raw.index("--thesis") if "--thesis" in raw else -1
+    args.thesis_given_bare = i >= 0 and (i + 1 >= len(raw) or raw[i + 1] not in ("A", "B"))
     if not args.command:
         ap.print_help()
         return 2

@@ -357,6 +357,11 @@ def make_report(root: Path, out: Path | None = None, direction: str | None = Non
             body.append("<h2>Throughput</h2>")
             body.append(_figure(fig_throughput(thr, out, "throughput-type", "Throughput per flow type"),
                                 "Mean throughput of a flow per flow type (log scale), mean over RNG runs."))
+        qd = qdisc_tables(root, done)
+        if qd:
+            body.append("<h2>Queue discs</h2><p>From <code>qdisc.csv</code>: totals over every device of "
+                        "every node at the end of the run, mean over RNG runs.</p>")
+            body.extend(qd)
         if kind == "compare":
             body.append(_thesis_section(summary, direction))
 
@@ -412,6 +417,43 @@ def make_report(root: Path, out: Path | None = None, direction: str | None = Non
     tmp.write_text(page)
     os.replace(tmp, index)
     return index
+
+
+QDISC_COUNTERS = ["enqueued_packets", "dequeued_packets", "codel_drops", "overload_drops", "ecn_marks"]
+
+
+def qdisc_tables(root: Path, hashes: list[str]) -> list[str]:
+    """HTML tables of the queue disc counters (qdisc.csv is optional in the contract)."""
+    parts = []
+    for h in hashes:
+        f = root / "runs" / h / "qdisc.csv"
+        if not f.exists():
+            continue
+        q = pd.read_csv(f)
+        cfg = json.loads((root / "runs" / h / "config.json").read_text())
+        q["run_scheduler"] = cfg.get("resolved", {}).get("scheduler", "")
+        q["config_hash"] = h
+        parts.append(q)
+    if not parts:
+        return []
+    q = pd.concat(parts, ignore_index=True)
+    cols = [c for c in QDISC_COUNTERS if c in q.columns]
+    if not cols:
+        return []
+    per_run = q.groupby(["run_scheduler", "config_hash"], sort=False)[cols].sum()
+    tot = per_run.groupby(level=0, sort=False).mean().T
+    tot.index = [c.replace("_", " ") for c in tot.index]
+    out = [T.render_html(tot, "Queue disc counters, all devices", "counter")]
+    if "class" in q.columns and (q["class"] >= 0).any():
+        drops = [c for c in ("codel_drops", "overload_drops") if c in q.columns]
+        qc = q[q["class"] >= 0]
+        per = qc.groupby(["run_scheduler", "config_hash", "class"], sort=False)[["dequeued_packets"] + drops].sum()
+        per = per.groupby(level=[0, 2], sort=False).mean()
+        for c in ["dequeued_packets"] + drops:
+            t = per[c].unstack(0)
+            t.index = [f"class {int(i)}" for i in t.index]
+            out.append(T.render_html(t, f"{c.replace('_', ' ')} per class (schedulers with classes)", "class"))
+    return out
 
 
 def _thesis_section(summary: pd.DataFrame, direction: str) -> str:
