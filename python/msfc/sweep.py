@@ -103,8 +103,12 @@ def run_sweep(program: Path, configs: list[RunConfig], out_root: Path, *, addres
                                 f"--scheduler-address to use a local cluster") from None
         else:
             n = workers or min(default_workers(), len(todo))
+            # workers import msfc.runner: make this copy of the package importable even when it
+            # is used from a source tree without being installed
+            pkg_parent = str(Path(__file__).resolve().parent.parent)
+            pypath = os.pathsep.join(x for x in (pkg_parent, os.environ.get("PYTHONPATH", "")) if x)
             cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                                   dashboard_address=None, silence_logs=40)
+                                   dashboard_address=None, silence_logs=40, env={"PYTHONPATH": pypath})
             client = Client(cluster)
         try:
             tasks = [{"config": c.to_json(), "out_root": str(Path(out_root).resolve()), "program": str(program),
