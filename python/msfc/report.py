@@ -285,14 +285,16 @@ table.data{border-collapse:collapse;margin:0.5em 0 1.5em}
 table.data th,table.data td{border:1px solid #bbb;padding:3px 8px;text-align:right}
 table.data th:first-child{text-align:left}
 caption{font-weight:bold;text-align:left;padding:4px 0}
-figure{margin:1em 0} figcaption{font-size:90%;color:#444;max-width:900px}
+figure{margin:1em 0} figure.half{display:inline-block;vertical-align:top;width:48%;margin-right:1%}
+figcaption{font-size:90%;color:#444;max-width:900px}
 img{max-width:100%} code{background:#f3f3f3;padding:1px 3px}"""
 
 
-def _figure(files: list[str], caption: str) -> str:
+def _figure(files: list[str], caption: str, cls: str = "") -> str:
     svg = next(f for f in files if f.endswith(".svg"))
     png = next(f for f in files if f.endswith(".png"))
-    return (f"<figure><img src='{html.escape(svg)}' alt='{html.escape(caption)}'>"
+    attr = f" class='{cls}'" if cls else ""
+    return (f"<figure{attr}><img src='{html.escape(svg)}' alt='{html.escape(caption)}'>"
             f"<figcaption>{html.escape(caption)} (<a href='{html.escape(png)}'>PNG</a>, "
             f"<a href='{html.escape(svg)}'>SVG</a>)</figcaption></figure>")
 
@@ -377,14 +379,14 @@ def make_report(root: Path, out: Path | None = None, direction: str | None = Non
                     f"of the mean over runs (Student's t).</p>")
         for m in SWEEP_METRICS:
             body.append(_figure(fig_sweep(summary, x, series, m, out, f"sweep-{m}", direction),
-                                f"{M.heading(m)} against {_short(x)}: {M.METRICS[m].definition}."))
+                                f"{M.heading(m)} against {_short(x)}: {M.METRICS[m].definition}.", "half"))
         metrics_used |= set(SWEEP_METRICS)
         prios = sorted({g for g in summary[summary["level"] == "priority"]["group"]}, key=lambda v: -float(v))
         if prios and not series:
             for m in ("throughput_kbps", "delay_mean_ms"):
                 body.append(_figure(fig_sweep(summary, x, [], m, out, f"sweep-priority-{m}", direction,
                                               level="priority", groups=prios),
-                                    f"{M.heading(m)} per priority against {_short(x)}."))
+                                    f"{M.heading(m)} per priority against {_short(x)}.", "half"))
         # table of means
         s = summary[(summary["level"] == "overall") & (summary["direction"] == direction)]
         agg = s.groupby(cols, sort=False)[SWEEP_METRICS].mean()
