@@ -184,6 +184,14 @@ MakeOptions()
       ParamType::String,
       "",
       "per-type priority overrides, e.g. download=0,TVStream=2 (empty: the file's priorities)");
+    P("rate-scale",
+      ParamType::Double,
+      "1",
+      "multiplies every flow-type data rate; with link rates scaled alike, the load stays that of "
+      "the thesis and the run needs proportionally fewer events",
+      "",
+      1e-6,
+      1e6);
     P("random-priorities", ParamType::Bool, "false", "give every application a uniform random class in 0..prios-1 instead of its type's priority");
     P("prios", ParamType::Int, "3", "number of classes (sets ns3::MsfcQueueDisc::Prios; priorities must be below it)", "", 1, 8);
     P("ratio", ParamType::Double, "2", "MSFC bandwidth ratio between neighbouring classes (sets ns3::MsfcQueueDisc::Ratio)", "", 1.0 / 65536, 16);
@@ -207,6 +215,9 @@ MakeOptions()
                 "the thesis benchmark: ~140 Wi-Fi (802.11n 2.4 GHz) clients, 280 applications, "
                 "100 s, Table 3.3 priorities (hours of wall time)",
                 {{"duration", "100"},
+                 {"link-rate", "100Mbps"},
+                 {"server-rate", "1Gbps"},
+                 {"rate-scale", "1"},
                  {"last-hop", "wifi"},
                  {"wifi-standard", "80211n"},
                  {"clients-min", "8"},
@@ -217,6 +228,9 @@ MakeOptions()
     o.AddPreset("wrong-priorities",
                 "the thesis's section 3.3 run: as thesis, with the Table 3.8 priorities",
                 {{"duration", "100"},
+                 {"link-rate", "100Mbps"},
+                 {"server-rate", "1Gbps"},
+                 {"rate-scale", "1"},
                  {"last-hop", "wifi"},
                  {"wifi-standard", "80211n"},
                  {"clients-min", "8"},
@@ -225,22 +239,26 @@ MakeOptions()
                  {"flow-types", "wrong-priorities"},
                  {"priorities", ""}});
     o.AddPreset("quick",
-                "thesis tree and traffic mix, point-to-point last hop, shorter run: about two "
-                "minutes per scheduler",
+                "thesis tree and traffic mix with every rate scaled to 1/4, point-to-point last hop, "
+                "20 s: about a minute of CPU per scheduler",
                 {{"duration", "20"},
                  {"last-hop", "p2p"},
-                 {"last-hop-rate", "20Mbps"},
+                 {"link-rate", "25Mbps"},
+                 {"server-rate", "250Mbps"},
+                 {"last-hop-rate", "5Mbps"},
+                 {"rate-scale", "0.25"},
                  {"clients-min", "8"},
                  {"clients-max", "12"},
                  {"apps", "280"},
                  {"flow-types", "thesis"},
                  {"priorities", "download=0"}});
     o.AddPreset("tiny",
-                "a few seconds of wall time for tests: one client per AP, 34 applications, "
-                "10 Mbps tree, 3 s",
+                "about a second of wall time, for tests: 1-2 clients per AP, 34 applications, "
+                "rates scaled to 1/10, 3 s",
                 {{"duration", "3"},
                  {"last-hop", "p2p"},
-                 {"last-hop-rate", "10Mbps"},
+                 {"last-hop-rate", "2Mbps"},
+                 {"rate-scale", "0.1"},
                  {"link-rate", "10Mbps"},
                  {"server-rate", "100Mbps"},
                  {"clients-min", "1"},
@@ -764,6 +782,12 @@ Run(int argc, char** argv)
     const double appStart = 0.1;
     const double appStop = duration - 0.1;
     std::map<FlowKey, FlowLabel> labels;
+    const double rateScale = opt.GetDouble("rate-scale");
+    auto appRateBps = [rateScale](const FlowType& t) {
+        return std::max<uint64_t>(
+            1,
+            static_cast<uint64_t>(std::llround(static_cast<double>(t.dataRateBps) * rateScale)));
+    };
     int64_t appStream = 100000;
     auto install = [&](uint32_t appIdx,
                        Ptr<Node> src,
@@ -777,7 +801,7 @@ Run(int argc, char** argv)
         const uint8_t tos = static_cast<uint8_t>(DscpForClass(ar.priority) << 2);
 
         OnOffHelper onoff(factory, InetSocketAddress(dstAddr, port));
-        onoff.SetAttribute("DataRate", StringValue(t.dataRate));
+        onoff.SetAttribute("DataRate", DataRateValue(DataRate(appRateBps(t))));
         onoff.SetAttribute("PacketSize", UintegerValue(t.packetSize));
         onoff.SetAttribute("OnTime", StringValue(t.onTime));
         onoff.SetAttribute("OffTime", StringValue(t.offTime));
@@ -820,6 +844,27 @@ Run(int argc, char** argv)
     fmh.SetMonitorAttribute("JitterBinWidth", DoubleValue(opt.GetTime("jitter-bin").GetSeconds()));
     Ptr<FlowMonitor> monitor = fmh.InstallAll();
 
+#if MSFC_HAVE_QUEUE_DISC
+    if (scheduler == "Msfc")
+    {
+        // The DSCP marking must land every application in its class (checked once
+        // the queue discs are initialised, i.e. after time 0).
+        Ptr<MsfcQueueDisc> probe = DynamicCast<MsfcQueueDisc>(qdiscs.front().qdisc);
+        Simulator::Schedule(Seconds(appStart / 2), [probe, prios]() {
+            for (uint32_t p = 0; p < prios; ++p)
+            {
+                uint32_t got = probe->ClassOfDscp(DscpForClass(p));
+                if (got != p)
+                {
+                    std::cerr << "isp-tree: warning: DSCP " << int(DscpForClass(p))
+                              << " marks priority " << p
+                              << " but ns3::MsfcQueueDisc::DscpMap puts it in class " << got
+                              << std::endl;
+                }
+            }
+        });
+    }
+#endif
     if (opt.GetBool("progress"))
     {
         Simulator::Schedule(Seconds(1.0), &Progress, duration);
