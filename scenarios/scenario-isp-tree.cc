@@ -425,7 +425,7 @@ Progress(double total)
 {
     double now = Simulator::Now().GetSeconds();
     std::cerr << "progress " << Fmt(now) << " " << Fmt(total) << std::endl;
-    if (now + 1.0 <= total + 1e-9)
+    if (now + 1.0 < total - 1e-9)
     {
         Simulator::Schedule(Seconds(1.0), &Progress, total);
     }
@@ -878,6 +878,10 @@ Run(int argc, char** argv)
     Simulator::Stop(Seconds(duration));
     Simulator::Run();
     auto runEnd = std::chrono::steady_clock::now();
+    if (opt.GetBool("progress"))
+    {
+        std::cerr << "progress " << Fmt(duration) << " " << Fmt(duration) << std::endl;
+    }
     const uint64_t events = Simulator::GetEventCount();
 
     // ---- output ----

@@ -103,10 +103,11 @@ CheckRandomVariable(const std::string& spec)
             }
             return type + " has no attribute '" + name + "'; its attributes are: " + names;
         }
-        if (!info.checker->CreateValidValue(ns3::StringValue(value)))
+        std::string why = CheckAttributeValue(info.checker, value);
+        if (!why.empty())
         {
             return "'" + value + "' is not a valid value for " + type + "'s attribute " + name +
-                   " (expected " + info.checker->GetUnderlyingTypeInformation() + ")";
+                   " (" + why + ")";
         }
     }
     return "";

@@ -11,6 +11,7 @@
 
 #include "json-util.h"
 
+#include "ns3/attribute.h"
 #include "ns3/config.h"
 #include "ns3/data-rate.h"
 #include "ns3/nstime.h"
@@ -226,6 +227,53 @@ ParseDouble(const std::string& s, double* out)
     {
         return false;
     }
+}
+
+
+/// Checks `value` against an ns-3 attribute checker without letting ns-3 abort on
+/// malformed numbers or times.  Returns "" if valid, else what was expected.
+inline std::string
+CheckAttributeValue(const ns3::Ptr<const ns3::AttributeChecker>& checker, const std::string& value)
+{
+    const std::string vt = checker->GetValueTypeName();
+    const std::string expected = checker->GetUnderlyingTypeInformation();
+    std::string v = Trim(value);
+    bool ok = true;
+    if (vt == "ns3::DoubleValue")
+    {
+        double d = 0;
+        ok = ParseDouble(v, &d);
+    }
+    else if (vt == "ns3::UintegerValue")
+    {
+        int64_t i = 0;
+        ok = ParseInt(v, &i) && i >= 0;
+    }
+    else if (vt == "ns3::IntegerValue")
+    {
+        int64_t i = 0;
+        ok = ParseInt(v, &i);
+    }
+    else if (vt == "ns3::TimeValue")
+    {
+        double sec = 0;
+        ok = ParseTime(v, &sec);
+    }
+    else if (vt == "ns3::DataRateValue")
+    {
+        uint64_t bps = 0;
+        ok = ParseDataRate(v, &bps);
+    }
+    else if (vt == "ns3::QueueSizeValue")
+    {
+        static const std::regex re(R"(^[0-9]+(\.[0-9]+)?\s*(k|K|M|G|Ki|Mi|Gi)?(p|B)$)");
+        ok = std::regex_match(v, re);
+    }
+    if (!ok || !checker->CreateValidValue(ns3::StringValue(v)))
+    {
+        return "expected " + expected;
+    }
+    return "";
 }
 
 /// The option set of one scenario program.
@@ -846,11 +894,11 @@ class Options
             throw ConfigError(where + ": " + type + " has no attribute '" + attr +
                               "'; its attributes are: " + names);
         }
-        if (!info.checker->CreateValidValue(ns3::StringValue(value)))
+        std::string why = CheckAttributeValue(info.checker, value);
+        if (!why.empty())
         {
-            throw ConfigError(where + ": '" + value + "' is not a valid value for " + key +
-                              " (expected " + info.checker->GetUnderlyingTypeInformation() +
-                              ")");
+            throw ConfigError(where + ": '" + value + "' is not a valid value for " + key + " (" +
+                              why + ")");
         }
     }
 
