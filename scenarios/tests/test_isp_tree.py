@@ -295,6 +295,25 @@ class BadConfigTest(unittest.TestCase):
         self.assertEqual(prio, {"SSH": 2, "voip": 2, "game": 2, "TVStream": 1,
                                 "http": 1, "download": 1, "torrent": 0})
 
+    def test_wifi_last_hop(self):
+        for std in ("80211n", "80211ac"):
+            with self.subTest(standard=std):
+                out = self.dir / std
+                p = run("--preset=tiny", "--last-hop=wifi", f"--wifi-standard={std}",
+                        "--duration=1.5", "--scheduler=Msfc", f"--out={out}")
+                self.assertEqual(p.returncode, 0, p.stderr)
+                _, rows = read_csv(out / "flows.csv")
+                down = [r for r in rows if r["direction"] == "down" and r["kind"] == "data"]
+                # every client receives over Wi-Fi
+                self.assertTrue(all(int(r["rx_packets"]) > 0 for r in down))
+                _, q = read_csv(out / "qdisc.csv")
+                wifi = [r for r in q if r["device"] == "wifi"]
+                # the scheduler sits on the AP and station Wi-Fi devices too
+                self.assertEqual(len({r["node"] for r in wifi}), 14 + int(
+                    json.loads((out / "meta.json").read_text())["clients"]))
+                ap = [r for r in wifi if r["node"].startswith("AP")]
+                self.assertGreater(sum(int(r["dequeued_packets"]) for r in ap), 100)
+
     def test_random_priorities(self):
         p = run("--preset=tiny", "--priorities=", "--random-priorities=true", "--prios=4",
                 "--scheduler=Msfc", f"--out={self.out}")
