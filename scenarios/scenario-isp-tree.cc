@@ -174,7 +174,7 @@ MakeOptions()
     P("ap-spacing", ParamType::Double, "300", "distance between neighbouring APs (on a line)", "m", 1, 100000);
     P("clients-min", ParamType::Int, "8", "fewest clients per AP (uniform integer draw)", "", 1, 10000);
     P("clients-max", ParamType::Int, "12", "most clients per AP (uniform integer draw)", "", 1, 10000);
-    P("apps", ParamType::Int, "280", "applications in total (a bi type's upload counts with its download)", "", 1, 50000);
+    P("apps", ParamType::Int, "280", "applications in total (a bi type's upload counts with its download)", "", 1, 15000);
     P("flow-types",
       ParamType::Path,
       "thesis",
@@ -363,8 +363,10 @@ ApplyPriorityOverrides(std::vector<FlowType>& types, const std::string& spec, ui
             {
                 names += (names.empty() ? "" : ", ") + t.name;
             }
-            throw ConfigError("option 'priorities': the flow-type file has no type '" + name +
-                              "'; its types are: " + names);
+            throw ConfigError("option 'priorities' (" + spec + "): the flow-type file has no type '" +
+                              name + "'; its types are: " + names +
+                              " (presets set priorities for the thesis file; give --priorities= "
+                              "to clear it)");
         }
     }
 }
