@@ -110,6 +110,8 @@ GetSchedulerInfo(const std::string& s)
 Options
 MakeOptions()
 {
+    // Parameter defaults are the values of the default preset (quick); every preset
+    // lists all values in which it differs from them.
     Options o(kScenario,
               "MSFC thesis benchmark: ISP access tree (server, gateways, Wi-Fi or point-to-point "
               "access points, clients) with the thesis flow types, scheduler on every device");
@@ -131,26 +133,26 @@ MakeOptions()
       std::nullopt,
       std::nullopt,
       {"PfifoFast", "CoDel", "FqCoDel", "Msfc", "FqCobalt", "Pie", "FqPie"});
-    P("duration", ParamType::Double, "100", "simulated seconds (applications run from 0.1 s to duration-0.1 s)", "s", 0.5, 100000);
+    P("duration", ParamType::Double, "20", "simulated seconds (applications run from 0.1 s to duration-0.1 s)", "s", 0.5, 100000);
     P("tree",
       ParamType::String,
       "3,1,3,5,4,0,2,0,0,0,2",
       "children per node of the gateway tree in breadth-first order from G1 (later nodes: 0); "
       "nodes with children are gateways, leaves are access points");
-    P("link-rate", ParamType::DataRate, "100Mbps", "rate of the gateway-gateway and gateway-AP links", "bit/s", 1000, 1e12);
+    P("link-rate", ParamType::DataRate, "25Mbps", "rate of the gateway-gateway and gateway-AP links", "bit/s", 1000, 1e12);
     P("link-delay", ParamType::Time, "5ms", "one-way delay of the gateway-gateway and gateway-AP links", "s", 0, 10);
-    P("server-rate", ParamType::DataRate, "1Gbps", "rate of the server-G1 link", "bit/s", 1000, 1e12);
+    P("server-rate", ParamType::DataRate, "250Mbps", "rate of the server-G1 link", "bit/s", 1000, 1e12);
     P("server-delay", ParamType::Time, "50ms", "one-way delay of the server-G1 link", "s", 0, 10);
     P("last-hop",
       ParamType::Choice,
-      "wifi",
+      "p2p",
       "AP-client links: wifi (one BSS per AP, as in the thesis) or p2p (point-to-point, much "
       "faster to simulate)",
       "",
       std::nullopt,
       std::nullopt,
       {"wifi", "p2p"});
-    P("last-hop-rate", ParamType::DataRate, "20Mbps", "rate of the AP-client links when last-hop=p2p", "bit/s", 1000, 1e12);
+    P("last-hop-rate", ParamType::DataRate, "5Mbps", "rate of the AP-client links when last-hop=p2p", "bit/s", 1000, 1e12);
     P("last-hop-delay", ParamType::Time, "1ms", "one-way delay of the AP-client links when last-hop=p2p", "s", 0, 10);
     P("wifi-standard",
       ParamType::Choice,
@@ -182,11 +184,11 @@ MakeOptions()
       "files in scenarios/flow-types");
     P("priorities",
       ParamType::String,
-      "",
+      "download=0",
       "per-type priority overrides, e.g. download=0,TVStream=2 (empty: the file's priorities)");
     P("rate-scale",
       ParamType::Double,
-      "1",
+      "0.25",
       "multiplies every flow-type data rate; with link rates scaled alike, the load stays that of "
       "the thesis and the run needs proportionally fewer events",
       "",
