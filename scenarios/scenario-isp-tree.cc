@@ -254,6 +254,10 @@ MakeOptions()
                  {"apps", "280"},
                  {"flow-types", "thesis"},
                  {"priorities", "download=0"}});
+    o.AddPreset("quick-wifi",
+                "as quick, with the Wi-Fi (802.11n) last hop and 2-3 clients per AP: a few "
+                "minutes per scheduler",
+                {{"last-hop", "wifi"}, {"clients-min", "2"}, {"clients-max", "3"}});
     o.AddPreset("tiny",
                 "about a second of wall time, for tests: 1-2 clients per AP, 34 applications, "
                 "rates scaled to 1/10, 3 s",
