@@ -619,8 +619,10 @@ class Options
                 }
                 os << "]";
             }
-            os << " (default " << (p.def.empty() ? "\"\"" : p.def) << (p.unit.empty() ? "" : " ")
-               << p.unit << ")\n";
+            const bool showUnit =
+                !p.unit.empty() && (p.type == ParamType::Int || p.type == ParamType::Double);
+            os << " (default " << (p.def.empty() ? "\"\"" : p.def) << (showUnit ? " " : "")
+               << (showUnit ? p.unit : "") << ")\n";
         }
         os << "\nns-3 attribute defaults pass through: --ns3::Type::Attribute=value "
               "(e.g. --ns3::FqCoDelQueueDisc::Flows=256).\n";
