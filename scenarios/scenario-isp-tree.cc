@@ -1,0 +1,1051 @@
+// The MSFC thesis benchmark: an ISP access tree (thesis chapter 3, Tables 3.1-3.9).
+//
+//   server --(1 Gbps, 50 ms)-- G1 -- ... gateways ... -- 14 access points -- clients
+//
+// The tree is built breadth-first from G1 with the children counts of the option
+// `tree`; nodes with children are gateways, leaves are access points.  Each AP
+// serves a uniform random number of clients in [clients-min, clients-max], over
+// Wi-Fi (one BSS per AP) or, for fast runs, over point-to-point links.  The
+// scheduler under test is the root queue disc of every device of every node.
+// Traffic: the flow types of a flow-type file (thesis appendix A.2 format),
+// cycled over the clients in file order; every flow is measured by FlowMonitor.
+//
+// Options, presets and output files: docs/isp-tree.md and docs/data-format.md.
+
+#include "lib/flow-types.h"
+#include "lib/json-util.h"
+#include "lib/run-output.h"
+#include "lib/scenario-options.h"
+
+#include "ns3/applications-module.h"
+#include "ns3/core-module.h"
+#include "ns3/flow-monitor-module.h"
+#include "ns3/internet-module.h"
+#include "ns3/mobility-module.h"
+#include "ns3/network-module.h"
+#include "ns3/point-to-point-module.h"
+#include "ns3/traffic-control-module.h"
+#include "ns3/wifi-module.h"
+
+#if __has_include("ns3/msfc-queue-disc.h")
+#include "ns3/msfc-queue-disc.h"
+#define MSFC_HAVE_QUEUE_DISC 1
+#else
+#define MSFC_HAVE_QUEUE_DISC 0
+#endif
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <filesystem>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace ns3;
+using namespace msfc::scenario;
+
+namespace
+{
+
+const char* kScenario = "isp-tree";
+const char* kMsfcVersion = "0.1.0";
+
+/// Where the shipped flow-type files live (scenarios/flow-types next to this source).
+std::filesystem::path
+ShippedFlowTypeDir()
+{
+    return std::filesystem::path(__FILE__).parent_path() / "flow-types";
+}
+
+/// The DSCP that puts a packet in MSFC class `cls` under the default DSCP map of
+/// docs/algorithm.md: class 0 -> CS1 (scavenger), class 1 -> CS0 (best effort),
+/// class k >= 2 -> CSk (precedence k).  Class selector code points only: their
+/// TOS byte has the low TOS bits clear, so ns-3's TOS-to-socket-priority mapping
+/// gives priority 0 for all of them and pfifo_fast keeps every packet in one band,
+/// as in the thesis configuration.  Valid for classes 0..7.
+uint8_t
+DscpForClass(uint32_t cls)
+{
+    NS_ABORT_MSG_IF(cls > 7, "DSCP class selectors express classes 0..7 only");
+    if (cls == 0)
+    {
+        return 8; // CS1
+    }
+    if (cls == 1)
+    {
+        return 0; // CS0 / best effort
+    }
+    return static_cast<uint8_t>(8 * cls); // CS2..CS7
+}
+
+/// The queue disc type of a scheduler choice, and its limit as a multiple of the
+/// base limit (link rate x limit-time / 8, in packets; thesis configuration).
+struct SchedulerInfo
+{
+    std::string typeName;
+    uint32_t limitFactor;
+};
+
+SchedulerInfo
+GetSchedulerInfo(const std::string& s)
+{
+    static const std::map<std::string, SchedulerInfo> m = {
+        {"PfifoFast", {"ns3::PfifoFastQueueDisc", 1}},
+        {"CoDel", {"ns3::CoDelQueueDisc", 50}},
+        {"FqCoDel", {"ns3::FqCoDelQueueDisc", 1024}},
+        {"Msfc", {"ns3::MsfcQueueDisc", 1024}},
+        {"FqCobalt", {"ns3::FqCobaltQueueDisc", 1024}},
+        {"Pie", {"ns3::PieQueueDisc", 50}},
+        {"FqPie", {"ns3::FqPieQueueDisc", 1024}},
+    };
+    return m.at(s);
+}
+
+Options
+MakeOptions()
+{
+    // Parameter defaults are the values of the default preset (quick); every preset
+    // lists all values in which it differs from them.
+    Options o(kScenario,
+              "MSFC thesis benchmark: ISP access tree (server, gateways, Wi-Fi or point-to-point "
+              "access points, clients) with the thesis flow types, scheduler on every device");
+    auto P = [&o](std::string name,
+                  ParamType type,
+                  std::string def,
+                  std::string help,
+                  std::string unit = "",
+                  std::optional<double> mn = std::nullopt,
+                  std::optional<double> mx = std::nullopt,
+                  std::vector<std::string> choices = {}) {
+        o.Add(Param{name, type, def, help, unit, mn, mx, choices});
+    };
+    P("scheduler",
+      ParamType::Choice,
+      "Msfc",
+      "queue disc installed on every device of every node",
+      "",
+      std::nullopt,
+      std::nullopt,
+      {"PfifoFast", "CoDel", "FqCoDel", "Msfc", "FqCobalt", "Pie", "FqPie"});
+    P("duration", ParamType::Double, "20", "simulated seconds (applications run from 0.1 s to duration-0.1 s)", "s", 0.5, 100000);
+    P("tree",
+      ParamType::String,
+      "3,1,3,5,4,0,2,0,0,0,2",
+      "children per node of the gateway tree in breadth-first order from G1 (later nodes: 0); "
+      "nodes with children are gateways, leaves are access points");
+    P("link-rate", ParamType::DataRate, "25Mbps", "rate of the gateway-gateway and gateway-AP links", "bit/s", 1000, 1e12);
+    P("link-delay", ParamType::Time, "5ms", "one-way delay of the gateway-gateway and gateway-AP links", "s", 0, 10);
+    P("server-rate", ParamType::DataRate, "250Mbps", "rate of the server-G1 link", "bit/s", 1000, 1e12);
+    P("server-delay", ParamType::Time, "50ms", "one-way delay of the server-G1 link", "s", 0, 10);
+    P("last-hop",
+      ParamType::Choice,
+      "p2p",
+      "AP-client links: wifi (one BSS per AP, as in the thesis) or p2p (point-to-point, much "
+      "faster to simulate)",
+      "",
+      std::nullopt,
+      std::nullopt,
+      {"wifi", "p2p"});
+    P("last-hop-rate", ParamType::DataRate, "5Mbps", "rate of the AP-client links when last-hop=p2p", "bit/s", 1000, 1e12);
+    P("last-hop-delay", ParamType::Time, "1ms", "one-way delay of the AP-client links when last-hop=p2p", "s", 0, 10);
+    P("wifi-standard",
+      ParamType::Choice,
+      "80211n",
+      "80211n: 802.11n at 2.4 GHz, 20 MHz (the thesis configuration); 80211ac: 802.11ac at 5 GHz, "
+      "80 MHz (the thesis text)",
+      "",
+      std::nullopt,
+      std::nullopt,
+      {"80211n", "80211ac"});
+    P("wifi-channels",
+      ParamType::Choice,
+      "per-ap",
+      "per-ap: every BSS on its own Yans channel (APs are 300 m apart, out of each other's "
+      "range); shared: one channel for all (slower)",
+      "",
+      std::nullopt,
+      std::nullopt,
+      {"per-ap", "shared"});
+    P("wifi-radius", ParamType::Double, "50", "clients are placed uniformly on a disc of this radius around their AP", "m", 0, 1000);
+    P("ap-spacing", ParamType::Double, "300", "distance between neighbouring APs (on a line)", "m", 1, 100000);
+    P("clients-min", ParamType::Int, "8", "fewest clients per AP (uniform integer draw)", "", 1, 10000);
+    P("clients-max", ParamType::Int, "12", "most clients per AP (uniform integer draw)", "", 1, 10000);
+    P("apps", ParamType::Int, "280", "applications in total (a bi type's upload counts with its download)", "", 1, 15000);
+    P("flow-types",
+      ParamType::Path,
+      "thesis",
+      "flow-type file (thesis appendix A.2 format); thesis and wrong-priorities name the shipped "
+      "files in scenarios/flow-types");
+    P("priorities",
+      ParamType::String,
+      "download=0",
+      "per-type priority overrides, e.g. download=0,TVStream=2 (empty: the file's priorities)");
+    P("rate-scale",
+      ParamType::Double,
+      "0.25",
+      "multiplies every flow-type data rate; with link rates scaled alike, the load stays that of "
+      "the thesis and the run needs proportionally fewer events",
+      "",
+      1e-6,
+      1e6);
+    P("random-priorities", ParamType::Bool, "false", "give every application a uniform random class in 0..prios-1 instead of its type's priority");
+    P("prios", ParamType::Int, "3", "number of classes (sets ns3::MsfcQueueDisc::Prios; priorities must be below it)", "", 1, 8);
+    P("ratio", ParamType::Double, "2", "MSFC bandwidth ratio between neighbouring classes (sets ns3::MsfcQueueDisc::Ratio)", "", 1.0 / 65536, 16);
+    P("device-queue", ParamType::Time, "1.25ms", "point-to-point device transmit queue, in time at the link rate", "s", 0.000001, 10);
+    P("limit-time",
+      ParamType::Time,
+      "100us",
+      "queue disc limit base: link rate x limit-time / 8 packets; PfifoFast 1x, CoDel and Pie "
+      "50x, FqCoDel, FqCobalt, FqPie and Msfc 1024x",
+      "s",
+      0.000000001,
+      10);
+    P("tcp-segment", ParamType::Int, "1448", "TCP segment size (bytes)", "B", 16, 65000);
+    P("delay-bin", ParamType::Time, "0.5ms", "bin width of the per-flow delay histograms", "s", 1e-7, 10);
+    P("jitter-bin", ParamType::Time, "0.5ms", "bin width of the per-flow jitter histograms", "s", 1e-7, 10);
+    P("rng-run", ParamType::Int, "1", "ns-3 RNG run number (independent replications)", "", 1, 1e9);
+    P("rng-seed", ParamType::Int, "1", "ns-3 RNG seed", "", 1, 1e9);
+    P("progress", ParamType::Bool, "true", "write 'progress <done> <total>' lines on stderr every simulated second");
+
+    o.AddPreset("thesis",
+                "the thesis benchmark: ~140 Wi-Fi (802.11n 2.4 GHz) clients, 280 applications, "
+                "100 s, Table 3.3 priorities (hours of wall time)",
+                {{"duration", "100"},
+                 {"link-rate", "100Mbps"},
+                 {"server-rate", "1Gbps"},
+                 {"rate-scale", "1"},
+                 {"last-hop", "wifi"},
+                 {"wifi-standard", "80211n"},
+                 {"clients-min", "8"},
+                 {"clients-max", "12"},
+                 {"apps", "280"},
+                 {"flow-types", "thesis"},
+                 {"priorities", "download=0"}});
+    o.AddPreset("wrong-priorities",
+                "the thesis's section 3.3 run: as thesis, with the Table 3.8 priorities",
+                {{"duration", "100"},
+                 {"link-rate", "100Mbps"},
+                 {"server-rate", "1Gbps"},
+                 {"rate-scale", "1"},
+                 {"last-hop", "wifi"},
+                 {"wifi-standard", "80211n"},
+                 {"clients-min", "8"},
+                 {"clients-max", "12"},
+                 {"apps", "280"},
+                 {"flow-types", "wrong-priorities"},
+                 {"priorities", ""}});
+    o.AddPreset("quick",
+                "thesis tree and traffic mix with every rate scaled to 1/4, point-to-point last hop, "
+                "20 s: about a minute of CPU per scheduler",
+                {{"duration", "20"},
+                 {"last-hop", "p2p"},
+                 {"link-rate", "25Mbps"},
+                 {"server-rate", "250Mbps"},
+                 {"last-hop-rate", "5Mbps"},
+                 {"rate-scale", "0.25"},
+                 {"clients-min", "8"},
+                 {"clients-max", "12"},
+                 {"apps", "280"},
+                 {"flow-types", "thesis"},
+                 {"priorities", "download=0"}});
+    o.AddPreset("quick-wifi",
+                "as quick, with the Wi-Fi (802.11n) last hop and 2-3 clients per AP: a few "
+                "minutes per scheduler",
+                {{"last-hop", "wifi"}, {"clients-min", "2"}, {"clients-max", "3"}});
+    o.AddPreset("tiny",
+                "about a second of wall time, for tests: 1-2 clients per AP, 34 applications, "
+                "rates scaled to 1/10, 3 s",
+                {{"duration", "3"},
+                 {"last-hop", "p2p"},
+                 {"last-hop-rate", "2Mbps"},
+                 {"rate-scale", "0.1"},
+                 {"link-rate", "10Mbps"},
+                 {"server-rate", "100Mbps"},
+                 {"clients-min", "1"},
+                 {"clients-max", "2"},
+                 {"apps", "34"},
+                 {"flow-types", "thesis"},
+                 {"priorities", "download=0"}});
+    o.SetDefaultPreset("quick");
+    return o;
+}
+
+std::vector<uint32_t>
+ParseTree(const std::string& s)
+{
+    std::vector<uint32_t> v;
+    std::stringstream ss(s);
+    std::string item;
+    while (std::getline(ss, item, ','))
+    {
+        int64_t n = 0;
+        if (!ParseInt(item, &n) || n < 0 || n > 1000)
+        {
+            throw ConfigError("option 'tree' has the bad value '" + s +
+                              "'; expected comma-separated integers 0..1000, e.g. 3,1,3,5,4,0,2,0,0,0,2");
+        }
+        v.push_back(static_cast<uint32_t>(n));
+    }
+    if (v.empty() || v[0] == 0)
+    {
+        throw ConfigError("option 'tree' has the bad value '" + s +
+                          "'; the root G1 needs at least one child (first number >= 1)");
+    }
+    return v;
+}
+
+std::string
+ResolveFlowTypePath(const std::string& v)
+{
+    if (std::filesystem::exists(v))
+    {
+        return v;
+    }
+    if (v.find('/') == std::string::npos)
+    {
+        auto shipped = ShippedFlowTypeDir() / v;
+        if (std::filesystem::exists(shipped))
+        {
+            return shipped.string();
+        }
+        shipped = ShippedFlowTypeDir() / (v + ".in");
+        if (std::filesystem::exists(shipped))
+        {
+            return shipped.string();
+        }
+    }
+    throw ConfigError("option 'flow-types': no file '" + v +
+                      "'; give a path to a flow-type file, or thesis / wrong-priorities for the "
+                      "files shipped in " +
+                      ShippedFlowTypeDir().string());
+}
+
+/// Applies "type=prio,type=prio" overrides.
+void
+ApplyPriorityOverrides(std::vector<FlowType>& types, const std::string& spec, uint32_t prios)
+{
+    if (Trim(spec).empty())
+    {
+        return;
+    }
+    std::stringstream ss(spec);
+    std::string item;
+    while (std::getline(ss, item, ','))
+    {
+        item = Trim(item);
+        auto eq = item.find('=');
+        int64_t p = -1;
+        if (eq == std::string::npos || !ParseInt(item.substr(eq + 1), &p) || p < 0)
+        {
+            throw ConfigError("option 'priorities' has the bad entry '" + item +
+                              "'; expected type=priority, e.g. download=0");
+        }
+        if (p >= static_cast<int64_t>(prios))
+        {
+            throw ConfigError("option 'priorities': '" + item + "' needs a priority below prios=" +
+                              std::to_string(prios) + " (0.." + std::to_string(prios - 1) +
+                              "), or raise the option prios");
+        }
+        std::string name = Trim(item.substr(0, eq));
+        bool found = false;
+        for (auto& t : types)
+        {
+            if (t.name == name)
+            {
+                t.priority = static_cast<uint32_t>(p);
+                found = true;
+            }
+        }
+        if (!found)
+        {
+            std::string names;
+            for (const auto& t : types)
+            {
+                names += (names.empty() ? "" : ", ") + t.name;
+            }
+            throw ConfigError("option 'priorities' (" + spec + "): the flow-type file has no type '" +
+                              name + "'; its types are: " + names +
+                              " (presets set priorities for the thesis file; give --priorities= "
+                              "to clear it)");
+        }
+    }
+}
+
+struct QdiscRecord
+{
+    std::string node;
+    std::string device;
+    Ptr<QueueDisc> qdisc;
+};
+
+struct AppRecord
+{
+    uint32_t id;
+    uint32_t type;
+    uint32_t priority;
+    uint32_t client;
+};
+
+/// One measured direction of an application: the sink is at sinkAddr:port.
+struct FlowKey
+{
+    Ipv4Address sinkAddr;
+    uint16_t port;
+    bool operator<(const FlowKey& o) const
+    {
+        return sinkAddr < o.sinkAddr || (sinkAddr == o.sinkAddr && port < o.port);
+    }
+};
+
+struct FlowLabel
+{
+    uint32_t app;
+    uint32_t type;
+    uint32_t priority;
+    bool down; ///< direction of the data
+};
+
+std::string
+UtcNow()
+{
+    std::time_t t = std::time(nullptr);
+    char buf[32];
+    std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+    return buf;
+}
+
+std::string
+Fmt(double v)
+{
+    std::ostringstream os;
+    os << std::setprecision(12) << v;
+    return os.str();
+}
+
+void
+Progress(double total)
+{
+    double now = Simulator::Now().GetSeconds();
+    std::cerr << "progress " << Fmt(now) << " " << Fmt(total) << std::endl;
+    if (now + 1.0 < total - 1e-9)
+    {
+        Simulator::Schedule(Seconds(1.0), &Progress, total);
+    }
+}
+
+/// Per-device drop counters of a queue disc: drops for exceeding a limit vs. AQM drops.
+void
+SplitDrops(const QueueDisc::Stats& st, uint64_t* aqm, uint64_t* overload)
+{
+    auto isOverload = [](const std::string& reason) {
+        std::string l = Lower(reason);
+        return l.find("limit") != std::string::npos || l.find("forced") == 0 ||
+               l.find("full") != std::string::npos || l.find("unclassified") != std::string::npos;
+    };
+    *aqm = 0;
+    *overload = 0;
+    for (const auto* m : {&st.nDroppedPacketsBeforeEnqueue, &st.nDroppedPacketsAfterDequeue})
+    {
+        for (const auto& [reason, n] : *m)
+        {
+            (isOverload(reason) ? *overload : *aqm) += n;
+        }
+    }
+}
+
+int
+Run(int argc, char** argv)
+{
+    auto wallStart = std::chrono::steady_clock::now();
+    std::string startedUtc = UtcNow();
+
+#if MSFC_HAVE_QUEUE_DISC
+    MsfcQueueDisc::GetTypeId(); // keep the MSFC library linked and its TypeId registered
+#endif
+
+    Options opt = MakeOptions();
+    Options::Request req = opt.Parse(argc, argv);
+    if (req.describe)
+    {
+        std::cout << opt.DescribeJson();
+        return 0;
+    }
+    if (req.help)
+    {
+        std::cout << opt.HelpText(std::filesystem::path(argv[0]).filename().string());
+        return 0;
+    }
+    if (req.outDir.empty())
+    {
+        throw ConfigError("no output directory: give --out=DIR (see --help)");
+    }
+
+    // ---- resolve and cross-check options ----
+    const std::string scheduler = opt.Get("scheduler");
+    const SchedulerInfo sched = GetSchedulerInfo(scheduler);
+    TypeId schedTid;
+    if (!TypeId::LookupByNameFailSafe(sched.typeName, &schedTid))
+    {
+        throw ConfigError("scheduler '" + scheduler + "' needs " + sched.typeName +
+                          ", which this build does not contain; choose another scheduler or "
+                          "rebuild with the MSFC queue disc");
+    }
+    const double duration = opt.GetDouble("duration");
+    const auto tree = ParseTree(opt.Get("tree"));
+    const uint32_t prios = static_cast<uint32_t>(opt.GetInt("prios"));
+    const uint32_t clientsMin = static_cast<uint32_t>(opt.GetInt("clients-min"));
+    const uint32_t clientsMax = static_cast<uint32_t>(opt.GetInt("clients-max"));
+    if (clientsMin > clientsMax)
+    {
+        throw ConfigError("clients-min (" + std::to_string(clientsMin) +
+                          ") is larger than clients-max (" + std::to_string(clientsMax) +
+                          "); give clients-min <= clients-max");
+    }
+    const uint32_t nApps = static_cast<uint32_t>(opt.GetInt("apps"));
+    const bool randomPrio = opt.GetBool("random-priorities");
+    if (randomPrio && !Trim(opt.Get("priorities")).empty())
+    {
+        throw ConfigError("options 'priorities' and 'random-priorities=true' exclude each other; "
+                          "give priorities= (empty) or random-priorities=false");
+    }
+    const std::string flowTypePath = ResolveFlowTypePath(opt.Get("flow-types"));
+    std::vector<FlowType> types = ReadFlowTypes(flowTypePath, prios);
+    ApplyPriorityOverrides(types, opt.Get("priorities"), prios);
+    const bool wifiLastHop = opt.Get("last-hop") == "wifi";
+    const DataRate linkRate = opt.GetDataRate("link-rate");
+    const DataRate serverRate = opt.GetDataRate("server-rate");
+    const DataRate lastHopRate = opt.GetDataRate("last-hop-rate");
+    const Time limitTime = opt.GetTime("limit-time");
+    const Time deviceQueue = opt.GetTime("device-queue");
+
+    RunOutput out(req.outDir); // checks the directory before the long part
+
+    // ---- ns-3 defaults: ours first, then the user's pass-through values ----
+    RngSeedManager::SetSeed(static_cast<uint32_t>(opt.GetInt("rng-seed")));
+    RngSeedManager::SetRun(static_cast<uint64_t>(opt.GetInt("rng-run")));
+    Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(TcpNewReno::GetTypeId()));
+    Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(opt.GetInt("tcp-segment")));
+    if (scheduler == "Msfc")
+    {
+        Config::SetDefault("ns3::MsfcQueueDisc::Prios", StringValue(std::to_string(prios)));
+        Config::SetDefault("ns3::MsfcQueueDisc::Ratio", StringValue(opt.Get("ratio")));
+    }
+    opt.ApplyNs3Defaults();
+    const bool userLimit = opt.HasNs3Override(sched.typeName + "::MaxSize");
+
+    // ---- topology ----
+    NodeContainer server;
+    server.Create(1);
+    Names::Add("server", server.Get(0));
+
+    // Breadth-first tree: index 0 is G1.
+    std::vector<int> parent{-1};
+    std::vector<std::vector<uint32_t>> children{{}};
+    for (size_t i = 0; i < parent.size(); ++i)
+    {
+        uint32_t c = i < tree.size() ? tree[i] : 0;
+        for (uint32_t k = 0; k < c; ++k)
+        {
+            children[i].push_back(static_cast<uint32_t>(parent.size()));
+            parent.push_back(static_cast<int>(i));
+            children.emplace_back();
+        }
+        if (parent.size() > 100000)
+        {
+            throw ConfigError("option 'tree' builds more than 100000 nodes; give smaller numbers");
+        }
+    }
+    const size_t nTree = parent.size();
+    NodeContainer treeNodes;
+    treeNodes.Create(nTree);
+    std::vector<std::string> treeName(nTree);
+    std::vector<uint32_t> aps; // tree indices of the leaves, in BFS order
+    {
+        uint32_t g = 0;
+        uint32_t a = 0;
+        for (size_t i = 0; i < nTree; ++i)
+        {
+            if (children[i].empty())
+            {
+                treeName[i] = "AP" + std::to_string(++a);
+                aps.push_back(static_cast<uint32_t>(i));
+            }
+            else
+            {
+                treeName[i] = "G" + std::to_string(++g);
+            }
+            Names::Add(treeName[i], treeNodes.Get(i));
+        }
+    }
+    const uint32_t nGateways = static_cast<uint32_t>(nTree - aps.size());
+
+    // Clients per AP.
+    Ptr<UniformRandomVariable> clientDraw = CreateObject<UniformRandomVariable>();
+    clientDraw->SetStream(1);
+    std::vector<uint32_t> clientsPerAp;
+    uint32_t nClients = 0;
+    for (size_t a = 0; a < aps.size(); ++a)
+    {
+        uint32_t n = clientDraw->GetInteger(clientsMin, clientsMax);
+        clientsPerAp.push_back(n);
+        nClients += n;
+    }
+    NodeContainer clients;
+    clients.Create(nClients);
+    std::vector<uint32_t> clientAp(nClients);
+    {
+        uint32_t c = 0;
+        for (size_t a = 0; a < aps.size(); ++a)
+        {
+            for (uint32_t k = 0; k < clientsPerAp[a]; ++k, ++c)
+            {
+                clientAp[c] = static_cast<uint32_t>(a);
+                Names::Add("C" + std::to_string(c + 1), clients.Get(c));
+            }
+        }
+    }
+
+    InternetStackHelper internet;
+    internet.Install(server);
+    internet.Install(treeNodes);
+    internet.Install(clients);
+
+    std::vector<QdiscRecord> qdiscs;
+    auto installScheduler = [&](Ptr<NetDevice> dev, DataRate rate, const std::string& peer) {
+        TrafficControlHelper tch;
+        uint64_t base = static_cast<uint64_t>(
+            std::llround(static_cast<double>(rate.GetBitRate()) * limitTime.GetSeconds() / 8.0));
+        base = std::max<uint64_t>(base, 1);
+        uint64_t limit = std::min<uint64_t>(base * sched.limitFactor, 0xFFFFFFFFu);
+        if (userLimit)
+        {
+            tch.SetRootQueueDisc(sched.typeName);
+        }
+        else
+        {
+            tch.SetRootQueueDisc(sched.typeName,
+                                 "MaxSize",
+                                 QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, limit)));
+        }
+        QueueDiscContainer q = tch.Install(dev);
+        qdiscs.push_back({Names::FindName(dev->GetNode()), peer, q.Get(0)});
+    };
+
+    Ipv4AddressHelper p2pAddr("10.0.0.0", "255.255.255.252");
+    auto connectP2p = [&](Ptr<Node> a, Ptr<Node> b, DataRate rate, Time delay) {
+        PointToPointHelper p2p;
+        p2p.SetDeviceAttribute("DataRate", DataRateValue(rate));
+        p2p.SetChannelAttribute("Delay", TimeValue(delay));
+        uint64_t qbytes = static_cast<uint64_t>(
+            std::llround(static_cast<double>(rate.GetBitRate()) * deviceQueue.GetSeconds() / 8.0));
+        qbytes = std::max<uint64_t>(qbytes, 1600); // room for at least one full-size frame
+        p2p.SetQueue("ns3::DropTailQueue<Packet>",
+                     "MaxSize",
+                     QueueSizeValue(QueueSize(QueueSizeUnit::BYTES, qbytes)));
+        NetDeviceContainer d = p2p.Install(a, b);
+        installScheduler(d.Get(0), rate, Names::FindName(b));
+        installScheduler(d.Get(1), rate, Names::FindName(a));
+        Ipv4InterfaceContainer ifc = p2pAddr.Assign(d);
+        p2pAddr.NewNetwork();
+        return ifc;
+    };
+
+    Ipv4InterfaceContainer serverIfc =
+        connectP2p(server.Get(0), treeNodes.Get(0), serverRate, opt.GetTime("server-delay"));
+    const Ipv4Address serverAddr = serverIfc.GetAddress(0);
+    for (size_t i = 1; i < nTree; ++i)
+    {
+        connectP2p(treeNodes.Get(parent[i]), treeNodes.Get(i), linkRate, opt.GetTime("link-delay"));
+    }
+
+    std::vector<Ipv4Address> clientAddr(nClients);
+    if (wifiLastHop)
+    {
+        MobilityHelper mobility;
+        Ptr<ListPositionAllocator> apPos = CreateObject<ListPositionAllocator>();
+        const double spacing = opt.GetDouble("ap-spacing");
+        for (size_t a = 0; a < aps.size(); ++a)
+        {
+            apPos->Add(Vector(spacing * static_cast<double>(a), 0.0, 0.0));
+        }
+        mobility.SetPositionAllocator(apPos);
+        mobility.SetMobilityModel("ns3::ConstantPositionMobilityModel");
+        for (uint32_t a : aps)
+        {
+            mobility.Install(treeNodes.Get(a));
+        }
+
+        WifiHelper wifi;
+        YansWifiPhyHelper phy;
+        if (opt.Get("wifi-standard") == "80211n")
+        {
+            wifi.SetStandard(WIFI_STANDARD_80211n);
+            phy.Set("ChannelSettings", StringValue("{0, 20, BAND_2_4GHZ, 0}"));
+        }
+        else
+        {
+            wifi.SetStandard(WIFI_STANDARD_80211ac);
+            phy.Set("ChannelSettings", StringValue("{0, 80, BAND_5GHZ, 0}"));
+        }
+        wifi.SetRemoteStationManager("ns3::IdealWifiManager");
+        // One transmit queue (AC_BE) for everything: the scheduler under test is the
+        // only place where classes are told apart.
+        wifi.SetSelectQueueCallback([](Ptr<QueueItem> item) -> std::size_t {
+            SocketPriorityTag tag;
+            tag.SetPriority(0);
+            item->GetPacket()->ReplacePacketTag(tag);
+            return 0;
+        });
+        Ptr<YansWifiChannel> shared;
+        if (opt.Get("wifi-channels") == "shared")
+        {
+            shared = YansWifiChannelHelper::Default().Create();
+        }
+        Ipv4AddressHelper wifiAddr("10.128.0.0", "255.255.255.0");
+        const double radius = opt.GetDouble("wifi-radius");
+        int64_t stream = 1000;
+        uint32_t c0 = 0;
+        for (size_t a = 0; a < aps.size(); ++a)
+        {
+            NodeContainer sta;
+            for (uint32_t k = 0; k < clientsPerAp[a]; ++k)
+            {
+                sta.Add(clients.Get(c0 + k));
+            }
+            phy.SetChannel(shared ? shared : YansWifiChannelHelper::Default().Create());
+            Ssid ssid("ap-" + std::to_string(a + 1));
+            WifiMacHelper mac;
+            mac.SetType("ns3::StaWifiMac", "Ssid", SsidValue(ssid));
+            NetDeviceContainer staDev = wifi.Install(phy, mac, sta);
+            mac.SetType("ns3::ApWifiMac", "Ssid", SsidValue(ssid));
+            NetDeviceContainer apDev = wifi.Install(phy, mac, treeNodes.Get(aps[a]));
+            stream += wifi.AssignStreams(staDev, stream);
+            stream += wifi.AssignStreams(apDev, stream);
+
+            Ptr<UniformDiscPositionAllocator> disc = CreateObject<UniformDiscPositionAllocator>();
+            disc->SetRho(radius);
+            disc->SetX(spacing * static_cast<double>(a));
+            disc->SetY(0.0);
+            stream += disc->AssignStreams(stream);
+            MobilityHelper m;
+            m.SetPositionAllocator(disc);
+            m.SetMobilityModel("ns3::ConstantPositionMobilityModel");
+            m.Install(sta);
+
+            installScheduler(apDev.Get(0), linkRate, "wifi");
+            for (uint32_t k = 0; k < staDev.GetN(); ++k)
+            {
+                installScheduler(staDev.Get(k), linkRate, "wifi");
+            }
+            Ipv4InterfaceContainer apIfc = wifiAddr.Assign(apDev);
+            Ipv4InterfaceContainer staIfc = wifiAddr.Assign(staDev);
+            for (uint32_t k = 0; k < staDev.GetN(); ++k)
+            {
+                clientAddr[c0 + k] = staIfc.GetAddress(k);
+            }
+            wifiAddr.NewNetwork();
+            c0 += clientsPerAp[a];
+        }
+    }
+    else
+    {
+        for (uint32_t c = 0; c < nClients; ++c)
+        {
+            Ipv4InterfaceContainer ifc = connectP2p(treeNodes.Get(aps[clientAp[c]]),
+                                                    clients.Get(c),
+                                                    lastHopRate,
+                                                    opt.GetTime("last-hop-delay"));
+            clientAddr[c] = ifc.GetAddress(1);
+        }
+    }
+    Ipv4GlobalRoutingHelper::PopulateRoutingTables();
+
+    // ---- applications ----
+    // Types are repeated count-ratio times each, in file order, cycling until
+    // `apps` applications exist; application i runs on client i mod clients.
+    std::vector<uint32_t> cycle;
+    for (uint32_t t = 0; t < types.size(); ++t)
+    {
+        for (uint32_t k = 0; k < types[t].countRatio; ++k)
+        {
+            cycle.push_back(t);
+        }
+    }
+    Ptr<UniformRandomVariable> prioDraw = CreateObject<UniformRandomVariable>();
+    prioDraw->SetStream(2);
+    std::vector<AppRecord> apps;
+    for (uint32_t i = 0; i < nApps; ++i)
+    {
+        uint32_t t = cycle[i % cycle.size()];
+        uint32_t p = randomPrio ? prioDraw->GetInteger(0, prios - 1) : types[t].priority;
+        apps.push_back({i, t, p, i % nClients});
+    }
+
+    const double appStart = 0.1;
+    const double appStop = duration - 0.1;
+    std::map<FlowKey, FlowLabel> labels;
+    const double rateScale = opt.GetDouble("rate-scale");
+    auto appRateBps = [rateScale](const FlowType& t) {
+        return std::max<uint64_t>(
+            1,
+            static_cast<uint64_t>(std::llround(static_cast<double>(t.dataRateBps) * rateScale)));
+    };
+    int64_t appStream = 100000;
+    auto install = [&](uint32_t appIdx,
+                       Ptr<Node> src,
+                       Ptr<Node> dst,
+                       Ipv4Address dstAddr,
+                       uint16_t port,
+                       bool down) {
+        const AppRecord& ar = apps[appIdx];
+        const FlowType& t = types[ar.type];
+        const std::string factory = t.udp ? "ns3::UdpSocketFactory" : "ns3::TcpSocketFactory";
+        const uint8_t tos = static_cast<uint8_t>(DscpForClass(ar.priority) << 2);
+
+        OnOffHelper onoff(factory, InetSocketAddress(dstAddr, port));
+        onoff.SetAttribute("DataRate", DataRateValue(DataRate(appRateBps(t))));
+        onoff.SetAttribute("PacketSize", UintegerValue(t.packetSize));
+        onoff.SetAttribute("OnTime", StringValue(t.onTime));
+        onoff.SetAttribute("OffTime", StringValue(t.offTime));
+        onoff.SetAttribute("Tos", UintegerValue(tos));
+        ApplicationContainer a = onoff.Install(src);
+        appStream += a.Get(0)->AssignStreams(appStream);
+        a.Start(Seconds(appStart));
+        a.Stop(Seconds(appStop));
+
+        PacketSinkHelper sinkHelper(factory, InetSocketAddress(Ipv4Address::GetAny(), port));
+        ApplicationContainer s = sinkHelper.Install(dst);
+        s.Start(Seconds(0.0));
+        s.Stop(Seconds(duration));
+        if (!t.udp)
+        {
+            // TCP acknowledgements carry the class of their connection: the accepted
+            // socket inherits the listening socket's TOS.
+            Ptr<PacketSink> sink = DynamicCast<PacketSink>(s.Get(0));
+            Simulator::Schedule(Seconds(appStart / 2), [sink, tos]() {
+                sink->GetListeningSocket()->SetIpTos(tos);
+            });
+        }
+        labels[FlowKey{dstAddr, port}] = FlowLabel{ar.id, ar.type, ar.priority, down};
+    };
+    for (uint32_t i = 0; i < apps.size(); ++i)
+    {
+        const AppRecord& ar = apps[i];
+        uint16_t port = static_cast<uint16_t>(10000 + ar.id);
+        Ptr<Node> client = clients.Get(ar.client);
+        install(i, server.Get(0), client, clientAddr[ar.client], port, true);
+        if (types[ar.type].bidirectional)
+        {
+            install(i, client, server.Get(0), serverAddr, port, false);
+        }
+    }
+
+    // ---- measurement ----
+    FlowMonitorHelper fmh;
+    fmh.SetMonitorAttribute("DelayBinWidth", DoubleValue(opt.GetTime("delay-bin").GetSeconds()));
+    fmh.SetMonitorAttribute("JitterBinWidth", DoubleValue(opt.GetTime("jitter-bin").GetSeconds()));
+    Ptr<FlowMonitor> monitor = fmh.InstallAll();
+
+#if MSFC_HAVE_QUEUE_DISC
+    if (scheduler == "Msfc")
+    {
+        // The DSCP marking must land every application in its class (checked once
+        // the queue discs are initialised, i.e. after time 0).
+        Ptr<MsfcQueueDisc> probe = DynamicCast<MsfcQueueDisc>(qdiscs.front().qdisc);
+        Simulator::Schedule(Seconds(appStart / 2), [probe, prios]() {
+            for (uint32_t p = 0; p < prios; ++p)
+            {
+                uint32_t got = probe->ClassOfDscp(DscpForClass(p));
+                if (got != p)
+                {
+                    std::cerr << "isp-tree: warning: DSCP " << int(DscpForClass(p))
+                              << " marks priority " << p
+                              << " but ns3::MsfcQueueDisc::DscpMap puts it in class " << got
+                              << std::endl;
+                }
+            }
+        });
+    }
+#endif
+    if (opt.GetBool("progress"))
+    {
+        Simulator::Schedule(Seconds(1.0), &Progress, duration);
+    }
+    std::cerr << "isp-tree: " << scheduler << ", " << nGateways << " gateways, " << aps.size()
+              << " APs, " << nClients << " clients (" << (wifiLastHop ? "Wi-Fi" : "point-to-point")
+              << "), " << apps.size() << " applications, " << duration << " s simulated"
+              << std::endl;
+
+    auto runStart = std::chrono::steady_clock::now();
+    Simulator::Stop(Seconds(duration));
+    Simulator::Run();
+    auto runEnd = std::chrono::steady_clock::now();
+    if (opt.GetBool("progress"))
+    {
+        std::cerr << "progress " << Fmt(duration) << " " << Fmt(duration) << std::endl;
+    }
+    const uint64_t events = Simulator::GetEventCount();
+
+    // ---- output ----
+    monitor->CheckForLostPackets();
+    Ptr<Ipv4FlowClassifier> classifier = DynamicCast<Ipv4FlowClassifier>(fmh.GetClassifier());
+    const auto& stats = monitor->GetFlowStats();
+    const double active = appStop - appStart;
+
+    std::ofstream& flows = out.Open("flows.csv");
+    flows << "flow_id,app_id,type,priority,direction,protocol,src,dst,src_port,dst_port,"
+             "tx_packets,tx_bytes,rx_packets,rx_bytes,lost_packets,delay_sum_s,jitter_sum_s,"
+             "first_tx_s,last_tx_s,first_rx_s,last_rx_s,active_s,kind,dscp\n";
+    std::ofstream& dh = out.Open("delay_hist.csv");
+    dh << "flow_id,bin_start_s,bin_width_s,count\n";
+    std::ofstream& jh = out.Open("jitter_hist.csv");
+    jh << "flow_id,bin_start_s,bin_width_s,count\n";
+    uint32_t unmatched = 0;
+    for (const auto& [fid, st] : stats)
+    {
+        Ipv4FlowClassifier::FiveTuple ft = classifier->FindFlow(fid);
+        std::string kind = "data";
+        const FlowLabel* lab = nullptr;
+        bool down = true;
+        auto it = labels.find(FlowKey{ft.destinationAddress, ft.destinationPort});
+        if (it != labels.end())
+        {
+            lab = &it->second;
+            down = lab->down;
+        }
+        else if ((it = labels.find(FlowKey{ft.sourceAddress, ft.sourcePort})) != labels.end())
+        {
+            lab = &it->second;
+            down = !lab->down;
+            kind = "ack";
+        }
+        // The DSCP seen by the classifier (most frequent, if several).
+        int dscp = -1;
+        uint32_t best = 0;
+        for (const auto& [d, n] : classifier->GetDscpCounts(fid))
+        {
+            if (n > best)
+            {
+                best = n;
+                dscp = static_cast<int>(d);
+            }
+        }
+        std::string proto = ft.protocol == 6 ? "TCP" : (ft.protocol == 17 ? "UDP" : std::to_string(ft.protocol));
+        std::ostringstream a1, a2;
+        a1 << ft.sourceAddress;
+        a2 << ft.destinationAddress;
+        if (lab == nullptr)
+        {
+            ++unmatched;
+        }
+        flows << fid << "," << (lab ? static_cast<int64_t>(lab->app) : -1) << ","
+              << (lab ? types[lab->type].name : std::string("unknown")) << ","
+              << (lab ? static_cast<int64_t>(lab->priority) : -1) << "," << (down ? "down" : "up")
+              << "," << proto << "," << a1.str() << "," << a2.str() << "," << ft.sourcePort << ","
+              << ft.destinationPort << "," << st.txPackets << "," << st.txBytes << ","
+              << st.rxPackets << "," << st.rxBytes << "," << st.lostPackets << ","
+              << Fmt(st.delaySum.GetSeconds()) << "," << Fmt(st.jitterSum.GetSeconds()) << ","
+              << Fmt(st.timeFirstTxPacket.GetSeconds()) << ","
+              << Fmt(st.timeLastTxPacket.GetSeconds()) << ","
+              << Fmt(st.timeFirstRxPacket.GetSeconds()) << ","
+              << Fmt(st.timeLastRxPacket.GetSeconds()) << "," << Fmt(active) << "," << kind << ","
+              << dscp << "\n";
+        for (auto [h, os] : {std::pair{&st.delayHistogram, &dh}, std::pair{&st.jitterHistogram, &jh}})
+        {
+            for (uint32_t b = 0; b < h->GetNBins(); ++b)
+            {
+                uint32_t n = h->GetBinCount(b);
+                if (n > 0)
+                {
+                    *os << fid << "," << Fmt(h->GetBinStart(b)) << "," << Fmt(h->GetBinWidth(b))
+                        << "," << n << "\n";
+                }
+            }
+        }
+    }
+
+    std::ofstream& qd = out.Open("qdisc.csv");
+    qd << "node,device,scheduler,class,enqueued_packets,enqueued_bytes,dequeued_packets,"
+          "dequeued_bytes,codel_drops,overload_drops,ecn_marks\n";
+    for (const auto& r : qdiscs)
+    {
+#if MSFC_HAVE_QUEUE_DISC
+        if (Ptr<MsfcQueueDisc> m = DynamicCast<MsfcQueueDisc>(r.qdisc))
+        {
+            for (uint32_t p = 0; p < prios; ++p)
+            {
+                auto cs = m->GetClassStats(p);
+                qd << r.node << "," << r.device << "," << scheduler << "," << p << ","
+                   << cs.enqueuedPackets << "," << cs.enqueuedBytes << "," << cs.dequeuedPackets
+                   << "," << cs.dequeuedBytes << "," << cs.codelDrops << "," << cs.overloadDrops
+                   << "," << cs.ecnMarks << "\n";
+            }
+            continue;
+        }
+#endif
+        const QueueDisc::Stats& st = r.qdisc->GetStats();
+        uint64_t aqm = 0;
+        uint64_t overload = 0;
+        SplitDrops(st, &aqm, &overload);
+        qd << r.node << "," << r.device << "," << scheduler << ",-1," << st.nTotalEnqueuedPackets
+           << "," << st.nTotalEnqueuedBytes << "," << st.nTotalDequeuedPackets << ","
+           << st.nTotalDequeuedBytes << "," << aqm << "," << overload << ","
+           << st.nTotalMarkedPackets << "\n";
+    }
+
+    const double runWall = std::chrono::duration<double>(runEnd - runStart).count();
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
+    std::ofstream& meta = out.Open("meta.json");
+    meta << "{\n  \"scenario\": " << json::Quote(kScenario)
+         << ",\n  \"preset\": " << json::Quote(opt.PresetName())
+         << ",\n  \"config\": " << opt.ResolvedJson()
+         << ",\n  \"scheduler\": " << json::Quote(scheduler)
+         << ",\n  \"rng_run\": " << opt.GetInt("rng-run")
+         << ",\n  \"rng_seed\": " << opt.GetInt("rng-seed")
+         << ",\n  \"ns3_version\": \"3.44\""
+         << ",\n  \"msfc_version\": " << json::Quote(kMsfcVersion)
+         << ",\n  \"wall_seconds\": " << json::Number(wall)
+         << ",\n  \"run_wall_seconds\": " << json::Number(runWall)
+         << ",\n  \"sim_seconds\": " << json::Number(duration) << ",\n  \"events\": " << events
+         << ",\n  \"events_per_second\": " << json::Number(runWall > 0 ? events / runWall : 0.0)
+         << ",\n  \"started_utc\": " << json::Quote(startedUtc)
+         << ",\n  \"flow_types_file\": " << json::Quote(flowTypePath)
+         << ",\n  \"gateways\": " << nGateways << ",\n  \"access_points\": " << aps.size()
+         << ",\n  \"clients\": " << nClients << ",\n  \"applications\": " << apps.size()
+         << ",\n  \"flows\": " << stats.size() << ",\n  \"unlabelled_flows\": " << unmatched
+         << ",\n  \"metrics_version\": 1\n}\n";
+    out.Commit();
+    Simulator::Destroy();
+    std::cerr << "isp-tree: done in " << Fmt(wall) << " s wall (" << events << " events, "
+              << Fmt(runWall > 0 ? events / runWall : 0.0) << " events/s); results in "
+              << req.outDir << std::endl;
+    return 0;
+}
+
+} // namespace
+
+int
+main(int argc, char** argv)
+{
+    try
+    {
+        return Run(argc, argv);
+    }
+    catch (const ConfigError& e)
+    {
+        std::cerr << "scenario-isp-tree: error: " << e.what() << std::endl;
+        return 2;
+    }
+    catch (const std::exception& e)
+    {
+        std::cerr << "scenario-isp-tree: failed: " << e.what() << std::endl;
+        return 1;
+    }
+}
