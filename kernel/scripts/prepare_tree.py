@@ -6,7 +6,7 @@
 - include/uapi/linux/pkt_sched.h: the TCA_MSFC_* block of kernel/include/uapi/linux/pkt_sched_msfc.h
 - net/sched/sch_msfc_vectors.h: test/vectors/*.trace + *.expected as C arrays (KUnit replay)
 
-Usage: prepare_tree.py LINUX_TREE
+Usage: prepare_tree.py [--copy] LINUX_TREE      (--copy: copy the sources instead of symlinks)
 """
 import os
 import sys
@@ -80,15 +80,19 @@ def vectors_header():
 
 
 def main():
-    if len(sys.argv) != 2:
+    copy = len(sys.argv) == 3 and sys.argv[1] == "--copy"
+    if len(sys.argv) != 2 and not copy:
         sys.exit(__doc__)
-    tree = sys.argv[1]
+    tree = sys.argv[-1]
     sched = os.path.join(tree, "net", "sched")
     if not os.path.isfile(os.path.join(sched, "sch_fq_codel.c")):
         sys.exit(f"prepare_tree: {tree} is not a Linux source tree (no net/sched/sch_fq_codel.c)")
     for f in ("sch_msfc.c", "sch_msfc_test.c", "sch_msfc_bench.c"):
         dst = os.path.join(sched, f)
         src = os.path.join(KDIR, "net", "sched", f)
+        if copy:
+            write_if_changed(dst, open(src).read())
+            continue
         if os.path.islink(dst) and os.readlink(dst) == src:
             continue
         if os.path.lexists(dst):

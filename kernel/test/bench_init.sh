@@ -14,11 +14,11 @@ ip link set vb up
 out=$MSFC_RESULT.tmp
 echo "[" > $out
 sep=""
-for rep in 1 2 3; do
+for rep in 1 2 3 4 5; do
   for flows in 1 64 1024; do
     for q in "msfc" "msfc prios 8 ratio 1.5" "fq_codel" "pfifo limit 10240"; do
       $TC qdisc replace dev va root $q
-      echo "va $flows 2000" > $P
+      echo "va $flows 4000" > $P
       r=$(cat $P)
       echo "bench: $q: $r"
       echo "$sep{\"qdisc\": \"$q\", \"rep\": $rep, \"result\": \"$r\"}" >> $out
