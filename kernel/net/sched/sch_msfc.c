@@ -42,6 +42,9 @@
 #ifndef TCA_MSFC_MAX
 #include "pkt_sched_msfc.h"	/* out-of-tree build against unpatched headers */
 #endif
+#ifndef MODULE_ALIAS_NET_SCH	/* before 6.9 qdisc modules load as sch_<id> */
+#define MODULE_ALIAS_NET_SCH(id)
+#endif
 
 #define MSFC_MAX_PRIOS		TC_MSFC_MAX_PRIOS
 #define MSFC_MAX_FLOWS		65536
@@ -154,7 +157,7 @@ static int msfc_classify(struct sk_buff *skb, struct Qdisc *sch, int dsfield,
 	filter = rcu_dereference_bh(q->filter_list);
 	if (filter) {
 		*qerr = NET_XMIT_SUCCESS | __NET_XMIT_BYPASS;
-		result = tcf_classify_qdisc(skb, filter, &res, false);
+		result = tcf_classify(skb, NULL, filter, &res, false);
 		if (result >= 0) {
 #ifdef CONFIG_NET_CLS_ACT
 			switch (result) {
@@ -164,6 +167,7 @@ static int msfc_classify(struct sk_buff *skb, struct Qdisc *sch, int dsfield,
 				*qerr = NET_XMIT_SUCCESS | __NET_XMIT_STOLEN;
 				fallthrough;
 			case TC_ACT_SHOT:
+			case TC_ACT_REDIRECT:	/* not supported from qdisc filters */
 				return -1;
 			}
 #endif
