@@ -22,7 +22,7 @@ TC = os.path.join(KDIR, "build/iproute2-src/iproute2-6.1.0/tc/tc")
 RATE_MBIT = 4
 DURATION = 8           # s of traffic per run
 WARMUP = 2             # s excluded from the share measurement
-TOLERANCE = 0.20       # relative deviation allowed from the ideal share
+TOLERANCE = 0.10       # relative deviation allowed from the ideal share
 # class -> DS field (TOS byte): CS1 = 8 << 2, BE = 0, AF41 = 34 << 2
 TOS = {0: 8 << 2, 1: 0, 2: 34 << 2}
 
@@ -195,6 +195,20 @@ def main():
            f"TCP in 3 classes through a {RATE_MBIT} Mbit HTB class: shares {shares} "
            f"within {int(TOLERANCE * 100)}% of {ideal}",
            f"{run['rate_mbit']} Mbit/s measured")
+
+    # --- JSON statistics after traffic
+    js = [q for q in json.loads(tc("-s", "-j", "qdisc", "show", "dev", "va").stdout)
+          if q.get("kind") == "msfc"]
+    st = js[0] if js else {}
+    cls = class_bytes()
+    report(st.get("bytes", 0) > 1e6 and st.get("packets", 0) > 500 and st.get("maxpacket", 0) >= 1500
+           and all(k in st for k in ("codel_drops", "overload_drops", "overmemory_drops", "ecn_marks",
+                                     "overload_events", "memory_used", "active_classes", "active_flows"))
+           and st.get("drops") == st.get("codel_drops", -1) + st.get("overload_drops", -1)
+           and sum(c["stats"]["bytes"] for c in cls.values()) == st.get("bytes"),
+           "tc -s -j qdisc show: xstats present, drops = codel + overload, class bytes add up",
+           json.dumps({k: st.get(k) for k in ("bytes", "packets", "drops", "codel_drops",
+                                               "overload_drops", "maxpacket")}))
 
     # --- change at run time: ratio 1.5, same qdisc, no packet lost by the change itself
     qb = msfc_qdisc()
