@@ -98,7 +98,7 @@ def setup():
 
 def traffic_run(ratio_fp, label):
     """Three iperf3 clients (4 TCP flows each), one per class; returns measured shares."""
-    servers = [subprocess.Popen(["ip", "netns", "exec", "b", "iperf3", "-s", "-1", "-p", str(5201 + c)],
+    servers = [subprocess.Popen(["ip", "netns", "exec", "b", "iperf3", "-s", "-1", "-B", "10.0.0.2", "-p", str(5201 + c)],
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for c in range(3)]
     time.sleep(1.5)
     clients = [subprocess.Popen(["ip", "netns", "exec", "a", "iperf3", "-c", "10.0.0.2", "-p", str(5201 + c),
