@@ -5,7 +5,8 @@ export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t tmpfs tmpfs /run
-mount -t tmpfs tmpfs /tmp
+# /tmp stays the host's (the repository may live there); temporary files go to tmpfs
+mkdir -p /run/tmp && export TMPDIR=/run/tmp
 TC=$MSFC_KDIR/build/iproute2-src/iproute2-6.1.0/tc/tc
 P=/sys/module/sch_msfc/parameters/bench
 ip link add va type veth peer name vb

@@ -5,8 +5,8 @@ export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t tmpfs tmpfs /run
-mount -t tmpfs tmpfs /tmp
-mount -t tmpfs tmpfs /var/run 2>/dev/null
+# /tmp stays the host's (the repository may live there); temporary files go to tmpfs
+mkdir -p /run/tmp && export TMPDIR=/run/tmp
 mkdir -p /run/netns
 echo "msfc-boot: init started"
 /usr/bin/python3 "$MSFC_KDIR/test/boot_test.py" "$MSFC_KDIR" "$MSFC_RESULT"
