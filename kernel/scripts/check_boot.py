@@ -7,7 +7,7 @@ import json
 import re
 import sys
 
-EXPECTED_CASES = 8
+EXPECTED_CASES = 9
 
 log_path, result_path = sys.argv[1], sys.argv[2]
 try:

@@ -620,6 +620,36 @@ static void msfc_test_change_reset(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, n, 8);
 }
 
+/* Parents such as TBF peek first: the peeked packet stays counted and is the
+ * one dequeued next.
+ */
+static void msfc_test_peek(struct kunit *test)
+{
+	const struct msfc_test_attr attrs[] = { { TCA_MSFC_PRIOS, 2 }, { 0 } };
+	struct Qdisc *sch = msfc_test_create(test, attrs);
+	struct sk_buff *peeked, *skb;
+	int i;
+
+	for (i = 0; i < 3; i++)
+		KUNIT_ASSERT_EQ(test, msfc_test_enqueue_flow(sch, 1, i, 100 + i), NET_XMIT_SUCCESS);
+	peeked = sch->ops->peek(sch);
+	KUNIT_ASSERT_NOT_NULL(test, peeked);
+	KUNIT_EXPECT_PTR_EQ(test, sch->ops->peek(sch), peeked);
+	KUNIT_EXPECT_EQ(test, sch->q.qlen, 3);
+	KUNIT_EXPECT_EQ(test, sch->qstats.backlog, 303);
+	skb = qdisc_dequeue_peeked(sch);
+	KUNIT_EXPECT_PTR_EQ(test, skb, peeked);
+	KUNIT_EXPECT_EQ(test, sch->q.qlen, 2);
+	kfree_skb(skb);
+	for (i = 0; i < 2; i++) {
+		skb = qdisc_dequeue_peeked(sch);
+		KUNIT_ASSERT_NOT_NULL(test, skb);
+		kfree_skb(skb);
+	}
+	KUNIT_EXPECT_NULL(test, sch->ops->peek(sch));
+	KUNIT_EXPECT_EQ(test, sch->qstats.backlog, 0);
+}
+
 static struct kunit_case msfc_test_cases[] = {
 	KUNIT_CASE(msfc_test_vectors),
 	KUNIT_CASE(msfc_test_ratio_shares),
@@ -629,6 +659,7 @@ static struct kunit_case msfc_test_cases[] = {
 	KUNIT_CASE(msfc_test_limits),
 	KUNIT_CASE(msfc_test_invalid),
 	KUNIT_CASE(msfc_test_change_reset),
+	KUNIT_CASE(msfc_test_peek),
 	{}
 };
 
