@@ -1,0 +1,975 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * net/sched/sch_msfc.c	Multilevel Stochastically Fair CoDel (MSFC)
+ *
+ * A fixed number of priority classes share the link by an outer deficit
+ * round robin whose class quanta grow geometrically, Q_p = quantum * ratio^p,
+ * so class p gets ratio times the share of class p-1 while both are
+ * backlogged and no class ever starves.  Inside a class packets are hashed
+ * into flow queues served by an inner DRR with one quantum each (FQ-CoDel
+ * without the new-flow list), and every flow queue runs CoDel.
+ *
+ * Classification: skb->priority (major = qdisc handle, minor 1..prios),
+ * then the tc filters attached to the qdisc (classid minor 1..prios), then
+ * the DSCP of the packet through a 64-entry map.
+ *
+ * The normative definition shared with the ns-3 model is docs/algorithm.md
+ * of the MSFC project; a trace replayed through both gives the same
+ * dequeue sequence.
+ */
+
+#include <linux/module.h>
+#include <linux/types.h>
+#include <linux/kernel.h>
+#include <linux/jiffies.h>
+#include <linux/string.h>
+#include <linux/in.h>
+#include <linux/errno.h>
+#include <linux/init.h>
+#include <linux/skbuff.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+#include <linux/math64.h>
+#include <linux/siphash.h>
+#include <net/netlink.h>
+#include <net/pkt_sched.h>
+#include <net/pkt_cls.h>
+#include <net/inet_ecn.h>
+#include <net/codel.h>
+#include <net/codel_impl.h>
+#include <net/codel_qdisc.h>
+
+#ifndef TCA_MSFC_MAX
+#include "pkt_sched_msfc.h"	/* out-of-tree build against unpatched headers */
+#endif
+#ifndef MODULE_ALIAS_NET_SCH	/* before 6.9 qdisc modules load as sch_<id> */
+#define MODULE_ALIAS_NET_SCH(id)
+#endif
+
+#define MSFC_MAX_PRIOS		TC_MSFC_MAX_PRIOS
+#define MSFC_MAX_FLOWS		65536
+#define MSFC_MAX_QUANTUM	(1U << 20)
+#define MSFC_MAX_RATIO		(16U << 16)
+#define MSFC_MAX_CLASS_QUANTUM	(1ULL << 40)
+#define MSFC_MAX_DROP_BATCH	65536
+#define MSFC_MAX_TIME_US	2000000000U	/* codel_time_t wraps at 2^31 units */
+
+struct msfc_flow {
+	struct sk_buff	  *head;
+	struct sk_buff	  *tail;
+	struct list_head  flowchain;	/* in msfc_class.flows while active */
+	s64		  deficit;
+	struct codel_vars cvars;
+	u8		  cls;
+};
+
+struct msfc_class {
+	struct list_head  node;		/* in msfc_sched_data.active_classes */
+	struct list_head  flows;	/* active flows of this class */
+	s64		  deficit;
+	u64		  quantum;	/* Q_p */
+	u32		  qlen;
+	u32		  backlog;
+	u32		  active_flows;
+	struct gnet_stats_basic_sync bstats;	/* dequeued */
+	u64		  enq_packets;
+	u64		  enq_bytes;
+	u64		  codel_drops;
+	u64		  overload_drops;
+	u64		  ecn_marks;
+};
+
+struct msfc_sched_data {
+	struct tcf_proto __rcu *filter_list;	/* optional external classifier */
+	struct tcf_block *block;
+	struct msfc_flow *flows;	/* [prios * flows_cnt], class-major */
+	u32		*backlogs;	/* bytes, same index as flows */
+	struct list_head active_classes;
+	u32		prios;
+	u32		flows_cnt;
+	u32		quantum;
+	u32		ratio;		/* 16.16 fixed point */
+	u32		drop_batch;
+	u32		memory_limit;
+	u32		memory_usage;
+	u32		active_flows;
+	u32		target_us;	/* as configured, for dumps */
+	u32		interval_us;
+	siphash_key_t	perturbation;
+	struct codel_params cparams;
+	struct codel_stats cstats;
+	u64		codel_drops;
+	u64		overload_drops;
+	u64		overmemory_drops;
+	u64		overload_events;
+	u8		dscp_map[TC_MSFC_DSCP_MAP_LEN];
+	struct msfc_class classes[MSFC_MAX_PRIOS];
+};
+
+/* Default DSCP map: LE and CS1 -> 0, precedence 0/1 -> 1, precedence k -> k
+ * (each clamped to prios - 1 when used).
+ */
+static void msfc_default_dscp_map(u8 *map)
+{
+	int dscp;
+
+	for (dscp = 0; dscp < TC_MSFC_DSCP_MAP_LEN; dscp++)
+		map[dscp] = max(1, dscp >> 3);
+	map[1] = 0;	/* LE, RFC 8622 */
+	map[8] = 0;	/* CS1 */
+}
+
+/* Q_0 = quantum, Q_p = max(1, round(Q_{p-1} * ratio)) in 16.16 fixed point. */
+static int msfc_class_quanta(u32 prios, u32 quantum, u32 ratio, u64 *out)
+{
+	u64 qp = quantum;
+	u32 p;
+
+	out[0] = qp;
+	for (p = 1; p < prios; p++) {
+		/* qp <= 2^40 and ratio <= 2^20: the product fits in 64 bits */
+		qp = max_t(u64, 1, (qp * ratio + 32768) >> 16);
+		if (qp > MSFC_MAX_CLASS_QUANTUM)
+			return -ERANGE;
+		out[p] = qp;
+	}
+	return 0;
+}
+
+static u32 msfc_clamp_class(const struct msfc_sched_data *q, u32 cls)
+{
+	return min(cls, q->prios - 1);
+}
+
+/* Returns the class index, or -1 if a filter action consumed the packet. */
+static int msfc_classify(struct sk_buff *skb, struct Qdisc *sch, int dsfield,
+			 int *qerr)
+{
+	struct msfc_sched_data *q = qdisc_priv(sch);
+	struct tcf_proto *filter;
+	struct tcf_result res;
+	int result;
+
+	if (TC_H_MAJ(skb->priority) == sch->handle &&
+	    TC_H_MIN(skb->priority) > 0)
+		return msfc_clamp_class(q, TC_H_MIN(skb->priority) - 1);
+
+	filter = rcu_dereference_bh(q->filter_list);
+	if (filter) {
+		*qerr = NET_XMIT_SUCCESS | __NET_XMIT_BYPASS;
+		result = tcf_classify(skb, NULL, filter, &res, false);
+		if (result >= 0) {
+#ifdef CONFIG_NET_CLS_ACT
+			switch (result) {
+			case TC_ACT_STOLEN:
+			case TC_ACT_QUEUED:
+			case TC_ACT_TRAP:
+				*qerr = NET_XMIT_SUCCESS | __NET_XMIT_STOLEN;
+				fallthrough;
+			case TC_ACT_SHOT:
+			case TC_ACT_REDIRECT:	/* not supported from qdisc filters */
+				return -1;
+			}
+#endif
+			if (TC_H_MIN(res.classid) > 0)
+				return msfc_clamp_class(q, TC_H_MIN(res.classid) - 1);
+		}
+	}
+
+	/* non-IP packets use the class of DSCP 0 */
+	return msfc_clamp_class(q, q->dscp_map[dsfield < 0 ? 0 : dsfield >> 2]);
+}
+
+static u32 msfc_hash(const struct msfc_sched_data *q, const struct sk_buff *skb,
+		     int dsfield)
+{
+	if (dsfield < 0)	/* non-IP: flow 0 */
+		return 0;
+	return reciprocal_scale(skb_get_hash_perturb(skb, &q->perturbation),
+				q->flows_cnt);
+}
+
+static struct sk_buff *dequeue_head(struct msfc_flow *flow)
+{
+	struct sk_buff *skb = flow->head;
+
+	flow->head = skb->next;
+	skb_mark_not_on_list(skb);
+	return skb;
+}
+
+static void flow_queue_add(struct msfc_flow *flow, struct sk_buff *skb)
+{
+	if (!flow->head)
+		flow->head = skb;
+	else
+		flow->tail->next = skb;
+	flow->tail = skb;
+	skb->next = NULL;
+}
+
+/* Over limit or memory_limit: drop from the head of the flow holding the
+ * most bytes (ties: lowest class, then lowest flow) until half of its backlog
+ * or max_packets packets are gone.  Emptied flows and classes stay on their
+ * lists and leave at their next dequeue visit.  Returns the flow.
+ */
+static struct msfc_flow *msfc_overload_drop(struct Qdisc *sch,
+					    u32 max_packets,
+					    struct sk_buff **to_free)
+{
+	struct msfc_sched_data *q = qdisc_priv(sch);
+	u32 maxbacklog = 0, idx = 0, i, n = q->prios * q->flows_cnt;
+	unsigned int len = 0, mem = 0;
+	struct msfc_flow *flow;
+	struct msfc_class *cl;
+	struct sk_buff *skb;
+
+	for (i = 0; i < n; i++) {
+		if (q->backlogs[i] > maxbacklog) {
+			maxbacklog = q->backlogs[i];
+			idx = i;
+		}
+	}
+
+	flow = &q->flows[idx];
+	cl = &q->classes[flow->cls];
+	i = 0;
+	while (flow->head && i < max_packets && (u64)len * 2 < maxbacklog) {
+		skb = dequeue_head(flow);
+		len += qdisc_pkt_len(skb);
+		mem += get_codel_cb(skb)->mem_usage;
+		__qdisc_drop(skb, to_free);
+		i++;
+	}
+
+	q->overload_events++;
+	q->overload_drops += i;
+	q->backlogs[idx] -= len;
+	q->memory_usage -= mem;
+	cl->qlen -= i;
+	cl->backlog -= len;
+	cl->overload_drops += i;
+	__qdisc_qstats_drop(sch, i);
+	sch->qstats.overlimits += i;
+	sch->qstats.backlog -= len;
+	sch->q.qlen -= i;
+	return flow;
+}
+
+/* Enqueue into a given class and flow; classification is done by the
+ * caller (msfc_enqueue(), or the trace replay of the KUnit test).
+ */
+static int msfc_enqueue_flow(struct sk_buff *skb, struct Qdisc *sch, u32 cidx,
+			     u32 fidx, struct sk_buff **to_free)
+{
+	struct msfc_sched_data *q = qdisc_priv(sch);
+	unsigned int pkt_len = qdisc_pkt_len(skb);
+	unsigned int prev_qlen, prev_backlog, dropped, dropped_len;
+	u32 idx = cidx * q->flows_cnt + fidx;
+	struct msfc_class *cl = &q->classes[cidx];
+	struct msfc_flow *flow = &q->flows[idx];
+	struct msfc_flow *victim;
+	bool memory_limited;
+
+	codel_set_enqueue_time(skb);
+	flow_queue_add(flow, skb);
+	q->backlogs[idx] += pkt_len;
+	cl->qlen++;
+	cl->backlog += pkt_len;
+	cl->enq_packets++;
+	cl->enq_bytes += pkt_len;
+	qdisc_qstats_backlog_inc(sch, skb);
+
+	if (list_empty(&flow->flowchain)) {
+		list_add_tail(&flow->flowchain, &cl->flows);
+		flow->deficit = q->quantum;
+		cl->active_flows++;
+		q->active_flows++;
+	}
+	if (list_empty(&cl->node)) {
+		list_add_tail(&cl->node, &q->active_classes);
+		cl->deficit = cl->quantum;
+	}
+
+	get_codel_cb(skb)->mem_usage = skb->truesize;
+	q->memory_usage += skb->truesize;
+	memory_limited = q->memory_usage > q->memory_limit;
+	if (++sch->q.qlen <= sch->limit && !memory_limited)
+		return NET_XMIT_SUCCESS;
+
+	prev_qlen = sch->q.qlen;
+	prev_backlog = sch->qstats.backlog;
+	victim = msfc_overload_drop(sch, q->drop_batch, to_free);
+	dropped = prev_qlen - sch->q.qlen;
+	dropped_len = prev_backlog - sch->qstats.backlog;
+	if (memory_limited)
+		q->overmemory_drops += dropped;
+
+	/* The new packet sits at the tail of its flow: it was dropped iff its
+	 * flow was the victim and is now empty.  Then our parents do not count
+	 * it (NET_XMIT_CN), so it is left out of the backlog reduction.
+	 */
+	if (victim == flow && !flow->head) {
+		qdisc_tree_reduce_backlog(sch, dropped - 1, dropped_len - pkt_len);
+		return NET_XMIT_CN;
+	}
+	qdisc_tree_reduce_backlog(sch, dropped, dropped_len);
+	return NET_XMIT_SUCCESS;
+}
+
+static int msfc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
+			struct sk_buff **to_free)
+{
+	struct msfc_sched_data *q = qdisc_priv(sch);
+	int dsfield = skb_get_dsfield(skb);
+	int ret = NET_XMIT_SUCCESS;
+	int cidx;
+
+	cidx = msfc_classify(skb, sch, dsfield, &ret);
+	if (cidx < 0) {
+		if (ret & __NET_XMIT_BYPASS)
+			qdisc_qstats_drop(sch);
+		__qdisc_drop(skb, to_free);
+		return ret;
+	}
+	return msfc_enqueue_flow(skb, sch, cidx, msfc_hash(q, skb, dsfield),
+				 to_free);
+}
+
+/* Called by codel_dequeue() to take the head packet of a flow. */
+static struct sk_buff *dequeue_func(struct codel_vars *vars, void *ctx)
+{
+	struct Qdisc *sch = ctx;
+	struct msfc_sched_data *q = qdisc_priv(sch);
+	struct msfc_flow *flow = container_of(vars, struct msfc_flow, cvars);
+	struct msfc_class *cl = &q->classes[flow->cls];
+	struct sk_buff *skb;
+	unsigned int len;
+
+	if (!flow->head)
+		return NULL;
+	skb = dequeue_head(flow);
+	len = qdisc_pkt_len(skb);
+	q->backlogs[flow - q->flows] -= len;
+	q->memory_usage -= get_codel_cb(skb)->mem_usage;
+	cl->qlen--;
+	cl->backlog -= len;
+	sch->q.qlen--;
+	sch->qstats.backlog -= len;
+	return skb;
+}
+
+static void drop_func(struct sk_buff *skb, void *ctx)
+{
+	struct Qdisc *sch = ctx;
+
+	kfree_skb_reason(skb, SKB_DROP_REASON_QDISC_DROP);
+	qdisc_qstats_drop(sch);
+}
+
+/* Inner DRR over the active flows of one class. */
+static struct sk_buff *msfc_class_dequeue(struct Qdisc *sch,
+					  struct msfc_class *cl)
+{
+	struct msfc_sched_data *q = qdisc_priv(sch);
+	struct msfc_flow *flow;
+	struct sk_buff *skb;
+	u32 drops, marks;
+
+	for (;;) {
+		if (list_empty(&cl->flows))
+			return NULL;
+		flow = list_first_entry(&cl->flows, struct msfc_flow, flowchain);
+		if (flow->deficit <= 0) {
+			flow->deficit += q->quantum;
+			list_move_tail(&flow->flowchain, &cl->flows);
+			continue;
+		}
+
+		drops = q->cstats.drop_count;
+		marks = q->cstats.ecn_mark;
+		skb = codel_dequeue(sch, &q->backlogs[flow - q->flows],
+				    &q->cparams, &flow->cvars, &q->cstats,
+				    qdisc_pkt_len, codel_get_enqueue_time,
+				    drop_func, dequeue_func);
+		cl->codel_drops += q->cstats.drop_count - drops;
+		q->codel_drops += q->cstats.drop_count - drops;
+		cl->ecn_marks += q->cstats.ecn_mark - marks;
+
+		if (!skb) {
+			list_del_init(&flow->flowchain);
+			cl->active_flows--;
+			q->active_flows--;
+			continue;
+		}
+		flow->deficit -= qdisc_pkt_len(skb);
+		return skb;
+	}
+}
+
+/* Outer DRR over the active classes. */
+static struct sk_buff *__msfc_dequeue(struct Qdisc *sch)
+{
+	struct msfc_sched_data *q = qdisc_priv(sch);
+	struct msfc_class *cl;
+	struct sk_buff *skb;
+
+	for (;;) {
+		if (list_empty(&q->active_classes))
+			return NULL;
+		cl = list_first_entry(&q->active_classes, struct msfc_class,
+				      node);
+		if (cl->deficit <= 0) {
+			cl->deficit += cl->quantum;
+			list_move_tail(&cl->node, &q->active_classes);
+			continue;
+		}
+		skb = msfc_class_dequeue(sch, cl);
+		if (!skb) {
+			list_del_init(&cl->node);
+			continue;
+		}
+		cl->deficit -= qdisc_pkt_len(skb);
+		_bstats_update(&cl->bstats, qdisc_pkt_len(skb), 1);
+		qdisc_bstats_update(sch, skb);
+		return skb;
+	}
+}
+
+static struct sk_buff *msfc_dequeue(struct Qdisc *sch)
+{
+	struct msfc_sched_data *q = qdisc_priv(sch);
+	struct sk_buff *skb = __msfc_dequeue(sch);
+
+	if (q->cstats.drop_count) {
+		qdisc_tree_reduce_backlog(sch, q->cstats.drop_count,
+					  q->cstats.drop_len);
+		q->cstats.drop_count = 0;
+		q->cstats.drop_len = 0;
+	}
+	return skb;
+}
+
+static void msfc_reset(struct Qdisc *sch)
+{
+	struct msfc_sched_data *q = qdisc_priv(sch);
+	u32 i, n = q->prios * q->flows_cnt;
+
+	INIT_LIST_HEAD(&q->active_classes);
+	for (i = 0; i < MSFC_MAX_PRIOS; i++) {
+		struct msfc_class *cl = &q->classes[i];
+
+		INIT_LIST_HEAD(&cl->node);
+		INIT_LIST_HEAD(&cl->flows);
+		cl->deficit = 0;
+		cl->qlen = 0;
+		cl->backlog = 0;
+		cl->active_flows = 0;
+	}
+	for (i = 0; q->flows && i < n; i++) {
+		struct msfc_flow *flow = &q->flows[i];
+
+		rtnl_kfree_skbs(flow->head, flow->tail);
+		flow->head = NULL;
+		flow->deficit = 0;
+		INIT_LIST_HEAD(&flow->flowchain);
+		codel_vars_init(&flow->cvars);
+	}
+	if (q->backlogs)
+		memset(q->backlogs, 0, n * sizeof(u32));
+	q->memory_usage = 0;
+	q->active_flows = 0;
+}
+
+static const struct nla_policy msfc_policy[TCA_MSFC_MAX + 1] = {
+	[TCA_MSFC_PRIOS]	= { .type = NLA_U32 },
+	[TCA_MSFC_FLOWS]	= { .type = NLA_U32 },
+	[TCA_MSFC_QUANTUM]	= { .type = NLA_U32 },
+	[TCA_MSFC_RATIO]	= { .type = NLA_U32 },
+	[TCA_MSFC_TARGET]	= { .type = NLA_U32 },
+	[TCA_MSFC_INTERVAL]	= { .type = NLA_U32 },
+	[TCA_MSFC_LIMIT]	= { .type = NLA_U32 },
+	[TCA_MSFC_MEMORY_LIMIT]	= { .type = NLA_U32 },
+	[TCA_MSFC_DROP_BATCH]	= { .type = NLA_U32 },
+	[TCA_MSFC_ECN]		= { .type = NLA_U32 },
+	[TCA_MSFC_DSCP_MAP]	= NLA_POLICY_EXACT_LEN(TC_MSFC_DSCP_MAP_LEN),
+};
+
+struct msfc_config {
+	u32 prios, flows_cnt, quantum, ratio;
+	codel_time_t target, interval;
+	u32 target_us, interval_us;
+	u32 limit, memory_limit, drop_batch, ecn;
+	u8 dscp_map[TC_MSFC_DSCP_MAP_LEN];
+	u64 quanta[MSFC_MAX_PRIOS];
+};
+
+static int msfc_get_u32(struct nlattr **tb, int type, u32 lo, u32 hi, u32 *val,
+			const char *msg, struct netlink_ext_ack *extack)
+{
+	u32 v;
+
+	if (!tb[type])
+		return 0;
+	v = nla_get_u32(tb[type]);
+	if (v < lo || v > hi) {
+		/* @msg is a string literal: NL_SET_ERR_MSG_ATTR() wants one in place */
+		if (extack)
+			extack->_msg = msg;
+		NL_SET_BAD_ATTR(extack, tb[type]);
+		return -EINVAL;
+	}
+	*val = v;
+	return 0;
+}
+
+/* Parse and check everything before changing anything. */
+static int msfc_parse(struct Qdisc *sch, struct nlattr *opt,
+		      struct msfc_config *c, struct netlink_ext_ack *extack)
+{
+	struct nlattr *tb[TCA_MSFC_MAX + 1];
+	u32 target_us = 0, interval_us = 0;
+	int err, i;
+
+	err = nla_parse_nested(tb, TCA_MSFC_MAX, opt, msfc_policy, extack);
+	if (err < 0)
+		return err;
+
+	if ((err = msfc_get_u32(tb, TCA_MSFC_PRIOS, 1, MSFC_MAX_PRIOS, &c->prios,
+				"prios must be 1 .. 16", extack)) ||
+	    (err = msfc_get_u32(tb, TCA_MSFC_FLOWS, 1, MSFC_MAX_FLOWS,
+				&c->flows_cnt, "flows must be 1 .. 65536",
+				extack)) ||
+	    (err = msfc_get_u32(tb, TCA_MSFC_QUANTUM, 1, MSFC_MAX_QUANTUM,
+				&c->quantum, "quantum must be 1 .. 1048576 bytes",
+				extack)) ||
+	    (err = msfc_get_u32(tb, TCA_MSFC_RATIO, 1, MSFC_MAX_RATIO, &c->ratio,
+				"ratio must be 1/65536 .. 16 (16.16 fixed point 1 .. 1048576)",
+				extack)) ||
+	    (err = msfc_get_u32(tb, TCA_MSFC_TARGET, 1, MSFC_MAX_TIME_US,
+				&target_us, "target must be 2 us .. 2000 s", extack)) ||
+	    (err = msfc_get_u32(tb, TCA_MSFC_INTERVAL, 1, MSFC_MAX_TIME_US,
+				&interval_us, "interval must be 2 us .. 2000 s", extack)) ||
+	    (err = msfc_get_u32(tb, TCA_MSFC_LIMIT, 1, U32_MAX, &c->limit,
+				"limit must be at least 1 packet", extack)) ||
+	    (err = msfc_get_u32(tb, TCA_MSFC_MEMORY_LIMIT, 1, 1U << 31,
+				&c->memory_limit,
+				"memory_limit must be 1 .. 2^31 bytes", extack)) ||
+	    (err = msfc_get_u32(tb, TCA_MSFC_DROP_BATCH, 1, MSFC_MAX_DROP_BATCH,
+				&c->drop_batch, "drop_batch must be 1 .. 65536",
+				extack)) ||
+	    (err = msfc_get_u32(tb, TCA_MSFC_ECN, 0, 1, &c->ecn,
+				"ecn must be 0 or 1", extack)))
+		return err;
+
+	if (tb[TCA_MSFC_DSCP_MAP]) {
+		const u8 *map = nla_data(tb[TCA_MSFC_DSCP_MAP]);
+
+		for (i = 0; i < TC_MSFC_DSCP_MAP_LEN; i++) {
+			if (map[i] >= MSFC_MAX_PRIOS) {
+				NL_SET_ERR_MSG_ATTR(extack, tb[TCA_MSFC_DSCP_MAP],
+						    "dscp map entries must be classes 0 .. 15");
+				return -EINVAL;
+			}
+		}
+		memcpy(c->dscp_map, map, TC_MSFC_DSCP_MAP_LEN);
+	}
+
+	/* only convert what was given: us -> codel time -> us is not exact */
+	if (tb[TCA_MSFC_TARGET]) {
+		c->target = ((u64)target_us * NSEC_PER_USEC) >> CODEL_SHIFT;
+		c->target_us = target_us;
+	}
+	if (tb[TCA_MSFC_INTERVAL]) {
+		c->interval = ((u64)interval_us * NSEC_PER_USEC) >> CODEL_SHIFT;
+		c->interval_us = interval_us;
+	}
+	if (!c->target || c->target >= c->interval) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_MSFC_TARGET] ?: tb[TCA_MSFC_INTERVAL],
+				    "target must be at least 2 us and below interval");
+		return -EINVAL;
+	}
+	if (msfc_class_quanta(c->prios, c->quantum, c->ratio, c->quanta)) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_MSFC_RATIO] ?: tb[TCA_MSFC_PRIOS] ?:
+				    tb[TCA_MSFC_QUANTUM],
+				    "quantum * ratio^(prios-1) exceeds 2^40 bytes: lower ratio, prios or quantum");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void msfc_get_config(struct Qdisc *sch, struct msfc_config *c)
+{
+	struct msfc_sched_data *q = qdisc_priv(sch);
+
+	c->prios = q->prios;
+	c->flows_cnt = q->flows_cnt;
+	c->quantum = q->quantum;
+	c->ratio = q->ratio;
+	c->target = q->cparams.target;
+	c->interval = q->cparams.interval;
+	c->target_us = q->target_us;
+	c->interval_us = q->interval_us;
+	c->limit = sch->limit;
+	c->memory_limit = q->memory_limit;
+	c->drop_batch = q->drop_batch;
+	c->ecn = q->cparams.ecn;
+	memcpy(c->dscp_map, q->dscp_map, TC_MSFC_DSCP_MAP_LEN);
+}
+
+static int msfc_alloc_tables(u32 prios, u32 flows_cnt, struct msfc_flow **flowsp,
+			     u32 **backlogsp)
+{
+	u32 n = prios * flows_cnt, i;
+	struct msfc_flow *flows;
+	u32 *backlogs;
+
+	flows = kvcalloc(n, sizeof(*flows), GFP_KERNEL);
+	backlogs = kvcalloc(n, sizeof(*backlogs), GFP_KERNEL);
+	if (!flows || !backlogs) {
+		kvfree(flows);
+		kvfree(backlogs);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		INIT_LIST_HEAD(&flows[i].flowchain);
+		codel_vars_init(&flows[i].cvars);
+		flows[i].cls = i / flows_cnt;
+	}
+	*flowsp = flows;
+	*backlogsp = backlogs;
+	return 0;
+}
+
+static int msfc_change(struct Qdisc *sch, struct nlattr *opt,
+		       struct netlink_ext_ack *extack)
+{
+	struct msfc_sched_data *q = qdisc_priv(sch);
+	struct msfc_flow *new_flows = NULL, *old_flows = NULL;
+	u32 *new_backlogs = NULL, *old_backlogs = NULL;
+	unsigned int dropped = 0, dropped_len = 0;
+	struct sk_buff *to_free = NULL;
+	struct msfc_config c;
+	bool resize;
+	int err;
+	u32 p;
+
+	msfc_get_config(sch, &c);
+	if (opt) {
+		err = msfc_parse(sch, opt, &c, extack);
+		if (err)
+			return err;
+	} else {
+		msfc_class_quanta(c.prios, c.quantum, c.ratio, c.quanta);
+	}
+
+	resize = !q->flows || c.prios != q->prios || c.flows_cnt != q->flows_cnt;
+	if (resize) {
+		if (q->flows && sch->q.qlen) {
+			NL_SET_ERR_MSG(extack,
+				       "prios and flows cannot change while packets are queued: change them on an idle link, or delete and re-add the qdisc");
+			return -EBUSY;
+		}
+		err = msfc_alloc_tables(c.prios, c.flows_cnt, &new_flows,
+					&new_backlogs);
+		if (err) {
+			NL_SET_ERR_MSG(extack, "cannot allocate prios x flows flow records: lower flows");
+			return err;
+		}
+	}
+
+	sch_tree_lock(sch);
+	if (resize) {
+		if (q->flows && sch->q.qlen) {
+			sch_tree_unlock(sch);
+			kvfree(new_flows);
+			kvfree(new_backlogs);
+			NL_SET_ERR_MSG(extack,
+				       "prios and flows cannot change while packets are queued: change them on an idle link, or delete and re-add the qdisc");
+			return -EBUSY;
+		}
+		old_flows = q->flows;
+		old_backlogs = q->backlogs;
+		q->flows = new_flows;
+		q->backlogs = new_backlogs;
+		q->prios = c.prios;
+		q->flows_cnt = c.flows_cnt;
+		/* empty: nothing to free, only the lists to reset */
+		INIT_LIST_HEAD(&q->active_classes);
+		for (p = 0; p < MSFC_MAX_PRIOS; p++) {
+			INIT_LIST_HEAD(&q->classes[p].node);
+			INIT_LIST_HEAD(&q->classes[p].flows);
+			q->classes[p].active_flows = 0;
+		}
+		q->active_flows = 0;
+	}
+
+	WRITE_ONCE(q->quantum, c.quantum);
+	WRITE_ONCE(q->ratio, c.ratio);
+	for (p = 0; p < MSFC_MAX_PRIOS; p++)
+		q->classes[p].quantum = p < c.prios ? c.quanta[p] : 0;
+	WRITE_ONCE(q->cparams.target, c.target);
+	WRITE_ONCE(q->cparams.interval, c.interval);
+	WRITE_ONCE(q->target_us, c.target_us);
+	WRITE_ONCE(q->interval_us, c.interval_us);
+	WRITE_ONCE(q->cparams.mtu, c.quantum);	/* "backlog <= one MTU" */
+	WRITE_ONCE(q->cparams.ecn, !!c.ecn);
+	WRITE_ONCE(sch->limit, c.limit);
+	WRITE_ONCE(q->memory_limit, c.memory_limit);
+	WRITE_ONCE(q->drop_batch, c.drop_batch);
+	memcpy(q->dscp_map, c.dscp_map, TC_MSFC_DSCP_MAP_LEN);
+
+	/* a lower limit drops from the fattest flows, keeping the rest */
+	while (sch->q.qlen > sch->limit || q->memory_usage > q->memory_limit) {
+		unsigned int qlen = sch->q.qlen, backlog = sch->qstats.backlog;
+
+		msfc_overload_drop(sch, q->drop_batch, &to_free);
+		if (sch->q.qlen == qlen)
+			break;
+		dropped += qlen - sch->q.qlen;
+		dropped_len += backlog - sch->qstats.backlog;
+	}
+	qdisc_tree_reduce_backlog(sch, dropped, dropped_len);
+	sch_tree_unlock(sch);
+
+	kfree_skb_list(to_free);
+	kvfree(old_flows);
+	kvfree(old_backlogs);
+	return 0;
+}
+
+static void msfc_destroy(struct Qdisc *sch)
+{
+	struct msfc_sched_data *q = qdisc_priv(sch);
+
+	tcf_block_put(q->block);
+	kvfree(q->backlogs);
+	kvfree(q->flows);
+	q->flows = NULL;
+	q->backlogs = NULL;
+}
+
+static int msfc_init(struct Qdisc *sch, struct nlattr *opt,
+		     struct netlink_ext_ack *extack)
+{
+	struct msfc_sched_data *q = qdisc_priv(sch);
+	int err, p;
+
+	sch->limit = 10240;
+	q->prios = 3;
+	q->flows_cnt = 1024;
+	q->quantum = clamp_t(u32, psched_mtu(qdisc_dev(sch)), 1, MSFC_MAX_QUANTUM);
+	q->ratio = 2 << 16;
+	q->drop_batch = 64;
+	q->memory_limit = 32 << 20;
+	msfc_default_dscp_map(q->dscp_map);
+	get_random_bytes(&q->perturbation, sizeof(q->perturbation));
+	INIT_LIST_HEAD(&q->active_classes);
+	for (p = 0; p < MSFC_MAX_PRIOS; p++) {
+		INIT_LIST_HEAD(&q->classes[p].node);
+		INIT_LIST_HEAD(&q->classes[p].flows);
+		gnet_stats_basic_sync_init(&q->classes[p].bstats);
+	}
+	codel_params_init(&q->cparams);
+	q->target_us = 5000;
+	q->interval_us = 100000;
+	codel_stats_init(&q->cstats);
+	q->cparams.ecn = false;
+
+	err = tcf_block_get(&q->block, &q->filter_list, sch, extack);
+	if (err)
+		return err;
+
+	err = msfc_change(sch, opt, extack);
+	if (err)
+		return err;
+
+	sch->flags |= TCQ_F_CAN_BYPASS;
+	return 0;
+}
+
+static int msfc_dump(struct Qdisc *sch, struct sk_buff *skb)
+{
+	struct msfc_sched_data *q = qdisc_priv(sch);
+	struct nlattr *opts;
+
+	opts = nla_nest_start(skb, TCA_OPTIONS);
+	if (!opts)
+		goto nla_put_failure;
+
+	if (nla_put_u32(skb, TCA_MSFC_PRIOS, READ_ONCE(q->prios)) ||
+	    nla_put_u32(skb, TCA_MSFC_FLOWS, READ_ONCE(q->flows_cnt)) ||
+	    nla_put_u32(skb, TCA_MSFC_QUANTUM, READ_ONCE(q->quantum)) ||
+	    nla_put_u32(skb, TCA_MSFC_RATIO, READ_ONCE(q->ratio)) ||
+	    nla_put_u32(skb, TCA_MSFC_TARGET, READ_ONCE(q->target_us)) ||
+	    nla_put_u32(skb, TCA_MSFC_INTERVAL, READ_ONCE(q->interval_us)) ||
+	    nla_put_u32(skb, TCA_MSFC_LIMIT, READ_ONCE(sch->limit)) ||
+	    nla_put_u32(skb, TCA_MSFC_MEMORY_LIMIT, READ_ONCE(q->memory_limit)) ||
+	    nla_put_u32(skb, TCA_MSFC_DROP_BATCH, READ_ONCE(q->drop_batch)) ||
+	    nla_put_u32(skb, TCA_MSFC_ECN, READ_ONCE(q->cparams.ecn)) ||
+	    nla_put(skb, TCA_MSFC_DSCP_MAP, TC_MSFC_DSCP_MAP_LEN, q->dscp_map))
+		goto nla_put_failure;
+
+	return nla_nest_end(skb, opts);
+
+nla_put_failure:
+	nla_nest_cancel(skb, opts);
+	return -1;
+}
+
+static int msfc_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
+{
+	struct msfc_sched_data *q = qdisc_priv(sch);
+	struct tc_msfc_xstats st = { .type = TCA_MSFC_XSTATS_QDISC };
+	struct list_head *pos;
+
+	sch_tree_lock(sch);
+	st.qdisc_stats.codel_drops = q->codel_drops;
+	st.qdisc_stats.overload_drops = q->overload_drops;
+	st.qdisc_stats.overmemory_drops = q->overmemory_drops;
+	st.qdisc_stats.ecn_marks = q->cstats.ecn_mark;
+	st.qdisc_stats.overload_events = q->overload_events;
+	st.qdisc_stats.maxpacket = q->cstats.maxpacket;
+	st.qdisc_stats.memory_usage = q->memory_usage;
+	st.qdisc_stats.active_flows = q->active_flows;
+	list_for_each(pos, &q->active_classes)
+		st.qdisc_stats.active_classes++;
+	sch_tree_unlock(sch);
+
+	return gnet_stats_copy_app(d, &st, sizeof(st));
+}
+
+static struct Qdisc *msfc_leaf(struct Qdisc *sch, unsigned long arg)
+{
+	return NULL;
+}
+
+static unsigned long msfc_find(struct Qdisc *sch, u32 classid)
+{
+	struct msfc_sched_data *q = qdisc_priv(sch);
+	u32 minor = TC_H_MIN(classid);
+
+	return minor >= 1 && minor <= q->prios ? minor : 0;
+}
+
+static unsigned long msfc_bind(struct Qdisc *sch, unsigned long parent,
+			       u32 classid)
+{
+	return 0;
+}
+
+static void msfc_unbind(struct Qdisc *q, unsigned long cl)
+{
+}
+
+static struct tcf_block *msfc_tcf_block(struct Qdisc *sch, unsigned long cl,
+					struct netlink_ext_ack *extack)
+{
+	struct msfc_sched_data *q = qdisc_priv(sch);
+
+	if (cl)
+		return NULL;
+	return q->block;
+}
+
+static int msfc_dump_class(struct Qdisc *sch, unsigned long cl,
+			   struct sk_buff *skb, struct tcmsg *tcm)
+{
+	tcm->tcm_handle |= TC_H_MIN(cl);
+	return 0;
+}
+
+static int msfc_dump_class_stats(struct Qdisc *sch, unsigned long arg,
+				 struct gnet_dump *d)
+{
+	struct msfc_sched_data *q = qdisc_priv(sch);
+	struct tc_msfc_xstats xstats = { .type = TCA_MSFC_XSTATS_CLASS };
+	struct gnet_stats_queue qs = { 0 };
+	struct msfc_class *cl;
+	u32 qlen;
+
+	if (arg < 1 || arg > q->prios)
+		return -1;
+	cl = &q->classes[arg - 1];
+
+	sch_tree_lock(sch);
+	qlen = cl->qlen;
+	qs.backlog = cl->backlog;
+	qs.drops = cl->codel_drops + cl->overload_drops;
+	qs.overlimits = cl->overload_drops;
+	xstats.class_stats.enq_packets = cl->enq_packets;
+	xstats.class_stats.enq_bytes = cl->enq_bytes;
+	xstats.class_stats.codel_drops = cl->codel_drops;
+	xstats.class_stats.overload_drops = cl->overload_drops;
+	xstats.class_stats.ecn_marks = cl->ecn_marks;
+	xstats.class_stats.deficit = list_empty(&cl->node) ? 0 : cl->deficit;
+	xstats.class_stats.quantum = cl->quantum;
+	xstats.class_stats.active_flows = cl->active_flows;
+	sch_tree_unlock(sch);
+
+	if (gnet_stats_copy_basic(d, NULL, &cl->bstats, true) < 0 ||
+	    gnet_stats_copy_queue(d, NULL, &qs, qlen) < 0)
+		return -1;
+	return gnet_stats_copy_app(d, &xstats, sizeof(xstats));
+}
+
+static void msfc_walk(struct Qdisc *sch, struct qdisc_walker *arg)
+{
+	struct msfc_sched_data *q = qdisc_priv(sch);
+	u32 p;
+
+	if (arg->stop)
+		return;
+	for (p = 0; p < q->prios; p++) {
+		if (!tc_qdisc_stats_dump(sch, p + 1, arg))
+			break;
+	}
+}
+
+static const struct Qdisc_class_ops msfc_class_ops = {
+	.leaf		=	msfc_leaf,
+	.find		=	msfc_find,
+	.tcf_block	=	msfc_tcf_block,
+	.bind_tcf	=	msfc_bind,
+	.unbind_tcf	=	msfc_unbind,
+	.dump		=	msfc_dump_class,
+	.dump_stats	=	msfc_dump_class_stats,
+	.walk		=	msfc_walk,
+};
+
+static struct Qdisc_ops msfc_qdisc_ops __read_mostly = {
+	.cl_ops		=	&msfc_class_ops,
+	.id		=	"msfc",
+	.priv_size	=	sizeof(struct msfc_sched_data),
+	.enqueue	=	msfc_enqueue,
+	.dequeue	=	msfc_dequeue,
+	.peek		=	qdisc_peek_dequeued,
+	.init		=	msfc_init,
+	.reset		=	msfc_reset,
+	.destroy	=	msfc_destroy,
+	.change		=	msfc_change,
+	.dump		=	msfc_dump,
+	.dump_stats	=	msfc_dump_stats,
+	.owner		=	THIS_MODULE,
+};
+MODULE_ALIAS_NET_SCH("msfc");
+
+static int __init msfc_module_init(void)
+{
+	return register_qdisc(&msfc_qdisc_ops);
+}
+
+static void __exit msfc_module_exit(void)
+{
+	unregister_qdisc(&msfc_qdisc_ops);
+}
+
+#if IS_ENABLED(CONFIG_NET_SCH_MSFC_KUNIT_TEST)
+#include "sch_msfc_test.c"
+#include "sch_msfc_bench.c"
+#endif
+
+module_init(msfc_module_init)
+module_exit(msfc_module_exit)
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("Multilevel Stochastically Fair CoDel queue discipline");

@@ -1,0 +1,673 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * KUnit tests for sch_msfc.  Included by sch_msfc.c (the qdisc ops and
+ * helpers are static), built with CONFIG_NET_SCH_MSFC_KUNIT_TEST.
+ */
+
+#include <kunit/test.h>
+#include <linux/etherdevice.h>
+#include <linux/ip.h>
+#include <linux/delay.h>
+
+struct msfc_vec_op {
+	char op;	/* 'E' enqueue, 'D' dequeue; expected: 'P' packet, 'N' none */
+	u8 cls;
+	u16 flow;
+	u32 len;
+};
+
+struct msfc_vector {
+	const char *name;
+	u32 prios, flows, quantum, ratio, limit, drop_batch;
+	const struct msfc_vec_op *ops;
+	u32 nops;
+	const struct msfc_vec_op *exp;
+	u32 nexp;
+};
+
+#include "sch_msfc_vectors.h"
+
+#define MSFC_TEST_HANDLE	0x00010000U
+
+struct msfc_test_ctx {
+	struct net_device *dev;
+	struct Qdisc *sch;
+};
+
+/* attribute list terminated by type 0; DSCP map passed separately */
+struct msfc_test_attr {
+	int type;
+	u32 val;
+};
+
+static int msfc_test_change(struct Qdisc *sch, const struct msfc_test_attr *attrs,
+			    const u8 *map, int maplen,
+			    struct netlink_ext_ack *extack)
+{
+	struct sk_buff *nskb = alloc_skb(1024, GFP_KERNEL);
+	struct nlattr *nest;
+	int err;
+
+	if (!nskb)
+		return -ENOMEM;
+	nest = nla_nest_start(nskb, TCA_OPTIONS);
+	for (; attrs && attrs->type; attrs++)
+		nla_put_u32(nskb, attrs->type, attrs->val);
+	if (map)
+		nla_put(nskb, TCA_MSFC_DSCP_MAP, maplen, map);
+	nla_nest_end(nskb, nest);
+	rtnl_lock();
+	err = msfc_change(sch, nest, extack);
+	rtnl_unlock();
+	kfree_skb(nskb);
+	return err;
+}
+
+static struct Qdisc *msfc_test_create(struct kunit *test,
+				      const struct msfc_test_attr *attrs)
+{
+	struct msfc_test_ctx *ctx = test->priv;
+	struct netlink_ext_ack extack = {};
+	struct Qdisc *sch;
+
+	rtnl_lock();
+	sch = qdisc_create_dflt(netdev_get_tx_queue(ctx->dev, 0),
+				&msfc_qdisc_ops, TC_H_ROOT, NULL);
+	rtnl_unlock();
+	KUNIT_ASSERT_NOT_NULL(test, sch);
+	sch->handle = MSFC_TEST_HANDLE;
+	ctx->sch = sch;
+	/* the root lock taken by change/dump is that of the queue's qdisc */
+	rcu_assign_pointer(netdev_get_tx_queue(ctx->dev, 0)->qdisc_sleeping, sch);
+	if (attrs)
+		KUNIT_ASSERT_EQ_MSG(test, msfc_test_change(sch, attrs, NULL, 0, &extack),
+				    0, "config rejected: %s", extack._msg ?: "");
+	return sch;
+}
+
+static const struct net_device_ops msfc_test_netdev_ops = {};
+
+static void msfc_test_release(struct kunit *test)
+{
+	struct msfc_test_ctx *ctx = test->priv;
+
+	if (!ctx->sch)
+		return;
+	rcu_assign_pointer(netdev_get_tx_queue(ctx->dev, 0)->qdisc_sleeping, &noop_qdisc);
+	rtnl_lock();
+	qdisc_put(ctx->sch);
+	rtnl_unlock();
+	ctx->sch = NULL;
+}
+
+static int msfc_test_init(struct kunit *test)
+{
+	struct msfc_test_ctx *ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, ctx);
+	ctx->dev = alloc_netdev(0, "msfct%d", NET_NAME_UNKNOWN, ether_setup);
+	KUNIT_ASSERT_NOT_NULL(test, ctx->dev);
+	/* not registered: no ops yet (tcf_block_get() looks at them), and a root
+	 * qdisc on the queue whose lock init can take
+	 */
+	ctx->dev->netdev_ops = &msfc_test_netdev_ops;
+	rcu_assign_pointer(netdev_get_tx_queue(ctx->dev, 0)->qdisc_sleeping, &noop_qdisc);
+	test->priv = ctx;
+	return 0;
+}
+
+static void msfc_test_exit(struct kunit *test)
+{
+	struct msfc_test_ctx *ctx = test->priv;
+
+	msfc_test_release(test);
+	free_netdev(ctx->dev);
+}
+
+/* A non-IP packet of @len bytes (as the qdisc sees it). */
+static struct sk_buff *msfc_test_skb(u32 len, u32 mark)
+{
+	struct sk_buff *skb = alloc_skb(64, GFP_KERNEL);
+
+	if (!skb)
+		return NULL;
+	skb_put_zero(skb, 14);
+	skb_reset_network_header(skb);
+	skb->protocol = htons(ETH_P_ARP);
+	skb->mark = mark;
+	qdisc_skb_cb(skb)->pkt_len = len;
+	return skb;
+}
+
+/* An IPv4/UDP packet with the given DS field and source port. */
+static struct sk_buff *msfc_test_ip_skb(u32 len, u8 tos, u16 sport)
+{
+	struct sk_buff *skb = alloc_skb(128, GFP_KERNEL);
+	struct iphdr *iph;
+	__be16 *ports;
+
+	if (!skb)
+		return NULL;
+	skb_reset_network_header(skb);
+	iph = skb_put_zero(skb, sizeof(*iph) + 8);
+	iph->version = 4;
+	iph->ihl = 5;
+	iph->tos = tos;
+	iph->ttl = 64;
+	iph->tot_len = htons(sizeof(*iph) + 8);
+	iph->protocol = IPPROTO_UDP;
+	iph->saddr = htonl(0x0a000001);
+	iph->daddr = htonl(0x0a000002);
+	skb_set_transport_header(skb, sizeof(*iph));
+	ports = (__be16 *)(iph + 1);
+	ports[0] = htons(sport);
+	ports[1] = htons(5001);
+	skb->protocol = htons(ETH_P_IP);
+	qdisc_skb_cb(skb)->pkt_len = len;
+	return skb;
+}
+
+static int msfc_test_enqueue(struct Qdisc *sch, struct sk_buff *skb)
+{
+	struct sk_buff *to_free = NULL;
+	int ret;
+
+	rcu_read_lock_bh();
+	ret = msfc_enqueue(skb, sch, &to_free);
+	rcu_read_unlock_bh();
+	kfree_skb_list(to_free);
+	return ret;
+}
+
+static int msfc_test_enqueue_flow(struct Qdisc *sch, u32 cls, u32 flow, u32 len)
+{
+	struct sk_buff *to_free = NULL;
+	struct sk_buff *skb = msfc_test_skb(len, cls << 16 | flow);
+	int ret;
+
+	if (!skb)
+		return -ENOMEM;
+	ret = msfc_enqueue_flow(skb, sch, cls, flow, &to_free);
+	kfree_skb_list(to_free);
+	return ret;
+}
+
+/* Each trace of test/vectors replays to exactly its expected output. */
+static void msfc_test_vectors(struct kunit *test)
+{
+	int v;
+
+	for (v = 0; v < ARRAY_SIZE(msfc_vectors); v++) {
+		const struct msfc_vector *vec = &msfc_vectors[v];
+		const struct msfc_test_attr attrs[] = {
+			{ TCA_MSFC_PRIOS, vec->prios },
+			{ TCA_MSFC_FLOWS, vec->flows },
+			{ TCA_MSFC_QUANTUM, vec->quantum },
+			{ TCA_MSFC_RATIO, vec->ratio },
+			{ TCA_MSFC_LIMIT, vec->limit },
+			{ TCA_MSFC_DROP_BATCH, vec->drop_batch },
+			{ TCA_MSFC_MEMORY_LIMIT, 1U << 31 },
+			{ TCA_MSFC_TARGET, 1000000000 },	/* 1000 s */
+			{ TCA_MSFC_INTERVAL, 2000000000 },	/* 2000 s */
+			{ 0 }
+		};
+		struct Qdisc *sch = msfc_test_create(test, attrs);
+		u32 i, d = 0;
+
+		for (i = 0; i < vec->nops; i++) {
+			const struct msfc_vec_op *op = &vec->ops[i];
+			const struct msfc_vec_op *exp;
+			struct sk_buff *skb;
+
+			if (op->op == 'E') {
+				KUNIT_ASSERT_GE(test, msfc_test_enqueue_flow(sch, op->cls,
+							op->flow, op->len), 0);
+				continue;
+			}
+			KUNIT_ASSERT_LT_MSG(test, d, vec->nexp, "%s: more dequeues than expected",
+					    vec->name);
+			exp = &vec->exp[d++];
+			skb = msfc_dequeue(sch);
+			if (exp->op == 'N') {
+				KUNIT_ASSERT_NULL_MSG(test, skb, "%s: dequeue %u: expected none",
+						      vec->name, d);
+				continue;
+			}
+			KUNIT_ASSERT_NOT_NULL_MSG(test, skb, "%s: dequeue %u: expected %u %u %u, got none",
+						  vec->name, d, exp->cls, exp->flow, exp->len);
+			KUNIT_ASSERT_EQ_MSG(test, skb->mark, (u32)exp->cls << 16 | exp->flow,
+					    "%s: dequeue %u: expected class %u flow %u, got class %u flow %u",
+					    vec->name, d, exp->cls, exp->flow,
+					    skb->mark >> 16, skb->mark & 0xffff);
+			KUNIT_ASSERT_EQ_MSG(test, qdisc_pkt_len(skb), exp->len,
+					    "%s: dequeue %u: length", vec->name, d);
+			kfree_skb(skb);
+		}
+		KUNIT_EXPECT_EQ_MSG(test, d, vec->nexp, "%s: dequeue count", vec->name);
+		kunit_info(test, "%s: %u operations, %u dequeues identical to the reference\n",
+			   vec->name, vec->nops, d);
+		msfc_test_release(test);
+	}
+}
+
+/* Backlogged classes share bytes as 1 : ratio : ratio^2 (+- one quantum). */
+static void msfc_test_ratio_shares(struct kunit *test)
+{
+	static const u32 ratios[] = { 2 << 16, 3 << 16, 3 << 15 /* 1.5 */ };
+	int r;
+
+	for (r = 0; r < ARRAY_SIZE(ratios); r++) {
+		const struct msfc_test_attr attrs[] = {
+			{ TCA_MSFC_PRIOS, 3 }, { TCA_MSFC_QUANTUM, 1514 },
+			{ TCA_MSFC_RATIO, ratios[r] }, { 0 }
+		};
+		struct Qdisc *sch = msfc_test_create(test, attrs);
+		struct msfc_sched_data *q = qdisc_priv(sch);
+		u64 bytes[3] = {}, total = 0;
+		int p, i;
+
+		/* priority handle 1:1 .. 1:3 selects class 0 .. 2 */
+		for (i = 0; i < 600; i++) {
+			for (p = 0; p < 3; p++) {
+				struct sk_buff *skb = msfc_test_ip_skb(64 + (i * 97 + p * 31) % 1437,
+								       0, 1000 + i % 7);
+
+				KUNIT_ASSERT_NOT_NULL(test, skb);
+				skb->priority = MSFC_TEST_HANDLE | (p + 1);
+				KUNIT_ASSERT_EQ(test, msfc_test_enqueue(sch, skb), NET_XMIT_SUCCESS);
+			}
+		}
+		KUNIT_EXPECT_EQ(test, q->classes[0].qlen, 600);
+		KUNIT_EXPECT_EQ(test, q->classes[2].qlen, 600);
+		/* dequeue while all three stay backlogged */
+		for (i = 0; i < 500; i++) {
+			struct sk_buff *skb = msfc_dequeue(sch);
+
+			KUNIT_ASSERT_NOT_NULL(test, skb);
+			bytes[TC_H_MIN(skb->priority) - 1] += qdisc_pkt_len(skb);
+			total += qdisc_pkt_len(skb);
+			kfree_skb(skb);
+		}
+		for (p = 0; p < 3; p++) {
+			u64 sum_q = q->classes[0].quantum + q->classes[1].quantum +
+				    q->classes[2].quantum;
+			s64 want = div64_u64(total * q->classes[p].quantum, sum_q);
+			s64 err = (s64)bytes[p] - want;
+
+			/* a partial round can favour a class by up to its quantum */
+			KUNIT_EXPECT_LE_MSG(test, abs(err), q->classes[2].quantum + 1500,
+					    "ratio %u/65536 class %d: %llu bytes, want %lld",
+					    ratios[r], p, bytes[p], want);
+		}
+		KUNIT_EXPECT_EQ(test, q->classes[2].quantum,
+				ratios[r] == (3 << 15) ? 3407ULL :
+				1514ULL * (ratios[r] >> 16) * (ratios[r] >> 16));
+		msfc_test_release(test);
+	}
+}
+
+/* Flows of one class get equal bytes, whatever their packet sizes. */
+static void msfc_test_flow_fairness(struct kunit *test)
+{
+	const struct msfc_test_attr attrs[] = {
+		{ TCA_MSFC_PRIOS, 2 }, { TCA_MSFC_FLOWS, 16 }, { TCA_MSFC_QUANTUM, 1500 }, { 0 }
+	};
+	static const u32 sizes[4] = { 64, 576, 1500, 1000 };
+	struct Qdisc *sch = msfc_test_create(test, attrs);
+	u64 bytes[4] = {};
+	int i, f;
+
+	for (f = 0; f < 4; f++)
+		for (i = 0; i < 3000 / (sizes[f] / 64 + 1) + 50; i++)
+			KUNIT_ASSERT_EQ(test, msfc_test_enqueue_flow(sch, 1, 3 + f, sizes[f]),
+					NET_XMIT_SUCCESS);
+	for (i = 0; i < 300; i++) {
+		struct sk_buff *skb = msfc_dequeue(sch);
+
+		KUNIT_ASSERT_NOT_NULL(test, skb);
+		KUNIT_ASSERT_EQ(test, skb->mark >> 16, 1);
+		bytes[(skb->mark & 0xffff) - 3] += qdisc_pkt_len(skb);
+		kfree_skb(skb);
+	}
+	for (f = 1; f < 4; f++)
+		KUNIT_EXPECT_LE_MSG(test, abs((s64)bytes[f] - (s64)bytes[0]), 1500 + 1500,
+				    "flow %d: %llu bytes vs flow 0: %llu", f, bytes[f], bytes[0]);
+}
+
+/* Default DSCP map with 3 classes, a custom map, non-IP, clamping. */
+static void msfc_test_dscp_classes(struct kunit *test)
+{
+	static const struct { u8 dscp; u8 cls; } cases[] = {
+		{ 0, 1 }, { 1, 0 }, { 8, 0 }, { 10, 1 }, { 14, 1 }, { 16, 2 },
+		{ 18, 2 }, { 26, 2 }, { 46, 2 }, { 56, 2 },
+	};
+	const struct msfc_test_attr attrs[] = { { TCA_MSFC_PRIOS, 3 }, { 0 } };
+	struct Qdisc *sch = msfc_test_create(test, attrs);
+	struct msfc_sched_data *q = qdisc_priv(sch);
+	struct netlink_ext_ack extack = {};
+	u8 map[64];
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		u32 before = q->classes[cases[i].cls].qlen;
+
+		KUNIT_ASSERT_EQ(test, msfc_test_enqueue(sch, msfc_test_ip_skb(100,
+						cases[i].dscp << 2 | INET_ECN_ECT_0, 7)),
+				NET_XMIT_SUCCESS);
+		KUNIT_EXPECT_EQ_MSG(test, q->classes[cases[i].cls].qlen, before + 1,
+				    "DSCP %u should go to class %u", cases[i].dscp, cases[i].cls);
+	}
+	/* non-IP goes with DSCP 0 (class 1) */
+	KUNIT_ASSERT_EQ(test, msfc_test_enqueue(sch, msfc_test_skb(60, 0)), NET_XMIT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, q->classes[1].qlen, 4);
+	/* priority minor above prios is clamped to the top class */
+	{
+		struct sk_buff *skb = msfc_test_ip_skb(100, 0, 9);
+
+		skb->priority = MSFC_TEST_HANDLE | 9;
+		KUNIT_ASSERT_EQ(test, msfc_test_enqueue(sch, skb), NET_XMIT_SUCCESS);
+		KUNIT_EXPECT_EQ(test, q->classes[2].qlen, 6);
+	}
+	/* custom map: everything to class 0 except EF to 15 (clamped to 2) */
+	memset(map, 0, sizeof(map));
+	map[46] = 15;
+	KUNIT_ASSERT_EQ(test, msfc_test_change(sch, NULL, map, 64, &extack), 0);
+	KUNIT_ASSERT_EQ(test, msfc_test_enqueue(sch, msfc_test_ip_skb(100, 46 << 2, 7)),
+			NET_XMIT_SUCCESS);
+	KUNIT_ASSERT_EQ(test, msfc_test_enqueue(sch, msfc_test_ip_skb(100, 34 << 2, 7)),
+			NET_XMIT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, q->classes[2].qlen, 7);
+	KUNIT_EXPECT_EQ(test, q->classes[0].qlen, 3);
+}
+
+/* A standing queue above target for longer than interval gets CoDel drops,
+ * or CE marks with ecn; sojourn below target never does.
+ */
+static void msfc_test_codel(struct kunit *test)
+{
+	int ecn;
+
+	for (ecn = 0; ecn <= 1; ecn++) {
+		const struct msfc_test_attr attrs[] = {
+			{ TCA_MSFC_PRIOS, 2 }, { TCA_MSFC_QUANTUM, 300 },
+			{ TCA_MSFC_TARGET, 1000 }, { TCA_MSFC_INTERVAL, 5000 },
+			{ TCA_MSFC_ECN, ecn }, { 0 }
+		};
+		struct Qdisc *sch = msfc_test_create(test, attrs);
+		struct msfc_sched_data *q = qdisc_priv(sch);
+		u32 got = 0, ce = 0;
+		struct sk_buff *skb;
+		int i;
+
+		for (i = 0; i < 60; i++)
+			KUNIT_ASSERT_EQ(test, msfc_test_enqueue(sch,
+					msfc_test_ip_skb(1000, INET_ECN_ECT_0, 4242)),
+					NET_XMIT_SUCCESS);
+		msleep(20);
+		skb = msfc_dequeue(sch);	/* above target: starts the interval */
+		KUNIT_ASSERT_NOT_NULL(test, skb);
+		kfree_skb(skb);
+		KUNIT_EXPECT_EQ(test, q->codel_drops, 0);
+		msleep(10);
+		while ((skb = msfc_dequeue(sch))) {
+			got++;
+			ce += INET_ECN_is_ce(ip_hdr(skb)->tos);
+			kfree_skb(skb);
+		}
+		if (ecn) {
+			KUNIT_EXPECT_EQ(test, q->codel_drops, 0);
+			KUNIT_EXPECT_GT(test, ce, 0);
+			KUNIT_EXPECT_EQ(test, q->classes[1].ecn_marks, ce);
+			KUNIT_EXPECT_EQ(test, got, 59);
+		} else {
+			KUNIT_EXPECT_GT(test, q->codel_drops, 0);
+			KUNIT_EXPECT_EQ(test, q->classes[1].codel_drops, q->codel_drops);
+			KUNIT_EXPECT_EQ(test, got + q->codel_drops, 59);
+			KUNIT_EXPECT_EQ(test, sch->qstats.drops, q->codel_drops);
+		}
+		KUNIT_EXPECT_EQ(test, sch->q.qlen, 0);
+		KUNIT_EXPECT_EQ(test, sch->qstats.backlog, 0);
+		KUNIT_EXPECT_EQ(test, q->memory_usage, 0);
+		msfc_test_release(test);
+	}
+}
+
+/* limit: the fattest flow loses half its backlog; memory_limit likewise. */
+static void msfc_test_limits(struct kunit *test)
+{
+	const struct msfc_test_attr attrs[] = {
+		{ TCA_MSFC_PRIOS, 3 }, { TCA_MSFC_FLOWS, 8 }, { TCA_MSFC_LIMIT, 20 }, { 0 }
+	};
+	struct Qdisc *sch = msfc_test_create(test, attrs);
+	struct msfc_sched_data *q = qdisc_priv(sch);
+	struct netlink_ext_ack extack = {};
+	struct msfc_test_attr mem[] = { { TCA_MSFC_MEMORY_LIMIT, 0 }, { 0 } };
+	u32 truesize;
+	int i;
+
+	for (i = 0; i < 10; i++)
+		KUNIT_ASSERT_EQ(test, msfc_test_enqueue_flow(sch, 0, 1, 100), NET_XMIT_SUCCESS);
+	for (i = 0; i < 10; i++)
+		KUNIT_ASSERT_EQ(test, msfc_test_enqueue_flow(sch, 2, 5, 500), NET_XMIT_SUCCESS);
+	/* 21st packet: class 2 flow 5 (5000 bytes) loses 5 packets */
+	KUNIT_EXPECT_EQ(test, msfc_test_enqueue_flow(sch, 1, 0, 100), NET_XMIT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, sch->q.qlen, 16);
+	KUNIT_EXPECT_EQ(test, q->backlogs[2 * 8 + 5], 2500);
+	KUNIT_EXPECT_EQ(test, q->classes[2].overload_drops, 5);
+	KUNIT_EXPECT_EQ(test, sch->qstats.overlimits, 5);
+	KUNIT_EXPECT_EQ(test, sch->qstats.backlog, 1000 + 2500 + 100);
+	/* a packet into the fattest flow, which it empties: NET_XMIT_CN */
+	rtnl_lock();
+	qdisc_reset(sch);
+	rtnl_unlock();
+	KUNIT_EXPECT_EQ(test, q->memory_usage, 0);
+	for (i = 0; i < 20; i++)
+		KUNIT_ASSERT_EQ(test, msfc_test_enqueue_flow(sch, 0, i % 4, 100),
+				NET_XMIT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, msfc_test_enqueue_flow(sch, 1, 7, 9000), NET_XMIT_CN);
+	KUNIT_EXPECT_EQ(test, sch->q.qlen, 20);
+	KUNIT_EXPECT_EQ(test, q->classes[1].backlog, 0);
+
+	/* memory_limit of 6 packets' truesize keeps at most 6 packets */
+	rtnl_lock();
+	qdisc_reset(sch);
+	rtnl_unlock();
+	KUNIT_ASSERT_EQ(test, msfc_test_enqueue_flow(sch, 0, 0, 100), NET_XMIT_SUCCESS);
+	truesize = q->memory_usage;
+	KUNIT_ASSERT_GT(test, truesize, 0);
+	mem[0].val = 6 * truesize;
+	KUNIT_ASSERT_EQ(test, msfc_test_change(sch, mem, NULL, 0, &extack), 0);
+	for (i = 0; i < 30; i++)
+		msfc_test_enqueue_flow(sch, i % 3, i % 8, 100);
+	KUNIT_EXPECT_LE(test, sch->q.qlen, 6);
+	KUNIT_EXPECT_LE(test, q->memory_usage, 6 * truesize);
+	KUNIT_EXPECT_GT(test, q->overmemory_drops, 0);
+	KUNIT_EXPECT_EQ(test, q->overmemory_drops, q->overload_drops - 5 - 1);
+}
+
+struct msfc_bad_case {
+	const char *what;
+	struct msfc_test_attr attrs[3];
+	int maplen;
+	u8 mapval;
+};
+
+/* Every invalid attribute is rejected with an extack message and changes nothing. */
+static void msfc_test_invalid(struct kunit *test)
+{
+	static const struct msfc_bad_case cases[] = {
+		{ "prios 0", { { TCA_MSFC_PRIOS, 0 } } },
+		{ "prios 17", { { TCA_MSFC_PRIOS, 17 } } },
+		{ "flows 0", { { TCA_MSFC_FLOWS, 0 } } },
+		{ "flows 65537", { { TCA_MSFC_FLOWS, 65537 } } },
+		{ "quantum 0", { { TCA_MSFC_QUANTUM, 0 } } },
+		{ "quantum 2^20+1", { { TCA_MSFC_QUANTUM, (1 << 20) + 1 } } },
+		{ "ratio 0", { { TCA_MSFC_RATIO, 0 } } },
+		{ "ratio 16+", { { TCA_MSFC_RATIO, (16 << 16) + 1 } } },
+		{ "target 0", { { TCA_MSFC_TARGET, 0 } } },
+		{ "target 1us", { { TCA_MSFC_TARGET, 1 } } },
+		{ "target > 2000 s", { { TCA_MSFC_TARGET, 2000000001 } } },
+		{ "interval 0", { { TCA_MSFC_INTERVAL, 0 } } },
+		{ "interval > 2000 s", { { TCA_MSFC_INTERVAL, 2000000001 } } },
+		{ "target >= interval", { { TCA_MSFC_TARGET, 100000 }, { TCA_MSFC_INTERVAL, 100000 } } },
+		{ "target above default interval", { { TCA_MSFC_TARGET, 200000 } } },
+		{ "limit 0", { { TCA_MSFC_LIMIT, 0 } } },
+		{ "memory_limit 0", { { TCA_MSFC_MEMORY_LIMIT, 0 } } },
+		{ "memory_limit 2^31+1", { { TCA_MSFC_MEMORY_LIMIT, (1U << 31) + 1 } } },
+		{ "drop_batch 0", { { TCA_MSFC_DROP_BATCH, 0 } } },
+		{ "drop_batch 65537", { { TCA_MSFC_DROP_BATCH, 65537 } } },
+		{ "ecn 2", { { TCA_MSFC_ECN, 2 } } },
+		{ "class quantum over 2^40", { { TCA_MSFC_PRIOS, 16 }, { TCA_MSFC_RATIO, 16 << 16 } } },
+		{ "dscp map short", { { 0 } }, 63, 0 },
+		{ "dscp map long", { { 0 } }, 65, 0 },
+		{ "dscp map entry 16", { { 0 } }, 64, 16 },
+	};
+	struct Qdisc *sch = msfc_test_create(test, NULL);
+	struct msfc_sched_data *q = qdisc_priv(sch);
+	u8 *before = kunit_kmalloc(test, sizeof(*q), GFP_KERNEL);
+	u8 map[65];
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, before);
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct netlink_ext_ack extack = {};
+		int err;
+
+		memcpy(before, q, sizeof(*q));
+		memset(map, cases[i].mapval, sizeof(map));
+		err = msfc_test_change(sch, cases[i].attrs, cases[i].maplen ? map : NULL,
+				       cases[i].maplen, &extack);
+		/* netlink policy violations give -ERANGE, our own checks -EINVAL */
+		KUNIT_EXPECT_TRUE_MSG(test, err == -EINVAL || err == -ERANGE,
+				      "%s: error %d", cases[i].what, err);
+		KUNIT_EXPECT_NOT_NULL_MSG(test, extack._msg, "%s: no error message",
+					  cases[i].what);
+		KUNIT_EXPECT_EQ_MSG(test, memcmp(before, q, sizeof(*q)), 0,
+				    "%s changed the qdisc", cases[i].what);
+		if (extack._msg)
+			kunit_info(test, "%s: %s\n", cases[i].what, extack._msg);
+	}
+}
+
+/* change and reset with packets queued */
+static void msfc_test_change_reset(struct kunit *test)
+{
+	const struct msfc_test_attr attrs[] = {
+		{ TCA_MSFC_PRIOS, 3 }, { TCA_MSFC_FLOWS, 32 }, { 0 }
+	};
+	const struct msfc_test_attr live[] = {
+		{ TCA_MSFC_QUANTUM, 3000 }, { TCA_MSFC_RATIO, 3 << 16 }, { 0 }
+	};
+	const struct msfc_test_attr live2[] = {
+		{ TCA_MSFC_TARGET, 10000 }, { TCA_MSFC_INTERVAL, 200000 }, { 0 }
+	};
+	const struct msfc_test_attr lower[] = { { TCA_MSFC_LIMIT, 40 }, { 0 } };
+	const struct msfc_test_attr resize[] = { { TCA_MSFC_PRIOS, 4 }, { 0 } };
+	struct Qdisc *sch = msfc_test_create(test, attrs);
+	struct msfc_sched_data *q = qdisc_priv(sch);
+	struct netlink_ext_ack extack = {};
+	struct sk_buff *skb;
+	u32 n = 0;
+	int i;
+
+	for (i = 0; i < 90; i++)
+		KUNIT_ASSERT_EQ(test, msfc_test_enqueue_flow(sch, i % 3, i % 32, 200 + i),
+				NET_XMIT_SUCCESS);
+	KUNIT_ASSERT_EQ(test, msfc_test_change(sch, live, NULL, 0, &extack), 0);
+	KUNIT_ASSERT_EQ(test, msfc_test_change(sch, live2, NULL, 0, &extack), 0);
+	KUNIT_EXPECT_EQ(test, sch->q.qlen, 90);
+	KUNIT_EXPECT_EQ(test, q->classes[2].quantum, 27000);
+	KUNIT_EXPECT_EQ(test, q->cparams.interval, 195312);
+	KUNIT_EXPECT_EQ(test, q->interval_us, 200000);
+
+	/* prios/flows need an empty qdisc */
+	extack._msg = NULL;
+	KUNIT_EXPECT_EQ(test, msfc_test_change(sch, resize, NULL, 0, &extack), -EBUSY);
+	KUNIT_EXPECT_NOT_NULL(test, extack._msg);
+	KUNIT_EXPECT_EQ(test, q->prios, 3);
+
+	/* a lower limit drops down to it from the fattest flows */
+	KUNIT_ASSERT_EQ(test, msfc_test_change(sch, lower, NULL, 0, &extack), 0);
+	KUNIT_EXPECT_EQ(test, sch->q.qlen, 40);
+	KUNIT_EXPECT_EQ(test, q->classes[0].qlen + q->classes[1].qlen + q->classes[2].qlen, 40);
+	for (i = 0; i < 10; i++) {
+		skb = msfc_dequeue(sch);
+		KUNIT_ASSERT_NOT_NULL(test, skb);
+		kfree_skb(skb);
+	}
+	KUNIT_EXPECT_EQ(test, sch->q.qlen, 30);
+
+	rtnl_lock();
+	qdisc_reset(sch);
+	rtnl_unlock();
+	KUNIT_EXPECT_EQ(test, sch->q.qlen, 0);
+	KUNIT_EXPECT_EQ(test, sch->qstats.backlog, 0);
+	KUNIT_EXPECT_EQ(test, q->memory_usage, 0);
+	KUNIT_EXPECT_EQ(test, q->active_flows, 0);
+	KUNIT_EXPECT_NULL(test, msfc_dequeue(sch));
+
+	/* empty: prios and flows can change; the qdisc works afterwards */
+	KUNIT_ASSERT_EQ(test, msfc_test_change(sch, resize, NULL, 0, &extack), 0);
+	KUNIT_EXPECT_EQ(test, q->prios, 4);
+	KUNIT_EXPECT_EQ(test, q->classes[3].quantum, 81000);
+	for (i = 0; i < 8; i++)
+		KUNIT_ASSERT_EQ(test, msfc_test_enqueue_flow(sch, i % 4, 31, 100), NET_XMIT_SUCCESS);
+	while ((skb = msfc_dequeue(sch))) {
+		n++;
+		kfree_skb(skb);
+	}
+	KUNIT_EXPECT_EQ(test, n, 8);
+}
+
+/* Parents such as TBF peek first: the peeked packet stays counted and is the
+ * one dequeued next.
+ */
+static void msfc_test_peek(struct kunit *test)
+{
+	const struct msfc_test_attr attrs[] = { { TCA_MSFC_PRIOS, 2 }, { 0 } };
+	struct Qdisc *sch = msfc_test_create(test, attrs);
+	struct sk_buff *peeked, *skb;
+	int i;
+
+	for (i = 0; i < 3; i++)
+		KUNIT_ASSERT_EQ(test, msfc_test_enqueue_flow(sch, 1, i, 100 + i), NET_XMIT_SUCCESS);
+	peeked = sch->ops->peek(sch);
+	KUNIT_ASSERT_NOT_NULL(test, peeked);
+	KUNIT_EXPECT_PTR_EQ(test, sch->ops->peek(sch), peeked);
+	KUNIT_EXPECT_EQ(test, sch->q.qlen, 3);
+	KUNIT_EXPECT_EQ(test, sch->qstats.backlog, 303);
+	skb = qdisc_dequeue_peeked(sch);
+	KUNIT_EXPECT_PTR_EQ(test, skb, peeked);
+	KUNIT_EXPECT_EQ(test, sch->q.qlen, 2);
+	kfree_skb(skb);
+	for (i = 0; i < 2; i++) {
+		skb = qdisc_dequeue_peeked(sch);
+		KUNIT_ASSERT_NOT_NULL(test, skb);
+		kfree_skb(skb);
+	}
+	KUNIT_EXPECT_NULL(test, sch->ops->peek(sch));
+	KUNIT_EXPECT_EQ(test, sch->qstats.backlog, 0);
+}
+
+static struct kunit_case msfc_test_cases[] = {
+	KUNIT_CASE(msfc_test_vectors),
+	KUNIT_CASE(msfc_test_ratio_shares),
+	KUNIT_CASE(msfc_test_flow_fairness),
+	KUNIT_CASE(msfc_test_dscp_classes),
+	KUNIT_CASE(msfc_test_codel),
+	KUNIT_CASE(msfc_test_limits),
+	KUNIT_CASE(msfc_test_invalid),
+	KUNIT_CASE(msfc_test_change_reset),
+	KUNIT_CASE(msfc_test_peek),
+	{}
+};
+
+static struct kunit_suite msfc_test_suite = {
+	.name = "sch_msfc",
+	.init = msfc_test_init,
+	.exit = msfc_test_exit,
+	.test_cases = msfc_test_cases,
+};
+
+kunit_test_suite(msfc_test_suite);
