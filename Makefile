@@ -16,7 +16,7 @@ RESULTS ?= results
 APT_PACKAGES := cmake ninja-build g++ make
 
 .PHONY: all setup deps build test test-ns3 test-python test-kernel bench bench-dumbbell \
-        bench-cost clean help
+        bench-cost bench-kernel clean help
 
 all: build
 
@@ -55,26 +55,37 @@ build: setup
 test-ns3: build
 	scripts/run-ns3-tests.sh $(BUILD)/msfc-test-runner
 
+# pytest collects tests/ (the msfc package) and the scenario tests (pyproject: testpaths).
 test-python: build
-	@if [ -d tests ]; then MSFC_BUILD_DIR=$(CURDIR)/$(BUILD) $(VENV)/bin/python -m pytest -q tests; \
-	else echo "no Python tests"; fi
+	MSFC_BUILD_DIR=$(CURDIR)/$(BUILD) $(VENV)/bin/python -m pytest -q
 
 test-kernel:
-	@if [ -f kernel/Makefile ]; then $(MAKE) -C kernel test; else echo "no kernel tests"; fi
+	$(MAKE) -C kernel test
 
 test: build
 	@status=0; \
 	$(MAKE) --no-print-directory test-ns3 || status=1; \
-	$(MAKE) --no-print-directory test-python || status=1; \
 	$(MAKE) --no-print-directory test-kernel || status=1; \
+	$(MAKE) --no-print-directory test-python || status=1; \
 	if [ $$status -ne 0 ]; then echo "make test: FAILED (see above)"; fi; \
 	exit $$status
 
-# The default benchmark comparison.
+# The default benchmark comparison: the thesis's ISP tree (quick preset) under the four
+# schedulers of the thesis, the thesis's published tables beside ours, and an HTML report.
+BENCH_OUT := $(RESULTS)/isp-tree-quick
 bench: build
+	$(VENV)/bin/msfc compare isp-tree --preset quick --schedulers PfifoFast,CoDel,FqCoDel,Msfc \
+	    --thesis --jobs 2 --out $(BENCH_OUT) | tee $(BENCH_OUT).txt
+	$(VENV)/bin/msfc report $(BENCH_OUT)
+	@echo "Output: $(BENCH_OUT).txt (tables), $(BENCH_OUT)/ (raw records, Parquet, report.html)"
+
+bench-dumbbell: build
 	@mkdir -p $(RESULTS)
 	$(BUILD)/msfc-dumbbell --schedulers=Msfc,FqCoDel,CoDel,PfifoFast | tee $(RESULTS)/dumbbell.txt
 	@echo "Output: $(RESULTS)/dumbbell.txt"
+
+bench-kernel:
+	$(MAKE) -C kernel bench
 
 bench-cost: build
 	@mkdir -p $(RESULTS)

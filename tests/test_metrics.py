@@ -126,3 +126,16 @@ def test_metric_registry_is_complete():
         assert M.heading(name)
     assert M.format_value("lost_packets", 3.0) == "3"
     assert M.format_value("delay_mean_ms", float("nan")) == "-"
+
+
+def test_direction_keeps_data_flows_only_when_kind_is_given():
+    flows = pd.DataFrame({
+        "flow_id": [1, 2, 3, 4],
+        "direction": ["down", "down", "up", "down"],
+        "kind": ["data", "ack", "data", "data"],
+    })
+    assert list(M.select_flows(flows, "down")["flow_id"]) == [1, 4]
+    assert list(M.select_flows(flows, "up")["flow_id"]) == [3]
+    assert list(M.select_flows(flows, "all")["flow_id"]) == [1, 2, 3, 4]
+    # files without the column (older runs, other scenarios): direction alone
+    assert list(M.select_flows(flows.drop(columns="kind"), "down")["flow_id"]) == [1, 2, 4]

@@ -167,10 +167,18 @@ def flow_metrics(flows: pd.DataFrame) -> pd.DataFrame:
 
 
 def select_flows(flows: pd.DataFrame, direction: str | None = "down") -> pd.DataFrame:
-    """Flows of one direction (``down``, ``up``) or all of them (``None`` / ``all``)."""
+    """Data flows of one direction (``down``, ``up``) or all flows (``None`` / ``all``).
+
+    When the scenario labels flows with ``kind`` (``data`` or ``ack``, docs/data-format.md),
+    a direction selects only the data flows: the acknowledgements of an upload travel down but
+    are not the download traffic the thesis reports.
+    """
     if direction in (None, "all"):
         return flows
-    return flows[flows["direction"] == direction]
+    selected = flows[flows["direction"] == direction]
+    if "kind" in selected.columns:
+        selected = selected[selected["kind"] == "data"]
+    return selected
 
 
 def group_metrics(flows: pd.DataFrame, delay_hist: pd.DataFrame | None = None) -> dict[str, float]:
