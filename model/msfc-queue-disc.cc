@@ -1,0 +1,835 @@
+/*
+ * Multilevel Stochastically Fair CoDel (MSFC) queue disc.
+ * The algorithm is defined in docs/algorithm.md.
+ *
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+#include "msfc-queue-disc.h"
+
+#include "ns3/boolean.h"
+#include "ns3/double.h"
+#include "ns3/drop-tail-queue.h"
+#include "ns3/log.h"
+#include "ns3/net-device-queue-interface.h"
+#include "ns3/net-device.h"
+#include "ns3/queue.h"
+#include "ns3/simulator.h"
+#include "ns3/socket.h"
+#include "ns3/string.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <map>
+#include <sstream>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("MsfcQueueDisc");
+
+NS_OBJECT_ENSURE_REGISTERED(MsfcQueueDisc);
+
+namespace
+{
+constexpr uint32_t MAX_FLOWS = 65536;
+constexpr uint32_t MAX_QUANTUM = 1048576;
+constexpr double MAX_RATIO = 16.0;
+constexpr uint32_t MAX_DROP_BATCH = 65536;
+constexpr uint32_t DEFAULT_MTU = 1500;
+
+// Reciprocal square root in Q0.16, as in the CoDel reference control law.
+constexpr int REC_INV_SQRT_BITS = 16;
+constexpr int REC_INV_SQRT_SHIFT = 32 - REC_INV_SQRT_BITS;
+
+/// DSCP code point names accepted in DscpMap.
+const std::map<std::string, uint8_t>&
+DscpNames()
+{
+    static const std::map<std::string, uint8_t> names = {
+        {"CS0", 0},   {"BE", 0},    {"LE", 1},    {"CS1", 8},   {"AF11", 10}, {"AF12", 12},
+        {"AF13", 14}, {"CS2", 16},  {"AF21", 18}, {"AF22", 20}, {"AF23", 22}, {"CS3", 24},
+        {"AF31", 26}, {"AF32", 28}, {"AF33", 30}, {"CS4", 32},  {"AF41", 34}, {"AF42", 36},
+        {"AF43", 38}, {"CS5", 40},  {"VA", 44},   {"EF", 46},   {"CS6", 48},  {"CS7", 56},
+    };
+    return names;
+}
+
+bool
+ParseUnsigned(const std::string& text, uint64_t max, uint64_t& out)
+{
+    if (text.empty() || text.size() > 10)
+    {
+        return false;
+    }
+    uint64_t v = 0;
+    for (char ch : text)
+    {
+        if (!std::isdigit(static_cast<unsigned char>(ch)))
+        {
+            return false;
+        }
+        v = v * 10 + static_cast<uint64_t>(ch - '0');
+    }
+    if (v > max)
+    {
+        return false;
+    }
+    out = v;
+    return true;
+}
+
+std::string
+Trim(const std::string& s)
+{
+    auto b = s.find_first_not_of(" \t");
+    if (b == std::string::npos)
+    {
+        return "";
+    }
+    auto e = s.find_last_not_of(" \t");
+    return s.substr(b, e - b + 1);
+}
+} // namespace
+
+TypeId
+MsfcQueueDisc::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::MsfcQueueDisc")
+            .SetParent<QueueDisc>()
+            .SetGroupName("TrafficControl")
+            .AddConstructor<MsfcQueueDisc>()
+            .AddAttribute("Prios",
+                          "Number of priority classes (1..16); class Prios-1 is the most important",
+                          UintegerValue(3),
+                          MakeUintegerAccessor(&MsfcQueueDisc::m_prios),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("Flows",
+                          "Number of flow queues (hash buckets) in each class (1..65536)",
+                          UintegerValue(1024),
+                          MakeUintegerAccessor(&MsfcQueueDisc::m_nFlows),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("Quantum",
+                          "Bytes of the inner fair DRR quantum and of class 0's outer quantum "
+                          "(1..1048576); 0 means the MTU of the device (1500 without a device)",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&MsfcQueueDisc::m_quantumAttr),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("Ratio",
+                          "Bandwidth ratio of adjacent classes: class p has outer quantum "
+                          "Quantum * Ratio^p (1/65536..16, kept as 16.16 fixed point)",
+                          DoubleValue(2.0),
+                          MakeDoubleAccessor(&MsfcQueueDisc::m_ratio),
+                          MakeDoubleChecker<double>())
+            .AddAttribute("Target",
+                          "CoDel target queue delay (> 0, < Interval)",
+                          TimeValue(MilliSeconds(5)),
+                          MakeTimeAccessor(&MsfcQueueDisc::m_target),
+                          MakeTimeChecker())
+            .AddAttribute("Interval",
+                          "CoDel interval (> Target, <= 1000 s)",
+                          TimeValue(MilliSeconds(100)),
+                          MakeTimeAccessor(&MsfcQueueDisc::m_interval),
+                          MakeTimeChecker())
+            .AddAttribute("MaxSize",
+                          "Most packets (or bytes) the queue disc holds; above it packets are "
+                          "dropped from the fattest flow",
+                          QueueSizeValue(QueueSize("10240p")),
+                          MakeQueueSizeAccessor(&QueueDisc::SetMaxSize, &QueueDisc::GetMaxSize),
+                          MakeQueueSizeChecker())
+            .AddAttribute("DropBatchSize",
+                          "Most packets dropped from the fattest flow per overload (1..65536)",
+                          UintegerValue(64),
+                          MakeUintegerAccessor(&MsfcQueueDisc::m_dropBatchSize),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("UseEcn",
+                          "CE-mark ECN-capable packets instead of dropping them in CoDel",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&MsfcQueueDisc::m_useEcn),
+                          MakeBooleanChecker())
+            .AddAttribute("Perturbation",
+                          "Perturbation (salt) of the flow hash",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&MsfcQueueDisc::m_perturbation),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("UseSocketPriority",
+                          "Classify by the packet's SocketPriorityTag when it has one (class = "
+                          "priority, clamped to Prios-1); otherwise by DSCP. Note that ns-3 "
+                          "sockets derive the tag from the IP TOS they send with",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&MsfcQueueDisc::m_useSocketPriority),
+                          MakeBooleanChecker())
+            .AddAttribute("DscpMap",
+                          "DSCP to class overrides, e.g. \"EF=2, CS1=0, 10=0\" (names or "
+                          "numbers 0..63); unlisted code points follow the default map of "
+                          "docs/algorithm.md; classes >= Prios are clamped to Prios-1",
+                          StringValue(""),
+                          MakeStringAccessor(&MsfcQueueDisc::m_dscpMapSpec),
+                          MakeStringChecker());
+    return tid;
+}
+
+MsfcQueueDisc::MsfcQueueDisc()
+    : QueueDisc(QueueDiscSizePolicy::MULTIPLE_QUEUES)
+{
+    NS_LOG_FUNCTION(this);
+}
+
+MsfcQueueDisc::~MsfcQueueDisc()
+{
+    NS_LOG_FUNCTION(this);
+}
+
+void
+MsfcQueueDisc::DoDispose()
+{
+    NS_LOG_FUNCTION(this);
+    m_flows.clear();
+    m_classes.clear();
+    m_activeHead = m_activeTail = NIL;
+    QueueDisc::DoDispose();
+}
+
+std::string
+MsfcQueueDisc::GetAttributeRange(const std::string& attribute)
+{
+    static const std::map<std::string, std::string> ranges = {
+        {"Prios", "1..16"},
+        {"Flows", "1..65536"},
+        {"Quantum", "0..1048576 (0 = device MTU)"},
+        {"Ratio", "0.0000153..16"},
+        {"Target", "> 0 and < Interval"},
+        {"Interval", "> Target and <= 1000s"},
+        {"DropBatchSize", "1..65536"},
+        {"MaxSize", ">= 1"},
+    };
+    auto it = ranges.find(attribute);
+    return it == ranges.end() ? std::string() : it->second;
+}
+
+std::vector<uint64_t>
+MsfcQueueDisc::ComputeClassQuanta(uint64_t quantum, uint32_t ratioFixed, uint32_t prios)
+{
+    std::vector<uint64_t> q;
+    q.reserve(prios);
+    uint64_t cur = quantum;
+    for (uint32_t p = 0; p < prios; ++p)
+    {
+        if (p > 0)
+        {
+            unsigned __int128 prod = static_cast<unsigned __int128>(cur) * ratioFixed + 32768;
+            prod >>= 16;
+            if (prod > MAX_CLASS_QUANTUM)
+            {
+                return {};
+            }
+            cur = std::max<uint64_t>(1, static_cast<uint64_t>(prod));
+        }
+        if (cur > MAX_CLASS_QUANTUM)
+        {
+            return {};
+        }
+        q.push_back(cur);
+    }
+    return q;
+}
+
+bool
+MsfcQueueDisc::ParseDscpMap(const std::string& spec,
+                            std::array<int32_t, 64>& map,
+                            std::string& error)
+{
+    map.fill(-1);
+    std::string normalized = spec;
+    std::replace(normalized.begin(), normalized.end(), ';', ',');
+    std::stringstream ss(normalized);
+    std::string entry;
+    while (std::getline(ss, entry, ','))
+    {
+        entry = Trim(entry);
+        if (entry.empty())
+        {
+            continue;
+        }
+        auto eq = entry.find_first_of("=:");
+        if (eq == std::string::npos)
+        {
+            error = "DscpMap entry '" + entry +
+                    "' is not of the form DSCP=CLASS (e.g. EF=2 or 46=2)";
+            return false;
+        }
+        std::string key = Trim(entry.substr(0, eq));
+        std::string val = Trim(entry.substr(eq + 1));
+        std::transform(key.begin(), key.end(), key.begin(), [](unsigned char c) {
+            return static_cast<char>(std::toupper(c));
+        });
+        uint64_t dscp = 0;
+        auto named = DscpNames().find(key);
+        if (named != DscpNames().end())
+        {
+            dscp = named->second;
+        }
+        else if (!ParseUnsigned(key, 63, dscp))
+        {
+            error = "DscpMap entry '" + entry + "': '" + key +
+                    "' is neither a DSCP number 0..63 nor a code point name "
+                    "(CS0-CS7, AF11-AF43, EF, VA, LE, BE)";
+            return false;
+        }
+        uint64_t cls = 0;
+        if (!ParseUnsigned(val, MAX_PRIOS - 1, cls))
+        {
+            error = "DscpMap entry '" + entry + "': class '" + val +
+                    "' is not a number 0.." + std::to_string(MAX_PRIOS - 1);
+            return false;
+        }
+        map[dscp] = static_cast<int32_t>(cls);
+    }
+    return true;
+}
+
+std::string
+MsfcQueueDisc::ValidateConfiguration() const
+{
+    std::ostringstream err;
+    if (m_prios < 1 || m_prios > MAX_PRIOS)
+    {
+        err << "Prios=" << m_prios << " is out of range: allowed 1.." << MAX_PRIOS;
+    }
+    else if (m_nFlows < 1 || m_nFlows > MAX_FLOWS)
+    {
+        err << "Flows=" << m_nFlows << " is out of range: allowed 1.." << MAX_FLOWS;
+    }
+    else if (m_quantumAttr > MAX_QUANTUM)
+    {
+        err << "Quantum=" << m_quantumAttr << " is out of range: allowed 1.." << MAX_QUANTUM
+            << " bytes, or 0 for the device MTU";
+    }
+    else if (!(m_ratio > 0.0) || m_ratio > MAX_RATIO ||
+             std::llround(m_ratio * 65536.0) < 1)
+    {
+        err << "Ratio=" << m_ratio << " is out of range: allowed 1/65536.." << MAX_RATIO;
+    }
+    else if (m_target.IsStrictlyNegative() || m_target.IsZero())
+    {
+        err << "Target=" << m_target.As(Time::MS) << " is out of range: must be > 0 and < Interval";
+    }
+    else if (m_interval.IsStrictlyNegative() || m_interval.IsZero() || m_interval > Seconds(1000))
+    {
+        err << "Interval=" << m_interval.As(Time::MS)
+            << " is out of range: must be > Target and <= 1000 s";
+    }
+    else if (m_target >= m_interval)
+    {
+        err << "Target=" << m_target.As(Time::MS) << " must be smaller than Interval="
+            << m_interval.As(Time::MS);
+    }
+    else if (m_dropBatchSize < 1 || m_dropBatchSize > MAX_DROP_BATCH)
+    {
+        err << "DropBatchSize=" << m_dropBatchSize << " is out of range: allowed 1.."
+            << MAX_DROP_BATCH;
+    }
+    else if (GetMaxSize().GetValue() < 1)
+    {
+        err << "MaxSize=" << GetMaxSize() << " is out of range: must hold at least 1 packet or byte";
+    }
+    else
+    {
+        uint64_t q0 = m_quantumAttr ? m_quantumAttr : DEFAULT_MTU;
+        auto quanta = ComputeClassQuanta(q0,
+                                         static_cast<uint32_t>(std::llround(m_ratio * 65536.0)),
+                                         m_prios);
+        if (quanta.empty())
+        {
+            err << "Quantum * Ratio^(Prios-1) = " << q0 << " * " << m_ratio << "^" << (m_prios - 1)
+                << " exceeds " << MAX_CLASS_QUANTUM
+                << " bytes: lower Ratio, Prios or Quantum";
+        }
+        else
+        {
+            std::array<int32_t, 64> map;
+            std::string mapError;
+            if (!ParseDscpMap(m_dscpMapSpec, map, mapError))
+            {
+                err << mapError;
+            }
+        }
+    }
+    std::string msg = err.str();
+    return msg.empty() ? msg : "MsfcQueueDisc: " + msg;
+}
+
+bool
+MsfcQueueDisc::CheckConfig()
+{
+    NS_LOG_FUNCTION(this);
+    if (GetNQueueDiscClasses() > 0)
+    {
+        NS_LOG_ERROR("MsfcQueueDisc cannot have classes");
+        std::cerr << "MsfcQueueDisc: it cannot have queue disc classes (it builds its own)\n";
+        return false;
+    }
+    if (GetNPacketFilters() > 0)
+    {
+        NS_LOG_ERROR("MsfcQueueDisc needs no packet filter");
+        std::cerr << "MsfcQueueDisc: it classifies by itself; remove the packet filters\n";
+        return false;
+    }
+    if (GetNInternalQueues() > 0)
+    {
+        NS_LOG_ERROR("MsfcQueueDisc cannot have internal queues");
+        std::cerr << "MsfcQueueDisc: it creates its own internal queues; do not add any\n";
+        return false;
+    }
+    std::string error = ValidateConfiguration();
+    if (!error.empty())
+    {
+        NS_LOG_ERROR(error);
+        std::cerr << error << std::endl;
+        return false;
+    }
+    return true;
+}
+
+void
+MsfcQueueDisc::InitializeParams()
+{
+    NS_LOG_FUNCTION(this);
+    m_mtu = DEFAULT_MTU;
+    Ptr<NetDeviceQueueInterface> ndqi = GetNetDeviceQueueInterface();
+    if (ndqi)
+    {
+        Ptr<NetDevice> dev = ndqi->GetObject<NetDevice>();
+        if (dev && dev->GetMtu() > 0)
+        {
+            m_mtu = dev->GetMtu();
+        }
+    }
+    m_quantum = m_quantumAttr ? m_quantumAttr : m_mtu;
+    m_targetNs = m_target.GetNanoSeconds();
+    m_intervalNs = m_interval.GetNanoSeconds();
+
+    auto quanta = ComputeClassQuanta(m_quantum,
+                                     static_cast<uint32_t>(std::llround(m_ratio * 65536.0)),
+                                     m_prios);
+    NS_ABORT_MSG_IF(quanta.empty(), "MsfcQueueDisc: class quanta overflow");
+    m_classes.assign(m_prios, Class{});
+    for (uint32_t p = 0; p < m_prios; ++p)
+    {
+        m_classes[p].quantum = quanta[p];
+    }
+    m_flows.assign(static_cast<size_t>(m_prios) * m_nFlows, Flow{});
+    m_activeHead = m_activeTail = NIL;
+
+    // DSCP map: the default rule, then the user's overrides.
+    std::array<int32_t, 64> overrides;
+    std::string unused;
+    ParseDscpMap(m_dscpMapSpec, overrides, unused);
+    for (uint32_t dscp = 0; dscp < 64; ++dscp)
+    {
+        uint32_t cls;
+        if (overrides[dscp] >= 0)
+        {
+            cls = static_cast<uint32_t>(overrides[dscp]);
+        }
+        else if (dscp == 1 || dscp == 8)
+        {
+            cls = 0;
+        }
+        else
+        {
+            cls = std::max<uint32_t>(1, dscp >> 3);
+        }
+        m_dscpClass[dscp] = static_cast<uint8_t>(std::min(cls, m_prios - 1));
+    }
+}
+
+uint32_t
+MsfcQueueDisc::GetNClasses() const
+{
+    return m_prios;
+}
+
+uint64_t
+MsfcQueueDisc::GetClassQuantum(uint32_t cls) const
+{
+    NS_ASSERT_MSG(cls < m_classes.size(), "class index out of range or not initialized");
+    return m_classes[cls].quantum;
+}
+
+uint32_t
+MsfcQueueDisc::GetFlowQuantum() const
+{
+    return m_quantum;
+}
+
+MsfcClassStats
+MsfcQueueDisc::GetClassStats(uint32_t cls) const
+{
+    NS_ASSERT_MSG(cls < m_classes.size(), "class index out of range or not initialized");
+    MsfcClassStats s = m_classes[cls].stats;
+    s.activeFlows = 0;
+    for (uint32_t f = m_classes[cls].head; f != NIL; f = m_flows[f].next)
+    {
+        ++s.activeFlows;
+    }
+    return s;
+}
+
+uint32_t
+MsfcQueueDisc::ClassOfDscp(uint8_t dscp) const
+{
+    return m_dscpClass[dscp & 0x3f];
+}
+
+uint32_t
+MsfcQueueDisc::Classify(Ptr<const QueueDiscItem> item) const
+{
+    if (m_useSocketPriority)
+    {
+        SocketPriorityTag tag;
+        if (item->GetPacket()->PeekPacketTag(tag))
+        {
+            return std::min<uint32_t>(tag.GetPriority(), m_prios - 1);
+        }
+    }
+    uint8_t ds = 0;
+    if (!item->GetUint8Value(QueueItem::IP_DSFIELD, ds))
+    {
+        ds = 0; // non-IP: the class of DSCP 0
+    }
+    return m_dscpClass[ds >> 2];
+}
+
+uint32_t
+MsfcQueueDisc::FlowIndex(uint32_t cls, Ptr<const QueueDiscItem> item) const
+{
+    return cls * m_nFlows + item->Hash(m_perturbation) % m_nFlows;
+}
+
+bool
+MsfcQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
+{
+    NS_LOG_FUNCTION(this << item);
+    uint32_t cls = Classify(item);
+    uint32_t idx = FlowIndex(cls, item);
+    Flow& flow = m_flows[idx];
+    Class& c = m_classes[cls];
+
+    if (!flow.queue)
+    {
+        flow.queue = CreateObject<DropTailQueue<QueueDiscItem>>();
+        flow.queue->SetMaxSize(QueueSize(QueueSizeUnit::PACKETS, UINT32_MAX));
+        AddInternalQueue(flow.queue);
+    }
+    uint32_t size = item->GetSize();
+    bool ok = flow.queue->Enqueue(item);
+    NS_ASSERT_MSG(ok, "flow queue refused a packet");
+    (void)ok;
+    flow.backlogBytes += size;
+    c.stats.enqueuedPackets++;
+    c.stats.enqueuedBytes += size;
+    c.stats.backlogPackets++;
+    c.stats.backlogBytes += size;
+
+    if (!flow.active)
+    {
+        flow.active = true;
+        flow.deficit = m_quantum;
+        flow.next = NIL;
+        if (c.tail == NIL)
+        {
+            c.head = idx;
+        }
+        else
+        {
+            m_flows[c.tail].next = idx;
+        }
+        c.tail = idx;
+    }
+    if (!c.active)
+    {
+        c.active = true;
+        c.deficit = static_cast<int64_t>(c.quantum);
+        c.next = NIL;
+        if (m_activeTail == NIL)
+        {
+            m_activeHead = cls;
+        }
+        else
+        {
+            m_classes[m_activeTail].next = cls;
+        }
+        m_activeTail = cls;
+    }
+
+    if (GetCurrentSize() > GetMaxSize())
+    {
+        NS_LOG_DEBUG("Overload, dropping from the fattest flow");
+        OverloadDrop();
+    }
+    return true;
+}
+
+uint32_t
+MsfcQueueDisc::OverloadDrop()
+{
+    NS_LOG_FUNCTION(this);
+    m_overloadEvents++;
+    uint32_t fat = NIL;
+    uint64_t maxBytes = 0;
+    for (uint32_t i = 0; i < m_flows.size(); ++i)
+    {
+        if (m_flows[i].backlogBytes > maxBytes)
+        {
+            maxBytes = m_flows[i].backlogBytes;
+            fat = i;
+        }
+    }
+    if (fat == NIL)
+    {
+        return 0;
+    }
+    Flow& flow = m_flows[fat];
+    uint32_t cls = fat / m_nFlows;
+    uint64_t threshold = maxBytes / 2;
+    uint64_t dropped = 0;
+    uint32_t n = 0;
+    while (n < m_dropBatchSize && dropped < threshold)
+    {
+        Ptr<QueueDiscItem> item = PopHead(cls, flow);
+        if (!item)
+        {
+            break;
+        }
+        dropped += item->GetSize();
+        ++n;
+        m_classes[cls].stats.overloadDrops++;
+        DropAfterDequeue(item, OVERLOAD_DROP);
+    }
+    NS_LOG_DEBUG("Dropped " << n << " packets (" << dropped << " bytes) from flow " << fat);
+    return n;
+}
+
+Ptr<QueueDiscItem>
+MsfcQueueDisc::PopHead(uint32_t cls, Flow& flow)
+{
+    if (!flow.queue)
+    {
+        return nullptr;
+    }
+    Ptr<QueueDiscItem> item = flow.queue->Dequeue();
+    if (item)
+    {
+        uint32_t size = item->GetSize();
+        flow.backlogBytes -= size;
+        Class& c = m_classes[cls];
+        c.stats.backlogPackets--;
+        c.stats.backlogBytes -= size;
+    }
+    return item;
+}
+
+int64_t
+MsfcQueueDisc::ControlLaw(int64_t t, uint16_t recInvSqrt) const
+{
+    // t + interval / sqrt(count), with 1/sqrt(count) in Q0.16
+    unsigned __int128 scaled = static_cast<unsigned __int128>(m_intervalNs) *
+                               (static_cast<uint32_t>(recInvSqrt) << REC_INV_SQRT_SHIFT);
+    return t + static_cast<int64_t>(scaled >> 32);
+}
+
+void
+MsfcQueueDisc::NewtonStep(Flow& flow)
+{
+    // One Newton iteration of x' = x * (3 - count * x^2) / 2 in fixed point.
+    uint32_t invsqrt = static_cast<uint32_t>(flow.recInvSqrt) << REC_INV_SQRT_SHIFT;
+    uint32_t invsqrt2 = static_cast<uint32_t>((static_cast<uint64_t>(invsqrt) * invsqrt) >> 32);
+    uint64_t val = (uint64_t{3} << 32) - static_cast<uint64_t>(flow.count) * invsqrt2;
+    val >>= 2;
+    val = (val * invsqrt) >> (32 - 2 + 1);
+    flow.recInvSqrt = static_cast<uint16_t>(val >> REC_INV_SQRT_SHIFT);
+}
+
+bool
+MsfcQueueDisc::CoDelShouldDrop(Flow& flow, Ptr<const QueueDiscItem> item, int64_t now)
+{
+    if (!item)
+    {
+        flow.firstAboveTime = 0;
+        return false;
+    }
+    int64_t sojourn = now - item->GetTimeStamp().GetNanoSeconds();
+    if (sojourn < m_targetNs || flow.backlogBytes <= m_mtu)
+    {
+        flow.firstAboveTime = 0;
+        return false;
+    }
+    if (flow.firstAboveTime == 0)
+    {
+        flow.firstAboveTime = now + m_intervalNs;
+        return false;
+    }
+    return now > flow.firstAboveTime;
+}
+
+Ptr<QueueDiscItem>
+MsfcQueueDisc::CoDelDequeue(uint32_t cls, Flow& flow)
+{
+    Class& c = m_classes[cls];
+    Ptr<QueueDiscItem> item = PopHead(cls, flow);
+    if (!item)
+    {
+        flow.dropping = false;
+        return nullptr;
+    }
+    int64_t now = Simulator::Now().GetNanoSeconds();
+    bool drop = CoDelShouldDrop(flow, item, now);
+    if (flow.dropping)
+    {
+        if (!drop)
+        {
+            flow.dropping = false;
+        }
+        else
+        {
+            while (flow.dropping && now >= flow.dropNext)
+            {
+                flow.count++;
+                NewtonStep(flow);
+                if (m_useEcn && Mark(item, CODEL_MARK))
+                {
+                    c.stats.ecnMarks++;
+                    flow.dropNext = ControlLaw(flow.dropNext, flow.recInvSqrt);
+                    return item;
+                }
+                c.stats.codelDrops++;
+                DropAfterDequeue(item, CODEL_DROP);
+                item = PopHead(cls, flow);
+                if (!CoDelShouldDrop(flow, item, now))
+                {
+                    flow.dropping = false;
+                }
+                else
+                {
+                    flow.dropNext = ControlLaw(flow.dropNext, flow.recInvSqrt);
+                }
+            }
+        }
+    }
+    else if (drop)
+    {
+        if (m_useEcn && Mark(item, CODEL_MARK))
+        {
+            c.stats.ecnMarks++;
+        }
+        else
+        {
+            c.stats.codelDrops++;
+            DropAfterDequeue(item, CODEL_DROP);
+            item = PopHead(cls, flow);
+            CoDelShouldDrop(flow, item, now);
+        }
+        flow.dropping = true;
+        uint32_t delta = flow.count - flow.lastCount;
+        if (delta > 1 && now - flow.dropNext < 16 * m_intervalNs)
+        {
+            flow.count = delta;
+            NewtonStep(flow);
+        }
+        else
+        {
+            flow.count = 1;
+            flow.recInvSqrt = static_cast<uint16_t>(~0U >> REC_INV_SQRT_SHIFT);
+        }
+        flow.lastCount = flow.count;
+        flow.dropNext = ControlLaw(now, flow.recInvSqrt);
+    }
+    return item;
+}
+
+Ptr<QueueDiscItem>
+MsfcQueueDisc::ClassDequeue(uint32_t cls)
+{
+    Class& c = m_classes[cls];
+    while (c.head != NIL)
+    {
+        uint32_t idx = c.head;
+        Flow& flow = m_flows[idx];
+        if (flow.deficit <= 0)
+        {
+            flow.deficit += m_quantum;
+            if (c.tail != idx)
+            {
+                c.head = flow.next;
+                flow.next = NIL;
+                m_flows[c.tail].next = idx;
+                c.tail = idx;
+            }
+            continue;
+        }
+        Ptr<QueueDiscItem> item = CoDelDequeue(cls, flow);
+        if (!item)
+        {
+            c.head = flow.next;
+            if (c.head == NIL)
+            {
+                c.tail = NIL;
+            }
+            flow.next = NIL;
+            flow.active = false;
+            continue;
+        }
+        flow.deficit -= item->GetSize();
+        return item;
+    }
+    return nullptr;
+}
+
+Ptr<QueueDiscItem>
+MsfcQueueDisc::DoDequeue()
+{
+    NS_LOG_FUNCTION(this);
+    while (m_activeHead != NIL)
+    {
+        uint32_t cls = m_activeHead;
+        Class& c = m_classes[cls];
+        if (c.deficit <= 0)
+        {
+            c.deficit += static_cast<int64_t>(c.quantum);
+            if (m_activeTail != cls)
+            {
+                m_activeHead = c.next;
+                c.next = NIL;
+                m_classes[m_activeTail].next = cls;
+                m_activeTail = cls;
+            }
+            continue;
+        }
+        Ptr<QueueDiscItem> item = ClassDequeue(cls);
+        if (!item)
+        {
+            m_activeHead = c.next;
+            if (m_activeHead == NIL)
+            {
+                m_activeTail = NIL;
+            }
+            c.next = NIL;
+            c.active = false;
+            continue;
+        }
+        uint32_t size = item->GetSize();
+        c.deficit -= size;
+        c.stats.dequeuedPackets++;
+        c.stats.dequeuedBytes += size;
+        NS_LOG_LOGIC("Dequeued " << size << " bytes from class " << cls);
+        return item;
+    }
+    NS_LOG_LOGIC("Queue empty");
+    return nullptr;
+}
+
+} // namespace ns3

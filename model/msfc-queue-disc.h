@@ -1,0 +1,214 @@
+/*
+ * Multilevel Stochastically Fair CoDel (MSFC) queue disc.
+ *
+ * Packets are classified into priority classes; a non-fair deficit round
+ * robin (DRR) serves the classes with quantum Quantum * Ratio^p; inside each
+ * class the 5-tuple hash selects one of Flows queues, served by a fair DRR;
+ * every flow queue is managed by CoDel.  The normative definition is
+ * docs/algorithm.md; the Linux qdisc sch_msfc implements the same page.
+ *
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+#ifndef MSFC_QUEUE_DISC_H
+#define MSFC_QUEUE_DISC_H
+
+#include "ns3/nstime.h"
+#include "ns3/queue-disc.h"
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * @ingroup traffic-control
+ * Per-class counters of an MsfcQueueDisc.
+ */
+struct MsfcClassStats
+{
+    uint64_t enqueuedPackets{0}; //!< packets accepted into the class
+    uint64_t enqueuedBytes{0};   //!< bytes accepted into the class
+    uint64_t dequeuedPackets{0}; //!< packets handed to the device
+    uint64_t dequeuedBytes{0};   //!< bytes handed to the device
+    uint64_t codelDrops{0};      //!< packets dropped by CoDel
+    uint64_t overloadDrops{0};   //!< packets dropped because the queue disc was over MaxSize
+    uint64_t ecnMarks{0};        //!< packets CE-marked by CoDel instead of dropped
+    uint32_t backlogPackets{0};  //!< packets queued now
+    uint64_t backlogBytes{0};    //!< bytes queued now
+    uint32_t activeFlows{0};     //!< flows in the class's round now
+};
+
+/**
+ * @ingroup traffic-control
+ *
+ * The MSFC scheduler.  See docs/algorithm.md for the exact algorithm.
+ *
+ * Memory: one small record per class and one per flow queue
+ * (Prios x Flows records, allocated in InitializeParams, about 100 bytes each);
+ * the packet queue of a flow is created the first time the flow gets a packet.
+ */
+class MsfcQueueDisc : public QueueDisc
+{
+  public:
+    /**
+     * @brief Get the type ID.
+     * @return the object TypeId
+     */
+    static TypeId GetTypeId();
+
+    MsfcQueueDisc();
+    ~MsfcQueueDisc() override;
+
+    // Reasons for dropping or marking packets (QueueDisc statistics keys)
+    static constexpr const char* CODEL_DROP = "CoDel drop";       //!< CoDel dropped the packet
+    static constexpr const char* CODEL_MARK = "CoDel mark";       //!< CoDel CE-marked the packet
+    static constexpr const char* OVERLOAD_DROP = "Overload drop"; //!< dropped above MaxSize
+
+    /// Largest number of classes.
+    static constexpr uint32_t MAX_PRIOS = 16;
+    /// Largest class quantum accepted (bytes).
+    static constexpr uint64_t MAX_CLASS_QUANTUM = uint64_t{1} << 40;
+
+    /** @return the number of classes (Prios). */
+    uint32_t GetNClasses() const;
+    /**
+     * @param cls class index, 0 .. Prios-1
+     * @return the outer-DRR quantum of the class in bytes (valid after initialization)
+     */
+    uint64_t GetClassQuantum(uint32_t cls) const;
+    /** @return the inner-DRR quantum in bytes (valid after initialization). */
+    uint32_t GetFlowQuantum() const;
+    /**
+     * @param cls class index, 0 .. Prios-1
+     * @return the counters of the class
+     */
+    MsfcClassStats GetClassStats(uint32_t cls) const;
+    /**
+     * Class a packet would be put in (classification only, no side effects).
+     * @param item the packet
+     * @return the class index
+     */
+    uint32_t Classify(Ptr<const QueueDiscItem> item) const;
+    /**
+     * The class a DSCP value maps to with the current DscpMap and Prios.
+     * @param dscp the DSCP value (0..63)
+     * @return the class index
+     */
+    uint32_t ClassOfDscp(uint8_t dscp) const;
+
+    /**
+     * Compute the class quanta of docs/algorithm.md.
+     * @param quantum Q_0 in bytes
+     * @param ratioFixed ratio in 16.16 fixed point
+     * @param prios number of classes
+     * @return Q_0 .. Q_{prios-1}; empty if one exceeds MAX_CLASS_QUANTUM
+     */
+    static std::vector<uint64_t> ComputeClassQuanta(uint64_t quantum,
+                                                    uint32_t ratioFixed,
+                                                    uint32_t prios);
+    /**
+     * Parse a DSCP map specification ("EF=2, CS1=0, 10=0").
+     * @param spec the text
+     * @param map filled with class numbers for the listed code points, -1 elsewhere
+     * @param error set to a message when the text is malformed
+     * @return true on success
+     */
+    static bool ParseDscpMap(const std::string& spec,
+                             std::array<int32_t, 64>& map,
+                             std::string& error);
+
+    /**
+     * Check the configured attributes.
+     * @return an empty string when valid, else a message naming the attribute,
+     *         the bad value and the allowed range
+     */
+    std::string ValidateConfiguration() const;
+
+    /**
+     * Allowed range of a numeric attribute, as shown to users ("1..16").
+     * @param attribute attribute name
+     * @return the range text, empty when the attribute has no numeric range
+     */
+    static std::string GetAttributeRange(const std::string& attribute);
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    bool DoEnqueue(Ptr<QueueDiscItem> item) override;
+    Ptr<QueueDiscItem> DoDequeue() override;
+    bool CheckConfig() override;
+    void InitializeParams() override;
+
+    static constexpr uint32_t NIL = UINT32_MAX; //!< empty link
+
+    /// A flow queue: intrusive list link, DRR deficit and CoDel state.
+    struct Flow
+    {
+        Ptr<InternalQueue> queue;   //!< packets (created on first use)
+        int64_t deficit{0};         //!< DRR credit in bytes
+        uint64_t backlogBytes{0};   //!< bytes queued
+        uint32_t next{NIL};         //!< next flow in the class's active list
+        bool active{false};         //!< in the class's active list
+        bool dropping{false};       //!< CoDel: in dropping state
+        uint32_t count{0};          //!< CoDel: drops since entering dropping state
+        uint32_t lastCount{0};      //!< CoDel: count at last entry to dropping state
+        uint16_t recInvSqrt{0};     //!< CoDel: 1/sqrt(count) in Q0.16
+        int64_t firstAboveTime{0};  //!< CoDel: when sojourn went above target (ns), 0 = not
+        int64_t dropNext{0};        //!< CoDel: time of next drop (ns)
+    };
+
+    /// A priority class: outer DRR state and its active flow list.
+    struct Class
+    {
+        uint64_t quantum{0};        //!< Q_p
+        int64_t deficit{0};         //!< outer DRR credit
+        uint32_t head{NIL};         //!< first active flow (index into m_flows)
+        uint32_t tail{NIL};         //!< last active flow
+        uint32_t next{NIL};         //!< next class in the active class list
+        bool active{false};         //!< in the active class list
+        MsfcClassStats stats;       //!< counters
+    };
+
+    uint32_t FlowIndex(uint32_t cls, Ptr<const QueueDiscItem> item) const;
+    Ptr<QueueDiscItem> ClassDequeue(uint32_t cls);
+    Ptr<QueueDiscItem> CoDelDequeue(uint32_t cls, Flow& flow);
+    Ptr<QueueDiscItem> PopHead(uint32_t cls, Flow& flow);
+    bool CoDelShouldDrop(Flow& flow, Ptr<const QueueDiscItem> item, int64_t now);
+    int64_t ControlLaw(int64_t t, uint16_t recInvSqrt) const;
+    static void NewtonStep(Flow& flow);
+    uint32_t OverloadDrop();
+
+    // Attributes
+    uint32_t m_prios;           //!< number of classes
+    uint32_t m_nFlows;          //!< flow queues per class
+    uint32_t m_quantumAttr;     //!< Quantum attribute (0 = device MTU)
+    double m_ratio;             //!< Ratio attribute
+    Time m_target;              //!< CoDel target
+    Time m_interval;            //!< CoDel interval
+    uint32_t m_dropBatchSize;   //!< max packets per overload drop
+    bool m_useEcn;              //!< mark instead of drop
+    uint32_t m_perturbation;    //!< hash perturbation
+    bool m_useSocketPriority;   //!< classify by SocketPriorityTag when present
+    std::string m_dscpMapSpec;  //!< DscpMap attribute
+
+    // Derived at initialization
+    uint32_t m_quantum{0};                //!< inner quantum (bytes)
+    uint32_t m_mtu{0};                    //!< CoDel "one MTU" backlog threshold (bytes)
+    int64_t m_targetNs{0};                //!< target in ns
+    int64_t m_intervalNs{0};              //!< interval in ns
+    std::array<uint8_t, 64> m_dscpClass{}; //!< DSCP -> class
+    std::vector<Class> m_classes;         //!< Prios classes
+    std::vector<Flow> m_flows;            //!< Prios x Flows flow records
+    uint32_t m_activeHead{NIL};           //!< first active class
+    uint32_t m_activeTail{NIL};           //!< last active class
+    uint64_t m_overloadEvents{0};         //!< times OverloadDrop ran
+};
+
+} // namespace ns3
+
+#endif /* MSFC_QUEUE_DISC_H */

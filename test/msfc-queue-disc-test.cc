@@ -1,0 +1,716 @@
+/*
+ * Unit tests of MsfcQueueDisc: scheduling shares, fairness, work
+ * conservation, CoDel, overload, classification and configuration checks.
+ *
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+#include "msfc-test-item.h"
+
+#include "ns3/ipv4-header.h"
+#include "ns3/ipv4-queue-disc-item.h"
+#include "ns3/ipv6-header.h"
+#include "ns3/ipv6-queue-disc-item.h"
+#include "ns3/msfc-queue-disc.h"
+#include "ns3/object-factory.h"
+#include "ns3/simulator.h"
+#include "ns3/socket.h"
+#include "ns3/string.h"
+#include "ns3/tcp-header.h"
+#include "ns3/test.h"
+#include "ns3/udp-header.h"
+
+#include <cmath>
+#include <map>
+#include <set>
+#include <utility>
+#include <vector>
+
+using namespace ns3;
+
+namespace
+{
+
+using Attrs = std::vector<std::pair<std::string, std::string>>;
+
+Ptr<MsfcQueueDisc>
+NewDisc(const Attrs& attrs, bool initialize = true)
+{
+    ObjectFactory f;
+    f.SetTypeId("ns3::MsfcQueueDisc");
+    for (const auto& [k, v] : attrs)
+    {
+        f.Set(k, StringValue(v));
+    }
+    Ptr<MsfcQueueDisc> q = f.Create<MsfcQueueDisc>();
+    if (initialize)
+    {
+        q->Initialize();
+    }
+    return q;
+}
+
+/// A DSCP that the default map puts in class p (p < Prios).
+int
+DscpForClass(uint32_t p)
+{
+    if (p == 0)
+    {
+        return 8; // CS1
+    }
+    if (p == 1)
+    {
+        return 0; // best effort
+    }
+    return static_cast<int>(p * 8); // CSp
+}
+
+Ptr<MsfcTestItem>
+Item(uint32_t size, uint32_t hash, uint32_t cls, uint32_t tag)
+{
+    return Create<MsfcTestItem>(size, hash, DscpForClass(cls), false, tag);
+}
+
+double
+RelErr(double got, double want)
+{
+    return std::fabs(got - want) / want;
+}
+
+} // namespace
+
+/**
+ * Saturated classes with equal packet sizes share bytes 1 : Ratio : Ratio^2.
+ */
+class MsfcRatioShareTestCase : public TestCase
+{
+  public:
+    MsfcRatioShareTestCase()
+        : TestCase("Saturated classes get bytes in ratio 1 : Ratio : Ratio^2")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        for (double ratio : {2.0, 1.5, 3.0})
+        {
+            Ptr<MsfcQueueDisc> q = NewDisc(
+                {{"Ratio", std::to_string(ratio)}, {"Quantum", "1500"}, {"MaxSize", "100000p"}});
+            for (uint32_t p = 0; p < 3; ++p)
+            {
+                for (int i = 0; i < 8; ++i)
+                {
+                    q->Enqueue(Item(1000, 1, p, p));
+                }
+            }
+            double bytes[3] = {0, 0, 0};
+            for (int i = 0; i < 40000; ++i)
+            {
+                auto item = DynamicCast<MsfcTestItem>(q->Dequeue());
+                NS_TEST_ASSERT_MSG_NE(item, nullptr, "a saturated queue disc returned nothing");
+                bytes[item->GetTag()] += item->GetSize();
+                q->Enqueue(Item(1000, 1, item->GetTag(), item->GetTag()));
+            }
+            NS_TEST_EXPECT_MSG_LT(RelErr(bytes[1] / bytes[0], ratio),
+                                  0.02,
+                                  "class 1 : class 0 should be " << ratio);
+            NS_TEST_EXPECT_MSG_LT(RelErr(bytes[2] / bytes[0], ratio * ratio),
+                                  0.02,
+                                  "class 2 : class 0 should be " << ratio * ratio);
+            q->Dispose();
+        }
+    }
+};
+
+/**
+ * The share of a class does not depend on how many flows it has.
+ */
+class MsfcFlowCountIndependenceTestCase : public TestCase
+{
+  public:
+    MsfcFlowCountIndependenceTestCase()
+        : TestCase("One flow in class 1 gets Ratio over 1+Ratio against 100 flows in class 0")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        for (double ratio : {2.0, 3.0})
+        {
+            Ptr<MsfcQueueDisc> q = NewDisc(
+                {{"Ratio", std::to_string(ratio)}, {"Prios", "2"}, {"MaxSize", "100000p"}});
+            for (uint32_t h = 0; h < 100; ++h)
+            {
+                q->Enqueue(Item(1200, h, 0, 0));
+                q->Enqueue(Item(1200, h, 0, 0));
+            }
+            for (int i = 0; i < 4; ++i)
+            {
+                q->Enqueue(Item(1200, 7, 1, 1));
+            }
+            double bytes[2] = {0, 0};
+            std::set<uint32_t> class0Flows;
+            for (int i = 0; i < 30000; ++i)
+            {
+                auto item = DynamicCast<MsfcTestItem>(q->Dequeue());
+                NS_TEST_ASSERT_MSG_NE(item, nullptr, "a saturated queue disc returned nothing");
+                bytes[item->GetTag()] += item->GetSize();
+                q->Enqueue(Item(1200, item->Hash(0), item->GetTag(), item->GetTag()));
+            }
+            double share = bytes[1] / (bytes[0] + bytes[1]);
+            NS_TEST_EXPECT_MSG_LT(RelErr(share, ratio / (1 + ratio)),
+                                  0.02,
+                                  "the single class-1 flow should get Ratio/(1+Ratio)");
+            q->Dispose();
+        }
+    }
+};
+
+/**
+ * Flows of one class get equal bytes whatever their packet sizes.
+ */
+class MsfcInnerFairnessTestCase : public TestCase
+{
+  public:
+    MsfcInnerFairnessTestCase()
+        : TestCase("64 B and 1500 B flows of one class get equal bytes")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Ptr<MsfcQueueDisc> q = NewDisc({{"Quantum", "1514"}, {"MaxSize", "100000p"}});
+        const uint32_t sizes[2] = {64, 1500};
+        for (uint32_t f = 0; f < 2; ++f)
+        {
+            for (int i = 0; i < 40; ++i)
+            {
+                q->Enqueue(Item(sizes[f], 100 + f, 1, f));
+            }
+        }
+        double bytes[2] = {0, 0};
+        for (int i = 0; i < 50000; ++i)
+        {
+            auto item = DynamicCast<MsfcTestItem>(q->Dequeue());
+            NS_TEST_ASSERT_MSG_NE(item, nullptr, "a saturated queue disc returned nothing");
+            uint32_t f = item->GetTag();
+            bytes[f] += item->GetSize();
+            q->Enqueue(Item(sizes[f], 100 + f, 1, f));
+        }
+        NS_TEST_EXPECT_MSG_LT(RelErr(bytes[0], bytes[1]), 0.02, "flows should get equal bytes");
+        q->Dispose();
+    }
+};
+
+/**
+ * An idle class's share goes to the others; a lone class gets everything.
+ */
+class MsfcWorkConservationTestCase : public TestCase
+{
+  public:
+    MsfcWorkConservationTestCase()
+        : TestCase("Idle classes leave their share to the busy ones")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        // Class 2 idle: classes 0 and 1 share 1 : Ratio.
+        Ptr<MsfcQueueDisc> q = NewDisc({{"MaxSize", "100000p"}});
+        for (uint32_t p = 0; p < 2; ++p)
+        {
+            for (int i = 0; i < 5; ++i)
+            {
+                q->Enqueue(Item(800, 3, p, p));
+            }
+        }
+        double bytes[2] = {0, 0};
+        for (int i = 0; i < 30000; ++i)
+        {
+            auto item = DynamicCast<MsfcTestItem>(q->Dequeue());
+            NS_TEST_ASSERT_MSG_NE(item, nullptr, "work-conserving queue disc returned nothing");
+            bytes[item->GetTag()] += item->GetSize();
+            q->Enqueue(Item(800, 3, item->GetTag(), item->GetTag()));
+        }
+        NS_TEST_EXPECT_MSG_LT(RelErr(bytes[1] / bytes[0], 2.0), 0.02, "1 : Ratio without class 2");
+        q->Dispose();
+
+        // A lone class (the lowest) is served until the queue disc is empty.
+        q = NewDisc({{"MaxSize", "100000p"}});
+        const int n = 5000;
+        for (int i = 0; i < n; ++i)
+        {
+            q->Enqueue(Item(100 + (i % 1400), i % 17, 0, 0));
+        }
+        int got = 0;
+        while (auto item = q->Dequeue())
+        {
+            NS_TEST_ASSERT_MSG_EQ(DynamicCast<MsfcTestItem>(item)->GetTag(), 0u, "wrong class");
+            ++got;
+        }
+        NS_TEST_EXPECT_MSG_EQ(got, n, "every packet of the lone class is delivered");
+        NS_TEST_EXPECT_MSG_EQ(q->GetNPackets(), 0u, "queue disc is empty");
+        MsfcClassStats s = q->GetClassStats(0);
+        NS_TEST_EXPECT_MSG_EQ(s.dequeuedPackets, static_cast<uint64_t>(n), "class counters");
+        NS_TEST_EXPECT_MSG_EQ(s.backlogPackets, 0u, "no backlog left");
+        NS_TEST_EXPECT_MSG_EQ(s.activeFlows, 0u, "no flow left in the round");
+        q->Dispose();
+    }
+};
+
+/**
+ * CoDel acts per flow: a standing queue above target for more than an
+ * interval is dropped (or marked); a thin flow in the same class is not.
+ */
+class MsfcCoDelPerFlowTestCase : public TestCase
+{
+  public:
+    MsfcCoDelPerFlowTestCase(bool ecn)
+        : TestCase(ecn ? "CoDel marks a standing queue, spares the thin flow (ECN)"
+                       : "CoDel drops a standing queue, spares the thin flow"),
+          m_ecn(ecn)
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        m_q = NewDisc({{"Prios", "1"},
+                       {"Quantum", "1500"},
+                       {"MaxSize", "100000p"},
+                       {"UseEcn", m_ecn ? "true" : "false"}});
+        m_q->TraceConnectWithoutContext(
+            "DropAfterDequeue",
+            MakeCallback(&MsfcCoDelPerFlowTestCase::Dropped, this));
+        // Fat flow: 1000 B every 1 ms into a 4 Mbps service (one packet per 2 ms).
+        for (int i = 0; i < 3000; ++i)
+        {
+            Simulator::Schedule(MilliSeconds(i), [this]() {
+                m_q->Enqueue(Create<MsfcTestItem>(1000, 1, 0, m_ecn, 1));
+            });
+        }
+        // Thin flow: 100 B every 100 ms.
+        for (int i = 0; i < 30; ++i)
+        {
+            Simulator::Schedule(MilliSeconds(100 * i + 3), [this]() {
+                m_q->Enqueue(Create<MsfcTestItem>(100, 2, 0, m_ecn, 2));
+                m_thinSent++;
+            });
+        }
+        for (int i = 1; i <= 1500; ++i)
+        {
+            Simulator::Schedule(MilliSeconds(2 * i), &MsfcCoDelPerFlowTestCase::Serve, this);
+        }
+        Simulator::Run();
+        Simulator::Destroy();
+        while (Ptr<QueueDiscItem> item = m_q->Dequeue())
+        {
+            if (DynamicCast<MsfcTestItem>(item)->GetTag() == 2)
+            {
+                m_thinReceived++;
+            }
+        }
+        MsfcClassStats s = m_q->GetClassStats(0);
+        if (m_ecn)
+        {
+            NS_TEST_EXPECT_MSG_EQ(s.codelDrops, 0u, "with ECN CoDel marks instead of dropping");
+            NS_TEST_EXPECT_MSG_GT(s.ecnMarks, 0u, "CoDel should mark the standing queue");
+            NS_TEST_EXPECT_MSG_GT(m_fatMarked, 0u, "marked packets reach the device");
+            NS_TEST_EXPECT_MSG_GT(m_firstAction.GetMilliSeconds(), 100, "not before an interval");
+        }
+        else
+        {
+            NS_TEST_EXPECT_MSG_GT(s.codelDrops, 10u, "CoDel should drop from the standing queue");
+            NS_TEST_EXPECT_MSG_EQ(m_thinDropped, 0u, "the thin flow must not be dropped");
+            NS_TEST_EXPECT_MSG_GT(m_firstAction.GetMilliSeconds(),
+                                  100,
+                                  "the first drop comes only after sojourn > target for an interval");
+        }
+        NS_TEST_EXPECT_MSG_EQ(m_thinReceived, m_thinSent, "all thin packets are delivered");
+        NS_TEST_EXPECT_MSG_LT(m_thinMaxDelay.GetMilliSeconds(), 5, "thin flow stays below target");
+        m_q->Dispose();
+    }
+
+    void Serve()
+    {
+        Ptr<QueueDiscItem> item = m_q->Dequeue();
+        if (!item)
+        {
+            return;
+        }
+        auto t = DynamicCast<MsfcTestItem>(item);
+        if (t->GetTag() == 2)
+        {
+            m_thinReceived++;
+            m_thinMaxDelay = std::max(m_thinMaxDelay, Simulator::Now() - item->GetTimeStamp());
+        }
+        else if (t->IsMarked())
+        {
+            if (m_fatMarked++ == 0)
+            {
+                m_firstAction = Simulator::Now();
+            }
+        }
+    }
+
+    void Dropped(Ptr<const QueueDiscItem> item, const char* reason)
+    {
+        auto t = DynamicCast<const MsfcTestItem>(item);
+        if (t->GetTag() == 2)
+        {
+            m_thinDropped++;
+        }
+        else if (m_firstAction.IsZero())
+        {
+            m_firstAction = Simulator::Now();
+        }
+    }
+
+    bool m_ecn;
+    Ptr<MsfcQueueDisc> m_q;
+    uint32_t m_thinSent{0};
+    uint32_t m_thinReceived{0};
+    uint32_t m_thinDropped{0};
+    uint32_t m_fatMarked{0};
+    Time m_thinMaxDelay{0};
+    Time m_firstAction{0};
+};
+
+/**
+ * Above MaxSize the fattest flow loses packets, in batches; the thin flow keeps its packets.
+ */
+class MsfcOverloadTestCase : public TestCase
+{
+  public:
+    MsfcOverloadTestCase()
+        : TestCase("MaxSize is never exceeded and overload drops hit the fattest flow")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Ptr<MsfcQueueDisc> q = NewDisc({{"MaxSize", "100p"}, {"DropBatchSize", "16"}});
+        uint32_t dropped = 0;
+        uint32_t thinDropped = 0;
+        q->TraceConnectWithoutContext(
+            "DropAfterDequeue",
+            Callback<void, Ptr<const QueueDiscItem>, const char*>(
+                [&](Ptr<const QueueDiscItem> item, const char*) {
+                dropped++;
+                if (DynamicCast<const MsfcTestItem>(item)->GetTag() == 2)
+                {
+                    thinDropped++;
+                }
+            }));
+        // Thin flow in the top class, 5 packets; fat flow in class 0; medium flow in class 1.
+        for (int i = 0; i < 5; ++i)
+        {
+            q->Enqueue(Item(200, 9, 2, 2));
+        }
+        uint32_t maxSeen = 0;
+        for (int i = 0; i < 1000; ++i)
+        {
+            uint32_t before = dropped;
+            q->Enqueue(Item(1500, 1, 0, 0));
+            NS_TEST_ASSERT_MSG_LT_OR_EQ(dropped - before, 16u, "a batch drops at most 16");
+            if (i < 50 && i % 10 == 0)
+            {
+                q->Enqueue(Item(1500, 2, 1, 1));
+            }
+            maxSeen = std::max(maxSeen, q->GetNPackets());
+        }
+        NS_TEST_EXPECT_MSG_LT_OR_EQ(maxSeen, 100u, "never more than MaxSize packets");
+        NS_TEST_EXPECT_MSG_EQ(thinDropped, 0u, "the thin flow loses nothing");
+        NS_TEST_EXPECT_MSG_EQ(q->GetClassStats(2).overloadDrops, 0u, "thin class untouched");
+        NS_TEST_EXPECT_MSG_EQ(q->GetClassStats(1).overloadDrops, 0u, "medium flow untouched");
+        NS_TEST_EXPECT_MSG_EQ(q->GetClassStats(0).overloadDrops,
+                              static_cast<uint64_t>(dropped),
+                              "all overload drops hit the fat flow");
+        uint32_t thin = 0;
+        while (auto item = q->Dequeue())
+        {
+            thin += DynamicCast<MsfcTestItem>(item)->GetTag() == 2;
+        }
+        NS_TEST_EXPECT_MSG_EQ(thin, 5u, "all thin packets are delivered");
+        q->Dispose();
+
+        // Byte limit: MaxSize in bytes.
+        q = NewDisc({{"MaxSize", "30000B"}});
+        for (int i = 0; i < 200; ++i)
+        {
+            q->Enqueue(Item(1500, 1, 1, 1));
+            NS_TEST_ASSERT_MSG_LT_OR_EQ(q->GetNBytes(), 30000u, "byte limit respected");
+        }
+        q->Dispose();
+    }
+};
+
+/**
+ * Classification of IPv4/IPv6 TCP/UDP/other packets and of non-IP packets.
+ */
+class MsfcClassificationTestCase : public TestCase
+{
+  public:
+    MsfcClassificationTestCase()
+        : TestCase("DSCP map, socket priority, IPv4, IPv6, TCP, UDP, ICMP and non-IP packets")
+    {
+    }
+
+  private:
+    static Ptr<QueueDiscItem> V4(uint8_t proto, Ipv4Header::DscpType dscp, uint16_t sport)
+    {
+        Ptr<Packet> p = Create<Packet>(200);
+        if (proto == 6)
+        {
+            TcpHeader tcp;
+            tcp.SetSourcePort(sport);
+            tcp.SetDestinationPort(80);
+            p->AddHeader(tcp);
+        }
+        else if (proto == 17)
+        {
+            UdpHeader udp;
+            udp.SetSourcePort(sport);
+            udp.SetDestinationPort(53);
+            p->AddHeader(udp);
+        }
+        Ipv4Header h;
+        h.SetSource(Ipv4Address("10.0.0.1"));
+        h.SetDestination(Ipv4Address("10.0.1.1"));
+        h.SetProtocol(proto);
+        h.SetDscp(dscp);
+        h.SetPayloadSize(p->GetSize());
+        return Create<Ipv4QueueDiscItem>(p, Address(), 0x0800, h);
+    }
+
+    static Ptr<QueueDiscItem> V6(uint8_t proto, Ipv6Header::DscpType dscp, uint16_t sport)
+    {
+        Ptr<Packet> p = Create<Packet>(200);
+        if (proto == 6)
+        {
+            TcpHeader tcp;
+            tcp.SetSourcePort(sport);
+            tcp.SetDestinationPort(443);
+            p->AddHeader(tcp);
+        }
+        else if (proto == 17)
+        {
+            UdpHeader udp;
+            udp.SetSourcePort(sport);
+            udp.SetDestinationPort(53);
+            p->AddHeader(udp);
+        }
+        Ipv6Header h;
+        h.SetSource(Ipv6Address("2001:db8::1"));
+        h.SetDestination(Ipv6Address("2001:db8:1::1"));
+        h.SetNextHeader(proto);
+        h.SetDscp(dscp);
+        h.SetPayloadLength(p->GetSize());
+        return Create<Ipv6QueueDiscItem>(p, Address(), 0x86DD, h);
+    }
+
+    void DoRun() override
+    {
+        Ptr<MsfcQueueDisc> q = NewDisc({});
+        // Default map with 3 classes.
+        NS_TEST_EXPECT_MSG_EQ(q->ClassOfDscp(0), 1u, "BE -> 1");
+        NS_TEST_EXPECT_MSG_EQ(q->ClassOfDscp(1), 0u, "LE -> 0");
+        NS_TEST_EXPECT_MSG_EQ(q->ClassOfDscp(8), 0u, "CS1 -> 0");
+        NS_TEST_EXPECT_MSG_EQ(q->ClassOfDscp(10), 1u, "AF11 -> 1");
+        NS_TEST_EXPECT_MSG_EQ(q->ClassOfDscp(18), 2u, "AF21 -> 2");
+        NS_TEST_EXPECT_MSG_EQ(q->ClassOfDscp(46), 2u, "EF -> 2");
+        NS_TEST_EXPECT_MSG_EQ(q->ClassOfDscp(56), 2u, "CS7 -> 2");
+
+        std::vector<std::pair<Ptr<QueueDiscItem>, uint32_t>> items = {
+            {V4(6, Ipv4Header::DSCP_EF, 1000), 2},
+            {V4(6, Ipv4Header::DSCP_EF, 1001), 2},
+            {V4(17, Ipv4Header::DscpDefault, 2000), 1},
+            {V4(1, Ipv4Header::DSCP_CS1, 0), 0},
+            {V6(6, Ipv6Header::DSCP_AF41, 3000), 2},
+            {V6(17, Ipv6Header::DSCP_CS1, 3001), 0},
+            {V6(58, Ipv6Header::DscpDefault, 0), 1},
+            {Create<MsfcTestItem>(60, 0, -1), 1}, // non-IP: class of DSCP 0
+        };
+        for (auto& [item, cls] : items)
+        {
+            NS_TEST_EXPECT_MSG_EQ(q->Classify(item), cls, "class of " << *item);
+            q->Enqueue(item);
+        }
+        NS_TEST_EXPECT_MSG_EQ(q->GetClassStats(2).activeFlows, 3u, "3 distinct flows in class 2");
+        NS_TEST_EXPECT_MSG_EQ(q->GetClassStats(1).enqueuedPackets, 3u, "3 packets in class 1");
+        NS_TEST_EXPECT_MSG_EQ(q->GetClassStats(0).enqueuedPackets, 2u, "2 packets in class 0");
+        uint32_t n = 0;
+        while (q->Dequeue())
+        {
+            ++n;
+        }
+        NS_TEST_EXPECT_MSG_EQ(n, items.size(), "every packet comes out");
+        q->Dispose();
+
+        // Overrides, more classes, clamping.
+        q = NewDisc({{"Prios", "5"}, {"DscpMap", "EF=4, cs1=1, 10=0, 0:2, AF41=9"}});
+        NS_TEST_EXPECT_MSG_EQ(q->ClassOfDscp(46), 4u, "EF=4");
+        NS_TEST_EXPECT_MSG_EQ(q->ClassOfDscp(8), 1u, "cs1=1 (case-insensitive)");
+        NS_TEST_EXPECT_MSG_EQ(q->ClassOfDscp(10), 0u, "10=0");
+        NS_TEST_EXPECT_MSG_EQ(q->ClassOfDscp(0), 2u, "0:2");
+        NS_TEST_EXPECT_MSG_EQ(q->ClassOfDscp(34), 4u, "AF41=9 is clamped to Prios-1");
+        NS_TEST_EXPECT_MSG_EQ(q->ClassOfDscp(24), 3u, "CS3 -> precedence 3");
+        NS_TEST_EXPECT_MSG_EQ(q->ClassOfDscp(48), 4u, "CS6 -> min(6, 4)");
+        q->Dispose();
+
+        // Socket priority when enabled, DSCP otherwise.
+        q = NewDisc({{"UseSocketPriority", "true"}});
+        Ptr<QueueDiscItem> tagged = V4(17, Ipv4Header::DSCP_CS1, 5000);
+        SocketPriorityTag tag;
+        tag.SetPriority(1);
+        tagged->GetPacket()->AddPacketTag(tag);
+        NS_TEST_EXPECT_MSG_EQ(q->Classify(tagged), 1u, "priority tag wins over DSCP");
+        Ptr<QueueDiscItem> high = V4(17, Ipv4Header::DscpDefault, 5001);
+        tag.SetPriority(7);
+        high->GetPacket()->AddPacketTag(tag);
+        NS_TEST_EXPECT_MSG_EQ(q->Classify(high), 2u, "priority >= Prios is clamped to Prios-1");
+        NS_TEST_EXPECT_MSG_EQ(q->Classify(V4(17, Ipv4Header::DSCP_CS1, 5002)),
+                              0u,
+                              "untagged packets use DSCP");
+        q->Dispose();
+        q = NewDisc({});
+        NS_TEST_EXPECT_MSG_EQ(q->Classify(tagged), 0u, "tags are ignored unless enabled");
+        q->Dispose();
+    }
+};
+
+/**
+ * Class quanta are exact and bounded.
+ */
+class MsfcQuantaTestCase : public TestCase
+{
+  public:
+    MsfcQuantaTestCase()
+        : TestCase("Class quanta Quantum * Ratio^p in fixed point")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        using V = std::vector<uint64_t>;
+        NS_TEST_EXPECT_MSG_EQ((MsfcQueueDisc::ComputeClassQuanta(1500, 2 << 16, 3) == V{1500, 3000, 6000}),
+                              true,
+                              "ratio 2");
+        NS_TEST_EXPECT_MSG_EQ((MsfcQueueDisc::ComputeClassQuanta(1500, 98304, 4) ==
+                               V{1500, 2250, 3375, 5063}),
+                              true,
+                              "ratio 1.5 (5062.5 rounds half up)");
+        NS_TEST_EXPECT_MSG_EQ((MsfcQueueDisc::ComputeClassQuanta(1500, 3 << 16, 3) == V{1500, 4500, 13500}),
+                              true,
+                              "ratio 3");
+        NS_TEST_EXPECT_MSG_EQ((MsfcQueueDisc::ComputeClassQuanta(1500, 1 << 15, 3) == V{1500, 750, 375}),
+                              true,
+                              "ratio 0.5");
+        NS_TEST_EXPECT_MSG_EQ((MsfcQueueDisc::ComputeClassQuanta(10, 1, 3) == V{10, 1, 1}),
+                              true,
+                              "at least one byte");
+        // Largest allowed: 1048576 * 16^7 = 2^48 is too big, 1500 * 16^7 fits.
+        NS_TEST_EXPECT_MSG_EQ(MsfcQueueDisc::ComputeClassQuanta(1048576, 16 << 16, 8).empty(),
+                              true,
+                              "overflow is reported");
+        auto q = MsfcQueueDisc::ComputeClassQuanta(1500, 16 << 16, 8);
+        NS_TEST_EXPECT_MSG_EQ(q.size(), 8u, "fits");
+        NS_TEST_EXPECT_MSG_EQ(q.back(), 1500ull << 28, "1500 * 16^7 exactly");
+
+        Ptr<MsfcQueueDisc> d = NewDisc({{"Ratio", "1.5"}});
+        NS_TEST_EXPECT_MSG_EQ(d->GetFlowQuantum(), 1500u, "no device: 1500 bytes");
+        NS_TEST_EXPECT_MSG_EQ(d->GetClassQuantum(2), 3375u, "Q_2 for ratio 1.5");
+        d->Dispose();
+    }
+};
+
+/**
+ * Every invalid configuration is rejected with a message naming the attribute and range.
+ */
+class MsfcInvalidConfigTestCase : public TestCase
+{
+  public:
+    MsfcInvalidConfigTestCase()
+        : TestCase("Invalid configurations are rejected with their message")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        struct Case
+        {
+            Attrs attrs;
+            std::string expect;
+        };
+
+        std::vector<Case> cases = {
+            {{{"Prios", "0"}}, "Prios=0 is out of range: allowed 1..16"},
+            {{{"Prios", "17"}}, "Prios=17 is out of range: allowed 1..16"},
+            {{{"Flows", "0"}}, "Flows=0 is out of range: allowed 1..65536"},
+            {{{"Flows", "65537"}}, "Flows=65537 is out of range"},
+            {{{"Quantum", "2000000"}}, "Quantum=2000000 is out of range: allowed 1..1048576"},
+            {{{"Ratio", "0"}}, "Ratio=0 is out of range"},
+            {{{"Ratio", "-2"}}, "Ratio=-2 is out of range"},
+            {{{"Ratio", "16.5"}}, "Ratio=16.5 is out of range: allowed 1/65536..16"},
+            {{{"Ratio", "0.000001"}}, "Ratio=1e-06 is out of range"},
+            {{{"Target", "0ms"}}, "Target=+0ms is out of range: must be > 0"},
+            {{{"Target", "-1ms"}}, "Target=-1ms is out of range"},
+            {{{"Interval", "0s"}}, "Interval=+0ms is out of range"},
+            {{{"Target", "200ms"}}, "Target=+200ms must be smaller than Interval=+100ms"},
+            {{{"Target", "100ms"}}, "Target=+100ms must be smaller than Interval"},
+            {{{"DropBatchSize", "0"}}, "DropBatchSize=0 is out of range: allowed 1..65536"},
+            {{{"DscpMap", "EF"}}, "'EF' is not of the form DSCP=CLASS"},
+            {{{"DscpMap", "XY=1"}}, "'XY' is neither a DSCP number 0..63 nor a code point name"},
+            {{{"DscpMap", "64=1"}}, "'64' is neither a DSCP number"},
+            {{{"DscpMap", "EF=x"}}, "class 'x' is not a number 0..15"},
+            {{{"Prios", "16"}, {"Ratio", "16"}, {"Quantum", "1048576"}},
+             "exceeds 1099511627776 bytes: lower Ratio, Prios or Quantum"},
+        };
+        for (const auto& c : cases)
+        {
+            Ptr<MsfcQueueDisc> q = NewDisc(c.attrs, false);
+            std::string msg = q->ValidateConfiguration();
+            NS_TEST_EXPECT_MSG_NE(msg.find(c.expect),
+                                  std::string::npos,
+                                  "expected '" << c.expect << "' in '" << msg << "'");
+        }
+        NS_TEST_EXPECT_MSG_EQ(NewDisc({}, false)->ValidateConfiguration(), "", "defaults are valid");
+        NS_TEST_EXPECT_MSG_EQ(
+            NewDisc({{"Prios", "8"}, {"Ratio", "16"}, {"Quantum", "4096"}}, false)
+                ->ValidateConfiguration(),
+            "",
+            "a large but representable configuration is valid");
+        NS_TEST_EXPECT_MSG_EQ(MsfcQueueDisc::GetAttributeRange("Prios"), "1..16", "range text");
+    }
+};
+
+/**
+ * The MSFC unit test suite.
+ */
+class MsfcQueueDiscTestSuite : public TestSuite
+{
+  public:
+    MsfcQueueDiscTestSuite()
+        : TestSuite("msfc-queue-disc", Type::UNIT)
+    {
+        AddTestCase(new MsfcQuantaTestCase(), TestCase::Duration::QUICK);
+        AddTestCase(new MsfcRatioShareTestCase(), TestCase::Duration::QUICK);
+        AddTestCase(new MsfcFlowCountIndependenceTestCase(), TestCase::Duration::QUICK);
+        AddTestCase(new MsfcInnerFairnessTestCase(), TestCase::Duration::QUICK);
+        AddTestCase(new MsfcWorkConservationTestCase(), TestCase::Duration::QUICK);
+        AddTestCase(new MsfcCoDelPerFlowTestCase(false), TestCase::Duration::QUICK);
+        AddTestCase(new MsfcCoDelPerFlowTestCase(true), TestCase::Duration::QUICK);
+        AddTestCase(new MsfcOverloadTestCase(), TestCase::Duration::QUICK);
+        AddTestCase(new MsfcClassificationTestCase(), TestCase::Duration::QUICK);
+        AddTestCase(new MsfcInvalidConfigTestCase(), TestCase::Duration::QUICK);
+    }
+};
+
+static MsfcQueueDiscTestSuite g_msfcQueueDiscTestSuite; //!< static instance
