@@ -67,7 +67,7 @@ FqCoDelVariantQueueDisc::GetTypeId()
                           MakeUintegerAccessor(&FqCoDelVariantQueueDisc::m_flows),
                           MakeUintegerChecker<uint32_t>(1, 65536))
             .AddAttribute("Quantum",
-                          "DRR quantum in bytes (0: the device MTU)",
+                          "DRR quantum in bytes (0: the device MTU, 1500 when not on a device)",
                           UintegerValue(0),
                           MakeUintegerAccessor(&FqCoDelVariantQueueDisc::m_quantumAttr),
                           MakeUintegerChecker<uint32_t>())
@@ -150,9 +150,9 @@ FqCoDelVariantQueueDisc::CheckConfig()
         return false;
     }
     if (!m_interval.IsStrictlyPositive() || !m_target.IsStrictlyPositive() ||
-        m_target >= m_interval)
+        m_target > m_interval)
     {
-        NS_LOG_ERROR("FqCoDelVariantQueueDisc needs 0 < Target < Interval, got Target "
+        NS_LOG_ERROR("FqCoDelVariantQueueDisc needs 0 < Target <= Interval, got Target "
                      << m_target.As(Time::MS) << " Interval " << m_interval.As(Time::MS));
         return false;
     }
@@ -162,13 +162,13 @@ FqCoDelVariantQueueDisc::CheckConfig()
     {
         Ptr<NetDeviceQueueInterface> ndqi = GetNetDeviceQueueInterface();
         Ptr<NetDevice> dev = ndqi ? ndqi->GetObject<NetDevice>() : nullptr;
+        // A child queue disc (e.g. under TBF) does not see its device: assume a
+        // 1500-byte MTU, as the IP packets the queue disc sees are at most that large.
+        m_quantum = dev ? dev->GetMtu() : 1500;
         if (!dev)
         {
-            NS_LOG_ERROR("FqCoDelVariantQueueDisc Quantum is 0 (use the device MTU) but the "
-                         "queue disc is not installed on a device: set Quantum explicitly");
-            return false;
+            NS_LOG_WARN("FqCoDelVariantQueueDisc Quantum=0 and no device to take the MTU from: using 1500");
         }
-        m_quantum = dev->GetMtu();
     }
     else
     {

@@ -36,7 +36,7 @@ SfqQueueDisc::GetTypeId()
                           MakeQueueSizeAccessor(&QueueDisc::SetMaxSize, &QueueDisc::GetMaxSize),
                           MakeQueueSizeChecker())
             .AddAttribute("Quantum",
-                          "Bytes a flow may send per round (0: the device MTU)",
+                          "Bytes a flow may send per round (0: the device MTU, 1500 when not on a device)",
                           UintegerValue(0),
                           MakeUintegerAccessor(&SfqQueueDisc::m_quantumAttr),
                           MakeUintegerChecker<uint32_t>())
@@ -173,13 +173,13 @@ SfqQueueDisc::CheckConfig()
     {
         Ptr<NetDeviceQueueInterface> ndqi = GetNetDeviceQueueInterface();
         Ptr<NetDevice> dev = ndqi ? ndqi->GetObject<NetDevice>() : nullptr;
+        // A child queue disc (e.g. under TBF) does not see its device: assume a
+        // 1500-byte MTU, as the IP packets the queue disc sees are at most that large.
+        m_quantum = dev ? dev->GetMtu() : 1500;
         if (!dev)
         {
-            NS_LOG_ERROR("SfqQueueDisc Quantum is 0 (use the device MTU) but the queue disc is "
-                         "not installed on a device: set Quantum explicitly");
-            return false;
+            NS_LOG_WARN("SfqQueueDisc Quantum=0 and no device to take the MTU from: using 1500");
         }
-        m_quantum = dev->GetMtu();
     }
     else
     {
