@@ -53,7 +53,8 @@ main(int argc, char** argv)
              NAN, NAN, choices});
     opt.Add({"rate", "datarate", "100Mbps", "TBF rate (the seed: 1Gbps)"});
     opt.Add({"rtt", "time", "20ms", "base round-trip time"});
-    opt.Add({"burst", "int", "500000", "TBF bucket size", "B", 1500, 1e9});
+    opt.Add({"burst", "int", "0",
+             "TBF bucket size; 0: 4 ms at --rate (the seed's 500000 B at 1 Gbps)", "B", 0, 1e9});
     opt.Add({"tbf-limit", "int", "0", "TBF limit (bytes queued); 0: one BDP at --rate", "B", 0,
              1e10});
     opt.Add({"child-limit", "int", "0",
@@ -74,7 +75,7 @@ main(int argc, char** argv)
              1e-6, 1});
     opt.AddPreset("fast", {{"rate", "100Mbps"}, {"duration", "60"}});
     opt.AddPreset("seed", {{"rate", "1Gbps"}, {"duration", "60"}});
-    opt.AddPreset("tiny", {{"rate", "20Mbps"}, {"duration", "15"}});
+    opt.AddPreset("tiny", {{"rate", "50Mbps"}, {"duration", "10"}});
     opt.SetDefaultPreset("fast");
     opt.Parse(argc, argv);
     if (opt.OutDir().empty())
@@ -100,7 +101,13 @@ main(int argc, char** argv)
         ConfigError("the TBF limit (" + std::to_string(tbfLimit) +
                     " B) is below one packet: raise --tbf-limit or --rate x --rtt");
     }
-    uint32_t burst = static_cast<uint32_t>(opt.GetInt("burst"));
+    uint32_t burst = opt.GetInt("burst") > 0
+                         ? static_cast<uint32_t>(opt.GetInt("burst"))
+                         : std::max<uint32_t>(3000, static_cast<uint32_t>(rate.GetBitRate() / 8 * 0.004));
+    if (burst < 1500)
+    {
+        ConfigError("--burst=" + opt.Get("burst") + " is below one 1500-byte packet: TBF could never send");
+    }
 
     // TCP: 1500-byte packets, buffers of 8 x BDP as the seed's hosts.
     uint32_t buf = static_cast<uint32_t>(std::min(8 * bdp, 2e9));
