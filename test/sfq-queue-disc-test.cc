@@ -7,6 +7,9 @@
 #include "seeds-test-item.h"
 
 #include "ns3/boolean.h"
+#include "ns3/ipv4-header.h"
+#include "ns3/ipv4-queue-disc-item.h"
+#include "ns3/udp-header.h"
 #include "ns3/double.h"
 #include "ns3/nstime.h"
 #include "ns3/queue-size.h"
@@ -189,6 +192,37 @@ class SfqPerturbationTest : public TestCase
             next[k]++;
         }
         q->Dispose();
+
+        // The same with real IPv4/UDP packets and ns-3's 5-tuple hash.
+        Ptr<SfqQueueDisc> r = MakeSfq(1000, 100);
+        auto udp = [](uint16_t sport) {
+            Ptr<Packet> p = Create<Packet>(100);
+            UdpHeader u;
+            u.SetSourcePort(sport);
+            u.SetDestinationPort(9);
+            p->AddHeader(u);
+            Ipv4Header h;
+            h.SetSource(Ipv4Address("10.0.0.1"));
+            h.SetDestination(Ipv4Address("10.0.0.2"));
+            h.SetProtocol(17);
+            h.SetPayloadSize(p->GetSize());
+            return Create<Ipv4QueueDiscItem>(p, Address(), 0x0800, h);
+        };
+        std::vector<uint32_t> ipBefore;
+        for (uint16_t port = 1000; port < 1200; ++port)
+        {
+            ipBefore.push_back(r->Classify(udp(port)));
+        }
+        std::set<uint32_t> distinct(ipBefore.begin(), ipBefore.end());
+        NS_TEST_EXPECT_MSG_GT(distinct.size(), 150u, "5-tuple hash should spread 200 flows");
+        r->Perturb(12345);
+        uint32_t ipChanged = 0;
+        for (uint16_t port = 1000; port < 1200; ++port)
+        {
+            ipChanged += r->Classify(udp(port)) != ipBefore[port - 1000];
+        }
+        NS_TEST_EXPECT_MSG_GT(ipChanged, 190u, "perturbation should remap IPv4 flows too");
+        r->Dispose();
 
         // The periodic timer draws new perturbation values.
         Ptr<SfqQueueDisc> p = CreateObject<SfqQueueDisc>();

@@ -72,8 +72,8 @@ BuildSeed001(const Options& opt, uint32_t pairs)
     Time core = rtt / 2 - 2 * access;
     if (!core.IsStrictlyPositive())
     {
-        ConfigError("--rtt=" + opt.Get("rtt") + " is too small: it must exceed 10ms (the host "
-                    "links take 2 x 1.25 ms each way)");
+        ConfigError("--rtt=" + opt.Get("rtt") + " is too small: it must exceed 5ms (the host "
+                    "links take 1.25 ms, two of them each way)");
     }
     Ptr<QueueDisc> root = MakeScheduler(opt.Get("scheduler"),
                                         Seed001Buffer(opt),
