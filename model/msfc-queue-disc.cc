@@ -130,7 +130,7 @@ MsfcQueueDisc::GetTypeId()
                           MakeTimeAccessor(&MsfcQueueDisc::m_target),
                           MakeTimeChecker())
             .AddAttribute("Interval",
-                          "CoDel interval (> Target, <= 1000 s)",
+                          "CoDel interval (> Target, <= 3600 s)",
                           TimeValue(MilliSeconds(100)),
                           MakeTimeAccessor(&MsfcQueueDisc::m_interval),
                           MakeTimeChecker())
@@ -202,7 +202,7 @@ MsfcQueueDisc::GetAttributeRange(const std::string& attribute)
         {"Quantum", "0..1048576 (0 = device MTU)"},
         {"Ratio", "0.0000153..16"},
         {"Target", "> 0 and < Interval"},
-        {"Interval", "> Target and <= 1000s"},
+        {"Interval", "> Target and <= 3600s"},
         {"DropBatchSize", "1..65536"},
         {"MaxSize", ">= 1"},
     };
@@ -317,10 +317,10 @@ MsfcQueueDisc::ValidateConfiguration() const
     {
         err << "Target=" << m_target.As(Time::MS) << " is out of range: must be > 0 and < Interval";
     }
-    else if (m_interval.IsStrictlyNegative() || m_interval.IsZero() || m_interval > Seconds(1000))
+    else if (m_interval.IsStrictlyNegative() || m_interval.IsZero() || m_interval > Seconds(3600))
     {
         err << "Interval=" << m_interval.As(Time::MS)
-            << " is out of range: must be > Target and <= 1000 s";
+            << " is out of range: must be > Target and <= 3600 s";
     }
     else if (m_target >= m_interval)
     {
@@ -595,10 +595,10 @@ MsfcQueueDisc::OverloadDrop()
     }
     Flow& flow = m_flows[fat];
     uint32_t cls = fat / m_nFlows;
-    uint64_t threshold = maxBytes / 2;
+    // Drop until half of the flow's backlog is gone or the batch is full.
     uint64_t dropped = 0;
     uint32_t n = 0;
-    while (n < m_dropBatchSize && dropped < threshold)
+    while (n < m_dropBatchSize && 2 * dropped < maxBytes)
     {
         Ptr<QueueDiscItem> item = PopHead(cls, flow);
         if (!item)

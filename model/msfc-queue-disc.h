@@ -48,7 +48,7 @@ struct MsfcClassStats
  * The MSFC scheduler.  See docs/algorithm.md for the exact algorithm.
  *
  * Memory: one small record per class and one per flow queue
- * (Prios x Flows records, allocated in InitializeParams, about 100 bytes each);
+ * (Prios x Flows records of 64 bytes, allocated in InitializeParams);
  * the packet queue of a flow is created the first time the flow gets a packet.
  */
 class MsfcQueueDisc : public QueueDisc

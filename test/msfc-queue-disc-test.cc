@@ -109,6 +109,10 @@ class MsfcRatioShareTestCase : public TestCase
             {
                 auto item = DynamicCast<MsfcTestItem>(q->Dequeue());
                 NS_TEST_ASSERT_MSG_NE(item, nullptr, "a saturated queue disc returned nothing");
+                if (!item)
+                {
+                    return; // the assertion above reported the failure
+                }
                 bytes[item->GetTag()] += item->GetSize();
                 q->Enqueue(Item(1000, 1, item->GetTag(), item->GetTag()));
             }
@@ -156,6 +160,10 @@ class MsfcFlowCountIndependenceTestCase : public TestCase
             {
                 auto item = DynamicCast<MsfcTestItem>(q->Dequeue());
                 NS_TEST_ASSERT_MSG_NE(item, nullptr, "a saturated queue disc returned nothing");
+                if (!item)
+                {
+                    return; // the assertion above reported the failure
+                }
                 bytes[item->GetTag()] += item->GetSize();
                 q->Enqueue(Item(1200, item->Hash(0), item->GetTag(), item->GetTag()));
             }
@@ -196,6 +204,10 @@ class MsfcInnerFairnessTestCase : public TestCase
         {
             auto item = DynamicCast<MsfcTestItem>(q->Dequeue());
             NS_TEST_ASSERT_MSG_NE(item, nullptr, "a saturated queue disc returned nothing");
+            if (!item)
+            {
+                return; // the assertion above reported the failure
+            }
             uint32_t f = item->GetTag();
             bytes[f] += item->GetSize();
             q->Enqueue(Item(sizes[f], 100 + f, 1, f));
@@ -233,6 +245,10 @@ class MsfcWorkConservationTestCase : public TestCase
         {
             auto item = DynamicCast<MsfcTestItem>(q->Dequeue());
             NS_TEST_ASSERT_MSG_NE(item, nullptr, "work-conserving queue disc returned nothing");
+            if (!item)
+            {
+                return; // the assertion above reported the failure
+            }
             bytes[item->GetTag()] += item->GetSize();
             q->Enqueue(Item(800, 3, item->GetTag(), item->GetTag()));
         }

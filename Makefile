@@ -1,0 +1,85 @@
+# MSFC — set-up, build, tests and benchmarks.
+#
+#   make bench   set up everything, build, run the default benchmark comparison
+#   make test    set up everything, build, run every test
+#
+# Both install what they need on a fresh machine (Debian packages, a .venv
+# with the ns-3 wheel and the msfc Python package) and are idempotent.
+
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+BUILD := build
+NS3_WHEEL := ns3==3.44.post0
+JOBS ?= $(shell nproc)
+RESULTS ?= results
+APT_PACKAGES := cmake ninja-build g++ make
+
+.PHONY: all setup deps build test test-ns3 test-python test-kernel bench bench-dumbbell \
+        bench-cost clean help
+
+all: build
+
+help:
+	@echo "make bench   - set up, build and run the default benchmark comparison"
+	@echo "make test    - set up, build and run every test"
+	@echo "make build   - set up and build the ns-3 module, programs and tests"
+	@echo "make clean   - remove build outputs (keeps .venv)"
+
+# Debian packages: only installed when a tool is missing.
+deps:
+	@missing=""; \
+	for t in cmake ninja g++ make; do command -v $$t >/dev/null || missing=1; done; \
+	if [ -n "$$missing" ]; then \
+	    echo "Installing Debian packages: $(APT_PACKAGES)"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(APT_PACKAGES); \
+	fi
+
+$(VENV)/.ns3-installed:
+	@test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install -q --upgrade pip
+	$(VENV)/bin/pip install -q --no-deps $(NS3_WHEEL)
+	@touch $@
+
+$(VENV)/.python-installed: $(VENV)/.ns3-installed $(wildcard pyproject.toml)
+	@if [ -f pyproject.toml ]; then $(VENV)/bin/pip install -q -e '.[test]'; fi
+	@touch $@
+
+setup: deps $(VENV)/.python-installed
+
+build: setup
+	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+	cmake --build $(BUILD) -j $(JOBS)
+	@echo "Built: $(BUILD)/ (programs: $(BUILD)/msfc-dumbbell, $(BUILD)/msfc-describe, $(BUILD)/scenario-*)"
+
+test-ns3: build
+	scripts/run-ns3-tests.sh $(BUILD)/msfc-test-runner
+
+test-python: build
+	@if [ -d tests ]; then MSFC_BUILD_DIR=$(CURDIR)/$(BUILD) $(VENV)/bin/python -m pytest -q tests; \
+	else echo "no Python tests"; fi
+
+test-kernel:
+	@if [ -f kernel/Makefile ]; then $(MAKE) -C kernel test; else echo "no kernel tests"; fi
+
+test: build
+	@status=0; \
+	$(MAKE) --no-print-directory test-ns3 || status=1; \
+	$(MAKE) --no-print-directory test-python || status=1; \
+	$(MAKE) --no-print-directory test-kernel || status=1; \
+	if [ $$status -ne 0 ]; then echo "make test: FAILED (see above)"; fi; \
+	exit $$status
+
+# The default benchmark comparison.
+bench: build
+	@mkdir -p $(RESULTS)
+	$(BUILD)/msfc-dumbbell --schedulers=Msfc,FqCoDel,CoDel,PfifoFast | tee $(RESULTS)/dumbbell.txt
+	@echo "Output: $(RESULTS)/dumbbell.txt"
+
+bench-cost: build
+	@mkdir -p $(RESULTS)
+	$(BUILD)/msfc-qdisc-cost | tee $(RESULTS)/qdisc-cost.csv
+	@echo "Output: $(RESULTS)/qdisc-cost.csv"
+
+clean:
+	rm -rf $(BUILD)
