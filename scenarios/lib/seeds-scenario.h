@@ -646,7 +646,6 @@ struct AppInfo
 inline void
 ScheduleProgress(double total)
 {
-    std::function<void()> tick;
     static std::function<void()> s_tick;
     s_tick = [total]() {
         double now = Simulator::Now().GetSeconds();
