@@ -23,15 +23,20 @@ def main() -> None:
     ap.add_argument("--rate", default="100Mbps", help="TBF rate (the seed: 1Gbps)")
     ap.add_argument("--duration", type=float, default=60.0, help="simulated seconds per run")
     ap.add_argument("--quick", action="store_true", help="20 s runs")
+    ap.add_argument("--schedulers", nargs="+", default=[s for _, s in SCHEDULERS],
+                    choices=[s for _, s in SCHEDULERS],
+                    help="schedulers to run (default: all four)")
     a = ap.parse_args()
+    chosen = [(l, s) for l, s in SCHEDULERS if s in a.schedulers]
     if a.quick:
         a.duration = 20.0
     pub = seedlib.published()["seed004"]
-    tag = a.rate.replace(" ", "")
+    rate_tag = a.rate.replace(" ", "")
+    tag = rate_tag + ("" if a.duration == 60.0 else f"-{int(a.duration)}s")
 
     res = {}
-    for label, sched in SCHEDULERS:
-        out = a.results / "runs" / "sfq-fairness" / f"{sched}-{tag}-{int(a.duration)}s"
+    for label, sched in chosen:
+        out = a.results / "runs" / "sfq-fairness" / f"{sched}-{rate_tag}-{int(a.duration)}s"
         seedlib.run(a.build_dir, "sfq-fairness", out,
                     {"scheduler": sched, "rate": a.rate, "duration": a.duration,
                      "rng-run": a.rng_run}, a.reuse)
@@ -47,7 +52,7 @@ def main() -> None:
     header = ["scheduler", "cubic_mbps", "bbr_mbps", "jain", "seed_cubic_mbps", "seed_bbr_mbps",
               "seed_jain"]
     rows = []
-    for label, sched in SCHEDULERS:
+    for label, sched in chosen:
         mbps, _ = res[label]
         seed = {"None": pub["throughput_mbps"]["no_sfq"], "Sfq": pub["throughput_mbps"]["sfq"]}.get(sched)
         rows.append([label, mbps.get("Cubic", 0.0), mbps.get("Bbr", 0.0),
@@ -57,9 +62,10 @@ def main() -> None:
     seedlib.write_table(a.results / f"sfq_fairness_{tag}.csv", header, rows)
 
     plt = seedlib.plt()
-    fig, axes = plt.subplots(len(SCHEDULERS), 1, figsize=(8, 2.4 * len(SCHEDULERS)), sharex=True,
-                             sharey=True)
-    for ax, (label, _) in zip(axes, SCHEDULERS):
+    fig, axes = plt.subplots(len(chosen), 1, figsize=(8, 2.4 * len(chosen) + 0.6), sharex=True,
+                             sharey=True, squeeze=False)
+    axes = axes[:, 0]
+    for ax, (label, _) in zip(axes, chosen):
         mbps, series = res[label]
         for name, pts in sorted(series.items()):
             ax.plot([p[0] for p in pts], [p[1] for p in pts],
