@@ -27,6 +27,9 @@ main(int argc, char** argv)
     opt.Add({"tcp-start", "double", "1", "start of the bulk TCP flow", "s", 0, 1000});
     opt.AddPreset("paper", {{"duration", "60"}});
     opt.AddPreset("tiny", {{"duration", "12"}, {"thin-flows", "40"}});
+    // Thin traffic above the link rate (45 x 228-byte packets / 30 ms = 2.7 Mbit/s): a DoS.
+    opt.AddPreset("dos", {{"duration", "30"}, {"thin-flows", "45"}, {"thin-size", "200"},
+                          {"buffer", "1000"}});
     opt.SetDefaultPreset("paper");
     opt.Parse(argc, argv);
     if (opt.OutDir().empty())

@@ -100,6 +100,17 @@ def test_starvation_msfc_one_class_is_fqcodel_wp(tmp_path):
     assert abs(wp - msfc) <= 0.05 * wp
 
 
+def test_starvation_dos_classes_protect_tcp(tmp_path):
+    """Thin traffic above the link rate: flow fairness leaves the TCP flow one share in 46;
+    MSFC with the thin flows in the scavenger class keeps its class's share for TCP."""
+    opts = dict(thin_flows=45, thin_size=200, buffer=1000, duration=12)
+    fq = tcp_kbps(run("starvation", tmp_path, scheduler="FqCoDel", **opts), "Bulk")
+    same = tcp_kbps(run("starvation", tmp_path, scheduler="Msfc", thin_class="same", **opts), "Bulk")
+    lower = tcp_kbps(run("starvation", tmp_path, scheduler="Msfc", thin_class="lower", **opts), "Bulk")
+    assert fq < 100 and same < 100   # about 2000 / 46 = 43 kbit/s
+    assert lower > 500               # class 1 gets 2/3 of the link when backlogged
+
+
 # ---------------------------------------------------------------- seed 001, sec. IV
 
 
