@@ -5,6 +5,7 @@
 #include "scheduler-registry.h"
 
 #include "ns3/abort.h"
+#include "ns3/string.h"
 #include "ns3/traffic-control-layer.h"
 #include "ns3/type-id.h"
 
@@ -25,6 +26,20 @@ SchedulerRegistry::All()
         {"Pie", "ns3::PieQueueDisc", "single-queue PIE AQM"},
         {"FqPie", "ns3::FqPieQueueDisc", "flow queues with PIE"},
         {"Sfq", "ns3::SfqQueueDisc", "Stochastic Fairness Queueing (Linux sfq)"},
+        {"FqCoDelWP",
+         "ns3::FqCoDelVariantQueueDisc",
+         "FQ-CoDel without new-flow priority",
+         {{"NewFlowPriority", "false"}}},
+        {"FqCoDelWP100",
+         "ns3::FqCoDelVariantQueueDisc",
+         "FQ-CoDel without new-flow priority, 100 ms target",
+         {{"NewFlowPriority", "false"}, {"Target", "100ms"}}},
+        {"FqCoDelWSPM",
+         "ns3::FqCoDelVariantQueueDisc",
+         "FQ-CoDel without starvation prevention",
+         {{"StarvationPrevention", "false"}}},
+        {"Fifo", "ns3::FifoQueueDisc", "plain FIFO (drop tail)"},
+        {"Msfc1", "ns3::MsfcQueueDisc", "MSFC with a single class", {{"Prios", "1"}}},
     };
     static const std::vector<SchedulerInfo> available = [] {
         std::vector<SchedulerInfo> out;
@@ -71,7 +86,36 @@ SchedulerRegistry::MakeHelper(const std::string& name)
     const SchedulerInfo* s = Find(name);
     NS_ABORT_MSG_IF(!s, "unknown scheduler '" << name << "'; valid: " << Names());
     TrafficControlHelper tch;
-    tch.SetRootQueueDisc(s->typeId);
+    const auto& a = s->attributes;
+    auto v = [&](size_t i) { return StringValue(a[i].second); };
+    switch (a.size())
+    {
+    case 0:
+        tch.SetRootQueueDisc(s->typeId);
+        break;
+    case 1:
+        tch.SetRootQueueDisc(s->typeId, a[0].first, v(0));
+        break;
+    case 2:
+        tch.SetRootQueueDisc(s->typeId, a[0].first, v(0), a[1].first, v(1));
+        break;
+    case 3:
+        tch.SetRootQueueDisc(s->typeId, a[0].first, v(0), a[1].first, v(1), a[2].first, v(2));
+        break;
+    case 4:
+        tch.SetRootQueueDisc(s->typeId,
+                             a[0].first,
+                             v(0),
+                             a[1].first,
+                             v(1),
+                             a[2].first,
+                             v(2),
+                             a[3].first,
+                             v(3));
+        break;
+    default:
+        NS_ABORT_MSG("scheduler '" << name << "' sets more than 4 attributes");
+    }
     return tch;
 }
 

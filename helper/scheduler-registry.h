@@ -12,6 +12,7 @@
 #include "ns3/traffic-control-helper.h"
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ns3
@@ -23,6 +24,8 @@ struct SchedulerInfo
     std::string name;        //!< short name used on command lines ("Msfc")
     std::string typeId;      //!< ns-3 TypeId name ("ns3::MsfcQueueDisc")
     std::string description; //!< one line for listings
+    /// attribute values that make this entry what it is (a variant's switches), at most 4
+    std::vector<std::pair<std::string, std::string>> attributes{};
 };
 
 /** Lookup of schedulers by short name. */

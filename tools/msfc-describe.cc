@@ -115,7 +115,13 @@ main(int argc, char** argv)
     {
         std::cout << (first ? "\n  " : ",\n  ") << "{\"name\": " << Json(s.name)
                   << ", \"type_id\": " << Json(s.typeId)
-                  << ", \"description\": " << Json(s.description) << ", \"attributes\": ";
+                  << ", \"description\": " << Json(s.description) << ", \"fixed\": {";
+        for (size_t i = 0; i < s.attributes.size(); ++i)
+        {
+            std::cout << (i ? ", " : "") << Json(s.attributes[i].first) << ": "
+                      << Json(s.attributes[i].second);
+        }
+        std::cout << "}, \"attributes\": ";
         PrintAttributes(std::cout, TypeId::LookupByName(s.typeId));
         std::cout << "}";
         first = false;

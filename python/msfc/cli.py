@@ -1,0 +1,395 @@
+"""``msfc``: run, compare, sweep and report ns-3 simulations of traffic schedulers."""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+import time
+from pathlib import Path
+
+from . import __version__
+from .errors import SimulationError, UserError
+
+EPILOG = """examples:
+  msfc list
+  msfc run isp-tree --preset quick --scheduler Msfc --set Msfc.Ratio=3
+  msfc compare isp-tree --schedulers PfifoFast,CoDel,FqCoDel,Msfc --thesis
+  msfc sweep dumbbell --grid Msfc.Ratio=1,2,4,8 --seeds 5
+  msfc report results/isp-tree-compare-1a2b3c4d
+
+Scenario programs are looked up in --build-dir, $MSFC_BUILD_DIR or ./build (build them with `make build`).
+Documentation: docs/cli.md"""
+
+
+def _common(p: argparse.ArgumentParser, outputs: bool = True) -> None:
+    p.add_argument("--build-dir", metavar="DIR", help="where scenario-* and msfc-describe are "
+                   "(default: $MSFC_BUILD_DIR, else ./build)")
+    if outputs:
+        p.add_argument("--out", metavar="DIR", help="results directory (default: results/<scenario>-<command>-"
+                       "<hash of the request>, so repeating a command resumes it)")
+        p.add_argument("--no-progress", action="store_true", help="no progress bar or progress lines")
+
+
+def _sim_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("scenario", help="scenario name (build/scenario-<name>; see `msfc list`)")
+    p.add_argument("--preset", help="scenario preset (see `msfc list`)")
+    p.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE",
+                   help="a scenario option (duration=10) or a scheduler attribute (Msfc.Ratio=3); repeatable")
+    p.add_argument("--config", metavar="FILE", help="'key = value' lines, as the scenario programs read them; "
+                   "--set wins over it")
+    p.add_argument("--direction", choices=["down", "up", "all"], default="down",
+                   help="flows shown in tables (default: down, as the thesis reports)")
+    p.add_argument("--force", action="store_true", help="run again even when a finished result exists")
+    p.add_argument("--timeout", type=float, metavar="SECONDS", help="wall-clock limit per simulation")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="msfc", description=__doc__, epilog=EPILOG,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--version", action="version", version=f"msfc {__version__}")
+    sub = ap.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser("list", help="scenarios, presets, schedulers and their parameters")
+    _common(p, outputs=False)
+    p.add_argument("scenario", nargs="?", help="only this scenario")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+
+    p = sub.add_parser("run", help="one simulation")
+    _common(p)
+    _sim_options(p)
+    p.add_argument("--scheduler", help="queue discipline (a scenario 'scheduler' choice)")
+    p.add_argument("--run", dest="rng_run", type=int, default=1, metavar="N", help="RNG run number (default 1)")
+
+    p = sub.add_parser("compare", help="one scenario under several schedulers, thesis-style tables")
+    _common(p)
+    _sim_options(p)
+    p.add_argument("--schedulers", required=True, metavar="A,B,C", help="comma-separated scheduler names")
+    p.add_argument("--seeds", type=int, default=1, metavar="N", help="RNG runs 1..N per scheduler (default 1)")
+    p.add_argument("--level", choices=["type", "priority"], default="type", help="table rows (default type)")
+    p.add_argument("--jobs", type=int, default=1, metavar="N",
+                   help="simulations at once, on a local Dask cluster (default 1: one after another with a "
+                   "progress bar of simulated time)")
+    p.add_argument("--thesis", nargs="?", const="A", choices=["A", "B"], metavar="A|B",
+                   help="also print the thesis's published tables beside ours: A (default) = Tables 3.4-3.7, "
+                   "correct priorities; B = Table 3.9, wrong priorities")
+    p.add_argument("--thesis-tables", metavar="FILE", help="thesis tables JSON (default benchmarks/thesis-tables.json)")
+
+    p = sub.add_parser("sweep", help="a parameter grid times RNG runs, on Dask")
+    _common(p)
+    _sim_options(p)
+    p.add_argument("--scheduler", help="queue discipline for every run (unless swept with --grid scheduler=...)")
+    p.add_argument("--grid", action="append", default=[], metavar="KEY=V1,V2,...", required=True,
+                   help="a swept option or scheduler attribute; repeat for a multi-dimensional grid")
+    p.add_argument("--seeds", type=int, default=1, metavar="N", help="RNG runs 1..N per grid point (default 1)")
+    p.add_argument("--scheduler-address", metavar="tcp://HOST:PORT",
+                   help="an existing Dask scheduler (default: a local cluster sized to the machine)")
+    p.add_argument("--workers", type=int, metavar="N", help="local cluster workers (default: one per core)")
+
+    p = sub.add_parser("report", help="HTML report with figures of a run, comparison or sweep")
+    p.add_argument("dir", help="a results directory of msfc run/compare/sweep")
+    p.add_argument("--out", metavar="DIR", help="where to write the report (default: DIR/report)")
+    p.add_argument("--direction", choices=["down", "up", "all"], default=None,
+                   help="flows shown (default: the one the results were made with)")
+    return ap
+
+
+# --------------------------------------------------------------------------- helpers
+
+def _stderr(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+def _progress_enabled(args) -> bool:
+    return not getattr(args, "no_progress", False)
+
+
+def _study_out(args, kind: str, spec: dict) -> Path:
+    if args.out:
+        return Path(args.out)
+    h = hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:8]
+    return Path("results") / f"{spec['scenario']}-{kind}-{h}"
+
+
+def _scenario_and_assignments(args):
+    from .config import parse_assignments, read_config_file
+    from .programs import describe_scenario, resolve_build_dir
+    build = resolve_build_dir(args.build_dir)
+    info = describe_scenario(args.scenario, build)
+    assign = read_config_file(args.config) if args.config else []
+    assign += parse_assignments(args.sets)
+    return build, info, assign
+
+
+def _loader(build):
+    from .programs import describe_schedulers
+
+    def load():
+        return describe_schedulers(build, required=True)
+    return load
+
+
+def _print_failure(e: SimulationError) -> None:
+    _stderr(f"msfc: error: {e}")
+    _stderr("  command: " + " ".join(e.argv))
+    if e.stderr_tail:
+        _stderr("  stderr (last lines):")
+        for line in e.stderr_tail.splitlines()[-15:]:
+            _stderr("    " + line)
+
+
+def _run_with_bar(program, cfg, out_root, args, label: str):
+    from .progress import Progress
+    from .runner import run_simulation
+    with Progress(None, label, "sim-s", enabled=_progress_enabled(args), plain_interval=10.0) as bar:
+        def on_progress(done, total):
+            bar.update(done, total)
+        return run_simulation(program, cfg, out_root, on_progress=on_progress, force=args.force,
+                              timeout=args.timeout)
+
+
+# --------------------------------------------------------------------------- commands
+
+def cmd_list(args) -> int:
+    from .programs import describe_scenario, describe_schedulers, find_scenarios, resolve_build_dir, BUILD_HINT
+    build = resolve_build_dir(args.build_dir)
+    scen = find_scenarios(build)
+    names = [args.scenario] if args.scenario else list(scen)
+    infos, broken = [], []
+    for n in names:
+        try:
+            infos.append(describe_scenario(n, build))
+        except UserError as e:
+            if args.scenario:
+                raise
+            broken.append((n, str(e)))
+    scheds = describe_schedulers(build, required=False)
+    if args.json:
+        print(json.dumps({"build_dir": str(build), "scenarios": [i.raw for i in infos],
+                          "schedulers": None if scheds is None else [
+                              {"name": s.name, "type_id": s.type_id,
+                               "attributes": [a.__dict__ for a in s.attributes.values()]}
+                              for s in scheds.values()]}, indent=1))
+        return 0
+    print(f"Build directory: {build}")
+    if not scen:
+        print(f"\nNo scenario programs (scenario-*) there; {BUILD_HINT}.")
+    for n, err in broken:
+        print(f"\nScenario {n}: cannot be used: {err}")
+    for info in infos:
+        print(f"\nScenario {info.name}: {info.description}")
+        print(f"  program: {info.program}")
+        if info.presets:
+            print("  presets: " + ", ".join(
+                f"{k}{' (default)' if k == info.default_preset else ''}" for k in info.presets))
+            for k, v in info.presets.items():
+                print(f"    {k}: " + ", ".join(f"{a}={b}" for a, b in v.items()))
+        print("  options (--set NAME=VALUE):")
+        w = max((len(p.name) for p in info.params.values()), default=4)
+        for p in info.params.values():
+            rng = p.range_text()
+            unit = f" {p.unit}" if p.unit and p.type not in ("time", "datarate") else ""
+            print(f"    {p.name.ljust(w)}  {p.type:<8} default {_json_text(p.default)}{unit}"
+                  f"{'  [' + rng + ']' if rng else ''}  {p.help}")
+    print()
+    if scheds is None:
+        print(f"Scheduler parameters: {build / 'msfc-describe'} is missing; {BUILD_HINT}.")
+    else:
+        print("Schedulers and their attributes (--set Scheduler.Attribute=VALUE):")
+        for s in scheds.values():
+            print(f"  {s.name} ({s.type_id})")
+            w = max((len(a) for a in s.attributes), default=4)
+            for a in s.attributes.values():
+                rng = a.range_text()
+                print(f"    {a.name.ljust(w)}  {a.type:<22} default {a.default}"
+                      f"{'  [' + rng + ']' if rng else ''}  {a.help}")
+    return 0
+
+
+def cmd_run(args) -> int:
+    from . import tables as T
+    from .config import build_config
+    from .runner import read_study, write_collected, write_study, collect
+    build, info, assign = _scenario_and_assignments(args)
+    cfg = build_config(info, assign, preset=args.preset, scheduler=args.scheduler, rng_run=args.rng_run,
+                       schedulers_loader=_loader(build))
+    out = _study_out(args, "run", {"scenario": info.name, "hash": cfg.hash()})
+    write_study(out, {"kind": "run", "scenario": info.name, "created_utc": _utc(), "direction": args.direction,
+                      "configs": [cfg.hash()], "argv": sys.argv[1:]})
+    try:
+        d, ran = _run_with_bar(info.program, cfg, out, args, f"{info.name} {cfg.scheduler}".strip())
+    except SimulationError as e:
+        _print_failure(e)
+        return 1
+    if not ran:
+        _stderr(f"already done: {d} (use --force to run again)")
+    summary, _ = write_collected(out, [cfg.hash()])
+    print(f"{info.name} | {cfg.label()} | {d}\n")
+    print(T.render_text(T.run_table(summary, "overall", args.direction), f"Overall ({args.direction})", "",
+                        fmt_for=lambda c: c))
+    print(T.render_text(T.run_table(summary, "type", args.direction), f"Per flow type ({args.direction})",
+                        "type", fmt_for=lambda c: c))
+    print(T.render_text(T.run_table(summary, "priority", args.direction), f"Per priority ({args.direction})",
+                        "priority", fmt_for=lambda c: c))
+    print(f"Results: {out}  (msfc report {out})")
+    return 0
+
+
+def _schedulers_arg(info, text: str) -> list[str]:
+    from .config import validate_param
+    names = [s.strip() for s in text.split(",") if s.strip()]
+    if not names:
+        raise UserError("--schedulers is empty; give a comma-separated list, e.g. --schedulers CoDel,FqCoDel,Msfc")
+    if "scheduler" not in info.params:
+        raise UserError(f"scenario '{info.name}' has no 'scheduler' option, so it cannot compare schedulers")
+    out = [validate_param(info.params["scheduler"], n, info.name) for n in names]
+    if len(set(out)) != len(out):
+        raise UserError(f"--schedulers {text}: a scheduler is listed twice")
+    return out
+
+
+def cmd_compare(args) -> int:
+    from . import tables as T
+    from .config import build_config
+    from .runner import write_collected, write_study
+    build, info, assign = _scenario_and_assignments(args)
+    scheds = _schedulers_arg(info, args.schedulers)
+    if args.seeds < 1:
+        raise UserError(f"--seeds {args.seeds} is out of range; it must be >= 1")
+    if args.thesis:
+        from . import thesis
+        thesis.load(args.thesis_tables)  # fail early when the tables are missing
+        if args.thesis_given_bare and args.preset == "wrong-priorities":
+            args.thesis = "B"
+    assign = [(k, v) for k, v in assign if k != "scheduler"]
+    cfgs = [build_config(info, assign, preset=args.preset, scheduler=s, rng_run=r, schedulers_loader=_loader(build))
+            for s in scheds for r in range(1, args.seeds + 1)]
+    out = _study_out(args, "compare", {"scenario": info.name, "hashes": [c.hash() for c in cfgs]})
+    write_study(out, {"kind": "compare", "scenario": info.name, "created_utc": _utc(), "direction": args.direction,
+                      "schedulers": scheds, "seeds": args.seeds, "configs": [c.hash() for c in cfgs],
+                      "argv": sys.argv[1:]})
+    _stderr(f"{len(cfgs)} simulations -> {out}")
+    failed = 0
+    if args.jobs < 1:
+        raise UserError(f"--jobs {args.jobs} is out of range; it must be >= 1")
+    if args.jobs > 1:
+        from . import sweep as S
+        results = S.run_sweep(info.program, cfgs, out, workers=args.jobs, show_progress=_progress_enabled(args),
+                              timeout=args.timeout, force=args.force)
+        failed = sum(1 for r in results if r["status"] == "failed")
+        cfgs_to_run = []
+    else:
+        cfgs_to_run = cfgs
+    for i, cfg in enumerate(cfgs_to_run, 1):
+        try:
+            d, ran = _run_with_bar(info.program, cfg, out, args,
+                                   f"[{i}/{len(cfgs)}] {cfg.scheduler} run {cfg.rng_run}")
+            if not ran:
+                _stderr(f"[{i}/{len(cfgs)}] {cfg.scheduler} run {cfg.rng_run}: already done")
+        except SimulationError as e:
+            failed += 1
+            _print_failure(e)
+    summary, _ = write_collected(out, [c.hash() for c in cfgs])
+    if summary.empty:
+        _stderr("msfc: error: no simulation finished")
+        return 1
+    print(T.compare_text(summary, args.direction, args.level))
+    if args.thesis:
+        from . import thesis
+        print(thesis.compare_text(summary, thesis.tables_for(args.thesis), direction=args.direction,
+                                  explicit=args.thesis_tables))
+    print(f"Results: {out}  (msfc report {out})")
+    if failed:
+        _stderr(f"msfc: {failed} of {len(cfgs)} simulations failed (see above); finished ones are kept")
+        return 1
+    return 0
+
+
+def cmd_sweep(args) -> int:
+    from . import sweep as S
+    from .runner import write_collected, write_study
+    build, info, assign = _scenario_and_assignments(args)
+    grid = S.parse_grid(args.grid)
+    if args.workers is not None and args.workers < 1:
+        raise UserError(f"--workers {args.workers} is out of range; it must be >= 1")
+    cfgs = S.expand(info, grid, assign, preset=args.preset, scheduler=args.scheduler, seeds=args.seeds,
+                    schedulers_loader=_loader(build))
+    hashes = list(dict.fromkeys(c.hash() for c in cfgs))
+    out = _study_out(args, "sweep", {"scenario": info.name, "hashes": hashes})
+    write_study(out, {"kind": "sweep", "scenario": info.name, "created_utc": _utc(), "direction": args.direction,
+                      "grid": [{"key": k, "values": v} for k, v in grid],
+                      "grid_columns": S.grid_columns(grid, cfgs), "seeds": args.seeds, "configs": hashes,
+                      "scheduler_address": args.scheduler_address, "argv": sys.argv[1:]})
+    _stderr(f"sweep: {len(hashes)} configurations ({len(hashes) // args.seeds} grid points x {args.seeds} "
+            f"seeds) -> {out}")
+    results = S.run_sweep(info.program, cfgs, out, address=args.scheduler_address, workers=args.workers,
+                          show_progress=_progress_enabled(args), timeout=args.timeout, force=args.force)
+    failed = [r for r in results if r["status"] == "failed"]
+    summary, _ = write_collected(out, hashes)
+    from .runner import write_json_atomic
+    write_json_atomic(out / "sweep-status.json", {"finished_utc": _utc(), "results": results})
+    counts = {k: sum(1 for r in results if r["status"] == k) for k in ("done", "cached", "failed")}
+    _stderr(f"sweep finished: {counts['done']} ran, {counts['cached']} already done, {counts['failed']} failed")
+    if not summary.empty:
+        from . import tables as T
+        cols = S.grid_columns(grid, cfgs)
+        s = summary[(summary["level"] == "overall") & (summary["direction"] == args.direction)]
+        from . import metrics as M
+        agg = s.groupby(cols, sort=False)[["throughput_total_kbps", "delay_hmean_ms", "delay_p99_ms",
+                                           "jitter_mean_ms", "loss_ratio"]].mean()
+        agg["runs"] = s.groupby(cols, sort=False).size()
+        names = [c.split(".", 1)[1] if c.startswith(("cfg.", "attr.")) else c for c in cols]
+        agg.index = [" ".join(f"{n}={v}" for n, v in zip(names, key if isinstance(key, tuple) else (key,)))
+                     for key in agg.index]
+        print(T.render_text(agg, f"Overall ({args.direction}), mean over seeds", "configuration",
+                            fmt_for=lambda c: c if c in M.METRICS else None))
+    print(f"Results: {out}  (msfc report {out})")
+    if failed:
+        _stderr(f"msfc: {len(failed)} simulations failed (listed above, details in {out / 'sweep-status.json'}); "
+                f"re-run the same command to retry only those")
+        return 1
+    return 0
+
+
+def cmd_report(args) -> int:
+    from .report import make_report
+    out = Path(args.out) if args.out else Path(args.dir) / "report"
+    html = make_report(Path(args.dir), out, direction=args.direction)
+    print(f"Report: {html}")
+    return 0
+
+
+def _json_text(v) -> str:
+    return json.dumps(v) if isinstance(v, bool) or v is None else str(v)
+
+
+def _utc() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+COMMANDS = {"list": cmd_list, "run": cmd_run, "compare": cmd_compare, "sweep": cmd_sweep, "report": cmd_report}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = build_parser()
+    raw = list(sys.argv[1:] if argv is None else argv)
+    args = ap.parse_args(argv)
+    i = raw.index("--thesis") if "--thesis" in raw else -1
+    args.thesis_given_bare = i >= 0 and (i + 1 >= len(raw) or raw[i + 1] not in ("A", "B"))
+    if not args.command:
+        ap.print_help()
+        return 2
+    try:
+        return COMMANDS[args.command](args)
+    except UserError as e:
+        _stderr(f"msfc: error: {e}")
+        return e.exit_code
+    except KeyboardInterrupt:
+        _stderr("msfc: interrupted; finished simulations are kept, re-run the same command to resume")
+        return 130
+    except BrokenPipeError:
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,395 @@
+"""Run configurations: parsing ``--set KEY=VALUE`` and config files, validation against what the
+programs describe, the program's command line, and the configuration hash."""
+from __future__ import annotations
+
+import difflib
+import hashlib
+import json
+import math
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .errors import UserError
+from .programs import Param, ScenarioInfo, SchedulerAttr, SchedulerInfo
+
+_TIME_UNITS = {"y": 365 * 86400.0, "d": 86400.0, "h": 3600.0, "min": 60.0, "s": 1.0, "ms": 1e-3,
+               "us": 1e-6, "ns": 1e-9, "ps": 1e-12, "fs": 1e-15}
+_TIME_RE = re.compile(r"^\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)\s*(y|d|h|min|s|ms|us|ns|ps|fs)?\s*$")
+_RATE_RE = re.compile(r"^\s*((?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)\s*([kKmMgGtT]?)(i?)(bps|b/s|Bps|B/s)?\s*$")
+_PREFIX = {"": 1, "k": 1e3, "K": 1e3, "m": 1e6, "M": 1e6, "g": 1e9, "G": 1e9, "t": 1e12, "T": 1e12}
+_BIN_PREFIX = {"": 1, "k": 1024, "K": 1024, "m": 1024 ** 2, "M": 1024 ** 2, "g": 1024 ** 3, "G": 1024 ** 3,
+               "t": 1024 ** 4, "T": 1024 ** 4}
+_TRUE = {"true", "1", "yes", "on"}
+_FALSE = {"false", "0", "no", "off"}
+
+
+def parse_time(text: str) -> float:
+    """An ns-3 Time string (``5ms``, ``1.5s``, ``100``=seconds) in seconds."""
+    m = _TIME_RE.match(str(text))
+    if not m:
+        raise ValueError(f"'{text}' is not a time (use a number and a unit, e.g. 5ms, 1.5s)")
+    return float(m.group(1)) * _TIME_UNITS[m.group(2) or "s"]
+
+
+def parse_datarate(text: str) -> float:
+    """An ns-3 DataRate string (``100Mbps``, ``1.5Gb/s``, ``10KiBps``) in bits per second."""
+    m = _RATE_RE.match(str(text))
+    if not m:
+        raise ValueError(f"'{text}' is not a data rate (use e.g. 100Mbps, 1Gbps, 500kbps)")
+    value, prefix, binary, unit = m.groups()
+    mult = (_BIN_PREFIX if binary else _PREFIX)[prefix]
+    if unit is None and (prefix or binary):
+        raise ValueError(f"'{text}' is not a data rate: a unit (bps or Bps) is missing")
+    bytes_unit = unit in ("Bps", "B/s")
+    return float(value) * mult * (8 if bytes_unit else 1)
+
+
+def _suggest(word: str, valid) -> str:
+    close = difflib.get_close_matches(word, list(valid), n=1)
+    return f" (did you mean '{close[0]}'?)" if close else ""
+
+
+def _bound(value, kind: str):
+    if value is None:
+        return None
+    if isinstance(value, (int, float)):
+        return float(value)
+    try:
+        if kind == "time":
+            return parse_time(value)
+        if kind == "datarate":
+            return parse_datarate(value)
+        return float(value)
+    except ValueError:
+        return None
+
+
+def _check_numeric(name: str, text: str, kind: str, lo, hi, range_text: str, what: str) -> str:
+    """Validate a number-like value; return its canonical text."""
+    try:
+        if kind == "int":
+            f = float(text)
+            if not f.is_integer():
+                raise ValueError
+            v: float = int(f)
+            canon = str(int(f))
+        elif kind == "uint":
+            f = float(text)
+            if not f.is_integer() or f < 0:
+                raise ValueError
+            v = int(f)
+            canon = str(int(f))
+        elif kind == "double":
+            v = float(text)
+            canon = format(v, ".17g") if not math.isfinite(v) else format(float(repr(v)), ".15g")
+            if float(canon) != v:
+                canon = repr(v)
+        elif kind == "time":
+            v = parse_time(text)
+            canon = str(text).strip()
+        elif kind == "datarate":
+            v = parse_datarate(text)
+            canon = str(text).strip()
+        else:
+            raise AssertionError(kind)
+    except ValueError as e:
+        expected = {"int": "an integer", "uint": "a non-negative integer", "double": "a number"}.get(kind)
+        msg = f"expected {expected}" if expected else str(e)
+        raise UserError(f"{what} '{name}': bad value '{text}': {msg}"
+                        + (f"; allowed range {range_text}" if range_text else "")) from None
+    lo_v, hi_v = _bound(lo, kind), _bound(hi, kind)
+    if (lo_v is not None and v < lo_v) or (hi_v is not None and v > hi_v):
+        raise UserError(f"{what} '{name}': value {text} is out of range; allowed range {range_text}")
+    return canon
+
+
+def validate_param(p: Param, value, scenario: str) -> str:
+    """Check a scenario option's value against ``--describe``; return the canonical text."""
+    what = f"scenario '{scenario}' option"
+    text = str(value).strip()
+    t = p.type
+    if t in ("int", "double", "time", "datarate"):
+        return _check_numeric(p.name, text, t, p.min, p.max, p.range_text(), what)
+    if t == "bool":
+        low = text.lower()
+        if low in _TRUE:
+            return "true"
+        if low in _FALSE:
+            return "false"
+        raise UserError(f"{what} '{p.name}': bad value '{text}'; use true or false")
+    if t == "choice":
+        choices = [str(c) for c in (p.choices or [])]
+        if text in choices:
+            return text
+        ci = [c for c in choices if c.lower() == text.lower()]
+        if len(ci) == 1:
+            return ci[0]
+        raise UserError(f"{what} '{p.name}': unknown value '{text}'{_suggest(text, choices)}; "
+                        f"valid values: {', '.join(choices)}")
+    if t == "path":
+        # passed as given: a program may also accept names (e.g. shipped files) besides paths
+        if text == "":
+            raise UserError(f"{what} '{p.name}': empty path")
+        return text
+    return text
+
+
+def _attr_kind(a: SchedulerAttr) -> str | None:
+    t = (a.type or "").lower()
+    if "uinteger" in t or re.search(r"\buint\d*", t):
+        return "uint"
+    if "integer" in t or re.search(r"\bint\d*", t):
+        return "int"
+    if "double" in t or t == "float":
+        return "double"
+    if "boolean" in t or t == "bool":
+        return "bool"
+    if "datarate" in t:
+        return "datarate"
+    if "queuesize" in t:
+        return "queuesize"
+    if "time" in t:
+        return "time"
+    return None
+
+
+_QUEUE_SIZE_RE = re.compile(r"^\s*\d+\s*([kKmMgG]i?)?(p|B)\s*$")
+
+
+def validate_attr(sched: SchedulerInfo, a: SchedulerAttr, value) -> str:
+    what = f"{sched.name} ({sched.type_id}) attribute"
+    text = str(value).strip()
+    kind = _attr_kind(a)
+    if kind in ("int", "uint", "double", "time", "datarate"):
+        canon = _check_numeric(a.name, text, kind, None, None, a.range_text(), what)
+        v = _bound(text, kind)
+        for op, limit in a.constraints():
+            lim = _bound(limit, kind)
+            if lim is None or v is None:
+                continue
+            ok = {">=": v >= lim, ">": v > lim, "<=": v <= lim, "<": v < lim}[op]
+            if not ok:
+                raise UserError(f"{what} '{a.name}': value {text} is out of range; allowed range "
+                                f"{a.range_text()}")
+        return canon
+    if kind == "queuesize":
+        if not _QUEUE_SIZE_RE.match(text):
+            raise UserError(f"{what} '{a.name}': bad value '{text}'; use packets or bytes, e.g. 1000p or 1500000B")
+        return text.replace(" ", "")
+    if kind == "bool":
+        low = text.lower()
+        if low in _TRUE:
+            return "true"
+        if low in _FALSE:
+            return "false"
+        raise UserError(f"{what} '{a.name}': bad value '{text}'; use true or false")
+    if isinstance(a.range, (list, tuple)) and a.range and not (len(a.range) == 2 and all(
+            isinstance(x, (int, float)) for x in a.range)):
+        valid = [str(x) for x in a.range]
+        if text not in valid:
+            raise UserError(f"{what} '{a.name}': unknown value '{text}'; valid values: {', '.join(valid)}")
+    return text
+
+
+@dataclass
+class RunConfig:
+    """One simulation: a scenario, its options, scheduler attributes and the RNG run number."""
+    scenario: str
+    preset: str | None = None
+    params: dict[str, str] = field(default_factory=dict)     # explicitly set scenario options
+    attrs: dict[str, str] = field(default_factory=dict)      # "Msfc.Ratio" -> "3"
+    attr_ids: dict[str, str] = field(default_factory=dict)   # "Msfc.Ratio" -> "ns3::MsfcQueueDisc::Ratio"
+    rng_run: int = 1
+    resolved: dict[str, str] = field(default_factory=dict)   # every scenario option, resolved
+    rng_option: str = "RngRun"
+
+    def key(self) -> dict:
+        """What identifies the run: everything that changes the result."""
+        return {"scenario": self.scenario, "config": dict(sorted(self.resolved.items())),
+                "attributes": {self.attr_ids[k]: v for k, v in sorted(self.attrs.items())},
+                "rng_run": self.rng_run}
+
+    def hash(self) -> str:
+        blob = json.dumps(self.key(), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+    @property
+    def scheduler(self) -> str:
+        return self.resolved.get("scheduler", "")
+
+    def argv(self, program: Path | str, out_dir: Path | str) -> list[str]:
+        argv = [str(program)]
+        if self.preset:
+            argv.append(f"--preset={self.preset}")
+        for k, v in self.params.items():
+            argv.append(f"--{k}={v}")
+        for k, v in self.attrs.items():
+            argv.append(f"--{self.attr_ids[k]}={v}")
+        argv.append(f"--{self.rng_option}={self.rng_run}")
+        argv.append(f"--out={out_dir}")
+        return argv
+
+    def to_json(self) -> dict:
+        return {"scenario": self.scenario, "preset": self.preset, "params": self.params,
+                "attrs": self.attrs, "attr_ids": self.attr_ids, "rng_run": self.rng_run,
+                "resolved": self.resolved, "rng_option": self.rng_option, "hash": self.hash()}
+
+    @classmethod
+    def from_json(cls, d: dict) -> "RunConfig":
+        return cls(scenario=d["scenario"], preset=d.get("preset"), params=dict(d.get("params", {})),
+                   attrs=dict(d.get("attrs", {})), attr_ids=dict(d.get("attr_ids", {})),
+                   rng_run=int(d.get("rng_run", 1)), resolved=dict(d.get("resolved", {})),
+                   rng_option=d.get("rng_option", "RngRun"))
+
+    def label(self, keys: list[str] | None = None) -> str:
+        keys = keys if keys is not None else list(self.params) + list(self.attrs)
+        parts = []
+        for k in keys:
+            v = self.attrs.get(k, self.params.get(k, self.resolved.get(k)))
+            parts.append(f"{k}={v}")
+        parts.append(f"run={self.rng_run}")
+        return " ".join(parts)
+
+
+def parse_assignments(items: list[str] | None, source: str = "--set") -> list[tuple[str, str]]:
+    """``KEY=VALUE`` strings -> pairs (order kept)."""
+    out = []
+    for item in items or []:
+        if "=" not in item:
+            raise UserError(f"{source} '{item}': expected KEY=VALUE, e.g. {source} duration=10")
+        k, v = item.split("=", 1)
+        k = k.strip().lstrip("-")
+        if not k:
+            raise UserError(f"{source} '{item}': the key is empty; expected KEY=VALUE")
+        out.append((k, v.strip()))
+    return out
+
+
+def read_config_file(path: str | Path) -> list[tuple[str, str]]:
+    """A config file as the scenario programs read it: ``key = value`` lines, ``#`` comments."""
+    p = Path(path)
+    try:
+        text = p.read_text()
+    except OSError as e:
+        raise UserError(f"cannot read config file {p}: {e.strerror}") from None
+    out = []
+    for n, line in enumerate(text.splitlines(), 1):
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        if "=" not in line:
+            raise UserError(f"{p}:{n}: expected 'key = value', got '{line}'")
+        k, v = line.split("=", 1)
+        k, v = k.strip(), v.strip()
+        if not k:
+            raise UserError(f"{p}:{n}: the key is empty; expected 'key = value'")
+        out.append((k, v))
+    return out
+
+
+def _find_scheduler(schedulers: dict[str, SchedulerInfo], name: str) -> SchedulerInfo:
+    if name in schedulers:
+        return schedulers[name]
+    for s in schedulers.values():
+        if s.name.lower() == name.lower() or s.type_id == name or s.type_id.lower() == ("ns3::" + name).lower():
+            return s
+    raise UserError(f"unknown scheduler '{name}'{_suggest(name, schedulers)}; "
+                    f"schedulers with parameters: {', '.join(schedulers) or '(none)'}")
+
+
+def split_key(key: str) -> tuple[str, str] | None:
+    """Scheduler attribute keys: ``Msfc.Ratio`` or ``ns3::MsfcQueueDisc::Ratio``; None otherwise."""
+    if key.startswith("ns3::"):
+        head, _, attr = key.rpartition("::")
+        return head, attr
+    if "." in key:
+        s, _, a = key.partition(".")
+        return s, a
+    return None
+
+
+def build_config(info: ScenarioInfo, assignments: list[tuple[str, str]], *, preset: str | None = None,
+                 scheduler: str | None = None, rng_run: int = 1,
+                 schedulers: dict[str, SchedulerInfo] | None = None,
+                 schedulers_loader=None) -> RunConfig:
+    """Validate everything and return a RunConfig with the resolved options.
+
+    ``schedulers_loader`` is called (once) when a scheduler attribute is set and ``schedulers``
+    is not given; it reads msfc-describe.
+    """
+    if preset is not None and preset not in info.presets:
+        raise UserError(f"scenario '{info.name}': unknown preset '{preset}'{_suggest(preset, info.presets)}; "
+                        f"valid presets: {', '.join(info.presets) or '(none)'}")
+    cfg = RunConfig(scenario=info.name, preset=preset)
+    if "rng-run" in info.params:
+        cfg.rng_option = "rng-run"
+    if rng_run < 1:
+        raise UserError(f"RNG run number {rng_run} is out of range; it must be >= 1")
+    cfg.rng_run = int(rng_run)
+    items = list(assignments)
+    if scheduler is not None:
+        if "scheduler" not in info.params:
+            raise UserError(f"scenario '{info.name}' has no 'scheduler' option; valid options: "
+                            f"{', '.join(info.params)}")
+        items.append(("scheduler", scheduler))
+    for key, value in items:
+        if key in ("rng-run", "RngRun", "run"):
+            try:
+                cfg.rng_run = int(value)
+            except ValueError:
+                raise UserError(f"RNG run '{value}' is not an integer") from None
+            if cfg.rng_run < 1:
+                raise UserError(f"RNG run number {value} is out of range; it must be >= 1")
+            continue
+        if key in ("out", "preset", "config", "describe"):
+            raise UserError(f"'{key}' cannot be set with --set; use the msfc option --{key} instead")
+        if key in info.params:
+            cfg.params[key] = validate_param(info.params[key], value, info.name)
+            continue
+        sk = split_key(key)
+        if sk is None:
+            raise UserError(f"scenario '{info.name}' has no option '{key}'{_suggest(key, info.params)}; "
+                            f"valid options: {', '.join(info.params)}; scheduler attributes are set as "
+                            f"Scheduler.Attribute=VALUE (see `msfc list`)")
+        if schedulers is None:
+            schedulers = schedulers_loader() if schedulers_loader else None
+            if schedulers is None:
+                raise UserError(f"'{key}': scheduler attributes cannot be checked without msfc-describe")
+        sname, aname = sk
+        s = _find_scheduler(schedulers, sname)
+        if aname not in s.attributes:
+            raise UserError(f"scheduler {s.name} ({s.type_id}) has no attribute '{aname}'"
+                            f"{_suggest(aname, s.attributes)}; valid attributes: {', '.join(s.attributes)}")
+        friendly = f"{s.name}.{aname}"
+        cfg.attrs[friendly] = validate_attr(s, s.attributes[aname], value)
+        cfg.attr_ids[friendly] = f"{s.type_id}::{aname}"
+    # resolve: defaults, then the preset (explicit or default), then explicit options
+    resolved: dict[str, str] = {}
+    for name, p in info.params.items():
+        if p.default is not None:
+            resolved[name] = _canon_default(p)
+    eff_preset = preset or info.default_preset
+    for k, v in (info.presets.get(eff_preset, {}) if eff_preset else {}).items():
+        if k in info.params:
+            resolved[k] = validate_param(info.params[k], _json_text(v), info.name)
+    resolved.update(cfg.params)
+    if cfg.rng_option in info.params:
+        resolved[cfg.rng_option] = str(cfg.rng_run)
+    cfg.resolved = resolved
+    if cfg.preset is None and info.default_preset:
+        cfg.preset = None  # the program applies its default preset itself
+    return cfg
+
+
+def _json_text(v) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return str(v)
+
+
+def _canon_default(p: Param) -> str:
+    try:
+        return validate_param(p, _json_text(p.default), "defaults")
+    except UserError:
+        return _json_text(p.default)

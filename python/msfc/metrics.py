@@ -1,0 +1,257 @@
+"""Metric names and definitions: the one place tables, reports and sweeps take them from.
+
+The definitions follow docs/data-format.md ("Metrics"). Inputs are the raw files a
+scenario program writes: ``flows.csv`` and ``delay_hist.csv`` / ``jitter_hist.csv``.
+
+Grouping levels:
+
+* ``overall``  - every selected flow;
+* ``type``     - flows with the same ``type`` label (e.g. ``TVStream``);
+* ``priority`` - flows with the same ``priority``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable
+
+import numpy as np
+import pandas as pd
+
+METRICS_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Metric:
+    name: str
+    label: str          # short column heading for tables
+    unit: str
+    definition: str     # one sentence, shown in reports
+    fmt: str            # format for tables
+    higher_is_better: bool | None = None
+
+
+METRICS: dict[str, Metric] = {m.name: m for m in [
+    Metric("throughput_kbps", "Throughput", "kbps",
+           "rx_bytes * 8 / active_s / 1000 per flow; per group the mean over flows", "{:.2f}", True),
+    Metric("throughput_total_kbps", "Total throughput", "kbps",
+           "sum of the per-flow throughput over the flows of the group", "{:.0f}", True),
+    Metric("delay_mean_ms", "Mean delay", "ms",
+           "total packet delay over total received packets (delay_sum_s / rx_packets)", "{:.1f}", False),
+    Metric("delay_hmean_ms", "Harmonic-mean delay", "ms",
+           "harmonic mean of packet delays, from the delay histogram (bin centres)", "{:.1f}", False),
+    Metric("delay_p50_ms", "Median delay", "ms",
+           "50th percentile of packet delay, from the delay histogram", "{:.1f}", False),
+    Metric("delay_p95_ms", "95th pct delay", "ms",
+           "95th percentile of packet delay, from the delay histogram", "{:.1f}", False),
+    Metric("delay_p99_ms", "99th pct delay", "ms",
+           "99th percentile of packet delay, from the delay histogram", "{:.1f}", False),
+    Metric("jitter_mean_ms", "Jitter", "ms",
+           "mean |delay(n) - delay(n-1)|: jitter_sum_s / (rx_packets - 1), per group summed over flows",
+           "{:.2f}", False),
+    Metric("lost_packets", "Lost packets", "packets",
+           "sum of lost_packets", "{:.0f}", False),
+    Metric("loss_ratio", "Loss ratio", "",
+           "lost_packets / tx_packets", "{:.4f}", False),
+    Metric("flows", "Flows", "", "number of flows in the group", "{:.0f}", None),
+]}
+
+#: per-group metric columns, in table order
+GROUP_METRICS = ["flows", "throughput_kbps", "throughput_total_kbps", "delay_mean_ms",
+                 "delay_hmean_ms", "delay_p50_ms", "delay_p95_ms", "delay_p99_ms",
+                 "jitter_mean_ms", "lost_packets", "loss_ratio"]
+
+#: the thesis's Table 3.4 (overall results)
+OVERALL_TABLE = ["throughput_total_kbps", "delay_hmean_ms", "jitter_mean_ms", "lost_packets"]
+#: the thesis's per-type tables 3.7, 3.5, 3.6
+TYPE_TABLES = ["throughput_kbps", "delay_mean_ms", "lost_packets"]
+
+LEVELS = ("overall", "type", "priority")
+
+FLOW_COLUMNS = ["flow_id", "app_id", "type", "priority", "direction", "protocol", "src", "dst",
+                "src_port", "dst_port", "tx_packets", "tx_bytes", "rx_packets", "rx_bytes",
+                "lost_packets", "delay_sum_s", "jitter_sum_s", "first_tx_s", "last_tx_s",
+                "first_rx_s", "last_rx_s", "active_s"]
+HIST_COLUMNS = ["flow_id", "bin_start_s", "bin_width_s", "count"]
+
+
+def metric(name: str) -> Metric:
+    return METRICS[name]
+
+
+def heading(name: str) -> str:
+    m = METRICS[name]
+    return f"{m.label} ({m.unit})" if m.unit else m.label
+
+
+def format_value(name: str, value) -> str:
+    if value is None or (isinstance(value, float) and not np.isfinite(value)):
+        return "-"
+    return METRICS[name].fmt.format(value)
+
+
+# --------------------------------------------------------------------------- histograms
+
+def _hist_arrays(hist: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Bin starts, widths and counts, merged over flows and sorted by bin start."""
+    if hist is None or len(hist) == 0:
+        return np.zeros(0), np.zeros(0), np.zeros(0)
+    h = hist.groupby(["bin_start_s", "bin_width_s"], as_index=False)["count"].sum()
+    h = h[h["count"] > 0].sort_values("bin_start_s")
+    return (h["bin_start_s"].to_numpy(float), h["bin_width_s"].to_numpy(float),
+            h["count"].to_numpy(float))
+
+
+def hist_harmonic_mean(hist: pd.DataFrame) -> float:
+    """Harmonic mean of the values in a histogram, each bin represented by its centre (seconds)."""
+    start, width, count = _hist_arrays(hist)
+    n = count.sum()
+    if n == 0:
+        return float("nan")
+    centre = start + width / 2.0
+    if np.any(centre <= 0):
+        raise ValueError("histogram has a bin centre <= 0; the harmonic mean is undefined")
+    return float(n / np.sum(count / centre))
+
+
+def hist_mean(hist: pd.DataFrame) -> float:
+    start, width, count = _hist_arrays(hist)
+    n = count.sum()
+    return float(np.sum(count * (start + width / 2.0)) / n) if n else float("nan")
+
+
+def hist_percentile(hist: pd.DataFrame, q: float) -> float:
+    """q-th percentile (0..100) of the values in a histogram (seconds).
+
+    Values are taken as spread uniformly inside their bin: the result is the point where the
+    cumulative count reaches q% of all values, linearly interpolated inside that bin.
+    """
+    if not 0 <= q <= 100:
+        raise ValueError(f"percentile {q} is outside 0..100")
+    start, width, count = _hist_arrays(hist)
+    n = count.sum()
+    if n == 0:
+        return float("nan")
+    target = q / 100.0 * n
+    cum = np.cumsum(count)
+    i = int(np.searchsorted(cum, target, side="left"))
+    i = min(i, len(count) - 1)
+    before = cum[i] - count[i]
+    frac = (target - before) / count[i]
+    return float(start[i] + min(max(frac, 0.0), 1.0) * width[i])
+
+
+def hist_cdf(hist: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """Points (x seconds, F(x)) of the cumulative distribution, at bin edges."""
+    start, width, count = _hist_arrays(hist)
+    if count.sum() == 0:
+        return np.zeros(0), np.zeros(0)
+    edges = np.concatenate([[start[0]], start + width])
+    cdf = np.concatenate([[0.0], np.cumsum(count) / count.sum()])
+    return edges, cdf
+
+
+# --------------------------------------------------------------------------- flows
+
+def flow_metrics(flows: pd.DataFrame) -> pd.DataFrame:
+    """Per-flow metrics added as columns to a copy of flows.csv."""
+    f = flows.copy()
+    active = f["active_s"].astype(float)
+    rx = f["rx_packets"].astype(float)
+    tx = f["tx_packets"].astype(float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        f["throughput_kbps"] = np.where(active > 0, f["rx_bytes"] * 8.0 / active / 1000.0, np.nan)
+        f["delay_mean_ms"] = np.where(rx > 0, f["delay_sum_s"] / rx * 1000.0, np.nan)
+        f["jitter_mean_ms"] = np.where(rx > 1, f["jitter_sum_s"] / (rx - 1) * 1000.0, np.nan)
+        f["loss_ratio"] = np.where(tx > 0, f["lost_packets"] / tx, np.nan)
+    return f
+
+
+def select_flows(flows: pd.DataFrame, direction: str | None = "down") -> pd.DataFrame:
+    """Flows of one direction (``down``, ``up``) or all of them (``None`` / ``all``)."""
+    if direction in (None, "all"):
+        return flows
+    return flows[flows["direction"] == direction]
+
+
+def group_metrics(flows: pd.DataFrame, delay_hist: pd.DataFrame | None = None) -> dict[str, float]:
+    """Metrics of one group of flows (already selected)."""
+    out: dict[str, float] = {}
+    n = len(flows)
+    out["flows"] = float(n)
+    if n == 0:
+        for k in GROUP_METRICS[1:]:
+            out[k] = float("nan")
+        out["lost_packets"] = 0.0
+        return out
+    fm = flow_metrics(flows) if "throughput_kbps" not in flows else flows
+    thr = fm["throughput_kbps"].dropna()
+    out["throughput_kbps"] = float(thr.mean()) if len(thr) else float("nan")
+    out["throughput_total_kbps"] = float(thr.sum())
+    rx = float(flows["rx_packets"].sum())
+    out["delay_mean_ms"] = float(flows["delay_sum_s"].sum()) / rx * 1000.0 if rx > 0 else float("nan")
+    jit_n = float((flows["rx_packets"] - 1).clip(lower=0).sum())
+    jit_sum = float(flows.loc[flows["rx_packets"] > 1, "jitter_sum_s"].sum())
+    out["jitter_mean_ms"] = jit_sum / jit_n * 1000.0 if jit_n > 0 else float("nan")
+    out["lost_packets"] = float(flows["lost_packets"].sum())
+    tx = float(flows["tx_packets"].sum())
+    out["loss_ratio"] = out["lost_packets"] / tx if tx > 0 else float("nan")
+    h = None
+    if delay_hist is not None:
+        h = delay_hist[delay_hist["flow_id"].isin(flows["flow_id"])]
+    if h is not None and h["count"].sum() > 0:
+        out["delay_hmean_ms"] = hist_harmonic_mean(h) * 1000.0
+        out["delay_p50_ms"] = hist_percentile(h, 50) * 1000.0
+        out["delay_p95_ms"] = hist_percentile(h, 95) * 1000.0
+        out["delay_p99_ms"] = hist_percentile(h, 99) * 1000.0
+    else:
+        for k in ("delay_hmean_ms", "delay_p50_ms", "delay_p95_ms", "delay_p99_ms"):
+            out[k] = float("nan")
+    return out
+
+
+def summarize(flows: pd.DataFrame, delay_hist: pd.DataFrame | None,
+              direction: str | None = "down") -> pd.DataFrame:
+    """Tidy summary of one run: one row per (level, group), one column per metric."""
+    sel = select_flows(flows, direction)
+    rows = []
+    rows.append({"level": "overall", "group": "all", **group_metrics(sel, delay_hist)})
+    for level in ("type", "priority"):
+        for key, g in sel.groupby(level, sort=False):
+            rows.append({"level": level, "group": str(key), **group_metrics(g, delay_hist)})
+    df = pd.DataFrame(rows, columns=["level", "group"] + GROUP_METRICS)
+    df.insert(0, "direction", direction or "all")
+    return df
+
+
+def group_order(flows: pd.DataFrame, level: str) -> list[str]:
+    """Groups in a stable order: types in order of first appearance, priorities descending."""
+    if level == "priority":
+        return [str(p) for p in sorted(flows["priority"].unique(), reverse=True)]
+    if level == "type":
+        return [str(t) for t in pd.unique(flows["type"])]
+    return ["all"]
+
+
+# --------------------------------------------------------------------------- statistics over seeds
+
+# two-sided 95 % quantiles of Student's t for 1..30 degrees of freedom
+_T95 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179,
+        2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
+        2.060, 2.056, 2.052, 2.048, 2.045, 2.042]
+
+
+def t95(dof: int) -> float:
+    if dof < 1:
+        return float("nan")
+    return _T95[dof - 1] if dof <= len(_T95) else 1.96
+
+
+def mean_ci95(values: Iterable[float]) -> tuple[float, float, int]:
+    """Mean and half-width of its 95 % confidence interval (Student's t), and the sample size."""
+    v = np.asarray([x for x in values if x is not None and np.isfinite(x)], dtype=float)
+    n = len(v)
+    if n == 0:
+        return float("nan"), float("nan"), 0
+    if n == 1:
+        return float(v[0]), float("nan"), 1
+    return float(v.mean()), float(t95(n - 1) * v.std(ddof=1) / np.sqrt(n)), n

@@ -1,0 +1,253 @@
+"""Running one simulation into its own directory, and reading results back.
+
+A results directory ("study") holds ``study.json`` and ``runs/<config-hash>/`` per configuration:
+
+    runs/<hash>/config.json        what was asked (RunConfig) and the program's command line
+    runs/<hash>/flows.csv ...      the raw files of docs/data-format.md, written by the program
+    runs/<hash>/stderr.txt         the program's stderr (progress lines removed)
+    runs/<hash>/flow_metrics.{parquet,csv}   tidy per-flow data with metrics and run metadata
+    runs/<hash>/summary.{parquet,csv}        tidy per-group metrics with run metadata
+    runs/<hash>/done.json          written last: the run is complete (resume skips it)
+    runs/<hash>/failed.json        the last attempt failed (exit code, stderr tail); retried next time
+"""
+from __future__ import annotations
+
+import collections
+import json
+import os
+import re
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import pandas as pd
+
+from . import metrics as M
+from .config import RunConfig
+from .errors import SimulationError, UserError
+
+_PROGRESS = re.compile(r"^progress\s+([0-9.eE+-]+)\s+([0-9.eE+-]+)\s*$")
+RAW_FILES = ("flows.csv", "delay_hist.csv", "meta.json")
+DERIVED_FILES = ("jitter_hist.csv", "qdisc.csv", "flow_metrics.parquet", "flow_metrics.csv", "summary.parquet",
+                 "summary.csv")
+
+
+def write_json_atomic(path: Path, data) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(json.dumps(data, indent=1, sort_keys=False, default=str) + "\n")
+    os.replace(tmp, path)
+
+
+def _write_table(df: pd.DataFrame, base: Path) -> None:
+    """``base.parquet`` and ``base.csv``, each under a temporary name first."""
+    for ext in ("parquet", "csv"):
+        final = base.with_suffix("." + ext)
+        tmp = final.with_name(f".{final.name}.tmp")
+        if ext == "parquet":
+            df.to_parquet(tmp, index=False)
+        else:
+            df.to_csv(tmp, index=False)
+        os.replace(tmp, final)
+
+
+def run_dir(out_root: Path, cfg: RunConfig) -> Path:
+    return Path(out_root) / "runs" / cfg.hash()
+
+
+def is_done(d: Path, cfg: RunConfig | None = None) -> bool:
+    f = d / "done.json"
+    if not f.exists() or not all((d / x).exists() for x in RAW_FILES):
+        return False
+    if cfg is None:
+        return True
+    try:
+        return json.loads(f.read_text()).get("hash") == cfg.hash()
+    except (OSError, json.JSONDecodeError):
+        return False
+
+
+def id_columns(cfg: RunConfig, meta: dict | None = None) -> dict:
+    """Columns identifying a run in tidy tables: scenario, scheduler, rng_run, hash, options."""
+    cols = {"scenario": cfg.scenario, "scheduler": cfg.scheduler, "rng_run": cfg.rng_run,
+            "config_hash": cfg.hash(), "preset": cfg.preset or ""}
+    for k, v in cfg.resolved.items():
+        if k != "scheduler":
+            cols[f"cfg.{k}"] = v
+    for k, v in cfg.attrs.items():
+        cols[f"attr.{k}"] = v
+    if meta:
+        for k in ("wall_seconds", "sim_seconds", "events", "ns3_version", "msfc_version", "rng_seed"):
+            if k in meta:
+                cols[f"meta.{k}"] = meta[k]
+    return cols
+
+
+def load_raw(d: Path) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
+    try:
+        flows = pd.read_csv(d / "flows.csv")
+        hist = pd.read_csv(d / "delay_hist.csv")
+        meta = json.loads((d / "meta.json").read_text())
+    except (OSError, ValueError) as e:
+        raise UserError(f"cannot read the results in {d}: {e}", 1) from None
+    missing = [c for c in M.FLOW_COLUMNS if c not in flows.columns]
+    if missing:
+        raise UserError(f"{d / 'flows.csv'} lacks the columns {', '.join(missing)} "
+                        f"(see docs/data-format.md)", 1)
+    flows["type"] = flows["type"].astype(str)
+    return flows, hist, meta
+
+
+def postprocess(d: Path, cfg: RunConfig) -> None:
+    """Tidy tables from the raw files, then ``done.json``."""
+    flows, hist, meta = load_raw(d)
+    ids = id_columns(cfg, meta)
+    fm = M.flow_metrics(flows)
+    for i, (k, v) in enumerate(ids.items()):
+        fm.insert(i, k, v)
+    _write_table(fm, d / "flow_metrics")
+    summ = pd.concat([M.summarize(flows, hist, dirn) for dirn in ("down", "up", "all")], ignore_index=True)
+    for i, (k, v) in enumerate(ids.items()):
+        summ.insert(i, k, v)
+    _write_table(summ, d / "summary")
+    write_json_atomic(d / "done.json", {"hash": cfg.hash(), "finished_utc": _utc(),
+                                        "wall_seconds": meta.get("wall_seconds")})
+    f = d / "failed.json"
+    if f.exists():
+        f.unlink()
+
+
+def _utc() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+def run_simulation(program: Path, cfg: RunConfig, out_root: Path, *, on_progress=None,
+                   force: bool = False, timeout: float | None = None) -> tuple[Path, bool]:
+    """Run one configuration unless it is already done. Returns (run dir, ran?).
+
+    Raises SimulationError when the program fails (its directory then holds failed.json).
+    """
+    d = run_dir(out_root, cfg)
+    if not force and is_done(d, cfg):
+        return d, False
+    d.mkdir(parents=True, exist_ok=True)
+    # leftovers of an earlier, unfinished attempt must not be mistaken for this run's output
+    for stale in ("done.json",) + RAW_FILES + DERIVED_FILES:
+        if (d / stale).exists():
+            (d / stale).unlink()
+    argv = cfg.argv(program, d)
+    write_json_atomic(d / "config.json", {**cfg.to_json(), "argv": argv, "program": str(program)})
+    tail: collections.deque[str] = collections.deque(maxlen=40)
+    with open(d / "stderr.txt", "w") as err_log, open(d / "stdout.txt", "w") as out_log:
+        try:
+            proc = subprocess.Popen(argv, stdout=out_log, stderr=subprocess.PIPE, text=True, bufsize=1)
+        except OSError as e:
+            raise SimulationError(f"cannot start {program}: {e}", -1, str(e), argv) from None
+        killed = threading.Event()
+
+        def on_timeout():
+            killed.set()
+            proc.kill()
+        watchdog = threading.Timer(timeout, on_timeout) if timeout else None
+        if watchdog:
+            watchdog.daemon = True
+            watchdog.start()
+        try:
+            assert proc.stderr is not None
+            for line in proc.stderr:
+                m = _PROGRESS.match(line)
+                if m:
+                    if on_progress:
+                        on_progress(float(m.group(1)), float(m.group(2)))
+                    continue
+                err_log.write(line)
+                tail.append(line.rstrip("\n"))
+            rc = proc.wait()
+        except BaseException:
+            proc.kill()
+            proc.wait()
+            raise
+        finally:
+            if watchdog:
+                watchdog.cancel()
+        if killed.is_set():
+            tail.append(f"(killed: the simulation ran longer than the time limit of {timeout:g} s; "
+                        f"raise --timeout or shorten the run)")
+    if rc != 0 or not all((d / x).exists() for x in RAW_FILES):
+        stderr_tail = "\n".join(tail)
+        if rc == 0:
+            stderr_tail += "\n(the program exited 0 but did not write " + \
+                ", ".join(x for x in RAW_FILES if not (d / x).exists()) + ")"
+        write_json_atomic(d / "failed.json", {"hash": cfg.hash(), "returncode": rc, "argv": argv,
+                                              "stderr_tail": stderr_tail, "when_utc": _utc()})
+        kind = "rejected its configuration" if rc == 2 else "failed"
+        raise SimulationError(f"scenario-{cfg.scenario} {kind} (exit code {rc})", rc, stderr_tail, argv)
+    postprocess(d, cfg)
+    return d, True
+
+
+def run_task(task: dict) -> dict:
+    """One sweep task (runs on a Dask worker). Never raises for a failed simulation."""
+    cfg = RunConfig.from_json(task["config"])
+    out_root = Path(task["out_root"])
+    t0 = time.time()
+    try:
+        d, ran = run_simulation(Path(task["program"]), cfg, out_root, timeout=task.get("timeout"),
+                                force=bool(task.get("force")))
+        return {"hash": cfg.hash(), "status": "done" if ran else "cached", "dir": str(d),
+                "seconds": time.time() - t0}
+    except SimulationError as e:
+        return {"hash": cfg.hash(), "status": "failed", "returncode": e.returncode,
+                "stderr_tail": e.stderr_tail, "argv": e.argv, "message": str(e),
+                "seconds": time.time() - t0}
+    except Exception as e:  # a worker-side bug: report it like a failed run, keep the sweep going
+        return {"hash": cfg.hash(), "status": "failed", "returncode": -1,
+                "stderr_tail": f"{type(e).__name__}: {e}", "argv": [], "message": str(e),
+                "seconds": time.time() - t0}
+
+
+# --------------------------------------------------------------------------- studies
+
+def write_study(out_root: Path, study: dict) -> None:
+    out_root.mkdir(parents=True, exist_ok=True)
+    write_json_atomic(out_root / "study.json", study)
+
+
+def read_study(out_root: Path) -> dict:
+    f = Path(out_root) / "study.json"
+    if not f.exists():
+        raise UserError(f"{out_root} is not an msfc results directory (no study.json); give the --out "
+                        f"directory of `msfc run`, `msfc compare` or `msfc sweep`")
+    try:
+        return json.loads(f.read_text())
+    except json.JSONDecodeError as e:
+        raise UserError(f"{f} is damaged ({e}); re-run the command that made it", 1) from None
+
+
+def collect(out_root: Path, hashes: list[str] | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Concatenated summary and flow tables of the finished runs (optionally only ``hashes``)."""
+    runs = Path(out_root) / "runs"
+    summaries, flows = [], []
+    if hashes is not None:
+        dirs = [runs / h for h in dict.fromkeys(hashes)]
+    else:
+        dirs = sorted(runs.iterdir()) if runs.is_dir() else []
+    for d in dirs:
+        if not is_done(d):
+            continue
+        if (d / "summary.parquet").exists():
+            summaries.append(pd.read_parquet(d / "summary.parquet"))
+        if (d / "flow_metrics.parquet").exists():
+            flows.append(pd.read_parquet(d / "flow_metrics.parquet"))
+    s = pd.concat(summaries, ignore_index=True) if summaries else pd.DataFrame()
+    f = pd.concat(flows, ignore_index=True) if flows else pd.DataFrame()
+    return s, f
+
+
+def write_collected(out_root: Path, hashes: list[str] | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    s, f = collect(out_root, hashes)
+    if len(s):
+        _write_table(s, Path(out_root) / "summary")
+    if len(f):
+        _write_table(f, Path(out_root) / "flows")
+    return s, f

@@ -1,0 +1,185 @@
+"""Parameter sweeps on Dask distributed: a grid of configurations times RNG runs."""
+from __future__ import annotations
+
+import itertools
+import os
+import sys
+from pathlib import Path
+
+from .config import RunConfig, build_config, parse_assignments, split_key
+from .errors import UserError
+from .programs import ScenarioInfo
+from .progress import Progress
+from .runner import is_done, run_dir, run_task
+
+
+def parse_grid(items: list[str]) -> list[tuple[str, list[str]]]:
+    """``KEY=V1,V2,...`` -> [(KEY, [V1, V2, ...])]; keys must be distinct."""
+    out: list[tuple[str, list[str]]] = []
+    for k, v in parse_assignments(items, "--grid"):
+        values = [x.strip() for x in v.split(",")]
+        if not v or any(x == "" for x in values):
+            raise UserError(f"--grid {k}={v}: empty value; expected KEY=V1,V2,... e.g. --grid Msfc.Ratio=1,2,4")
+        if len(set(values)) != len(values):
+            raise UserError(f"--grid {k}={v}: a value is repeated")
+        if any(k == x for x, _ in out):
+            raise UserError(f"--grid: the key '{k}' is given twice; list all its values in one --grid")
+        out.append((k, values))
+    if not out:
+        raise UserError("a sweep needs at least one --grid KEY=V1,V2,...")
+    return out
+
+
+def expand(info: ScenarioInfo, grid: list[tuple[str, list[str]]], base: list[tuple[str, str]], *,
+           preset: str | None, scheduler: str | None, seeds: int, schedulers_loader) -> list[RunConfig]:
+    """Every grid point times RNG runs 1..seeds, each validated."""
+    if seeds < 1:
+        raise UserError(f"--seeds {seeds} is out of range; it must be >= 1")
+    grid_keys = {k for k, _ in grid}
+    base = [(k, v) for k, v in base if k not in grid_keys]
+    cache: dict = {}
+
+    def loader():
+        if "s" not in cache:
+            cache["s"] = schedulers_loader()
+        return cache["s"]
+
+    configs = []
+    for combo in itertools.product(*[vals for _, vals in grid]):
+        assign = base + list(zip([k for k, _ in grid], combo))
+        sched = scheduler
+        if "scheduler" in grid_keys:
+            sched = None
+        for run in range(1, seeds + 1):
+            configs.append(build_config(info, assign, preset=preset, scheduler=sched, rng_run=run,
+                                        schedulers_loader=loader))
+    return configs
+
+
+def default_workers() -> int:
+    """One worker per core; simulations are single-threaded."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:
+        return max(1, os.cpu_count() or 1)
+
+
+def run_sweep(program: Path, configs: list[RunConfig], out_root: Path, *, address: str | None = None,
+              workers: int | None = None, show_progress: bool = True, timeout: float | None = None,
+              force: bool = False, log=None) -> list[dict]:
+    """Run every configuration not yet done; return one result dict per configuration."""
+    log = log or (lambda msg: print(msg, file=sys.stderr, flush=True))
+    results: list[dict] = []
+    todo = []
+    seen = set()
+    for cfg in configs:
+        h = cfg.hash()
+        if h in seen:
+            continue
+        seen.add(h)
+        if not force and is_done(run_dir(out_root, cfg), cfg):
+            results.append({"hash": h, "status": "cached", "dir": str(run_dir(out_root, cfg))})
+        else:
+            todo.append(cfg)
+    if results:
+        log(f"{len(results)} of {len(seen)} configurations already done in {out_root}; running {len(todo)}")
+    if not todo:
+        return results
+
+    try:
+        from dask.distributed import Client, LocalCluster, as_completed
+    except ImportError:  # pragma: no cover - dependency of the package
+        raise UserError("dask[distributed] is not installed; install the package with `pip install -e .`")
+
+    cluster = None
+    try:
+        if address:
+            _check_reachable(address)
+            try:
+                client = Client(address, timeout="15s")
+            except (OSError, TimeoutError) as e:
+                raise UserError(f"cannot reach the Dask scheduler at {address} ({e}); start it with "
+                                f"`dask scheduler` and workers with `dask worker {address}`, or leave out "
+                                f"--scheduler-address to use a local cluster") from None
+        else:
+            n = workers or min(default_workers(), len(todo))
+            # workers import msfc.runner: make this copy of the package importable even when it
+            # is used from a source tree without being installed
+            pkg_parent = str(Path(__file__).resolve().parent.parent)
+            pypath = os.pathsep.join(x for x in (pkg_parent, os.environ.get("PYTHONPATH", "")) if x)
+            cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                                   dashboard_address=None, silence_logs=40, env={"PYTHONPATH": pypath})
+            client = Client(cluster)
+        try:
+            tasks = [{"config": c.to_json(), "out_root": str(Path(out_root).resolve()), "program": str(program),
+                      "timeout": timeout, "force": force} for c in todo]
+            futures = [client.submit(run_task, t, key=f"msfc-run-{t['config']['hash']}", pure=False)
+                       for t in tasks]
+            by_key = {f.key: c for f, c in zip(futures, todo)}
+            failed = 0
+            with Progress(len(futures), "sweep", "runs", enabled=show_progress, plain_interval=5.0) as bar:
+                done = 0
+                for fut in as_completed(futures):
+                    cfg = by_key[fut.key]
+                    try:
+                        r = fut.result()
+                    except Exception as e:  # worker lost etc.
+                        r = {"hash": cfg.hash(), "status": "failed", "returncode": -1,
+                             "stderr_tail": f"{type(e).__name__}: {e}", "argv": [], "message": str(e)}
+                    r["label"] = cfg.label()
+                    results.append(r)
+                    done += 1
+                    if r["status"] == "failed":
+                        failed += 1
+                        bar.write(format_failure(r, cfg))
+                    bar.update(done)
+        finally:
+            client.close()
+    finally:
+        if cluster is not None:
+            cluster.close()
+    return results
+
+
+def _check_reachable(address: str) -> None:
+    """Fail fast, with the fix, when nothing listens at a tcp:// scheduler address."""
+    import socket
+    from urllib.parse import urlparse
+    u = urlparse(address if "://" in address else f"tcp://{address}")
+    if u.scheme not in ("tcp", "tls"):
+        return  # other Dask transports (inproc://, ws://): let Dask connect
+    if not u.hostname or not u.port:
+        raise UserError(f"--scheduler-address {address}: expected tcp://HOST:PORT, e.g. tcp://127.0.0.1:8786")
+    try:
+        socket.create_connection((u.hostname, u.port), timeout=5).close()
+    except OSError as e:
+        raise UserError(f"cannot reach the Dask scheduler at {address} ({e.strerror or e}); start it with "
+                        f"`dask scheduler` and workers with `dask worker {address}`, or leave out "
+                        f"--scheduler-address to use a local cluster") from None
+
+
+def format_failure(r: dict, cfg: RunConfig) -> str:
+    tail = "\n".join("    " + line for line in (r.get("stderr_tail") or "").splitlines()[-12:])
+    cmd = " ".join(r.get("argv") or [])
+    return (f"FAILED {cfg.label()} (exit code {r.get('returncode')}, config {cfg.hash()})\n"
+            f"  command: {cmd}\n  stderr (last lines):\n{tail}")
+
+
+def grid_columns(grid: list[tuple[str, list[str]]], configs: list[RunConfig]) -> list[str]:
+    """Names of the tidy-table columns that hold the swept keys."""
+    cols = []
+    for k, _ in grid:
+        sk = split_key(k)
+        if k == "scheduler":
+            cols.append("scheduler")
+        elif k in ("rng-run", "RngRun", "run"):
+            cols.append("rng_run")
+        elif sk is not None:
+            friendly = k
+            for name, tid in (configs[0].attr_ids.items() if configs else []):
+                if name == k or tid == k or name.lower() == k.lower():
+                    friendly = name
+            cols.append(f"attr.{friendly}")
+        else:
+            cols.append(f"cfg.{k}")
+    return cols

@@ -1,0 +1,164 @@
+"""The msfc command: run, compare, list, errors and resume, on the fake scenario program."""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from conftest import REPO
+from msfc.cli import main
+
+
+def msfc_subprocess(*args, cwd=None, env=None):
+    """The command as users run it (a separate process), to check exit codes and stderr."""
+    e = dict(os.environ, PYTHONPATH=str(REPO / "python"), **(env or {}))
+    return subprocess.run([sys.executable, "-m", "msfc.cli", *args], capture_output=True, text=True,
+                          cwd=cwd, env=e, timeout=120)
+
+
+def test_list(fake_build, capsys):
+    assert main(["list", "--build-dir", str(fake_build)]) == 0
+    out = capsys.readouterr().out
+    assert "Scenario fake" in out and "flows-per-type" in out and "[1 .. 50]" in out
+    assert "Msfc (ns3::MsfcQueueDisc)" in out and "Ratio" in out and "[0.0000153..16]" in out
+    assert main(["list", "--build-dir", str(fake_build), "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["scenarios"][0]["scenario"] == "fake" and d["schedulers"][0]["name"] == "Msfc"
+
+
+def test_list_without_msfc_describe_names_make_build(fake_build_no_describe, capsys):
+    assert main(["list", "--build-dir", str(fake_build_no_describe)]) == 0
+    assert "msfc-describe is missing; build it with `make build`" in capsys.readouterr().out
+
+
+def test_build_dir_from_environment(fake_build, monkeypatch, capsys):
+    monkeypatch.setenv("MSFC_BUILD_DIR", str(fake_build))
+    assert main(["list"]) == 0
+    assert "Scenario fake" in capsys.readouterr().out
+
+
+def test_user_errors_have_no_traceback(fake_build, tmp_path, capsys):
+    cases = [
+        (["run", "nosuch", "--build-dir", str(fake_build)], "valid scenarios: fake"),
+        (["run", "fake", "--build-dir", str(tmp_path / "empty")], "make build"),
+        (["run", "fake", "--build-dir", str(fake_build), "--set", "duration=0"], "allowed range 0.1 .. 1000"),
+        (["run", "fake", "--build-dir", str(fake_build), "--scheduler", "Cake"], "valid values: PfifoFast"),
+        (["run", "fake", "--build-dir", str(fake_build), "--set", "Msfc.Ratio=100"], "allowed range 0.0000153..16"),
+        (["compare", "fake", "--build-dir", str(fake_build), "--schedulers", "CoDel,Sfq"], "valid values"),
+        (["report", str(tmp_path)], "not an msfc results directory"),
+        (["sweep", "fake", "--build-dir", str(fake_build), "--grid", "duration="], "empty value"),
+    ]
+    for args, expect in cases:
+        assert main(args) == 2, args
+        err = capsys.readouterr().err
+        assert expect in err, (args, err)
+        assert err.startswith("msfc: error: ")
+    for args, expect in cases[:2]:                      # as a separate process: no traceback
+        r = msfc_subprocess(*args, cwd=tmp_path)
+        assert r.returncode == 2, (args, r.stderr)
+        assert expect in r.stderr and "Traceback" not in r.stderr
+
+
+def test_run_writes_tidy_data(fake_build, tmp_path, capsys):
+    out = tmp_path / "res"
+    rc = main(["run", "fake", "--build-dir", str(fake_build), "--scheduler", "FqCoDel", "--set", "duration=2",
+               "--set", "Msfc.Ratio=4", "--run", "3", "--out", str(out), "--no-progress"])
+    assert rc == 0
+    text = capsys.readouterr().out
+    assert "Per flow type (down)" in text and "TVStream" in text and "Per priority" in text
+    study = json.loads((out / "study.json").read_text())
+    (h,) = study["configs"]
+    d = out / "runs" / h
+    for f in ("flows.csv", "delay_hist.csv", "meta.json", "config.json", "done.json", "flow_metrics.parquet",
+              "flow_metrics.csv", "summary.parquet", "summary.csv"):
+        assert (d / f).exists(), f
+    cfg = json.loads((d / "config.json").read_text())
+    assert "--ns3::MsfcQueueDisc::Ratio=4" in cfg["argv"] and "--RngRun=3" in cfg["argv"]
+    s = pd.read_parquet(out / "summary.parquet")
+    assert set(s["direction"]) == {"down", "up", "all"}
+    assert set(s["scheduler"]) == {"FqCoDel"} and set(s["rng_run"]) == {3}
+    assert set(s["attr.Msfc.Ratio"]) == {"4"} and set(s["cfg.duration"]) == {"2"}
+    assert "meta.wall_seconds" in s.columns
+    f = pd.read_parquet(out / "flows.parquet")
+    assert {"throughput_kbps", "delay_mean_ms", "config_hash"} <= set(f.columns)
+    assert pd.read_csv(d / "summary.csv").shape == pd.read_parquet(d / "summary.parquet").shape
+
+
+def test_run_resumes_and_force_reruns(fake_build, tmp_path, capsys):
+    args = ["run", "fake", "--build-dir", str(fake_build), "--out", str(tmp_path / "r"), "--no-progress"]
+    assert main(args) == 0
+    (h,) = json.loads((tmp_path / "r" / "study.json").read_text())["configs"]
+    done = tmp_path / "r" / "runs" / h / "done.json"
+    first = done.stat().st_mtime_ns
+    capsys.readouterr()
+    assert main(args) == 0
+    assert "already done" in capsys.readouterr().err
+    assert done.stat().st_mtime_ns == first
+    assert main(args + ["--force"]) == 0
+    assert done.stat().st_mtime_ns != first
+
+
+def test_interrupted_run_is_redone(fake_build, tmp_path, capsys):
+    """A directory without done.json (a killed run) is not taken as a result."""
+    args = ["run", "fake", "--build-dir", str(fake_build), "--out", str(tmp_path / "r"), "--no-progress"]
+    assert main(args) == 0
+    (h,) = json.loads((tmp_path / "r" / "study.json").read_text())["configs"]
+    d = tmp_path / "r" / "runs" / h
+    (d / "done.json").unlink()
+    (d / "flows.csv").write_text("flow_id\n")   # half-written leftovers
+    capsys.readouterr()
+    assert main(args) == 0
+    assert "already done" not in capsys.readouterr().err
+    assert (d / "done.json").exists() and len(pd.read_csv(d / "flows.csv")) > 1
+
+
+def test_failed_run_reports_stderr_and_exit_code(fake_build, tmp_path):
+    r = msfc_subprocess("run", "fake", "--build-dir", str(fake_build), "--set", "fail=true",
+                        "--out", str(tmp_path / "f"), cwd=tmp_path)
+    assert r.returncode == 1
+    assert "failed (exit code 1)" in r.stderr and "failed on purpose" in r.stderr
+    assert "Traceback" not in r.stderr
+    (h,) = json.loads((tmp_path / "f" / "study.json").read_text())["configs"]
+    assert json.loads((tmp_path / "f" / "runs" / h / "failed.json").read_text())["returncode"] == 1
+
+
+def test_progress_lines_when_not_a_tty(fake_build, tmp_path):
+    r = msfc_subprocess("run", "fake", "--build-dir", str(fake_build), "--set", "duration=3",
+                        "--out", str(tmp_path / "p"), cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    lines = [l for l in r.stderr.splitlines() if "sim-s" in l]
+    assert lines and lines[-1].endswith("3/3 sim-s")
+    assert "\r" not in r.stderr                                   # no bar redraws in a log
+
+
+def test_default_out_is_keyed_by_the_request(fake_build, tmp_path, capsys):
+    assert main(["run", "fake", "--build-dir", str(fake_build), "--no-progress"]) == 0
+    assert main(["run", "fake", "--build-dir", str(fake_build), "--no-progress"]) == 0
+    dirs = list((tmp_path / "results").iterdir())
+    assert len(dirs) == 1 and dirs[0].name.startswith("fake-run-")
+
+
+def test_compare_tables_and_thesis(fake_build, tmp_path, capsys):
+    out = tmp_path / "c"
+    rc = main(["compare", "fake", "--build-dir", str(fake_build), "--schedulers", "Msfc,CoDel",
+               "--seeds", "2", "--out", str(out), "--thesis", "--no-progress", "--jobs", "2"])
+    assert rc == 0
+    text = capsys.readouterr().out
+    assert "Overall (down, like thesis Table 3.4)" in text
+    assert "Harmonic-mean delay (ms)" in text
+    header = [l for l in text.splitlines() if l.startswith("type") and "Msfc" in l][0]
+    assert header.index("Msfc") < header.index("CoDel")          # the order asked for
+    assert "Table 3.7" in text and "Msfc thesis" in text and "3185.29" in text
+    s = pd.read_parquet(out / "summary.parquet")
+    assert sorted(s["rng_run"].unique()) == [1, 2] and set(s["scheduler"]) == {"Msfc", "CoDel"}
+    assert len(json.loads((out / "study.json").read_text())["configs"]) == 4
+
+
+def test_timeout_kills_a_hanging_simulation(fake_build, tmp_path, capsys):
+    rc = main(["run", "fake", "--build-dir", str(fake_build), "--set", "sleep=5", "--set", "duration=3",
+               "--timeout", "1", "--out", str(tmp_path / "t"), "--no-progress"])
+    assert rc == 1
+    assert "time limit of 1 s" in capsys.readouterr().err

@@ -1,0 +1,162 @@
+"""Parsing and validating options against what the programs describe."""
+import pytest
+
+from msfc.config import (build_config, parse_assignments, parse_datarate, parse_time, read_config_file,
+                         split_key)
+from msfc.errors import UserError
+from msfc.programs import describe_scenario, describe_schedulers
+
+
+@pytest.fixture
+def info(fake_build):
+    return describe_scenario("fake", fake_build)
+
+
+@pytest.fixture
+def scheds(fake_build):
+    return describe_schedulers(fake_build)
+
+
+def cfg(info, scheds, *sets, **kw):
+    return build_config(info, parse_assignments(list(sets)), schedulers=scheds, **kw)
+
+
+def test_describe_is_read_from_the_program(info, scheds):
+    assert info.params["duration"].min == 0.1 and info.params["duration"].max == 1000
+    assert info.schedulers == ["PfifoFast", "CoDel", "FqCoDel", "Msfc"]
+    assert info.default_preset == "quick"
+    assert scheds["Msfc"].type_id == "ns3::MsfcQueueDisc"
+    assert scheds["Msfc"].attributes["Ratio"].constraints() == [(">=", "0.0000153"), ("<=", "16")]
+    assert scheds["Msfc"].attributes["Target"].constraints() == [(">", "0")]
+    assert scheds["CoDel"].attributes["MinBytes"].constraints() == [(">=", "0"), ("<=", "4294967295")]
+
+
+def test_parse_assignments():
+    assert parse_assignments(["a=1", "--b = x=y"]) == [("a", "1"), ("b", "x=y")]
+    with pytest.raises(UserError, match="expected KEY=VALUE"):
+        parse_assignments(["duration"])
+    with pytest.raises(UserError, match="key is empty"):
+        parse_assignments(["=3"])
+
+
+def test_config_file(tmp_path):
+    f = tmp_path / "c.conf"
+    f.write_text("# comment\nduration = 5   # seconds\n\nscheduler=CoDel\n")
+    assert read_config_file(f) == [("duration", "5"), ("scheduler", "CoDel")]
+    f.write_text("duration 5\n")
+    with pytest.raises(UserError, match=r"c.conf:1: expected 'key = value'"):
+        read_config_file(f)
+    with pytest.raises(UserError, match="cannot read config file"):
+        read_config_file(tmp_path / "missing.conf")
+
+
+def test_time_and_rate_parsing():
+    assert parse_time("5ms") == pytest.approx(0.005)
+    assert parse_time("1.5") == 1.5
+    assert parse_time("2min") == 120
+    assert parse_datarate("100Mbps") == 100e6
+    assert parse_datarate("1.5Gb/s") == 1.5e9
+    assert parse_datarate("10KiBps") == 10 * 1024 * 8
+    assert parse_datarate("64000") == 64000
+    for bad in ("fast", "10M", "5 parsecs"):
+        with pytest.raises(ValueError):
+            parse_datarate(bad)
+    with pytest.raises(ValueError):
+        parse_time("5 parsecs")
+
+
+def test_unknown_option_lists_the_valid_ones(info, scheds):
+    with pytest.raises(UserError) as e:
+        cfg(info, scheds, "durration=3")
+    msg = str(e.value)
+    assert "no option 'durration'" in msg and "did you mean 'duration'" in msg
+    for p in info.params:
+        assert p in msg
+
+
+def test_out_of_range_gives_the_range(info, scheds):
+    with pytest.raises(UserError, match=r"out of range; allowed range 0.1 .. 1000"):
+        cfg(info, scheds, "duration=5000")
+    with pytest.raises(UserError, match=r"expected an integer; allowed range 1 .. 50"):
+        cfg(info, scheds, "flows-per-type=2.5")
+    with pytest.raises(UserError, match="true or false"):
+        cfg(info, scheds, "fail=maybe")
+    with pytest.raises(UserError, match="not a data rate"):
+        cfg(info, scheds, "link-rate=fast")
+
+
+def test_choices_and_scheduler(info, scheds):
+    c = cfg(info, scheds, scheduler="codel")
+    assert c.scheduler == "CoDel"
+    with pytest.raises(UserError, match="valid values: PfifoFast, CoDel, FqCoDel, Msfc"):
+        cfg(info, scheds, scheduler="Sfq")
+
+
+def test_scheduler_attributes_map_to_ns3_attributes(info, scheds, tmp_path):
+    c = cfg(info, scheds, "Msfc.Ratio=3", "ns3::CoDelQueueDisc::Interval=50ms", "Msfc.UseEcn=1")
+    argv = c.argv("/bin/prog", tmp_path)
+    assert "--ns3::MsfcQueueDisc::Ratio=3" in argv
+    assert "--ns3::CoDelQueueDisc::Interval=50ms" in argv
+    assert "--ns3::MsfcQueueDisc::UseEcn=true" in argv
+    assert argv[-2:] == ["--RngRun=1", f"--out={tmp_path}"]
+    with pytest.raises(UserError, match=r"Ratio': value 0 is out of range; allowed range 0.0000153..16"):
+        cfg(info, scheds, "Msfc.Ratio=0")
+    with pytest.raises(UserError, match=r"Prios': value 17 is out of range; allowed range 1..16"):
+        cfg(info, scheds, "Msfc.Prios=17")
+    with pytest.raises(UserError, match=r"Prios': bad value '2.5': expected a non-negative integer"):
+        cfg(info, scheds, "Msfc.Prios=2.5")
+    with pytest.raises(UserError, match=r"Target': value 0ms is out of range; allowed range > 0 and < Interval"):
+        cfg(info, scheds, "Msfc.Target=0ms")
+    with pytest.raises(UserError, match=r"Interval': value 2h is out of range"):
+        cfg(info, scheds, "Msfc.Interval=2h")
+    with pytest.raises(UserError, match=r"MaxSize': bad value '10 packets'; use packets or bytes"):
+        cfg(info, scheds, "Msfc.MaxSize=10 packets")
+    assert cfg(info, scheds, "Msfc.MaxSize=2000p", "Msfc.Interval=1h").attrs["Msfc.MaxSize"] == "2000p"
+    with pytest.raises(UserError, match=r"has no attribute 'Ration'.*did you mean 'Ratio'.*Prios, Ratio, Target"):
+        cfg(info, scheds, "Msfc.Ration=3")
+    with pytest.raises(UserError, match=r"unknown scheduler 'Sfq'.*Msfc, CoDel"):
+        cfg(info, scheds, "Sfq.Perturb=1")
+    with pytest.raises(UserError, match="not a time"):
+        cfg(info, scheds, "Msfc.Target=soon")
+    assert split_key("duration") is None
+
+
+def test_attributes_need_msfc_describe(fake_build_no_describe):
+    info = describe_scenario("fake", fake_build_no_describe)
+    with pytest.raises(UserError, match="msfc-describe, which does not exist; build it with `make build`"):
+        build_config(info, [("Msfc.Ratio", "3")],
+                     schedulers_loader=lambda: describe_schedulers(fake_build_no_describe))
+    # scenario options alone do not need it
+    assert build_config(info, [("duration", "2")]).resolved["duration"] == "2"
+
+
+def test_preset_resolution_and_hash(info, scheds):
+    base = cfg(info, scheds)
+    assert base.resolved["duration"] == "3"                      # default preset 'quick'
+    same = cfg(info, scheds, "duration=3")                         # equal to the preset: same run
+    assert same.hash() == base.hash()
+    assert cfg(info, scheds, "duration=4").hash() != base.hash()
+    assert cfg(info, scheds, rng_run=2).hash() != base.hash()
+    assert cfg(info, scheds, "Msfc.Ratio=2").hash() != base.hash()
+    long = cfg(info, scheds, preset="long")
+    assert long.resolved["duration"] == "20" and long.resolved["flows-per-type"] == "4"
+    assert "--preset=long" in long.argv("p", "o")
+    with pytest.raises(UserError, match="valid presets: quick, long"):
+        cfg(info, scheds, preset="huge")
+    # hash is stable across processes (no Python hash randomisation)
+    assert base.hash() == cfg(info, scheds).hash() and len(base.hash()) == 16
+
+
+def test_rng_run_validation(info, scheds):
+    assert cfg(info, scheds, "run=4").rng_run == 4
+    with pytest.raises(UserError, match=">= 1"):
+        cfg(info, scheds, rng_run=0)
+    with pytest.raises(UserError, match="--out"):
+        cfg(info, scheds, "out=/tmp/x")
+
+
+def test_unknown_scenario_lists_valid(fake_build, tmp_path):
+    with pytest.raises(UserError, match="unknown scenario 'isp'; valid scenarios: fake"):
+        describe_scenario("isp", fake_build)
+    with pytest.raises(UserError, match="make build"):
+        describe_scenario("fake", tmp_path / "nowhere")

@@ -1,0 +1,128 @@
+"""Aggregation maths on hand-made data with answers worked out by hand."""
+import math
+
+import pandas as pd
+import pytest
+
+from conftest import FIXTURES
+from msfc import metrics as M
+
+KNOWN = FIXTURES / "known"
+
+
+@pytest.fixture
+def known():
+    return pd.read_csv(KNOWN / "flows.csv"), pd.read_csv(KNOWN / "delay_hist.csv")
+
+
+def hist(rows):
+    return pd.DataFrame(rows, columns=["flow_id", "bin_start_s", "bin_width_s", "count"])
+
+
+def test_harmonic_mean_of_histogram():
+    # centres 2 ms (x2) and 4 ms (x2): 4 / (2/0.002 + 2/0.004) = 2.6667 ms
+    h = hist([(1, 0.001, 0.002, 2), (1, 0.003, 0.002, 2)])
+    assert M.hist_harmonic_mean(h) == pytest.approx(4 / 1500)
+    # differs from the arithmetic mean (3 ms)
+    assert M.hist_mean(h) == pytest.approx(0.003)
+
+
+def test_harmonic_mean_merges_flows_and_ignores_empty_bins():
+    h = hist([(1, 0.001, 0.002, 1), (2, 0.001, 0.002, 1), (2, 0.003, 0.002, 2), (3, 0.5, 0.002, 0)])
+    assert M.hist_harmonic_mean(h) == pytest.approx(4 / 1500)
+    assert math.isnan(M.hist_harmonic_mean(hist([])))
+
+
+def test_percentiles_interpolate_inside_bins():
+    h = hist([(1, 0.001, 0.002, 2), (1, 0.003, 0.002, 2)])
+    assert M.hist_percentile(h, 0) == pytest.approx(0.001)
+    assert M.hist_percentile(h, 25) == pytest.approx(0.002)
+    assert M.hist_percentile(h, 50) == pytest.approx(0.003)
+    assert M.hist_percentile(h, 75) == pytest.approx(0.004)
+    assert M.hist_percentile(h, 100) == pytest.approx(0.005)
+    with pytest.raises(ValueError):
+        M.hist_percentile(h, 101)
+
+
+def test_cdf_reaches_one_at_last_edge():
+    x, F = M.hist_cdf(hist([(1, 0.001, 0.002, 1), (1, 0.003, 0.002, 3)]))
+    assert list(x) == pytest.approx([0.001, 0.003, 0.005])
+    assert list(F) == pytest.approx([0, 0.25, 1.0])
+
+
+def test_flow_metrics(known):
+    flows, _ = known
+    f = M.flow_metrics(flows).set_index("flow_id")
+    assert f.loc[1, "throughput_kbps"] == pytest.approx(10.0)       # 12500 B * 8 / 10 s / 1000
+    assert f.loc[3, "throughput_kbps"] == pytest.approx(160.0)      # 100000 B * 8 / 5 s / 1000
+    assert f.loc[2, "delay_mean_ms"] == pytest.approx(5.0)          # 0.030 s / 6
+    assert f.loc[2, "jitter_mean_ms"] == pytest.approx(1.6)         # 0.008 s / (6 - 1)
+    assert f.loc[2, "loss_ratio"] == pytest.approx(0.4)
+    assert math.isnan(f.loc[5, "delay_mean_ms"]) and math.isnan(f.loc[5, "loss_ratio"])
+
+
+def test_group_metrics_per_type(known):
+    flows, h = known
+    s = M.summarize(flows, h, "down")
+    voip = s[(s.level == "type") & (s.group == "voip")].iloc[0]
+    assert voip.flows == 2
+    assert voip.throughput_kbps == pytest.approx(15.0)            # mean of 10 and 20
+    assert voip.throughput_total_kbps == pytest.approx(30.0)
+    assert voip.delay_mean_ms == pytest.approx(4.2)               # (0.012 + 0.030) / (4 + 6)
+    assert voip.jitter_mean_ms == pytest.approx(1.25)             # (0.002 + 0.008) / (3 + 5)
+    assert voip.lost_packets == 4
+    assert voip.loss_ratio == pytest.approx(4 / 14)
+    # histogram of both voip down flows: 2 @ 2 ms, 6 @ 4 ms, 2 @ 6 ms (centres)
+    assert voip.delay_hmean_ms == pytest.approx(10 / (2 / 0.002 + 6 / 0.004 + 2 / 0.006) * 1000)
+    assert voip.delay_p50_ms == pytest.approx(4.0)
+    assert voip.delay_p95_ms == pytest.approx(6.5)
+    assert voip.delay_p99_ms == pytest.approx(6.9)
+    torrent = s[(s.level == "type") & (s.group == "torrent")].iloc[0]
+    assert torrent.delay_hmean_ms == pytest.approx(80 / (40 / 0.1 + 40 / 0.12) * 1000)
+    assert torrent.delay_p50_ms == pytest.approx(110.0)
+    assert torrent.jitter_mean_ms == pytest.approx(10.0)
+
+
+def test_overall_and_direction(known):
+    flows, h = known
+    s = M.summarize(flows, h, "down")
+    o = s[s.level == "overall"].iloc[0]
+    assert o.flows == 4                                           # the up flow is left out
+    assert o.throughput_kbps == pytest.approx((10 + 20 + 160 + 0) / 4)
+    assert o.throughput_total_kbps == pytest.approx(190.0)
+    assert o.delay_mean_ms == pytest.approx(8.042 / 90 * 1000)
+    assert o.jitter_mean_ms == pytest.approx(0.8 / 87 * 1000)
+    assert o.lost_packets == 24
+    assert o.loss_ratio == pytest.approx(24 / 114)
+    assert o.delay_hmean_ms == pytest.approx(90 / (10 / 0.0035294117647 + 80 / 0.109090909) * 1000, rel=1e-6)
+    up = M.summarize(flows, h, "up")
+    assert up[up.level == "overall"].iloc[0].flows == 1
+    assert M.summarize(flows, h, "all")[lambda d: d.level == "overall"].iloc[0].flows == 5
+
+
+def test_priority_groups_and_empty_group(known):
+    flows, h = known
+    s = M.summarize(flows, h, "down")
+    prios = s[s.level == "priority"].set_index("group")
+    assert set(prios.index) == {"2", "0", "1"}
+    idle = prios.loc["1"]
+    assert idle.throughput_kbps == 0 and idle.lost_packets == 0
+    assert math.isnan(idle.delay_mean_ms) and math.isnan(idle.delay_hmean_ms)
+    assert M.group_order(flows, "priority") == ["2", "1", "0"]
+
+
+def test_mean_ci95():
+    mean, half, n = M.mean_ci95([1.0, 2.0, 3.0])
+    assert (mean, n) == (2.0, 3)
+    assert half == pytest.approx(4.303 / math.sqrt(3))
+    mean, half, n = M.mean_ci95([5.0, float("nan")])
+    assert mean == 5.0 and math.isnan(half) and n == 1
+    assert M.t95(100) == 1.96
+
+
+def test_metric_registry_is_complete():
+    for name in M.GROUP_METRICS + M.OVERALL_TABLE + M.TYPE_TABLES:
+        assert name in M.METRICS
+        assert M.heading(name)
+    assert M.format_value("lost_packets", 3.0) == "3"
+    assert M.format_value("delay_mean_ms", float("nan")) == "-"
