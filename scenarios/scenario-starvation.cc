@@ -16,7 +16,7 @@ main(int argc, char** argv)
     Options opt("starvation",
                 "seed 001 sec. V: one bulk TCP flow vs N thin unresponsive UDP flows on a 2 Mbps "
                 "dumbbell; TCP throughput per scheduler");
-    AddSeed001Params(opt, "FqCoDel");
+    AddSeed001Params(opt, "FqCoDel", 2);
     opt.Add({"thin-flows", "int", "30", "number of thin UDP flows", "", 0, 1000});
     opt.Add({"thin-size", "int", "100", "UDP payload of a thin-flow packet", "B", 1, 1472});
     opt.Add({"thin-interval", "time", "30ms", "time between two packets of a thin flow"});

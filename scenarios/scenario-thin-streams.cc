@@ -56,7 +56,7 @@ main(int argc, char** argv)
     Options opt("thin-streams",
                 "seed 001 sec. IV: queueing delay of thin TCP streams (gaming, VoIP) next to "
                 "bulk TCP flows on a 2 Mbps dumbbell, per scheduler");
-    AddSeed001Params(opt, "FqCoDel");
+    AddSeed001Params(opt, "FqCoDel", 10);
     opt.Add({"bulk-flows", "int", "5", "bulk TCP flows (1500-byte packets)", "", 0, 200});
     opt.Add({"gaming-flows", "int", "1", "thin TCP gaming flows", "", 0, 200});
     opt.Add({"gaming-min-gap", "time", "638ms", "shortest time between gaming packets"});

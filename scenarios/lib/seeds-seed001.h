@@ -17,9 +17,9 @@ namespace seeds
 
 /** Options shared by both seed-001 scenarios. */
 inline void
-AddSeed001Params(Options& opt, const std::string& defaultScheduler)
+AddSeed001Params(Options& opt, const std::string& defaultScheduler, double minDuration)
 {
-    opt.Add({"duration", "double", "60", "simulated seconds", "s", 1, 100000});
+    opt.Add({"duration", "double", "60", "simulated seconds", "s", minDuration, 100000});
     opt.Add({"scheduler", "choice", defaultScheduler, "scheduler at the bottleneck", "",
              NAN, NAN, SchedulerChoices()});
     opt.Add({"bottleneck-rate", "datarate", "2Mbps", "bottleneck rate"});
