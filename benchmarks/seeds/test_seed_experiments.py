@@ -1,0 +1,147 @@
+"""Small seeded versions of the seed experiments (each a few simulated seconds, `--preset=tiny`)
+asserting the experiments' main findings. Run: `pytest benchmarks/seeds` after building.
+
+The programs' raw files are read, never their printed text.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+import seedlib
+
+BUILD = Path(os.environ.get("MSFC_BUILD_DIR", seedlib.REPO / "build"))
+
+
+def run(scenario: str, tmp_path: Path, **opts) -> Path:
+    exe = BUILD / f"scenario-{scenario}"
+    if not exe.is_file():
+        pytest.fail(f"{exe} missing: build the project first (or set MSFC_BUILD_DIR)")
+    out = tmp_path / "-".join(f"{k}{v}" for k, v in opts.items())
+    cmd = [str(exe), "--preset=tiny", f"--out={out}"] + [f"--{k.replace('_', '-')}={v}"
+                                                          for k, v in opts.items()]
+    proc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return out
+
+
+def tcp_kbps(run_dir: Path, type_: str) -> float:
+    return sum(seedlib.throughput_kbps(r) for r in seedlib.flows(run_dir)
+               if r["type"] == type_ and r["direction"] == "down")
+
+
+def median_delay_ms(run_dir: Path, type_: str = "Gaming") -> float:
+    ids = {r["flow_id"] for r in seedlib.flows(run_dir) if r["type"] == type_}
+    d = sorted(float(r["delay_s"]) * 1000 for r in seedlib.read_csv(run_dir / "qdelay.csv")
+               if r["flow_id"] in ids)
+    assert len(d) >= 20, "too few thin-stream samples"
+    return seedlib.percentile(d, 50)
+
+
+# ---------------------------------------------------------------- the contract
+
+
+@pytest.mark.parametrize("scenario", ["starvation", "thin-streams", "sfq-fairness"])
+def test_describe_and_bad_option(scenario, tmp_path):
+    exe = BUILD / f"scenario-{scenario}"
+    d = json.loads(subprocess.run([str(exe), "--describe"], capture_output=True, text=True,
+                                  check=True).stdout)
+    assert d["scenario"] == scenario
+    assert "tiny" in d["presets"] and d["default_preset"] in d["presets"]
+    names = {p["name"] for p in d["params"]}
+    assert {"duration", "scheduler"} <= names
+    bad = subprocess.run([str(exe), "--scheduler=Nope", f"--out={tmp_path}"],
+                         capture_output=True, text=True)
+    assert bad.returncode == 2 and "scheduler" in bad.stderr and "Sfq" in bad.stderr
+    unknown = subprocess.run([str(exe), "--no-such-option=1", f"--out={tmp_path}"],
+                             capture_output=True, text=True)
+    assert unknown.returncode == 2 and "no-such-option" in unknown.stderr
+    assert not any(tmp_path.iterdir()), "a failed run must leave nothing behind"
+
+
+def test_output_files(tmp_path):
+    out = run("starvation", tmp_path, thin_flows=5, duration=3)
+    for f in ["meta.json", "flows.csv", "delay_hist.csv", "jitter_hist.csv", "qdisc.csv"]:
+        assert (out / f).is_file(), f
+    meta = json.loads((out / "meta.json").read_text())
+    assert meta["scenario"] == "starvation" and meta["config"]["thin-flows"] == 5
+    assert meta["metrics_version"] == 1
+    assert not [p for p in out.iterdir() if p.name.endswith(".tmp")]
+
+
+# ---------------------------------------------------------------- seed 001, sec. V
+
+
+def test_starvation_tcp_share_shrinks_with_thin_flows(tmp_path):
+    """Unresponsive thin flows take what they send; the TCP flow keeps only the rest."""
+    few = tcp_kbps(run(tmp_path=tmp_path, scenario="starvation", thin_flows=5), "Bulk")
+    many = tcp_kbps(run(tmp_path=tmp_path, scenario="starvation", thin_flows=40), "Bulk")
+    assert few > 1200
+    assert many < 0.5 * few
+    assert many < 700  # 40 x 128 B / 30 ms = 1.37 Mbit/s of 2 Mbit/s are thin traffic
+
+
+def test_starvation_wspm_no_better_than_fqcodel(tmp_path):
+    """Seed 001: starvation prevention makes no significant difference under this load."""
+    fq = tcp_kbps(run("starvation", tmp_path, scheduler="FqCoDel"), "Bulk")
+    wspm = tcp_kbps(run("starvation", tmp_path, scheduler="FqCoDelWSPM"), "Bulk")
+    assert abs(fq - wspm) <= 0.1 * fq
+
+
+def test_starvation_msfc_one_class_is_fqcodel_wp(tmp_path):
+    """MSFC with the thin flows in the TCP flow's class schedules like FQ-CoDel WP."""
+    wp = tcp_kbps(run("starvation", tmp_path, scheduler="FqCoDelWP"), "Bulk")
+    msfc = tcp_kbps(run("starvation", tmp_path, scheduler="Msfc", thin_class="same"), "Bulk")
+    assert abs(wp - msfc) <= 0.05 * wp
+
+
+def test_starvation_dos_classes_protect_tcp(tmp_path):
+    """Thin traffic above the link rate: flow fairness leaves the TCP flow one share in 46;
+    MSFC with the thin flows in the scavenger class keeps its class's share for TCP."""
+    opts = dict(thin_flows=45, thin_size=200, buffer=1000, duration=12)
+    fq = tcp_kbps(run("starvation", tmp_path, scheduler="FqCoDel", **opts), "Bulk")
+    same = tcp_kbps(run("starvation", tmp_path, scheduler="Msfc", thin_class="same", **opts), "Bulk")
+    lower = tcp_kbps(run("starvation", tmp_path, scheduler="Msfc", thin_class="lower", **opts), "Bulk")
+    assert fq < 100 and same < 100   # about 2000 / 46 = 43 kbit/s
+    assert lower > 500               # class 1 gets 2/3 of the link when backlogged
+
+
+# ---------------------------------------------------------------- seed 001, sec. IV
+
+
+def test_thin_streams_order(tmp_path):
+    """Seed 001 sec. IV with 5 bulk flows: FQ-CoDel < FQ-CoDel WP < SFQ; CoDel < SFQ; SFQ
+    about 5 x 6 ms; MSFC with the thin flow in a higher class beats MSFC in the same class."""
+    d = {s: median_delay_ms(run("thin-streams", tmp_path, scheduler=s))
+         for s in ["Sfq", "CoDel", "FqCoDelWP", "FqCoDel"]}
+    assert d["FqCoDel"] < d["FqCoDelWP"] < d["Sfq"]
+    assert d["CoDel"] < d["Sfq"]
+    assert 18 <= d["Sfq"] <= 36
+    assert d["FqCoDel"] < 8
+    same = median_delay_ms(run("thin-streams", tmp_path, scheduler="Msfc", thin_class="same"))
+    higher = median_delay_ms(run("thin-streams", tmp_path, scheduler="Msfc", thin_class="higher"))
+    assert higher < same
+
+
+# ---------------------------------------------------------------- seed 004
+
+
+def jain_of(run_dir: Path) -> float:
+    rows = [r for r in seedlib.flows(run_dir) if r["direction"] == "down"]
+    return seedlib.jain([seedlib.throughput_kbps(r) for r in rows])
+
+
+def test_sfq_fairness(tmp_path):
+    """Seed 004: BBR crowds CUBIC out of a TBF FIFO; SFQ shares the link about equally."""
+    none = run("sfq-fairness", tmp_path, scheduler="None")
+    sfq = run("sfq-fairness", tmp_path, scheduler="Sfq")
+    assert tcp_kbps(none, "Bbr") > 3 * tcp_kbps(none, "Cubic")
+    assert jain_of(none) < 0.8
+    assert jain_of(sfq) > 0.95
+    ts = seedlib.read_csv(sfq / "timeseries.csv")
+    assert len({r["flow_id"] for r in ts}) == 2 and len(ts) >= 18

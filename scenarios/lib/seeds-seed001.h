@@ -1,0 +1,139 @@
+/*
+ * Common options and setup of the seed-001 experiments (thin streams, starvation): a
+ * 2 Mbps / 100 ms RTT dumbbell with a 2 x BDP bottleneck buffer, TCP NewReno with SACK and
+ * an initial window of 3, 1500-byte packets.
+ *
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef SEEDS_SEED001_H
+#define SEEDS_SEED001_H
+
+#include "seeds-dumbbell.h"
+
+#include "ns3/applications-module.h"
+
+namespace seeds
+{
+
+/** Options shared by both seed-001 scenarios. */
+inline void
+AddSeed001Params(Options& opt, const std::string& defaultScheduler, double minDuration)
+{
+    opt.Add({"duration", "double", "60", "simulated seconds", "s", minDuration, 100000});
+    opt.Add({"scheduler", "choice", defaultScheduler, "scheduler at the bottleneck", "",
+             NAN, NAN, SchedulerChoices()});
+    opt.Add({"bottleneck-rate", "datarate", "2Mbps", "bottleneck rate"});
+    opt.Add({"rtt", "time", "100ms", "base round-trip time (bottleneck links carry all but 5 ms)"});
+    opt.Add({"access-rate", "datarate", "100Mbps", "rate of the other links"});
+    opt.Add({"buffer", "int", "0",
+             "bottleneck scheduler limit in packets; 0: 2 x BDP in 1500-byte packets", "packets",
+             0, 1e6});
+    opt.Add({"sfq-perturb", "time", "10s", "SFQ perturbation period (0s: off)"});
+    opt.Add({"msfc-prios", "int", "3", "MSFC classes for --scheduler=Msfc", "", 1, 16});
+    opt.Add({"rng-run", "int", "1", "ns-3 RngRun (independent replications)", "", 1, 1e9});
+    opt.Add({"rng-seed", "int", "1", "ns-3 RngSeed", "", 1, 1e9});
+    opt.Add({"delay-bin", "double", "0.0005", "FlowMonitor delay histogram bin width", "s",
+             1e-6, 1});
+}
+
+/** TCP defaults of seed 001 and the random-number settings. */
+inline void
+ConfigureSeed001(const Options& opt)
+{
+    RngSeedManager::SetSeed(static_cast<uint32_t>(opt.GetInt("rng-seed")));
+    RngSeedManager::SetRun(static_cast<uint64_t>(opt.GetInt("rng-run")));
+    Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(TcpNewReno::GetTypeId()));
+    Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(1448)); // 1500 B packets
+    Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(3));
+    Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(true));
+    Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(1 << 20));
+    Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(1 << 20));
+}
+
+/** Bottleneck limit in packets: the option, or 2 x BDP in 1500-byte packets. */
+inline uint32_t
+Seed001Buffer(const Options& opt)
+{
+    if (opt.GetInt("buffer") > 0)
+    {
+        return static_cast<uint32_t>(opt.GetInt("buffer"));
+    }
+    double bdpBytes = opt.GetRate("bottleneck-rate").GetBitRate() / 8.0 *
+                      opt.GetTime("rtt").GetSeconds();
+    return std::max<uint32_t>(2, static_cast<uint32_t>(std::lround(2 * bdpBytes / 1500)));
+}
+
+/** Build the seed-001 dumbbell with the chosen scheduler. */
+inline Dumbbell
+BuildSeed001(const Options& opt, uint32_t pairs)
+{
+    Time rtt = opt.GetTime("rtt");
+    Time access = MicroSeconds(1250); // 1.25 ms per host link as in the seed
+    Time core = rtt / 2 - 2 * access;
+    if (!core.IsStrictlyPositive())
+    {
+        ConfigError("--rtt=" + opt.Get("rtt") + " is too small: it must exceed 5ms (the host "
+                    "links take 1.25 ms, two of them each way)");
+    }
+    Ptr<QueueDisc> root = MakeScheduler(opt.Get("scheduler"),
+                                        Seed001Buffer(opt),
+                                        opt.GetTime("sfq-perturb"),
+                                        static_cast<uint32_t>(opt.GetInt("msfc-prios")));
+    return BuildDumbbell(pairs,
+                         opt.GetRate("bottleneck-rate"),
+                         core,
+                         opt.GetRate("access-rate"),
+                         access,
+                         root,
+                         300);
+}
+
+/** A TCP bulk sender (BulkSend) on sender i towards receiver i. */
+inline void
+AddBulk(Dumbbell& d, uint32_t i, uint16_t port, uint8_t dscp, double start, double stop)
+{
+    BulkSendHelper bulk("ns3::TcpSocketFactory", InetSocketAddress(d.receiverAddr[i], port));
+    bulk.SetAttribute("MaxBytes", UintegerValue(0));
+    bulk.SetAttribute("SendSize", UintegerValue(1448));
+    bulk.SetAttribute("Tos", UintegerValue(dscp << 2));
+    ApplicationContainer a = bulk.Install(d.senders.Get(i));
+    a.Start(Seconds(start));
+    a.Stop(Seconds(stop));
+    PacketSinkHelper sink("ns3::TcpSocketFactory", InetSocketAddress(Ipv4Address::GetAny(), port));
+    ApplicationContainer s = sink.Install(d.receivers.Get(i));
+    s.Start(Seconds(0));
+}
+
+/** A periodic sender of `size` bytes (TCP or UDP) on sender i towards receiver i. */
+inline void
+AddPeriodic(Dumbbell& d,
+            uint32_t i,
+            uint16_t port,
+            bool tcp,
+            uint32_t size,
+            Time minGap,
+            Time maxGap,
+            uint8_t dscp,
+            double start,
+            double stop,
+            Ptr<UniformRandomVariable> rng)
+{
+    std::string factory = tcp ? "ns3::TcpSocketFactory" : "ns3::UdpSocketFactory";
+    Ptr<PeriodicSender> app = CreateObject<PeriodicSender>();
+    app->Setup(TypeId::LookupByName(factory),
+               InetSocketAddress(d.receiverAddr[i], port),
+               size,
+               minGap,
+               maxGap,
+               dscp << 2,
+               rng);
+    d.senders.Get(i)->AddApplication(app);
+    app->SetStartTime(Seconds(start));
+    app->SetStopTime(Seconds(stop));
+    PacketSinkHelper sink(factory, InetSocketAddress(Ipv4Address::GetAny(), port));
+    sink.Install(d.receivers.Get(i)).Start(Seconds(0));
+}
+
+} // namespace seeds
+
+#endif /* SEEDS_SEED001_H */

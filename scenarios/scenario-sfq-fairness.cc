@@ -1,0 +1,278 @@
+/*
+ * Seed 004: a CUBIC and a BBR flow share a bottleneck shaped by TBF (burst 500000 B, limit
+ * one BDP), 20 ms RTT, 60 s, with no fair scheduler under the TBF, with SFQ (perturb 10 s),
+ * with FQ-CoDel and with MSFC. Throughput of each flow over time, Jain's index.
+ *
+ * Extra output: timeseries.csv (time_s, flow_id, throughput_bps) of each data flow.
+ *
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "lib/seeds-scenario.h"
+
+#include "ns3/applications-module.h"
+#include "ns3/point-to-point-module.h"
+
+using namespace ns3;
+using namespace seeds;
+
+namespace
+{
+
+/** Bytes received per sampling interval by one sink. */
+struct RateMeter
+{
+    uint64_t bytes = 0;
+    std::vector<std::pair<double, double>> series; //!< (end of interval, bit/s)
+
+    void OnRx(Ptr<const Packet> p, const Address&)
+    {
+        bytes += p->GetSize();
+    }
+};
+
+} // namespace
+
+int
+main(int argc, char** argv)
+{
+    Options opt("sfq-fairness",
+                "seed 004: CUBIC vs BBR through a TBF-shaped bottleneck, with and without a fair "
+                "scheduler under the TBF; throughput over time and Jain's index");
+    opt.Add({"duration", "double", "60", "simulated seconds (both flows run all of it)", "s", 1,
+             100000});
+    std::vector<std::string> choices{"None"};
+    for (auto& c : SchedulerChoices())
+    {
+        if (c != "Fifo")
+        {
+            choices.push_back(c);
+        }
+    }
+    opt.Add({"scheduler", "choice", "Sfq",
+             "scheduler under the TBF (None: TBF's own FIFO of one BDP, as without sfq)", "",
+             NAN, NAN, choices});
+    opt.Add({"rate", "datarate", "100Mbps", "TBF rate (the seed: 1Gbps)"});
+    opt.Add({"rtt", "time", "20ms", "base round-trip time"});
+    opt.Add({"burst", "int", "0",
+             "TBF bucket size; 0: 4 ms at --rate (the seed's 500000 B at 1 Gbps)", "B", 0, 1e9});
+    opt.Add({"tbf-limit", "int", "0", "TBF limit (bytes queued); 0: one BDP at --rate", "B", 0,
+             1e10});
+    opt.Add({"child-limit", "int", "0",
+             "packets the scheduler under the TBF holds; 0: its default (SFQ 127 as Linux sfq, "
+             "FQ-CoDel and MSFC 10240)",
+             "packets", 0, 1e7});
+    opt.Add({"sfq-perturb", "time", "10s", "SFQ perturbation period (0s: off)"});
+    opt.Add({"msfc-prios", "int", "3", "MSFC classes for --scheduler=Msfc", "", 1, 16});
+    opt.Add({"cca-1", "choice", "Cubic", "congestion control of flow 1", "", NAN, NAN,
+             {"Cubic", "Bbr", "NewReno"}});
+    opt.Add({"cca-2", "choice", "Bbr", "congestion control of flow 2", "", NAN, NAN,
+             {"Cubic", "Bbr", "NewReno"}});
+    opt.Add({"sample-interval", "double", "1", "throughput sampling interval (timeseries.csv)",
+             "s", 0.01, 100});
+    opt.Add({"rng-run", "int", "1", "ns-3 RngRun", "", 1, 1e9});
+    opt.Add({"rng-seed", "int", "1", "ns-3 RngSeed", "", 1, 1e9});
+    opt.Add({"delay-bin", "double", "0.0005", "FlowMonitor delay histogram bin width", "s",
+             1e-6, 1});
+    opt.AddPreset("fast", {{"rate", "100Mbps"}, {"duration", "60"}});
+    opt.AddPreset("seed", {{"rate", "1Gbps"}, {"duration", "60"}});
+    opt.AddPreset("tiny", {{"rate", "50Mbps"}, {"duration", "10"}});
+    opt.SetDefaultPreset("fast");
+    opt.Parse(argc, argv);
+    if (opt.OutDir().empty())
+    {
+        ConfigError("--out=DIR is required (where meta.json, flows.csv, timeseries.csv ... are "
+                    "written)");
+    }
+    RngSeedManager::SetSeed(static_cast<uint32_t>(opt.GetInt("rng-seed")));
+    RngSeedManager::SetRun(static_cast<uint64_t>(opt.GetInt("rng-run")));
+
+    double duration = opt.GetDouble("duration");
+    DataRate rate = opt.GetRate("rate");
+    Time rtt = opt.GetTime("rtt");
+    if (rtt < MilliSeconds(1))
+    {
+        ConfigError("--rtt=" + opt.Get("rtt") + " must be at least 1ms");
+    }
+    double bdp = rate.GetBitRate() / 8.0 * rtt.GetSeconds();
+    uint64_t tbfLimit =
+        opt.GetInt("tbf-limit") > 0 ? static_cast<uint64_t>(opt.GetInt("tbf-limit")) : uint64_t(bdp);
+    if (tbfLimit < 1500)
+    {
+        ConfigError("the TBF limit (" + std::to_string(tbfLimit) +
+                    " B) is below one packet: raise --tbf-limit or --rate x --rtt");
+    }
+    uint32_t burst = opt.GetInt("burst") > 0
+                         ? static_cast<uint32_t>(opt.GetInt("burst"))
+                         : std::max<uint32_t>(3000, static_cast<uint32_t>(rate.GetBitRate() / 8 * 0.004));
+    if (burst < 1500)
+    {
+        ConfigError("--burst=" + opt.Get("burst") + " is below one 1500-byte packet: TBF could never send");
+    }
+
+    // TCP: 1500-byte packets, buffers of 8 x BDP as the seed's hosts.
+    uint32_t buf = static_cast<uint32_t>(std::min(8 * bdp, 2e9));
+    Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(1448));
+    Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(std::max(buf, 131072u)));
+    Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(std::max(buf, 131072u)));
+    Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(true));
+
+    // h1, h2 -- s1 ==(rtt/2 one way)== s2 --[TBF + scheduler]-- s3 -- h3, h4
+    NodeContainer hosts;
+    hosts.Create(4);
+    NodeContainer sw;
+    sw.Create(3);
+    InternetStackHelper stack;
+    stack.Install(hosts);
+    stack.Install(sw);
+    DataRate fast(rate.GetBitRate() * 10);
+    Time hostDelay = MicroSeconds(50);
+    PointToPointHelper edge;
+    edge.SetDeviceAttribute("DataRate", DataRateValue(fast));
+    edge.SetChannelAttribute("Delay", TimeValue(hostDelay));
+    edge.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", StringValue("1p"));
+    PointToPointHelper wan = edge;
+    wan.SetChannelAttribute("Delay", TimeValue(rtt / 2 - 3 * hostDelay));
+    NetDeviceContainer l1 = edge.Install(hosts.Get(0), sw.Get(0));
+    NetDeviceContainer l2 = edge.Install(hosts.Get(1), sw.Get(0));
+    NetDeviceContainer l3 = wan.Install(sw.Get(0), sw.Get(1));
+    NetDeviceContainer l4 = edge.Install(sw.Get(1), sw.Get(2));
+    NetDeviceContainer l5 = edge.Install(sw.Get(2), hosts.Get(2));
+    NetDeviceContainer l6 = edge.Install(sw.Get(2), hosts.Get(3));
+
+    // The bottleneck: TBF at s2 towards s3, the scheduler as its child.
+    Ptr<TbfQueueDisc> tbf = CreateObject<TbfQueueDisc>();
+    tbf->SetAttribute("Rate", DataRateValue(rate));
+    tbf->SetAttribute("Burst", UintegerValue(burst));
+    tbf->SetAttribute("MaxSize", QueueSizeValue(QueueSize(QueueSizeUnit::BYTES, tbfLimit)));
+    std::string sched = opt.Get("scheduler");
+    Ptr<QueueDisc> child;
+    if (sched != "None")
+    {
+        child = MakeScheduler(sched,
+                              static_cast<uint32_t>(opt.GetInt("child-limit")),
+                              opt.GetTime("sfq-perturb"),
+                              static_cast<uint32_t>(opt.GetInt("msfc-prios")));
+        Ptr<QueueDiscClass> c = CreateObject<QueueDiscClass>();
+        c->SetQueueDisc(child);
+        tbf->AddQueueDiscClass(c);
+    }
+    auto install = [](Ptr<NetDevice> dev, Ptr<QueueDisc> qd) {
+        dev->GetNode()->GetObject<TrafficControlLayer>()->SetRootQueueDiscOnDevice(dev, qd);
+    };
+    install(l4.Get(0), tbf);
+    for (NetDeviceContainer* l : {&l1, &l2, &l3, &l4, &l5, &l6})
+    {
+        for (uint32_t k = 0; k < 2; ++k)
+        {
+            if (l == &l4 && k == 0)
+            {
+                continue;
+            }
+            Ptr<FifoQueueDisc> f = CreateObject<FifoQueueDisc>();
+            f->SetMaxSize(QueueSize("1000p"));
+            install(l->Get(k), f);
+        }
+    }
+    Ipv4AddressHelper addr;
+    std::vector<Ipv4InterfaceContainer> ifs;
+    int net = 1;
+    for (NetDeviceContainer* l : {&l1, &l2, &l3, &l4, &l5, &l6})
+    {
+        std::string base = "10.0." + std::to_string(net++) + ".0";
+        addr.SetBase(base.c_str(), "255.255.255.0");
+        ifs.push_back(addr.Assign(*l));
+    }
+    Ipv4GlobalRoutingHelper::PopulateRoutingTables();
+
+    auto tcpType = [](const std::string& n) {
+        return n == "Cubic" ? TcpCubic::GetTypeId()
+                            : (n == "Bbr" ? TcpBbr::GetTypeId() : TcpNewReno::GetTypeId());
+    };
+    hosts.Get(0)->GetObject<TcpL4Protocol>()->SetAttribute(
+        "SocketType", TypeIdValue(tcpType(opt.Get("cca-1"))));
+    hosts.Get(1)->GetObject<TcpL4Protocol>()->SetAttribute(
+        "SocketType", TypeIdValue(tcpType(opt.Get("cca-2"))));
+
+    std::vector<AppInfo> apps;
+    std::vector<RateMeter> meters(2);
+    std::vector<Ipv4Address> dst{ifs[4].GetAddress(1), ifs[5].GetAddress(1)};
+    std::vector<Ipv4Address> src{ifs[0].GetAddress(0), ifs[1].GetAddress(0)};
+    for (uint32_t k = 0; k < 2; ++k)
+    {
+        uint16_t port = static_cast<uint16_t>(5001 + k);
+        BulkSendHelper bulk("ns3::TcpSocketFactory", InetSocketAddress(dst[k], port));
+        bulk.SetAttribute("MaxBytes", UintegerValue(0));
+        bulk.SetAttribute("SendSize", UintegerValue(1448 * 8));
+        ApplicationContainer a = bulk.Install(hosts.Get(k));
+        a.Start(Seconds(0.0 + 0.01 * k));
+        a.Stop(Seconds(duration));
+        PacketSinkHelper sink("ns3::TcpSocketFactory",
+                              InetSocketAddress(Ipv4Address::GetAny(), port));
+        ApplicationContainer s = sink.Install(hosts.Get(2 + k));
+        s.Start(Seconds(0));
+        s.Get(0)->TraceConnectWithoutContext("Rx", MakeCallback(&RateMeter::OnRx, &meters[k]));
+        std::string type = opt.Get(k == 0 ? "cca-1" : "cca-2");
+        apps.push_back({static_cast<int>(k), type, 1, "TCP", src[k], dst[k], port,
+                        duration - 0.01 * k});
+    }
+    double step = opt.GetDouble("sample-interval");
+    std::function<void()> sample = [&]() {
+        double now = Simulator::Now().GetSeconds();
+        for (auto& m : meters)
+        {
+            m.series.emplace_back(now, m.bytes * 8.0 / step);
+            m.bytes = 0;
+        }
+        if (now + step <= duration + 1e-9)
+        {
+            Simulator::Schedule(Seconds(step), sample);
+        }
+    };
+    Simulator::Schedule(Seconds(step), sample);
+
+    FlowMonitorHelper fmh;
+    fmh.SetMonitorAttribute("DelayBinWidth", DoubleValue(opt.GetDouble("delay-bin")));
+    fmh.SetMonitorAttribute("JitterBinWidth", DoubleValue(opt.GetDouble("delay-bin")));
+    Ptr<FlowMonitor> monitor = fmh.InstallAll();
+
+    RunOutput out(opt.OutDir());
+    std::string started = UtcNow();
+    auto t0 = std::chrono::steady_clock::now();
+    ScheduleProgress(duration);
+    Simulator::Stop(Seconds(duration) + MilliSeconds(1));
+    Simulator::Run();
+    double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+    Ptr<Ipv4FlowClassifier> cls = DynamicCast<Ipv4FlowClassifier>(fmh.GetClassifier());
+    WriteFlowFiles(out, monitor, cls, apps);
+    std::ofstream& ts = out.Open("timeseries.csv");
+    ts << "time_s,flow_id,throughput_bps\n";
+    for (uint32_t k = 0; k < 2; ++k)
+    {
+        int64_t id = -1;
+        for (auto& [fid, st] : monitor->GetFlowStats())
+        {
+            auto t = cls->FindFlow(fid);
+            if (t.destinationAddress == dst[k] && t.destinationPort == apps[k].serverPort)
+            {
+                id = fid;
+            }
+        }
+        for (auto& [t, bps] : meters[k].series)
+        {
+            ts << t << "," << id << "," << bps << "\n";
+        }
+    }
+    std::vector<std::tuple<uint32_t, uint32_t, std::string, Ptr<QueueDisc>>> qds{
+        {sw.Get(1)->GetId(), l4.Get(0)->GetIfIndex(), "Tbf", tbf}};
+    if (child)
+    {
+        qds.emplace_back(sw.Get(1)->GetId(), l4.Get(0)->GetIfIndex(), sched, child);
+    }
+    WriteQdiscFile(out, qds);
+    WriteMeta(out, opt, sched, wall, duration, started);
+    out.Commit();
+    Simulator::Destroy();
+    return 0;
+}

@@ -1,0 +1,193 @@
+/*
+ * Seed 001, section IV: queueing delay of thin TCP streams (gaming: 100 B every 638 ms, or
+ * 600-1000 ms; VoIP: 100 B every 20-30 ms) sharing a 2 Mbps / 100 ms dumbbell with bulk TCP
+ * flows, under CoDel, SFQ, FQ-CoDel and its variants, and MSFC.
+ *
+ * Extra output: qdelay.csv, one row per thin-stream packet leaving the bottleneck scheduler
+ * (its sojourn time there).
+ *
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "lib/seeds-seed001.h"
+
+using namespace ns3;
+using namespace seeds;
+
+namespace
+{
+
+/** Queueing-delay samples of chosen flows at the bottleneck scheduler. */
+struct DelaySampler
+{
+    std::map<std::string, bool> watched;                       //!< 5-tuple keys of thin flows
+    std::map<std::string, std::vector<std::pair<double, double>>> samples; //!< key -> (t, d)
+
+    void OnDequeue(Ptr<const QueueDiscItem> item)
+    {
+        Ipv4Address s;
+        Ipv4Address d;
+        uint16_t sp;
+        uint16_t dp;
+        if (!ItemTuple(item, s, d, sp, dp))
+        {
+            return;
+        }
+        // The sender's port is ephemeral: watch by destination (receiver address and port).
+        std::ostringstream k;
+        k << d << ":" << dp;
+        auto it = watched.find(k.str());
+        if (it == watched.end())
+        {
+            return;
+        }
+        std::ostringstream full;
+        full << FlowIds::Key(s, sp, d, dp);
+        samples[full.str()].emplace_back(
+            Simulator::Now().GetSeconds(),
+            (Simulator::Now() - item->GetTimeStamp()).GetSeconds());
+    }
+};
+
+} // namespace
+
+int
+main(int argc, char** argv)
+{
+    Options opt("thin-streams",
+                "seed 001 sec. IV: queueing delay of thin TCP streams (gaming, VoIP) next to "
+                "bulk TCP flows on a 2 Mbps dumbbell, per scheduler");
+    AddSeed001Params(opt, "FqCoDel", 10);
+    opt.Add({"bulk-flows", "int", "5", "bulk TCP flows (1500-byte packets)", "", 0, 200});
+    opt.Add({"gaming-flows", "int", "1", "thin TCP gaming flows", "", 0, 200});
+    opt.Add({"gaming-min-gap", "time", "638ms", "shortest time between gaming packets"});
+    opt.Add({"gaming-max-gap", "time", "638ms", "longest time between gaming packets"});
+    opt.Add({"voip-flows", "int", "0", "thin TCP VoIP flows", "", 0, 200});
+    opt.Add({"voip-min-gap", "time", "20ms", "shortest time between VoIP packets"});
+    opt.Add({"voip-max-gap", "time", "30ms", "longest time between VoIP packets"});
+    opt.Add({"thin-size", "int", "100", "application bytes per thin-stream packet", "B", 1,
+             1448});
+    opt.Add({"thin-class", "choice", "same",
+             "MSFC class of the thin streams: same as the bulk flows (BE) or higher (EF); "
+             "sets their DSCP",
+             "", NAN, NAN, {"same", "higher"}});
+    opt.Add({"warmup", "double", "5", "thin-stream packets before this time are not sampled",
+             "s", 0, 10000});
+    opt.AddPreset("paper", {{"duration", "300"}});
+    opt.AddPreset("voip", {{"duration", "300"}, {"bulk-flows", "1"}, {"voip-flows", "1"},
+                           {"gaming-min-gap", "600ms"}, {"gaming-max-gap", "1000ms"}});
+    opt.AddPreset("tiny", {{"duration", "30"}});
+    opt.SetDefaultPreset("paper");
+    opt.Parse(argc, argv);
+    if (opt.OutDir().empty())
+    {
+        ConfigError("--out=DIR is required (where meta.json, flows.csv, qdelay.csv ... are "
+                    "written)");
+    }
+    if (opt.GetTime("gaming-min-gap") > opt.GetTime("gaming-max-gap") ||
+        opt.GetTime("voip-min-gap") > opt.GetTime("voip-max-gap") ||
+        !opt.GetTime("gaming-min-gap").IsStrictlyPositive() ||
+        !opt.GetTime("voip-min-gap").IsStrictlyPositive())
+    {
+        ConfigError("the thin-stream gaps must satisfy 0 < min-gap <= max-gap (got gaming " +
+                    opt.Get("gaming-min-gap") + ".." + opt.Get("gaming-max-gap") + ", voip " +
+                    opt.Get("voip-min-gap") + ".." + opt.Get("voip-max-gap") + ")");
+    }
+    double duration = opt.GetDouble("duration");
+    double warmup = opt.GetDouble("warmup");
+    if (warmup >= duration)
+    {
+        ConfigError("--warmup=" + opt.Get("warmup") + " must be below --duration=" +
+                    opt.Get("duration"));
+    }
+    ConfigureSeed001(opt);
+
+    uint32_t nBulk = static_cast<uint32_t>(opt.GetInt("bulk-flows"));
+    uint32_t nGame = static_cast<uint32_t>(opt.GetInt("gaming-flows"));
+    uint32_t nVoip = static_cast<uint32_t>(opt.GetInt("voip-flows"));
+    if (nGame + nVoip == 0)
+    {
+        ConfigError("no thin stream to measure: set --gaming-flows or --voip-flows to 1 or more");
+    }
+    bool higher = opt.Get("thin-class") == "higher";
+    uint8_t thinDscp = higher ? DSCP_EF : DSCP_BE;
+    int thinPrio = higher ? 2 : 1;
+    uint32_t size = static_cast<uint32_t>(opt.GetInt("thin-size"));
+
+    Dumbbell d = BuildSeed001(opt, nBulk + nGame + nVoip);
+    std::vector<AppInfo> apps;
+    DelaySampler sampler;
+    Ptr<UniformRandomVariable> rng = CreateObject<UniformRandomVariable>();
+    uint32_t i = 0;
+    for (uint32_t k = 0; k < nBulk; ++k, ++i)
+    {
+        uint16_t port = static_cast<uint16_t>(5000 + i);
+        double start = rng->GetValue(0, 1);
+        AddBulk(d, i, port, DSCP_BE, start, duration);
+        apps.push_back({static_cast<int>(i), "Bulk", 1, "TCP", d.senderAddr[i],
+                        d.receiverAddr[i], port, duration - start});
+    }
+    auto thin = [&](const std::string& type, Time minGap, Time maxGap) {
+        uint16_t port = static_cast<uint16_t>(5000 + i);
+        AddPeriodic(d, i, port, true, size, minGap, maxGap, thinDscp, 0.5, duration, rng);
+        apps.push_back({static_cast<int>(i), type, thinPrio, "TCP", d.senderAddr[i],
+                        d.receiverAddr[i], port, duration - 0.5});
+        std::ostringstream k;
+        k << d.receiverAddr[i] << ":" << port;
+        sampler.watched[k.str()] = true;
+        ++i;
+    };
+    for (uint32_t k = 0; k < nGame; ++k)
+    {
+        thin("Gaming", opt.GetTime("gaming-min-gap"), opt.GetTime("gaming-max-gap"));
+    }
+    for (uint32_t k = 0; k < nVoip; ++k)
+    {
+        thin("Voip", opt.GetTime("voip-min-gap"), opt.GetTime("voip-max-gap"));
+    }
+    Simulator::Schedule(Seconds(warmup), [&sampler, &d]() {
+        d.bottleneckQdisc->TraceConnectWithoutContext(
+            "Dequeue",
+            MakeCallback(&DelaySampler::OnDequeue, &sampler));
+    });
+
+    FlowMonitorHelper fmh;
+    fmh.SetMonitorAttribute("DelayBinWidth", DoubleValue(opt.GetDouble("delay-bin")));
+    fmh.SetMonitorAttribute("JitterBinWidth", DoubleValue(opt.GetDouble("delay-bin")));
+    Ptr<FlowMonitor> monitor = fmh.InstallAll();
+
+    RunOutput out(opt.OutDir());
+    std::string started = UtcNow();
+    auto t0 = std::chrono::steady_clock::now();
+    ScheduleProgress(duration);
+    Simulator::Stop(Seconds(duration));
+    Simulator::Run();
+    double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+    Ptr<Ipv4FlowClassifier> cls = DynamicCast<Ipv4FlowClassifier>(fmh.GetClassifier());
+    WriteFlowFiles(out, monitor, cls, apps);
+    FlowIds ids(cls, monitor);
+    std::ofstream& q = out.Open("qdelay.csv");
+    q << "flow_id,time_s,delay_s\n";
+    for (auto& [key, v] : sampler.samples)
+    {
+        // key is "src:sport>dst:dport"
+        auto gt = key.find('>');
+        auto c1 = key.find(':');
+        auto c2 = key.find(':', gt);
+        int64_t id = ids.Find(Ipv4Address(key.substr(0, c1).c_str()),
+                              static_cast<uint16_t>(std::stoi(key.substr(c1 + 1, gt - c1 - 1))),
+                              Ipv4Address(key.substr(gt + 1, c2 - gt - 1).c_str()),
+                              static_cast<uint16_t>(std::stoi(key.substr(c2 + 1))));
+        for (auto& [t, dl] : v)
+        {
+            q << id << "," << t << "," << dl << "\n";
+        }
+    }
+    WriteQdiscFile(out, {{d.r1->GetId(), d.bottleneckDev->GetIfIndex(), opt.Get("scheduler"),
+                          d.bottleneckQdisc}});
+    WriteMeta(out, opt, opt.Get("scheduler"), wall, duration, started);
+    out.Commit();
+    Simulator::Destroy();
+    return 0;
+}
