@@ -26,6 +26,9 @@ SchedulerRegistry::All()
         {"Pie", "ns3::PieQueueDisc", "single-queue PIE AQM"},
         {"FqPie", "ns3::FqPieQueueDisc", "flow queues with PIE"},
         {"Sfq", "ns3::SfqQueueDisc", "Stochastic Fairness Queueing (Linux sfq)"},
+        {"FqCoDelVariant",
+         "ns3::FqCoDelVariantQueueDisc",
+         "the project's FQ-CoDel (both switches on): baseline of the WP and WSPM variants"},
         {"FqCoDelWP",
          "ns3::FqCoDelVariantQueueDisc",
          "FQ-CoDel without new-flow priority",
@@ -78,6 +81,55 @@ SchedulerRegistry::Names()
         out += (out.empty() ? "" : ", ") + s.name;
     }
     return out;
+}
+
+std::vector<std::string>
+SchedulerRegistry::AllNames()
+{
+    std::vector<std::string> out;
+    for (const auto& s : All())
+    {
+        out.push_back(s.name);
+    }
+    return out;
+}
+
+std::vector<std::string>
+SchedulerRegistry::Select(const std::vector<std::string>& names)
+{
+    std::vector<std::string> out;
+    for (const auto& n : names)
+    {
+        if (Find(n))
+        {
+            out.push_back(n);
+        }
+    }
+    return out;
+}
+
+ObjectFactory
+SchedulerRegistry::MakeFactory(const std::string& name, QueueSize maxSize)
+{
+    const SchedulerInfo* s = Find(name);
+    NS_ABORT_MSG_IF(!s, "unknown scheduler '" << name << "'; valid: " << Names());
+    ObjectFactory f;
+    f.SetTypeId(s->typeId);
+    for (const auto& [attr, value] : s->attributes)
+    {
+        f.Set(attr, StringValue(value));
+    }
+    if (maxSize.GetValue() > 0)
+    {
+        f.Set("MaxSize", QueueSizeValue(maxSize));
+    }
+    return f;
+}
+
+Ptr<QueueDisc>
+SchedulerRegistry::Create(const std::string& name, QueueSize maxSize)
+{
+    return MakeFactory(name, maxSize).Create<QueueDisc>();
 }
 
 TrafficControlHelper

@@ -9,6 +9,9 @@
 #ifndef MSFC_SCHEDULER_REGISTRY_H
 #define MSFC_SCHEDULER_REGISTRY_H
 
+#include "ns3/object-factory.h"
+#include "ns3/queue-disc.h"
+#include "ns3/queue-size.h"
 #include "ns3/traffic-control-helper.h"
 
 #include <string>
@@ -41,6 +44,34 @@ class SchedulerRegistry
     static const SchedulerInfo* Find(const std::string& name);
     /** @return the short names, comma-separated, for error messages */
     static std::string Names();
+    /**
+     * The given names, each checked against the registry: for a scenario that
+     * accepts only some schedulers (its --scheduler choice list).  A name that
+     * is not registered, or whose queue disc is not linked into the program,
+     * is left out.
+     * @param names short names
+     * @return the registered ones, in the order given
+     */
+    static std::vector<std::string> Select(const std::vector<std::string>& names);
+    /** @return every registered short name, in listing order */
+    static std::vector<std::string> AllNames();
+    /**
+     * An ObjectFactory for the named scheduler with the entry's attributes set;
+     * the caller may set more attributes before creating the queue disc (for
+     * instance to use it as the child of a TBF).
+     * Aborts with a message listing the valid names if the name is unknown.
+     * @param name short name
+     * @param maxSize the queue disc's MaxSize; a zero size keeps its own default
+     * @return the factory
+     */
+    static ObjectFactory MakeFactory(const std::string& name, QueueSize maxSize = QueueSize());
+    /**
+     * Create the named scheduler (see MakeFactory).
+     * @param name short name
+     * @param maxSize the queue disc's MaxSize; a zero size keeps its own default
+     * @return the queue disc, not yet installed on a device
+     */
+    static Ptr<QueueDisc> Create(const std::string& name, QueueSize maxSize = QueueSize());
     /**
      * A TrafficControlHelper installing the named scheduler as root queue disc.
      * Aborts with a message listing the valid names if the name is unknown.

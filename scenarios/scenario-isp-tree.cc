@@ -24,6 +24,7 @@
 #include "ns3/mobility-module.h"
 #include "ns3/network-module.h"
 #include "ns3/point-to-point-module.h"
+#include "ns3/scheduler-registry.h"
 #include "ns3/traffic-control-module.h"
 #include "ns3/wifi-module.h"
 
@@ -84,27 +85,46 @@ DscpForClass(uint32_t cls)
     return static_cast<uint8_t>(8 * cls); // CS2..CS7
 }
 
-/// The queue disc type of a scheduler choice, and its limit as a multiple of the
-/// base limit (link rate x limit-time / 8, in packets; thesis configuration).
-struct SchedulerInfo
+/// The schedulers this scenario accepts (names from the SchedulerRegistry) and each one's
+/// limit as a multiple of the base limit (link rate x limit-time / 8, in packets; thesis
+/// configuration).
+const std::vector<std::pair<std::string, uint32_t>>&
+SchedulerLimitFactors()
 {
-    std::string typeName;
-    uint32_t limitFactor;
-};
-
-SchedulerInfo
-GetSchedulerInfo(const std::string& s)
-{
-    static const std::map<std::string, SchedulerInfo> m = {
-        {"PfifoFast", {"ns3::PfifoFastQueueDisc", 1}},
-        {"CoDel", {"ns3::CoDelQueueDisc", 50}},
-        {"FqCoDel", {"ns3::FqCoDelQueueDisc", 1024}},
-        {"Msfc", {"ns3::MsfcQueueDisc", 1024}},
-        {"FqCobalt", {"ns3::FqCobaltQueueDisc", 1024}},
-        {"Pie", {"ns3::PieQueueDisc", 50}},
-        {"FqPie", {"ns3::FqPieQueueDisc", 1024}},
+    static const std::vector<std::pair<std::string, uint32_t>> f = {
+        {"PfifoFast", 1},
+        {"CoDel", 50},
+        {"FqCoDel", 1024},
+        {"Msfc", 1024},
+        {"FqCobalt", 1024},
+        {"Pie", 50},
+        {"FqPie", 1024},
     };
-    return m.at(s);
+    return f;
+}
+
+std::vector<std::string>
+SchedulerChoices()
+{
+    std::vector<std::string> names;
+    for (const auto& [n, f] : SchedulerLimitFactors())
+    {
+        names.push_back(n);
+    }
+    return SchedulerRegistry::Select(names);
+}
+
+uint32_t
+SchedulerLimitFactor(const std::string& name)
+{
+    for (const auto& [n, f] : SchedulerLimitFactors())
+    {
+        if (n == name)
+        {
+            return f;
+        }
+    }
+    throw std::logic_error("no limit factor for scheduler " + name);
 }
 
 Options
@@ -132,7 +152,7 @@ MakeOptions()
       "",
       std::nullopt,
       std::nullopt,
-      {"PfifoFast", "CoDel", "FqCoDel", "Msfc", "FqCobalt", "Pie", "FqPie"});
+      SchedulerChoices());
     P("duration", ParamType::Double, "20", "simulated seconds (applications run from 0.1 s to duration-0.1 s)", "s", 0.5, 100000);
     P("tree",
       ParamType::String,
@@ -488,14 +508,14 @@ Run(int argc, char** argv)
 
     // ---- resolve and cross-check options ----
     const std::string scheduler = opt.Get("scheduler");
-    const SchedulerInfo sched = GetSchedulerInfo(scheduler);
-    TypeId schedTid;
-    if (!TypeId::LookupByNameFailSafe(sched.typeName, &schedTid))
+    const SchedulerInfo* sched = SchedulerRegistry::Find(scheduler);
+    if (sched == nullptr)
     {
-        throw ConfigError("scheduler '" + scheduler + "' needs " + sched.typeName +
-                          ", which this build does not contain; choose another scheduler or "
-                          "rebuild with the MSFC queue disc");
+        throw ConfigError("scheduler '" + scheduler +
+                          "' is not part of this build; choose one of " +
+                          SchedulerRegistry::Names() + " (or rebuild with its queue disc)");
     }
+    const uint32_t limitFactor = SchedulerLimitFactor(scheduler);
     const double duration = opt.GetDouble("duration");
     const auto tree = ParseTree(opt.Get("tree"));
     const uint32_t prios = static_cast<uint32_t>(opt.GetInt("prios"));
@@ -537,7 +557,7 @@ Run(int argc, char** argv)
         Config::SetDefault("ns3::MsfcQueueDisc::Ratio", StringValue(opt.Get("ratio")));
     }
     opt.ApplyNs3Defaults();
-    const bool userLimit = opt.HasNs3Override(sched.typeName + "::MaxSize");
+    const bool userLimit = opt.HasNs3Override(sched->typeId + "::MaxSize");
 
     // ---- topology ----
     NodeContainer server;
@@ -618,23 +638,15 @@ Run(int argc, char** argv)
 
     std::vector<QdiscRecord> qdiscs;
     auto installScheduler = [&](Ptr<NetDevice> dev, DataRate rate, const std::string& peer) {
-        TrafficControlHelper tch;
         uint64_t base = static_cast<uint64_t>(
             std::llround(static_cast<double>(rate.GetBitRate()) * limitTime.GetSeconds() / 8.0));
         base = std::max<uint64_t>(base, 1);
-        uint64_t limit = std::min<uint64_t>(base * sched.limitFactor, 0xFFFFFFFFu);
-        if (userLimit)
-        {
-            tch.SetRootQueueDisc(sched.typeName);
-        }
-        else
-        {
-            tch.SetRootQueueDisc(sched.typeName,
-                                 "MaxSize",
-                                 QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, limit)));
-        }
-        QueueDiscContainer q = tch.Install(dev);
-        qdiscs.push_back({Names::FindName(dev->GetNode()), peer, q.Get(0)});
+        uint64_t limit = std::min<uint64_t>(base * limitFactor, 0xFFFFFFFFu);
+        Ptr<QueueDisc> q = SchedulerRegistry::Create(
+            scheduler,
+            userLimit ? QueueSize() : QueueSize(QueueSizeUnit::PACKETS, limit));
+        dev->GetNode()->GetObject<TrafficControlLayer>()->SetRootQueueDiscOnDevice(dev, q);
+        qdiscs.push_back({Names::FindName(dev->GetNode()), peer, q});
     };
 
     Ipv4AddressHelper p2pAddr("10.0.0.0", "255.255.255.252");

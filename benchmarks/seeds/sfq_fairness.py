@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import seedlib
 
-SCHEDULERS = [("no fair scheduler", "None"), ("SFQ", "Sfq"), ("FQ-CoDel", "FqCoDel"),
+SCHEDULERS = [("no fair scheduler", "None"), ("SFQ", "Sfq"), ("FQ-CoDel", "FqCoDelVariant"),
               ("MSFC", "Msfc")]
 
 

@@ -16,7 +16,7 @@ import seedlib
 
 # (label, scheduler, thin-class)
 SCHEDULERS = [
-    ("FQ-CoDel", "FqCoDel", "same"),
+    ("FQ-CoDel", "FqCoDelVariant", "same"),
     ("FQ-CoDel WSPM", "FqCoDelWSPM", "same"),
     ("FQ-CoDel WP", "FqCoDelWP", "same"),
     ("SFQ", "Sfq", "same"),

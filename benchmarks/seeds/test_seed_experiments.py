@@ -88,7 +88,7 @@ def test_starvation_tcp_share_shrinks_with_thin_flows(tmp_path):
 
 def test_starvation_wspm_no_better_than_fqcodel(tmp_path):
     """Seed 001: starvation prevention makes no significant difference under this load."""
-    fq = tcp_kbps(run("starvation", tmp_path, scheduler="FqCoDel"), "Bulk")
+    fq = tcp_kbps(run("starvation", tmp_path, scheduler="FqCoDelVariant"), "Bulk")
     wspm = tcp_kbps(run("starvation", tmp_path, scheduler="FqCoDelWSPM"), "Bulk")
     assert abs(fq - wspm) <= 0.1 * fq
 
@@ -104,7 +104,7 @@ def test_starvation_dos_classes_protect_tcp(tmp_path):
     """Thin traffic above the link rate: flow fairness leaves the TCP flow one share in 46;
     MSFC with the thin flows in the scavenger class keeps its class's share for TCP."""
     opts = dict(thin_flows=45, thin_size=200, buffer=1000, duration=12)
-    fq = tcp_kbps(run("starvation", tmp_path, scheduler="FqCoDel", **opts), "Bulk")
+    fq = tcp_kbps(run("starvation", tmp_path, scheduler="FqCoDelVariant", **opts), "Bulk")
     same = tcp_kbps(run("starvation", tmp_path, scheduler="Msfc", thin_class="same", **opts), "Bulk")
     lower = tcp_kbps(run("starvation", tmp_path, scheduler="Msfc", thin_class="lower", **opts), "Bulk")
     assert fq < 100 and same < 100   # about 2000 / 46 = 43 kbit/s
@@ -118,11 +118,11 @@ def test_thin_streams_order(tmp_path):
     """Seed 001 sec. IV with 5 bulk flows: FQ-CoDel < FQ-CoDel WP < SFQ; CoDel < SFQ; SFQ
     about 5 x 6 ms; MSFC with the thin flow in a higher class beats MSFC in the same class."""
     d = {s: median_delay_ms(run("thin-streams", tmp_path, scheduler=s))
-         for s in ["Sfq", "CoDel", "FqCoDelWP", "FqCoDel"]}
-    assert d["FqCoDel"] < d["FqCoDelWP"] < d["Sfq"]
+         for s in ["Sfq", "CoDel", "FqCoDelWP", "FqCoDelVariant"]}
+    assert d["FqCoDelVariant"] < d["FqCoDelWP"] < d["Sfq"]
     assert d["CoDel"] < d["Sfq"]
     assert 18 <= d["Sfq"] <= 36
-    assert d["FqCoDel"] < 8
+    assert d["FqCoDelVariant"] < 8
     same = median_delay_ms(run("thin-streams", tmp_path, scheduler="Msfc", thin_class="same"))
     higher = median_delay_ms(run("thin-streams", tmp_path, scheduler="Msfc", thin_class="higher"))
     assert higher < same

@@ -25,7 +25,7 @@ SCHEDULERS = [
     ("SFQ", "Sfq", "same"),
     ("FQ-CoDel WP", "FqCoDelWP", "same"),
     ("FQ-CoDel WP 100ms", "FqCoDelWP100", "same"),
-    ("FQ-CoDel", "FqCoDel", "same"),
+    ("FQ-CoDel", "FqCoDelVariant", "same"),
     ("MSFC 1 class", "Msfc1", "same"),
     ("MSFC, thin in bulk's class", "Msfc", "same"),
     ("MSFC, thin in higher class", "Msfc", "higher"),

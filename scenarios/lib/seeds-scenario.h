@@ -15,6 +15,7 @@
 #include "ns3/fq-codel-variant-queue-disc.h"
 #include "ns3/internet-module.h"
 #include "ns3/network-module.h"
+#include "ns3/scheduler-registry.h"
 #include "ns3/sfq-queue-disc.h"
 #include "ns3/traffic-control-module.h"
 
@@ -823,24 +824,24 @@ UtcNow()
     return buf;
 }
 
-/// The schedulers the seed experiments compare.
+/// The schedulers the seed experiments compare: names from the SchedulerRegistry.
 inline std::vector<std::string>
 SchedulerChoices()
 {
-    return {"Fifo",
-            "CoDel",
-            "Sfq",
-            "FqCoDel",
-            "FqCoDelWP",
-            "FqCoDelWP100",
-            "FqCoDelWSPM",
-            "FqCoDelNs3",
-            "Msfc",
-            "Msfc1"};
+    return SchedulerRegistry::Select({"Fifo",
+                                      "CoDel",
+                                      "Sfq",
+                                      "FqCoDel",
+                                      "FqCoDelVariant",
+                                      "FqCoDelWP",
+                                      "FqCoDelWP100",
+                                      "FqCoDelWSPM",
+                                      "Msfc",
+                                      "Msfc1"});
 }
 
 /**
- * Make the queue disc named by a scheduler choice.
+ * Make the queue disc named by a scheduler choice, through the SchedulerRegistry.
  * @param name one of SchedulerChoices()
  * @param limitPackets packets the scheduler holds at most (0: the scheduler's own default)
  * @param sfqPerturb SFQ perturbation period
@@ -849,68 +850,20 @@ SchedulerChoices()
 inline Ptr<QueueDisc>
 MakeScheduler(const std::string& name, uint32_t limitPackets, Time sfqPerturb, uint32_t msfcPrios)
 {
-    ObjectFactory f;
-    auto limit = [&](ObjectFactory& fac) {
-        if (limitPackets > 0)
-        {
-            fac.Set("MaxSize", QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, limitPackets)));
-        }
-    };
-    if (name == "Fifo")
+    if (!SchedulerRegistry::Find(name))
     {
-        f.SetTypeId("ns3::FifoQueueDisc");
-        limit(f);
+        ConfigError("--scheduler=" + name + ": not a scheduler of this build; valid: " +
+                    SchedulerRegistry::Names());
     }
-    else if (name == "CoDel")
+    ObjectFactory f =
+        SchedulerRegistry::MakeFactory(name, QueueSize(QueueSizeUnit::PACKETS, limitPackets));
+    if (name == "Sfq")
     {
-        f.SetTypeId("ns3::CoDelQueueDisc");
-        limit(f);
-    }
-    else if (name == "Sfq")
-    {
-        f.SetTypeId(SfqQueueDisc::GetTypeId());
-        limit(f);
         f.Set("PerturbPeriod", TimeValue(sfqPerturb));
     }
-    else if (name.rfind("FqCoDel", 0) == 0 && name != "FqCoDelNs3")
+    if (name == "Msfc")
     {
-        f.SetTypeId(FqCoDelVariantQueueDisc::GetTypeId());
-        limit(f);
-        if (name == "FqCoDelWP" || name == "FqCoDelWP100")
-        {
-            f.Set("NewFlowPriority", BooleanValue(false));
-        }
-        if (name == "FqCoDelWP100")
-        {
-            f.Set("Target", TimeValue(MilliSeconds(100)));
-        }
-        if (name == "FqCoDelWSPM")
-        {
-            f.Set("StarvationPrevention", BooleanValue(false));
-        }
-    }
-    else if (name == "FqCoDelNs3")
-    {
-        f.SetTypeId("ns3::FqCoDelQueueDisc");
-        limit(f);
-    }
-    else if (name == "Msfc" || name == "Msfc1")
-    {
-        TypeId tid;
-        if (!TypeId::LookupByNameFailSafe("ns3::MsfcQueueDisc", &tid))
-        {
-            ConfigError("--scheduler=" + name +
-                        ": ns3::MsfcQueueDisc is not part of this build (model/msfc-queue-disc.cc "
-                        "missing); build the project with the MSFC model or pick another "
-                        "scheduler");
-        }
-        f.SetTypeId(tid);
-        limit(f);
-        f.Set("Prios", UintegerValue(name == "Msfc1" ? 1 : msfcPrios));
-    }
-    else
-    {
-        ConfigError("unknown scheduler " + name);
+        f.Set("Prios", UintegerValue(msfcPrios));
     }
     return f.Create<QueueDisc>();
 }
