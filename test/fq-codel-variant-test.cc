@@ -4,7 +4,7 @@
  *
  * SPDX-License-Identifier: GPL-2.0-only
  */
-#include "seeds-test-item.h"
+#include "msfc-test-item.h"
 
 #include "ns3/boolean.h"
 #include "ns3/fq-codel-variant-queue-disc.h"
@@ -39,7 +39,7 @@ MakeVariant(bool priority, bool spm, uint32_t limit = 10000)
 uint32_t
 KeyOf(Ptr<QueueDiscItem> item)
 {
-    return DynamicCast<SeedsTestItem>(item)->GetKey();
+    return DynamicCast<MsfcTestItem>(item)->GetKey();
 }
 
 /**
@@ -52,7 +52,7 @@ NewFlowPosition(bool priority)
     Ptr<FqCoDelVariantQueueDisc> q = MakeVariant(priority, true);
     for (int i = 0; i < 20; ++i)
     {
-        q->Enqueue(Create<SeedsTestItem>(300, 1));
+        q->Enqueue(MsfcTestItem::Flow(300, 1));
     }
     // Six packets: the bulk flow spends its first quantum (as a new flow under FQ-CoDel),
     // moves to the old list and sends one more: 1200 bytes of credit left.
@@ -60,7 +60,7 @@ NewFlowPosition(bool priority)
     {
         q->Dequeue();
     }
-    q->Enqueue(Create<SeedsTestItem>(100, 2));
+    q->Enqueue(MsfcTestItem::Flow(100, 2));
     int pos = 0;
     for (int i = 1; i <= 20; ++i)
     {
@@ -85,7 +85,7 @@ BulkShare(bool priority, bool spm, uint32_t thin, uint32_t arrivalsPerTick, uint
     Ptr<FqCoDelVariantQueueDisc> q = MakeVariant(priority, spm);
     for (int i = 0; i < 200; ++i)
     {
-        q->Enqueue(Create<SeedsTestItem>(1500, 1000));
+        q->Enqueue(MsfcTestItem::Flow(1500, 1000));
     }
     uint64_t bulk = 0;
     uint64_t total = 0;
@@ -94,7 +94,7 @@ BulkShare(bool priority, bool spm, uint32_t thin, uint32_t arrivalsPerTick, uint
     {
         for (uint32_t a = 0; a < arrivalsPerTick; ++a)
         {
-            q->Enqueue(Create<SeedsTestItem>(100, 1 + (next++ % thin)));
+            q->Enqueue(MsfcTestItem::Flow(100, 1 + (next++ % thin)));
         }
         Ptr<QueueDiscItem> item = q->Dequeue();
         if (!item)
@@ -105,7 +105,7 @@ BulkShare(bool priority, bool spm, uint32_t thin, uint32_t arrivalsPerTick, uint
         if (KeyOf(item) == 1000)
         {
             bulk += item->GetSize();
-            q->Enqueue(Create<SeedsTestItem>(1500, 1000)); // keep it backlogged
+            q->Enqueue(MsfcTestItem::Flow(1500, 1000)); // keep it backlogged
         }
     }
     q->Dispose();
@@ -134,7 +134,7 @@ class FqCoDelVariantPriorityTest : public TestCase
         for (bool prio : {true, false})
         {
             Ptr<FqCoDelVariantQueueDisc> q = MakeVariant(prio, true);
-            Ptr<SeedsTestItem> it = Create<SeedsTestItem>(100, 7);
+            Ptr<MsfcTestItem> it = MsfcTestItem::Flow(100, 7);
             uint32_t idx = q->Classify(it);
             q->Enqueue(it);
             NS_TEST_EXPECT_MSG_EQ(q->GetFlowStatus(idx),
@@ -169,7 +169,7 @@ class FqCoDelVariantFairnessTest : public TestCase
         {
             for (int i = 0; i < 30; ++i)
             {
-                q->Enqueue(Create<SeedsTestItem>(sizes[k], k + 1));
+                q->Enqueue(MsfcTestItem::Flow(sizes[k], k + 1));
             }
         }
         std::vector<uint64_t> bytes(sizes.size() + 1, 0);
@@ -180,7 +180,7 @@ class FqCoDelVariantFairnessTest : public TestCase
             uint32_t k = KeyOf(item);
             bytes[k] += item->GetSize();
             total += item->GetSize();
-            q->Enqueue(Create<SeedsTestItem>(sizes[k - 1], k));
+            q->Enqueue(MsfcTestItem::Flow(sizes[k - 1], k));
         }
         for (uint32_t k = 1; k <= sizes.size(); ++k)
         {
@@ -238,11 +238,11 @@ class FqCoDelVariantDropTest : public TestCase
         q->SetAttribute("DropBatchSize", UintegerValue(4));
         for (int i = 0; i < 15; ++i)
         {
-            q->Enqueue(Create<SeedsTestItem>(1000, 1));
+            q->Enqueue(MsfcTestItem::Flow(1000, 1));
         }
         for (int i = 0; i < 6; ++i)
         {
-            q->Enqueue(Create<SeedsTestItem>(1000, 2));
+            q->Enqueue(MsfcTestItem::Flow(1000, 2));
         }
         // 21 > 20: drop from flow 1 (15000 B): up to half its bytes or 4 packets -> 4.
         NS_TEST_EXPECT_MSG_EQ(q->GetNPackets(), 17, "one batch of 4 dropped");
@@ -259,7 +259,7 @@ class FqCoDelVariantDropTest : public TestCase
         // Enqueue 1000 packets of one flow at t=0; dequeue one every 1 ms.
         for (int i = 0; i < 1000; ++i)
         {
-            c->Enqueue(Create<SeedsTestItem>(1500, 1));
+            c->Enqueue(MsfcTestItem::Flow(1500, 1));
         }
         uint32_t dropsAt104 = 99;
         for (int i = 1; i <= 400; ++i)

@@ -1,6 +1,7 @@
 /*
  * A queue disc item with a chosen size, DSCP, flow hash and ECN capability,
- * for driving queue discs directly in unit tests and trace replays.
+ * for driving queue discs (MSFC, SFQ, the FQ-CoDel variant) directly in unit
+ * tests and trace replays.
  *
  * SPDX-License-Identifier: GPL-2.0-only
  */
@@ -14,7 +15,10 @@
 namespace ns3
 {
 
-/** Test item: fixed hash (ignores the perturbation unless asked), DSCP, ECT flag. */
+/**
+ * Test item: a flow key as hash (the perturbation is ignored unless asked, see
+ * SetHashPerturbed), DSCP, ECT flag and a tag to read back.
+ */
 class MsfcTestItem : public QueueDiscItem
 {
   public:
@@ -34,6 +38,22 @@ class MsfcTestItem : public QueueDiscItem
     {
     }
 
+    /**
+     * An item of flow `key` whose hash follows the perturbation (SetHashPerturbed):
+     * for the stochastic queue discs (SFQ, FQ-CoDel) that rehash with a random
+     * perturbation.  No DSCP, not ECN capable.
+     * @param size bytes the queue disc sees
+     * @param key flow key (the hash with perturbation 0)
+     * @param tag an arbitrary number the test can read back
+     * @return the item
+     */
+    static Ptr<MsfcTestItem> Flow(uint32_t size, uint32_t key, uint32_t tag = 0)
+    {
+        Ptr<MsfcTestItem> item = Create<MsfcTestItem>(size, key, -1, false, tag);
+        item->SetHashPerturbed(true);
+        return item;
+    }
+
     void AddHeader() override
     {
     }
@@ -49,7 +69,18 @@ class MsfcTestItem : public QueueDiscItem
 
     uint32_t Hash(uint32_t perturbation) const override
     {
-        return m_hashPerturbed ? m_hash ^ (perturbation * 2654435761U) : m_hash;
+        if (!m_hashPerturbed || perturbation == 0)
+        {
+            return m_hash;
+        }
+        // A keyed mix (murmur3 finaliser) so that different perturbations scatter keys.
+        uint32_t h = m_hash ^ perturbation;
+        h ^= h >> 16;
+        h *= 0x85ebca6bU;
+        h ^= h >> 13;
+        h *= 0xc2b2ae35U;
+        h ^= h >> 16;
+        return h;
     }
 
     bool GetUint8Value(Uint8Values field, uint8_t& value) const override
@@ -68,13 +99,19 @@ class MsfcTestItem : public QueueDiscItem
         return m_marked;
     }
 
+    /** @return the flow key (the hash with perturbation 0) */
+    uint32_t GetKey() const
+    {
+        return m_hash;
+    }
+
     /** @return the test's tag */
     uint32_t GetTag() const
     {
         return m_tag;
     }
 
-    /** Let the perturbation change the hash. */
+    /** Let the perturbation change the hash (key itself for perturbation 0). */
     void SetHashPerturbed(bool on)
     {
         m_hashPerturbed = on;

@@ -4,7 +4,7 @@
  *
  * SPDX-License-Identifier: GPL-2.0-only
  */
-#include "seeds-test-item.h"
+#include "msfc-test-item.h"
 
 #include "ns3/boolean.h"
 #include "ns3/ipv4-header.h"
@@ -41,22 +41,22 @@ MakeSfq(uint32_t limit, uint32_t depth, bool headDrop = false, uint32_t flows = 
     return q;
 }
 
-Ptr<SeedsTestItem>
+Ptr<MsfcTestItem>
 Item(uint32_t size, uint32_t key, uint32_t id = 0)
 {
-    return Create<SeedsTestItem>(size, key, id);
+    return MsfcTestItem::Flow(size, key, id);
 }
 
 uint32_t
 KeyOf(Ptr<QueueDiscItem> item)
 {
-    return DynamicCast<SeedsTestItem>(item)->GetKey();
+    return DynamicCast<MsfcTestItem>(item)->GetKey();
 }
 
 uint32_t
 IdOf(Ptr<QueueDiscItem> item)
 {
-    return DynamicCast<SeedsTestItem>(item)->GetId();
+    return DynamicCast<MsfcTestItem>(item)->GetTag();
 }
 
 } // namespace
