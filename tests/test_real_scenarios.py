@@ -21,11 +21,11 @@ needs_scenarios = pytest.mark.skipif(BUILD is None, reason="no build/scenario-* 
 needs_describe = pytest.mark.skipif(DESCRIBE_BUILD is None, reason="no build/msfc-describe: run `make build` "
                                     "(or set MSFC_BUILD_DIR) to test against the real scheduler attributes")
 TYPES = {"int", "double", "bool", "string", "choice", "datarate", "time", "path"}
-PREFERRED = ["dumbbell"]
+PREFERRED = ["isp-tree"]
 
 
 def pick():
-    """The scenario to run: $MSFC_TEST_SCENARIO, else dumbbell, else the first one built."""
+    """The scenario to run: $MSFC_TEST_SCENARIO, else isp-tree, else the first one built."""
     names = list(find_scenarios(BUILD))
     want = os.environ.get("MSFC_TEST_SCENARIO")
     if want:

@@ -15,7 +15,7 @@ EPILOG = """examples:
   msfc list
   msfc run isp-tree --preset quick --scheduler Msfc --set Msfc.Ratio=3
   msfc compare isp-tree --schedulers PfifoFast,CoDel,FqCoDel,Msfc --thesis
-  msfc sweep dumbbell --grid Msfc.Ratio=1,2,4,8 --seeds 5
+  msfc sweep starvation --preset tiny --scheduler Msfc --grid Msfc.Ratio=1,2,4,8 --seeds 5
   msfc report results/isp-tree-compare-1a2b3c4d
 
 Scenario programs are looked up in --build-dir, $MSFC_BUILD_DIR or ./build (build them with `make build`).
