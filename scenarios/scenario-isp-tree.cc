@@ -16,6 +16,7 @@
 #include "lib/json-util.h"
 #include "lib/run-output.h"
 #include "lib/scenario-options.h"
+#include "lib/scenario-run.h"
 
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
@@ -55,7 +56,6 @@ namespace
 {
 
 const char* kScenario = "isp-tree";
-const char* kMsfcVersion = "0.1.0";
 
 /// Where the shipped flow-type files live (scenarios/flow-types next to this source).
 std::filesystem::path
@@ -397,13 +397,6 @@ ApplyPriorityOverrides(std::vector<FlowType>& types, const std::string& spec, ui
     }
 }
 
-struct QdiscRecord
-{
-    std::string node;
-    std::string device;
-    Ptr<QueueDisc> qdisc;
-};
-
 struct AppRecord
 {
     uint32_t id;
@@ -412,99 +405,22 @@ struct AppRecord
     uint32_t client;
 };
 
-/// One measured direction of an application: the sink is at sinkAddr:port.
-struct FlowKey
-{
-    Ipv4Address sinkAddr;
-    uint16_t port;
-    bool operator<(const FlowKey& o) const
-    {
-        return sinkAddr < o.sinkAddr || (sinkAddr == o.sinkAddr && port < o.port);
-    }
-};
-
-struct FlowLabel
-{
-    uint32_t app;
-    uint32_t type;
-    uint32_t priority;
-    bool down; ///< direction of the data
-};
-
-std::string
-UtcNow()
-{
-    std::time_t t = std::time(nullptr);
-    char buf[32];
-    std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-    return buf;
-}
-
-std::string
-Fmt(double v)
-{
-    std::ostringstream os;
-    os << std::setprecision(12) << v;
-    return os.str();
-}
-
-void
-Progress(double total)
-{
-    double now = Simulator::Now().GetSeconds();
-    std::cerr << "progress " << Fmt(now) << " " << Fmt(total) << std::endl;
-    if (now + 1.0 < total - 1e-9)
-    {
-        Simulator::Schedule(Seconds(1.0), &Progress, total);
-    }
-}
-
-/// Per-device drop counters of a queue disc: drops for exceeding a limit vs. AQM drops.
-void
-SplitDrops(const QueueDisc::Stats& st, uint64_t* aqm, uint64_t* overload)
-{
-    auto isOverload = [](const std::string& reason) {
-        std::string l = Lower(reason);
-        return l.find("limit") != std::string::npos || l.find("forced") == 0 ||
-               l.find("full") != std::string::npos || l.find("unclassified") != std::string::npos;
-    };
-    *aqm = 0;
-    *overload = 0;
-    for (const auto* m : {&st.nDroppedPacketsBeforeEnqueue, &st.nDroppedPacketsAfterDequeue})
-    {
-        for (const auto& [reason, n] : *m)
-        {
-            (isOverload(reason) ? *overload : *aqm) += n;
-        }
-    }
-}
-
 int
 Run(int argc, char** argv)
 {
-    auto wallStart = std::chrono::steady_clock::now();
-    std::string startedUtc = UtcNow();
+    SimulationRun run;
 
 #if MSFC_HAVE_QUEUE_DISC
     MsfcQueueDisc::GetTypeId(); // keep the MSFC library linked and its TypeId registered
 #endif
 
     Options opt = MakeOptions();
-    Options::Request req = opt.Parse(argc, argv);
-    if (req.describe)
+    std::optional<Options::Request> parsed = ParseCommandLine(opt, argc, argv);
+    if (!parsed)
     {
-        std::cout << opt.DescribeJson();
         return 0;
     }
-    if (req.help)
-    {
-        std::cout << opt.HelpText(std::filesystem::path(argv[0]).filename().string());
-        return 0;
-    }
-    if (req.outDir.empty())
-    {
-        throw ConfigError("no output directory: give --out=DIR (see --help)");
-    }
+    const Options::Request& req = *parsed;
 
     // ---- resolve and cross-check options ----
     const std::string scheduler = opt.Get("scheduler");
@@ -646,7 +562,7 @@ Run(int argc, char** argv)
             scheduler,
             userLimit ? QueueSize() : QueueSize(QueueSizeUnit::PACKETS, limit));
         dev->GetNode()->GetObject<TrafficControlLayer>()->SetRootQueueDiscOnDevice(dev, q);
-        qdiscs.push_back({Names::FindName(dev->GetNode()), peer, q});
+        qdiscs.push_back({Names::FindName(dev->GetNode()), peer, scheduler, q});
     };
 
     Ipv4AddressHelper p2pAddr("10.0.0.0", "255.255.255.252");
@@ -801,7 +717,7 @@ Run(int argc, char** argv)
 
     const double appStart = 0.1;
     const double appStop = duration - 0.1;
-    std::map<FlowKey, FlowLabel> labels;
+    FlowLabels labels;
     const double rateScale = opt.GetDouble("rate-scale");
     auto appRateBps = [rateScale](const FlowType& t) {
         return std::max<uint64_t>(
@@ -844,7 +760,9 @@ Run(int argc, char** argv)
                 sink->GetListeningSocket()->SetIpTos(tos);
             });
         }
-        labels[FlowKey{dstAddr, port}] = FlowLabel{ar.id, ar.type, ar.priority, down};
+        labels.Add(dstAddr,
+                   port,
+                   FlowLabel{ar.id, types[ar.type].name, ar.priority, down, appStop - appStart});
     };
     for (uint32_t i = 0; i < apps.size(); ++i)
     {
@@ -885,158 +803,34 @@ Run(int argc, char** argv)
         });
     }
 #endif
-    if (opt.GetBool("progress"))
-    {
-        Simulator::Schedule(Seconds(1.0), &Progress, duration);
-    }
     std::cerr << "isp-tree: " << scheduler << ", " << nGateways << " gateways, " << aps.size()
               << " APs, " << nClients << " clients (" << (wifiLastHop ? "Wi-Fi" : "point-to-point")
               << "), " << apps.size() << " applications, " << duration << " s simulated"
               << std::endl;
 
-    auto runStart = std::chrono::steady_clock::now();
-    Simulator::Stop(Seconds(duration));
-    Simulator::Run();
-    auto runEnd = std::chrono::steady_clock::now();
-    if (opt.GetBool("progress"))
-    {
-        std::cerr << "progress " << Fmt(duration) << " " << Fmt(duration) << std::endl;
-    }
-    const uint64_t events = Simulator::GetEventCount();
+    run.Run(duration, opt.GetBool("progress"));
 
     // ---- output ----
-    monitor->CheckForLostPackets();
     Ptr<Ipv4FlowClassifier> classifier = DynamicCast<Ipv4FlowClassifier>(fmh.GetClassifier());
-    const auto& stats = monitor->GetFlowStats();
-    const double active = appStop - appStart;
-
-    std::ofstream& flows = out.Open("flows.csv");
-    flows << "flow_id,app_id,type,priority,direction,protocol,src,dst,src_port,dst_port,"
-             "tx_packets,tx_bytes,rx_packets,rx_bytes,lost_packets,delay_sum_s,jitter_sum_s,"
-             "first_tx_s,last_tx_s,first_rx_s,last_rx_s,active_s,kind,dscp\n";
-    std::ofstream& dh = out.Open("delay_hist.csv");
-    dh << "flow_id,bin_start_s,bin_width_s,count\n";
-    std::ofstream& jh = out.Open("jitter_hist.csv");
-    jh << "flow_id,bin_start_s,bin_width_s,count\n";
-    uint32_t unmatched = 0;
-    for (const auto& [fid, st] : stats)
-    {
-        Ipv4FlowClassifier::FiveTuple ft = classifier->FindFlow(fid);
-        std::string kind = "data";
-        const FlowLabel* lab = nullptr;
-        bool down = true;
-        auto it = labels.find(FlowKey{ft.destinationAddress, ft.destinationPort});
-        if (it != labels.end())
-        {
-            lab = &it->second;
-            down = lab->down;
-        }
-        else if ((it = labels.find(FlowKey{ft.sourceAddress, ft.sourcePort})) != labels.end())
-        {
-            lab = &it->second;
-            down = !lab->down;
-            kind = "ack";
-        }
-        // The DSCP seen by the classifier (most frequent, if several).
-        int dscp = -1;
-        uint32_t best = 0;
-        for (const auto& [d, n] : classifier->GetDscpCounts(fid))
-        {
-            if (n > best)
-            {
-                best = n;
-                dscp = static_cast<int>(d);
-            }
-        }
-        std::string proto = ft.protocol == 6 ? "TCP" : (ft.protocol == 17 ? "UDP" : std::to_string(ft.protocol));
-        std::ostringstream a1, a2;
-        a1 << ft.sourceAddress;
-        a2 << ft.destinationAddress;
-        if (lab == nullptr)
-        {
-            ++unmatched;
-        }
-        flows << fid << "," << (lab ? static_cast<int64_t>(lab->app) : -1) << ","
-              << (lab ? types[lab->type].name : std::string("unknown")) << ","
-              << (lab ? static_cast<int64_t>(lab->priority) : -1) << "," << (down ? "down" : "up")
-              << "," << proto << "," << a1.str() << "," << a2.str() << "," << ft.sourcePort << ","
-              << ft.destinationPort << "," << st.txPackets << "," << st.txBytes << ","
-              << st.rxPackets << "," << st.rxBytes << "," << st.lostPackets << ","
-              << Fmt(st.delaySum.GetSeconds()) << "," << Fmt(st.jitterSum.GetSeconds()) << ","
-              << Fmt(st.timeFirstTxPacket.GetSeconds()) << ","
-              << Fmt(st.timeLastTxPacket.GetSeconds()) << ","
-              << Fmt(st.timeFirstRxPacket.GetSeconds()) << ","
-              << Fmt(st.timeLastRxPacket.GetSeconds()) << "," << Fmt(active) << "," << kind << ","
-              << dscp << "\n";
-        for (auto [h, os] : {std::pair{&st.delayHistogram, &dh}, std::pair{&st.jitterHistogram, &jh}})
-        {
-            for (uint32_t b = 0; b < h->GetNBins(); ++b)
-            {
-                uint32_t n = h->GetBinCount(b);
-                if (n > 0)
-                {
-                    *os << fid << "," << Fmt(h->GetBinStart(b)) << "," << Fmt(h->GetBinWidth(b))
-                        << "," << n << "\n";
-                }
-            }
-        }
-    }
-
-    std::ofstream& qd = out.Open("qdisc.csv");
-    qd << "node,device,scheduler,class,enqueued_packets,enqueued_bytes,dequeued_packets,"
-          "dequeued_bytes,codel_drops,overload_drops,ecn_marks\n";
-    for (const auto& r : qdiscs)
-    {
-#if MSFC_HAVE_QUEUE_DISC
-        if (Ptr<MsfcQueueDisc> m = DynamicCast<MsfcQueueDisc>(r.qdisc))
-        {
-            for (uint32_t p = 0; p < prios; ++p)
-            {
-                auto cs = m->GetClassStats(p);
-                qd << r.node << "," << r.device << "," << scheduler << "," << p << ","
-                   << cs.enqueuedPackets << "," << cs.enqueuedBytes << "," << cs.dequeuedPackets
-                   << "," << cs.dequeuedBytes << "," << cs.codelDrops << "," << cs.overloadDrops
-                   << "," << cs.ecnMarks << "\n";
-            }
-            continue;
-        }
-#endif
-        const QueueDisc::Stats& st = r.qdisc->GetStats();
-        uint64_t aqm = 0;
-        uint64_t overload = 0;
-        SplitDrops(st, &aqm, &overload);
-        qd << r.node << "," << r.device << "," << scheduler << ",-1," << st.nTotalEnqueuedPackets
-           << "," << st.nTotalEnqueuedBytes << "," << st.nTotalDequeuedPackets << ","
-           << st.nTotalDequeuedBytes << "," << aqm << "," << overload << ","
-           << st.nTotalMarkedPackets << "\n";
-    }
-
-    const double runWall = std::chrono::duration<double>(runEnd - runStart).count();
-    const double wall =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
-    std::ofstream& meta = out.Open("meta.json");
-    meta << "{\n  \"scenario\": " << json::Quote(kScenario)
-         << ",\n  \"preset\": " << json::Quote(opt.PresetName())
-         << ",\n  \"config\": " << opt.ResolvedJson()
-         << ",\n  \"scheduler\": " << json::Quote(scheduler)
-         << ",\n  \"rng_run\": " << opt.GetInt("rng-run")
-         << ",\n  \"rng_seed\": " << opt.GetInt("rng-seed")
-         << ",\n  \"ns3_version\": \"3.44\""
-         << ",\n  \"msfc_version\": " << json::Quote(kMsfcVersion)
-         << ",\n  \"wall_seconds\": " << json::Number(wall)
-         << ",\n  \"run_wall_seconds\": " << json::Number(runWall)
-         << ",\n  \"sim_seconds\": " << json::Number(duration) << ",\n  \"events\": " << events
-         << ",\n  \"events_per_second\": " << json::Number(runWall > 0 ? events / runWall : 0.0)
-         << ",\n  \"started_utc\": " << json::Quote(startedUtc)
-         << ",\n  \"flow_types_file\": " << json::Quote(flowTypePath)
-         << ",\n  \"gateways\": " << nGateways << ",\n  \"access_points\": " << aps.size()
-         << ",\n  \"clients\": " << nClients << ",\n  \"applications\": " << apps.size()
-         << ",\n  \"flows\": " << stats.size() << ",\n  \"unlabelled_flows\": " << unmatched
-         << ",\n  \"metrics_version\": 1\n}\n";
+    const uint32_t unmatched =
+        WriteFlowFiles(out, monitor, classifier, labels, appStop - appStart);
+    WriteQdiscFile(out, qdiscs);
+    WriteMeta(out,
+              kScenario,
+              opt,
+              scheduler,
+              run,
+              {{"flow_types_file", json::Quote(flowTypePath)},
+               {"gateways", std::to_string(nGateways)},
+               {"access_points", std::to_string(aps.size())},
+               {"clients", std::to_string(nClients)},
+               {"applications", std::to_string(apps.size())},
+               {"flows", std::to_string(monitor->GetFlowStats().size())},
+               {"unlabelled_flows", std::to_string(unmatched)}});
     out.Commit();
     Simulator::Destroy();
-    std::cerr << "isp-tree: done in " << Fmt(wall) << " s wall (" << events << " events, "
-              << Fmt(runWall > 0 ? events / runWall : 0.0) << " events/s); results in "
+    std::cerr << "isp-tree: done in " << Fmt(run.WallSeconds()) << " s wall (" << run.Events()
+              << " events, " << Fmt(run.EventsPerSecond()) << " events/s); results in "
               << req.outDir << std::endl;
     return 0;
 }
@@ -1046,18 +840,5 @@ Run(int argc, char** argv)
 int
 main(int argc, char** argv)
 {
-    try
-    {
-        return Run(argc, argv);
-    }
-    catch (const ConfigError& e)
-    {
-        std::cerr << "scenario-isp-tree: error: " << e.what() << std::endl;
-        return 2;
-    }
-    catch (const std::exception& e)
-    {
-        std::cerr << "scenario-isp-tree: failed: " << e.what() << std::endl;
-        return 1;
-    }
+    return Main("scenario-isp-tree", [&] { return Run(argc, argv); });
 }

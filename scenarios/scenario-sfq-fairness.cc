@@ -30,15 +30,14 @@ struct RateMeter
     }
 };
 
-} // namespace
-
 int
-main(int argc, char** argv)
+Run(int argc, char** argv)
 {
+    SimulationRun run;
     Options opt("sfq-fairness",
                 "seed 004: CUBIC vs BBR through a TBF-shaped bottleneck, with and without a fair "
                 "scheduler under the TBF; throughput over time and Jain's index");
-    opt.Add({"duration", "double", "60", "simulated seconds (both flows run all of it)", "s", 1,
+    opt.Add({"duration", ParamType::Double, "60", "simulated seconds (both flows run all of it)", "s", 1,
              100000});
     std::vector<std::string> choices{"None"};
     for (auto& c : SchedulerChoices())
@@ -48,57 +47,57 @@ main(int argc, char** argv)
             choices.push_back(c);
         }
     }
-    opt.Add({"scheduler", "choice", "Sfq",
+    opt.Add({"scheduler", ParamType::Choice, "Sfq",
              "scheduler under the TBF (None: TBF's own FIFO of one BDP, as without sfq)", "",
-             NAN, NAN, choices});
-    opt.Add({"rate", "datarate", "100Mbps", "TBF rate (the seed: 1Gbps)"});
-    opt.Add({"rtt", "time", "20ms", "base round-trip time"});
-    opt.Add({"burst", "int", "0",
+             std::nullopt, std::nullopt, choices});
+    opt.Add({"rate", ParamType::DataRate, "100Mbps", "TBF rate (the seed: 1Gbps)"});
+    opt.Add({"rtt", ParamType::Time, "20ms", "base round-trip time"});
+    opt.Add({"burst", ParamType::Int, "0",
              "TBF bucket size; 0: 4 ms at --rate (the seed's 500000 B at 1 Gbps)", "B", 0, 1e9});
-    opt.Add({"tbf-limit", "int", "0", "TBF limit (bytes queued); 0: one BDP at --rate", "B", 0,
+    opt.Add({"tbf-limit", ParamType::Int, "0", "TBF limit (bytes queued); 0: one BDP at --rate", "B", 0,
              1e10});
-    opt.Add({"child-limit", "int", "0",
+    opt.Add({"child-limit", ParamType::Int, "0",
              "packets the scheduler under the TBF holds; 0: its default (SFQ 127 as Linux sfq, "
              "FQ-CoDel and MSFC 10240)",
              "packets", 0, 1e7});
-    opt.Add({"sfq-perturb", "time", "10s", "SFQ perturbation period (0s: off)"});
-    opt.Add({"msfc-prios", "int", "3", "MSFC classes for --scheduler=Msfc", "", 1, 16});
-    opt.Add({"cca-1", "choice", "Cubic", "congestion control of flow 1", "", NAN, NAN,
+    opt.Add({"sfq-perturb", ParamType::Time, "10s", "SFQ perturbation period (0s: off)"});
+    opt.Add({"msfc-prios", ParamType::Int, "3", "MSFC classes for --scheduler=Msfc", "", 1, 16});
+    opt.Add({"cca-1", ParamType::Choice, "Cubic", "congestion control of flow 1", "", std::nullopt, std::nullopt,
              {"Cubic", "Bbr", "NewReno"}});
-    opt.Add({"cca-2", "choice", "Bbr", "congestion control of flow 2", "", NAN, NAN,
+    opt.Add({"cca-2", ParamType::Choice, "Bbr", "congestion control of flow 2", "", std::nullopt, std::nullopt,
              {"Cubic", "Bbr", "NewReno"}});
-    opt.Add({"sample-interval", "double", "1", "throughput sampling interval (timeseries.csv)",
+    opt.Add({"sample-interval", ParamType::Double, "1", "throughput sampling interval (timeseries.csv)",
              "s", 0.01, 100});
-    opt.Add({"rng-run", "int", "1", "ns-3 RngRun", "", 1, 1e9});
-    opt.Add({"rng-seed", "int", "1", "ns-3 RngSeed", "", 1, 1e9});
-    opt.Add({"delay-bin", "double", "0.0005", "FlowMonitor delay histogram bin width", "s",
+    opt.Add({"rng-run", ParamType::Int, "1", "ns-3 RngRun", "", 1, 1e9});
+    opt.Add({"rng-seed", ParamType::Int, "1", "ns-3 RngSeed", "", 1, 1e9});
+    opt.Add({"delay-bin", ParamType::Double, "0.0005", "FlowMonitor delay histogram bin width", "s",
              1e-6, 1});
-    opt.AddPreset("fast", {{"rate", "100Mbps"}, {"duration", "60"}});
-    opt.AddPreset("seed", {{"rate", "1Gbps"}, {"duration", "60"}});
-    opt.AddPreset("tiny", {{"rate", "50Mbps"}, {"duration", "10"}});
+    opt.AddPreset("fast", "100 Mbps, 60 s", {{"rate", "100Mbps"}, {"duration", "60"}});
+    opt.AddPreset("seed", "the seed's 1 Gbps, 60 s (hours of wall time)",
+                  {{"rate", "1Gbps"}, {"duration", "60"}});
+    opt.AddPreset("tiny", "50 Mbps, 10 s (tests)", {{"rate", "50Mbps"}, {"duration", "10"}});
     opt.SetDefaultPreset("fast");
-    opt.Parse(argc, argv);
-    if (opt.OutDir().empty())
+    std::optional<Options::Request> req = ParseCommandLine(opt, argc, argv);
+    if (!req)
     {
-        ConfigError("--out=DIR is required (where meta.json, flows.csv, timeseries.csv ... are "
-                    "written)");
+        return 0;
     }
     RngSeedManager::SetSeed(static_cast<uint32_t>(opt.GetInt("rng-seed")));
     RngSeedManager::SetRun(static_cast<uint64_t>(opt.GetInt("rng-run")));
 
     double duration = opt.GetDouble("duration");
-    DataRate rate = opt.GetRate("rate");
+    DataRate rate = opt.GetDataRate("rate");
     Time rtt = opt.GetTime("rtt");
     if (rtt < MilliSeconds(1))
     {
-        ConfigError("--rtt=" + opt.Get("rtt") + " must be at least 1ms");
+        throw ConfigError("--rtt=" + opt.Get("rtt") + " must be at least 1ms");
     }
     double bdp = rate.GetBitRate() / 8.0 * rtt.GetSeconds();
     uint64_t tbfLimit =
         opt.GetInt("tbf-limit") > 0 ? static_cast<uint64_t>(opt.GetInt("tbf-limit")) : uint64_t(bdp);
     if (tbfLimit < 1500)
     {
-        ConfigError("the TBF limit (" + std::to_string(tbfLimit) +
+        throw ConfigError("the TBF limit (" + std::to_string(tbfLimit) +
                     " B) is below one packet: raise --tbf-limit or --rate x --rtt");
     }
     uint32_t burst = opt.GetInt("burst") > 0
@@ -106,7 +105,7 @@ main(int argc, char** argv)
                          : std::max<uint32_t>(3000, static_cast<uint32_t>(rate.GetBitRate() / 8 * 0.004));
     if (burst < 1500)
     {
-        ConfigError("--burst=" + opt.Get("burst") + " is below one 1500-byte packet: TBF could never send");
+        throw ConfigError("--burst=" + opt.Get("burst") + " is below one 1500-byte packet: TBF could never send");
     }
 
     // TCP: 1500-byte packets, buffers of 8 x BDP as the seed's hosts.
@@ -115,6 +114,7 @@ main(int argc, char** argv)
     Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(std::max(buf, 131072u)));
     Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(std::max(buf, 131072u)));
     Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(true));
+    opt.ApplyNs3Defaults(); // the user's --ns3::Type::Attribute values win over ours
 
     // h1, h2 -- s1 ==(rtt/2 one way)== s2 --[TBF + scheduler]-- s3 -- h3, h4
     NodeContainer hosts;
@@ -193,7 +193,7 @@ main(int argc, char** argv)
     hosts.Get(1)->GetObject<TcpL4Protocol>()->SetAttribute(
         "SocketType", TypeIdValue(tcpType(opt.Get("cca-2"))));
 
-    std::vector<AppInfo> apps;
+    FlowLabels labels;
     std::vector<RateMeter> meters(2);
     std::vector<Ipv4Address> dst{ifs[4].GetAddress(1), ifs[5].GetAddress(1)};
     std::vector<Ipv4Address> src{ifs[0].GetAddress(0), ifs[1].GetAddress(0)};
@@ -212,8 +212,7 @@ main(int argc, char** argv)
         s.Start(Seconds(0));
         s.Get(0)->TraceConnectWithoutContext("Rx", MakeCallback(&RateMeter::OnRx, &meters[k]));
         std::string type = opt.Get(k == 0 ? "cca-1" : "cca-2");
-        apps.push_back({static_cast<int>(k), type, 1, "TCP", src[k], dst[k], port,
-                        duration - 0.01 * k});
+        labels.Add(dst[k], port, {k, type, 1, true, duration - 0.01 * k});
     }
     double step = opt.GetDouble("sample-interval");
     std::function<void()> sample = [&]() {
@@ -230,22 +229,16 @@ main(int argc, char** argv)
     };
     Simulator::Schedule(Seconds(step), sample);
 
+    RunOutput out(req->outDir); // checks the directory before the simulation
     FlowMonitorHelper fmh;
     fmh.SetMonitorAttribute("DelayBinWidth", DoubleValue(opt.GetDouble("delay-bin")));
     fmh.SetMonitorAttribute("JitterBinWidth", DoubleValue(opt.GetDouble("delay-bin")));
     Ptr<FlowMonitor> monitor = fmh.InstallAll();
 
-    RunOutput out(opt.OutDir());
-    std::string started = UtcNow();
-    auto t0 = std::chrono::steady_clock::now();
-    ScheduleProgress(duration);
-    Simulator::Stop(Seconds(duration) + MilliSeconds(1));
-    Simulator::Run();
-    double wall =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    run.Run(duration, true, 0.001);
 
     Ptr<Ipv4FlowClassifier> cls = DynamicCast<Ipv4FlowClassifier>(fmh.GetClassifier());
-    WriteFlowFiles(out, monitor, cls, apps);
+    WriteFlowFiles(out, monitor, cls, labels, 0.0);
     std::ofstream& ts = out.Open("timeseries.csv");
     ts << "time_s,flow_id,throughput_bps\n";
     for (uint32_t k = 0; k < 2; ++k)
@@ -254,25 +247,34 @@ main(int argc, char** argv)
         for (auto& [fid, st] : monitor->GetFlowStats())
         {
             auto t = cls->FindFlow(fid);
-            if (t.destinationAddress == dst[k] && t.destinationPort == apps[k].serverPort)
+            if (t.destinationAddress == dst[k] && t.destinationPort == 5001 + k)
             {
                 id = fid;
             }
         }
         for (auto& [t, bps] : meters[k].series)
         {
-            ts << t << "," << id << "," << bps << "\n";
+            ts << Fmt(t) << "," << id << "," << Fmt(bps) << "\n";
         }
     }
-    std::vector<std::tuple<uint32_t, uint32_t, std::string, Ptr<QueueDisc>>> qds{
-        {sw.Get(1)->GetId(), l4.Get(0)->GetIfIndex(), "Tbf", tbf}};
+    const std::string node = std::to_string(sw.Get(1)->GetId());
+    const std::string dev = std::to_string(l4.Get(0)->GetIfIndex());
+    std::vector<QdiscRecord> qds{{node, dev, "Tbf", tbf}};
     if (child)
     {
-        qds.emplace_back(sw.Get(1)->GetId(), l4.Get(0)->GetIfIndex(), sched, child);
+        qds.push_back({node, dev, sched, child});
     }
     WriteQdiscFile(out, qds);
-    WriteMeta(out, opt, sched, wall, duration, started);
+    WriteMeta(out, "sfq-fairness", opt, sched, run);
     out.Commit();
     Simulator::Destroy();
     return 0;
+}
+
+} // namespace
+
+int
+main(int argc, char** argv)
+{
+    return Main("scenario-sfq-fairness", [&] { return Run(argc, argv); });
 }

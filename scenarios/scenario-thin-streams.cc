@@ -48,47 +48,45 @@ struct DelaySampler
     }
 };
 
-} // namespace
-
 int
-main(int argc, char** argv)
+Run(int argc, char** argv)
 {
+    SimulationRun run;
     Options opt("thin-streams",
                 "seed 001 sec. IV: queueing delay of thin TCP streams (gaming, VoIP) next to "
                 "bulk TCP flows on a 2 Mbps dumbbell, per scheduler");
     AddSeed001Params(opt, "FqCoDel", 10);
-    opt.Add({"bulk-flows", "int", "5", "bulk TCP flows (1500-byte packets)", "", 0, 200});
-    opt.Add({"gaming-flows", "int", "1", "thin TCP gaming flows", "", 0, 200});
-    opt.Add({"gaming-min-gap", "time", "638ms", "shortest time between gaming packets"});
-    opt.Add({"gaming-max-gap", "time", "638ms", "longest time between gaming packets"});
-    opt.Add({"voip-flows", "int", "0", "thin TCP VoIP flows", "", 0, 200});
-    opt.Add({"voip-min-gap", "time", "20ms", "shortest time between VoIP packets"});
-    opt.Add({"voip-max-gap", "time", "30ms", "longest time between VoIP packets"});
-    opt.Add({"thin-size", "int", "100", "application bytes per thin-stream packet", "B", 1,
+    opt.Add({"bulk-flows", ParamType::Int, "5", "bulk TCP flows (1500-byte packets)", "", 0, 200});
+    opt.Add({"gaming-flows", ParamType::Int, "1", "thin TCP gaming flows", "", 0, 200});
+    opt.Add({"gaming-min-gap", ParamType::Time, "638ms", "shortest time between gaming packets"});
+    opt.Add({"gaming-max-gap", ParamType::Time, "638ms", "longest time between gaming packets"});
+    opt.Add({"voip-flows", ParamType::Int, "0", "thin TCP VoIP flows", "", 0, 200});
+    opt.Add({"voip-min-gap", ParamType::Time, "20ms", "shortest time between VoIP packets"});
+    opt.Add({"voip-max-gap", ParamType::Time, "30ms", "longest time between VoIP packets"});
+    opt.Add({"thin-size", ParamType::Int, "100", "application bytes per thin-stream packet", "B", 1,
              1448});
-    opt.Add({"thin-class", "choice", "same",
+    opt.Add({"thin-class", ParamType::Choice, "same",
              "MSFC class of the thin streams: same as the bulk flows (BE) or higher (EF); "
              "sets their DSCP",
-             "", NAN, NAN, {"same", "higher"}});
-    opt.Add({"warmup", "double", "5", "thin-stream packets before this time are not sampled",
+             "", std::nullopt, std::nullopt, {"same", "higher"}});
+    opt.Add({"warmup", ParamType::Double, "5", "thin-stream packets before this time are not sampled",
              "s", 0, 10000});
-    opt.AddPreset("paper", {{"duration", "300"}});
-    opt.AddPreset("voip", {{"duration", "300"}, {"bulk-flows", "1"}, {"voip-flows", "1"},
+    opt.AddPreset("paper", "the seed's 300 s runs, gaming streams", {{"duration", "300"}});
+    opt.AddPreset("voip", "one bulk flow and one VoIP stream, 300 s", {{"duration", "300"}, {"bulk-flows", "1"}, {"voip-flows", "1"},
                            {"gaming-min-gap", "600ms"}, {"gaming-max-gap", "1000ms"}});
-    opt.AddPreset("tiny", {{"duration", "30"}});
+    opt.AddPreset("tiny", "30 s (tests)", {{"duration", "30"}});
     opt.SetDefaultPreset("paper");
-    opt.Parse(argc, argv);
-    if (opt.OutDir().empty())
+    std::optional<Options::Request> req = ParseCommandLine(opt, argc, argv);
+    if (!req)
     {
-        ConfigError("--out=DIR is required (where meta.json, flows.csv, qdelay.csv ... are "
-                    "written)");
+        return 0;
     }
     if (opt.GetTime("gaming-min-gap") > opt.GetTime("gaming-max-gap") ||
         opt.GetTime("voip-min-gap") > opt.GetTime("voip-max-gap") ||
         !opt.GetTime("gaming-min-gap").IsStrictlyPositive() ||
         !opt.GetTime("voip-min-gap").IsStrictlyPositive())
     {
-        ConfigError("the thin-stream gaps must satisfy 0 < min-gap <= max-gap (got gaming " +
+        throw ConfigError("the thin-stream gaps must satisfy 0 < min-gap <= max-gap (got gaming " +
                     opt.Get("gaming-min-gap") + ".." + opt.Get("gaming-max-gap") + ", voip " +
                     opt.Get("voip-min-gap") + ".." + opt.Get("voip-max-gap") + ")");
     }
@@ -96,7 +94,7 @@ main(int argc, char** argv)
     double warmup = opt.GetDouble("warmup");
     if (warmup >= duration)
     {
-        ConfigError("--warmup=" + opt.Get("warmup") + " must be below --duration=" +
+        throw ConfigError("--warmup=" + opt.Get("warmup") + " must be below --duration=" +
                     opt.Get("duration"));
     }
     ConfigureSeed001(opt);
@@ -106,7 +104,7 @@ main(int argc, char** argv)
     uint32_t nVoip = static_cast<uint32_t>(opt.GetInt("voip-flows"));
     if (nGame + nVoip == 0)
     {
-        ConfigError("no thin stream to measure: set --gaming-flows or --voip-flows to 1 or more");
+        throw ConfigError("no thin stream to measure: set --gaming-flows or --voip-flows to 1 or more");
     }
     bool higher = opt.Get("thin-class") == "higher";
     uint8_t thinDscp = higher ? DSCP_EF : DSCP_BE;
@@ -114,7 +112,7 @@ main(int argc, char** argv)
     uint32_t size = static_cast<uint32_t>(opt.GetInt("thin-size"));
 
     Dumbbell d = BuildSeed001(opt, nBulk + nGame + nVoip);
-    std::vector<AppInfo> apps;
+    FlowLabels labels;
     DelaySampler sampler;
     Ptr<UniformRandomVariable> rng = CreateObject<UniformRandomVariable>();
     uint32_t i = 0;
@@ -123,14 +121,12 @@ main(int argc, char** argv)
         uint16_t port = static_cast<uint16_t>(5000 + i);
         double start = rng->GetValue(0, 1);
         AddBulk(d, i, port, DSCP_BE, start, duration);
-        apps.push_back({static_cast<int>(i), "Bulk", 1, "TCP", d.senderAddr[i],
-                        d.receiverAddr[i], port, duration - start});
+        labels.Add(d.receiverAddr[i], port, {i, "Bulk", 1, true, duration - start});
     }
     auto thin = [&](const std::string& type, Time minGap, Time maxGap) {
         uint16_t port = static_cast<uint16_t>(5000 + i);
         AddPeriodic(d, i, port, true, size, minGap, maxGap, thinDscp, 0.5, duration, rng);
-        apps.push_back({static_cast<int>(i), type, thinPrio, "TCP", d.senderAddr[i],
-                        d.receiverAddr[i], port, duration - 0.5});
+        labels.Add(d.receiverAddr[i], port, {i, type, thinPrio, true, duration - 0.5});
         std::ostringstream k;
         k << d.receiverAddr[i] << ":" << port;
         sampler.watched[k.str()] = true;
@@ -150,22 +146,16 @@ main(int argc, char** argv)
             MakeCallback(&DelaySampler::OnDequeue, &sampler));
     });
 
+    RunOutput out(req->outDir); // checks the directory before the simulation
     FlowMonitorHelper fmh;
     fmh.SetMonitorAttribute("DelayBinWidth", DoubleValue(opt.GetDouble("delay-bin")));
     fmh.SetMonitorAttribute("JitterBinWidth", DoubleValue(opt.GetDouble("delay-bin")));
     Ptr<FlowMonitor> monitor = fmh.InstallAll();
 
-    RunOutput out(opt.OutDir());
-    std::string started = UtcNow();
-    auto t0 = std::chrono::steady_clock::now();
-    ScheduleProgress(duration);
-    Simulator::Stop(Seconds(duration));
-    Simulator::Run();
-    double wall =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    run.Run(duration);
 
     Ptr<Ipv4FlowClassifier> cls = DynamicCast<Ipv4FlowClassifier>(fmh.GetClassifier());
-    WriteFlowFiles(out, monitor, cls, apps);
+    WriteFlowFiles(out, monitor, cls, labels, 0.0);
     FlowIds ids(cls, monitor);
     std::ofstream& q = out.Open("qdelay.csv");
     q << "flow_id,time_s,delay_s\n";
@@ -181,13 +171,24 @@ main(int argc, char** argv)
                               static_cast<uint16_t>(std::stoi(key.substr(c2 + 1))));
         for (auto& [t, dl] : v)
         {
-            q << id << "," << t << "," << dl << "\n";
+            q << id << "," << Fmt(t) << "," << Fmt(dl) << "\n";
         }
     }
-    WriteQdiscFile(out, {{d.r1->GetId(), d.bottleneckDev->GetIfIndex(), opt.Get("scheduler"),
-                          d.bottleneckQdisc}});
-    WriteMeta(out, opt, opt.Get("scheduler"), wall, duration, started);
+    WriteQdiscFile(out,
+                   {{std::to_string(d.r1->GetId()),
+                     std::to_string(d.bottleneckDev->GetIfIndex()),
+                     opt.Get("scheduler"),
+                     d.bottleneckQdisc}});
+    WriteMeta(out, "thin-streams", opt, opt.Get("scheduler"), run);
     out.Commit();
     Simulator::Destroy();
     return 0;
+}
+
+} // namespace
+
+int
+main(int argc, char** argv)
+{
+    return Main("scenario-thin-streams", [&] { return Run(argc, argv); });
 }

@@ -1,0 +1,440 @@
+// What every scenario program does around its simulation (docs/data-format.md):
+// command-line handling and exit codes, progress lines, the FlowMonitor files
+// (flows.csv, delay_hist.csv, jitter_hist.csv), qdisc.csv and meta.json.
+#ifndef MSFC_SCENARIOS_LIB_SCENARIO_RUN_H
+#define MSFC_SCENARIOS_LIB_SCENARIO_RUN_H
+
+#include "json-util.h"
+#include "run-output.h"
+#include "scenario-options.h"
+
+#include "ns3/core-module.h"
+#include "ns3/flow-monitor-module.h"
+#include "ns3/internet-module.h"
+#include "ns3/traffic-control-module.h"
+
+#if __has_include("ns3/msfc-queue-disc.h")
+#include "ns3/msfc-queue-disc.h"
+#define MSFC_SCENARIO_HAVE_MSFC 1
+#else
+#define MSFC_SCENARIO_HAVE_MSFC 0
+#endif
+
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+#include <functional>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace msfc
+{
+namespace scenario
+{
+
+constexpr const char* kNs3Version = "3.44";
+#ifdef MSFC_VERSION
+constexpr const char* kMsfcVersion = MSFC_VERSION;
+#else
+constexpr const char* kMsfcVersion = "0.1.0";
+#endif
+
+/// A number as the output files write it (up to 12 significant digits).
+inline std::string
+Fmt(double v)
+{
+    std::ostringstream os;
+    os << std::setprecision(12) << v;
+    return os.str();
+}
+
+/// The current time, ISO 8601 UTC.
+inline std::string
+UtcNow()
+{
+    std::time_t t = std::time(nullptr);
+    char buf[32];
+    std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+    return buf;
+}
+
+/**
+ * Parses the command line of a scenario program.  Prints the --describe document or
+ * the --help text and returns nothing when that was asked for; otherwise returns the
+ * request, which always has an output directory.  Throws ConfigError.
+ */
+inline std::optional<Options::Request>
+ParseCommandLine(Options& opt, int argc, char** argv)
+{
+    Options::Request req = opt.Parse(argc, argv);
+    if (req.describe)
+    {
+        std::cout << opt.DescribeJson();
+        return std::nullopt;
+    }
+    if (req.help)
+    {
+        std::cout << opt.HelpText(std::filesystem::path(argv[0]).filename().string());
+        return std::nullopt;
+    }
+    if (req.outDir.empty())
+    {
+        throw ConfigError("no output directory: give --out=DIR (see --help)");
+    }
+    return req;
+}
+
+/**
+ * Runs a scenario program's body with the exit codes of docs/data-format.md: 2 for a
+ * configuration error (the message names the option and what is allowed), 1 for any
+ * other failure.
+ */
+inline int
+Main(const std::string& program, const std::function<int()>& body)
+{
+    try
+    {
+        return body();
+    }
+    catch (const ConfigError& e)
+    {
+        std::cerr << program << ": error: " << e.what() << std::endl;
+        return 2;
+    }
+    catch (const std::exception& e)
+    {
+        std::cerr << program << ": failed: " << e.what() << std::endl;
+        return 1;
+    }
+}
+
+/**
+ * The simulation run with its wall-clock times and progress lines
+ * ("progress <done> <total>" on stderr once per simulated second and at the end).
+ */
+class SimulationRun
+{
+  public:
+    /// Starts the wall clock (call it first thing in the program).
+    SimulationRun()
+        : m_startedUtc(UtcNow()),
+          m_wallStart(std::chrono::steady_clock::now())
+    {
+    }
+
+    /// Runs the simulation for `duration` simulated seconds (plus `extraSeconds` to let
+    /// events scheduled at the end run).
+    void Run(double duration, bool progress = true, double extraSeconds = 0.0)
+    {
+        m_duration = duration;
+        if (progress)
+        {
+            ns3::Simulator::Schedule(ns3::Seconds(1.0), &SimulationRun::Progress, duration);
+        }
+        m_runStart = std::chrono::steady_clock::now();
+        ns3::Simulator::Stop(ns3::Seconds(duration) + ns3::Seconds(extraSeconds));
+        ns3::Simulator::Run();
+        m_runEnd = std::chrono::steady_clock::now();
+        m_events = ns3::Simulator::GetEventCount();
+        if (progress)
+        {
+            std::cerr << "progress " << Fmt(duration) << " " << Fmt(duration) << std::endl;
+        }
+    }
+
+    /// Wall seconds since the program started.
+    double WallSeconds() const
+    {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - m_wallStart)
+            .count();
+    }
+
+    /// Wall seconds of Simulator::Run.
+    double RunWallSeconds() const
+    {
+        return std::chrono::duration<double>(m_runEnd - m_runStart).count();
+    }
+
+    uint64_t Events() const
+    {
+        return m_events;
+    }
+
+    double EventsPerSecond() const
+    {
+        double w = RunWallSeconds();
+        return w > 0 ? m_events / w : 0.0;
+    }
+
+    double Duration() const
+    {
+        return m_duration;
+    }
+
+    const std::string& StartedUtc() const
+    {
+        return m_startedUtc;
+    }
+
+  private:
+    using Simulator = ns3::Simulator;
+
+    static void Progress(double total)
+    {
+        double now = Simulator::Now().GetSeconds();
+        std::cerr << "progress " << Fmt(now) << " " << Fmt(total) << std::endl;
+        if (now + 1.0 < total - 1e-9)
+        {
+            Simulator::Schedule(ns3::Seconds(1.0), &SimulationRun::Progress, total);
+        }
+    }
+
+    std::string m_startedUtc;
+    std::chrono::steady_clock::time_point m_wallStart;
+    std::chrono::steady_clock::time_point m_runStart;
+    std::chrono::steady_clock::time_point m_runEnd;
+    uint64_t m_events = 0;
+    double m_duration = 0;
+};
+
+/// The scenario's labels of one measured direction of an application (flows.csv).
+struct FlowLabel
+{
+    int64_t app;         ///< the scenario's application number
+    std::string type;    ///< e.g. "TVStream", "Bulk"
+    int64_t priority;    ///< the class the scheduler is meant to give it
+    bool down;           ///< direction of the data
+    double activeS;      ///< configured active time (throughput denominator)
+};
+
+/// Labels by the address and port of the data's receiver (the sink).
+class FlowLabels
+{
+  public:
+    void Add(ns3::Ipv4Address sink, uint16_t port, FlowLabel label)
+    {
+        m_labels[{sink, port}] = std::move(label);
+    }
+
+    const FlowLabel* Find(ns3::Ipv4Address sink, uint16_t port) const
+    {
+        auto it = m_labels.find({sink, port});
+        return it == m_labels.end() ? nullptr : &it->second;
+    }
+
+  private:
+    struct Key
+    {
+        ns3::Ipv4Address addr;
+        uint16_t port;
+
+        bool operator<(const Key& o) const
+        {
+            return addr < o.addr || (addr == o.addr && port < o.port);
+        }
+    };
+
+    std::map<Key, FlowLabel> m_labels;
+};
+
+/**
+ * Writes flows.csv, delay_hist.csv and jitter_hist.csv from FlowMonitor.  A flow to a
+ * labelled sink is that application's data; a flow from it is the acknowledgements
+ * (kind "ack", the opposite direction).
+ * @param unlabelledActiveS active_s written for flows no label matches
+ * @return the number of flows no label matches
+ */
+inline uint32_t
+WriteFlowFiles(RunOutput& out,
+               ns3::Ptr<ns3::FlowMonitor> monitor,
+               ns3::Ptr<ns3::Ipv4FlowClassifier> classifier,
+               const FlowLabels& labels,
+               double unlabelledActiveS)
+{
+    monitor->CheckForLostPackets();
+    std::ofstream& flows = out.Open("flows.csv");
+    flows << "flow_id,app_id,type,priority,direction,protocol,src,dst,src_port,dst_port,"
+             "tx_packets,tx_bytes,rx_packets,rx_bytes,lost_packets,delay_sum_s,jitter_sum_s,"
+             "first_tx_s,last_tx_s,first_rx_s,last_rx_s,active_s,kind,dscp\n";
+    std::ofstream& dh = out.Open("delay_hist.csv");
+    dh << "flow_id,bin_start_s,bin_width_s,count\n";
+    std::ofstream& jh = out.Open("jitter_hist.csv");
+    jh << "flow_id,bin_start_s,bin_width_s,count\n";
+    uint32_t unmatched = 0;
+    for (const auto& [fid, st] : monitor->GetFlowStats())
+    {
+        ns3::Ipv4FlowClassifier::FiveTuple ft = classifier->FindFlow(fid);
+        std::string kind = "data";
+        bool down = true;
+        const FlowLabel* lab = labels.Find(ft.destinationAddress, ft.destinationPort);
+        if (lab != nullptr)
+        {
+            down = lab->down;
+        }
+        else if ((lab = labels.Find(ft.sourceAddress, ft.sourcePort)) != nullptr)
+        {
+            down = !lab->down;
+            kind = "ack";
+        }
+        else
+        {
+            ++unmatched;
+        }
+        // The DSCP seen by the classifier (most frequent, if several).
+        int dscp = -1;
+        uint32_t best = 0;
+        for (const auto& [d, n] : classifier->GetDscpCounts(fid))
+        {
+            if (n > best)
+            {
+                best = n;
+                dscp = static_cast<int>(d);
+            }
+        }
+        std::string proto = ft.protocol == 6    ? "TCP"
+                            : ft.protocol == 17 ? "UDP"
+                                                : std::to_string(ft.protocol);
+        std::ostringstream src;
+        std::ostringstream dst;
+        src << ft.sourceAddress;
+        dst << ft.destinationAddress;
+        flows << fid << "," << (lab ? lab->app : -1) << ","
+              << (lab ? lab->type : std::string("unknown")) << "," << (lab ? lab->priority : -1)
+              << "," << (down ? "down" : "up") << "," << proto << "," << src.str() << ","
+              << dst.str() << "," << ft.sourcePort << "," << ft.destinationPort << ","
+              << st.txPackets << "," << st.txBytes << "," << st.rxPackets << "," << st.rxBytes
+              << "," << st.lostPackets << "," << Fmt(st.delaySum.GetSeconds()) << ","
+              << Fmt(st.jitterSum.GetSeconds()) << "," << Fmt(st.timeFirstTxPacket.GetSeconds())
+              << "," << Fmt(st.timeLastTxPacket.GetSeconds()) << ","
+              << Fmt(st.timeFirstRxPacket.GetSeconds()) << ","
+              << Fmt(st.timeLastRxPacket.GetSeconds()) << ","
+              << Fmt(lab ? lab->activeS : unlabelledActiveS) << "," << kind << "," << dscp
+              << "\n";
+        for (auto [h, os] :
+             {std::pair{&st.delayHistogram, &dh}, std::pair{&st.jitterHistogram, &jh}})
+        {
+            for (uint32_t b = 0; b < h->GetNBins(); ++b)
+            {
+                uint32_t n = h->GetBinCount(b);
+                if (n > 0)
+                {
+                    *os << fid << "," << Fmt(h->GetBinStart(b)) << "," << Fmt(h->GetBinWidth(b))
+                        << "," << n << "\n";
+                }
+            }
+        }
+    }
+    return unmatched;
+}
+
+/// One queue disc of qdisc.csv.
+struct QdiscRecord
+{
+    std::string node;      ///< node name or number
+    std::string device;    ///< device name, number or the peer it leads to
+    std::string scheduler; ///< scheduler name
+    ns3::Ptr<ns3::QueueDisc> qdisc;
+};
+
+/// Splits a queue disc's drops into AQM drops (CoDel's "target exceeded", PIE's
+/// unforced drops, MSFC's CoDel drops) and drops for exceeding a limit (everything else).
+inline void
+SplitDrops(const ns3::QueueDisc::Stats& st, uint64_t* aqm, uint64_t* overload)
+{
+    auto isAqm = [](const std::string& reason) {
+        std::string l = Lower(reason);
+        return l.find("target exceeded") != std::string::npos ||
+               l.find("codel drop") != std::string::npos ||
+               l.find("unforced drop") != std::string::npos;
+    };
+    *aqm = 0;
+    *overload = 0;
+    for (const auto* m : {&st.nDroppedPacketsBeforeEnqueue, &st.nDroppedPacketsAfterDequeue})
+    {
+        for (const auto& [reason, n] : *m)
+        {
+            (isAqm(reason) ? *aqm : *overload) += n;
+        }
+    }
+}
+
+/// Writes qdisc.csv: one row per queue disc (class -1), or one per class for MSFC.
+inline void
+WriteQdiscFile(RunOutput& out, const std::vector<QdiscRecord>& qdiscs)
+{
+    std::ofstream& qd = out.Open("qdisc.csv");
+    qd << "node,device,scheduler,class,enqueued_packets,enqueued_bytes,dequeued_packets,"
+          "dequeued_bytes,codel_drops,overload_drops,ecn_marks\n";
+    for (const auto& r : qdiscs)
+    {
+#if MSFC_SCENARIO_HAVE_MSFC
+        if (ns3::Ptr<ns3::MsfcQueueDisc> m = ns3::DynamicCast<ns3::MsfcQueueDisc>(r.qdisc))
+        {
+            ns3::UintegerValue prios;
+            m->GetAttribute("Prios", prios);
+            for (uint32_t p = 0; p < prios.Get(); ++p)
+            {
+                auto cs = m->GetClassStats(p);
+                qd << r.node << "," << r.device << "," << r.scheduler << "," << p << ","
+                   << cs.enqueuedPackets << "," << cs.enqueuedBytes << "," << cs.dequeuedPackets
+                   << "," << cs.dequeuedBytes << "," << cs.codelDrops << "," << cs.overloadDrops
+                   << "," << cs.ecnMarks << "\n";
+            }
+            continue;
+        }
+#endif
+        const ns3::QueueDisc::Stats& st = r.qdisc->GetStats();
+        uint64_t aqm = 0;
+        uint64_t overload = 0;
+        SplitDrops(st, &aqm, &overload);
+        qd << r.node << "," << r.device << "," << r.scheduler << ",-1,"
+           << st.nTotalEnqueuedPackets << "," << st.nTotalEnqueuedBytes << ","
+           << st.nTotalDequeuedPackets << "," << st.nTotalDequeuedBytes << "," << aqm << ","
+           << overload << "," << st.nTotalMarkedPackets << "\n";
+    }
+}
+
+/**
+ * Writes meta.json.
+ * @param extra further "key": value pairs (values already JSON), after the common keys
+ */
+inline void
+WriteMeta(RunOutput& out,
+          const std::string& scenario,
+          const Options& opt,
+          const std::string& scheduler,
+          const SimulationRun& run,
+          const std::vector<std::pair<std::string, std::string>>& extra = {})
+{
+    std::ofstream& meta = out.Open("meta.json");
+    meta << "{\n  \"scenario\": " << json::Quote(scenario)
+         << ",\n  \"preset\": " << json::Quote(opt.PresetName())
+         << ",\n  \"config\": " << opt.ResolvedJson()
+         << ",\n  \"scheduler\": " << json::Quote(scheduler)
+         << ",\n  \"rng_run\": " << ns3::RngSeedManager::GetRun()
+         << ",\n  \"rng_seed\": " << ns3::RngSeedManager::GetSeed()
+         << ",\n  \"ns3_version\": " << json::Quote(kNs3Version)
+         << ",\n  \"msfc_version\": " << json::Quote(kMsfcVersion)
+         << ",\n  \"wall_seconds\": " << json::Number(run.WallSeconds())
+         << ",\n  \"run_wall_seconds\": " << json::Number(run.RunWallSeconds())
+         << ",\n  \"sim_seconds\": " << json::Number(run.Duration())
+         << ",\n  \"events\": " << run.Events()
+         << ",\n  \"events_per_second\": " << json::Number(run.EventsPerSecond())
+         << ",\n  \"started_utc\": " << json::Quote(run.StartedUtc());
+    for (const auto& [k, v] : extra)
+    {
+        meta << ",\n  " << json::Quote(k) << ": " << v;
+    }
+    meta << ",\n  \"metrics_version\": 1\n}\n";
+}
+
+} // namespace scenario
+} // namespace msfc
+
+#endif
