@@ -814,12 +814,11 @@ Run(int argc, char** argv)
     Ptr<Ipv4FlowClassifier> classifier = DynamicCast<Ipv4FlowClassifier>(fmh.GetClassifier());
     const uint32_t unmatched =
         WriteFlowFiles(out, monitor, classifier, labels, appStop - appStart);
-    WriteQdiscFile(out, qdiscs);
-    WriteMeta(out,
-              kScenario,
+    FinishRun(out,
               opt,
               scheduler,
               run,
+              qdiscs,
               {{"flow_types_file", json::Quote(flowTypePath)},
                {"gateways", std::to_string(nGateways)},
                {"access_points", std::to_string(aps.size())},
@@ -827,8 +826,6 @@ Run(int argc, char** argv)
                {"applications", std::to_string(apps.size())},
                {"flows", std::to_string(monitor->GetFlowStats().size())},
                {"unlabelled_flows", std::to_string(unmatched)}});
-    out.Commit();
-    Simulator::Destroy();
     std::cerr << "isp-tree: done in " << Fmt(run.WallSeconds()) << " s wall (" << run.Events()
               << " events, " << Fmt(run.EventsPerSecond()) << " events/s); results in "
               << req.outDir << std::endl;

@@ -264,10 +264,7 @@ Run(int argc, char** argv)
     {
         qds.push_back({node, dev, sched, child});
     }
-    WriteQdiscFile(out, qds);
-    WriteMeta(out, "sfq-fairness", opt, sched, run);
-    out.Commit();
-    Simulator::Destroy();
+    FinishRun(out, opt, sched, run, qds);
     return 0;
 }
 

@@ -78,14 +78,8 @@ Run(int argc, char** argv)
 
     Ptr<Ipv4FlowClassifier> cls = DynamicCast<Ipv4FlowClassifier>(fmh.GetClassifier());
     WriteFlowFiles(out, monitor, cls, labels, 0.0);
-    WriteQdiscFile(out,
-                   {{std::to_string(d.r1->GetId()),
-                     std::to_string(d.bottleneckDev->GetIfIndex()),
-                     opt.Get("scheduler"),
-                     d.bottleneckQdisc}});
-    WriteMeta(out, "starvation", opt, opt.Get("scheduler"), run);
-    out.Commit();
-    Simulator::Destroy();
+    const std::string sched = opt.Get("scheduler");
+    FinishRun(out, opt, sched, run, {BottleneckRecord(d, sched)});
     return 0;
 }
 

@@ -174,14 +174,8 @@ Run(int argc, char** argv)
             q << id << "," << Fmt(t) << "," << Fmt(dl) << "\n";
         }
     }
-    WriteQdiscFile(out,
-                   {{std::to_string(d.r1->GetId()),
-                     std::to_string(d.bottleneckDev->GetIfIndex()),
-                     opt.Get("scheduler"),
-                     d.bottleneckQdisc}});
-    WriteMeta(out, "thin-streams", opt, opt.Get("scheduler"), run);
-    out.Commit();
-    Simulator::Destroy();
+    const std::string sched = opt.Get("scheduler");
+    FinishRun(out, opt, sched, run, {BottleneckRecord(d, sched)});
     return 0;
 }
 

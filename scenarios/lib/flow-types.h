@@ -141,12 +141,7 @@ ReadFlowTypes(const std::string& path, uint32_t prios)
     while (std::getline(in, line))
     {
         ++n;
-        auto hash = line.find('#');
-        if (hash != std::string::npos)
-        {
-            line = line.substr(0, hash);
-        }
-        std::istringstream ls(line);
+        std::istringstream ls(StripComment(line));
         std::vector<std::string> f;
         std::string tok;
         while (ls >> tok)

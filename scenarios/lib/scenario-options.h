@@ -108,6 +108,14 @@ Trim(const std::string& s)
     return s.substr(b, e - b + 1);
 }
 
+/// A line of a config or flow-type file without its '#' comment.
+inline std::string
+StripComment(const std::string& line)
+{
+    auto hash = line.find('#');
+    return hash == std::string::npos ? line : line.substr(0, hash);
+}
+
 inline std::string
 Lower(std::string s)
 {
@@ -445,6 +453,11 @@ class Options
     const std::string& PresetName() const
     {
         return m_preset;
+    }
+
+    const std::string& Scenario() const
+    {
+        return m_scenario;
     }
 
     std::string Get(const std::string& name) const
@@ -825,12 +838,7 @@ class Options
         while (std::getline(in, line))
         {
             ++n;
-            auto hash = line.find('#');
-            if (hash != std::string::npos)
-            {
-                line = line.substr(0, hash);
-            }
-            line = Trim(line);
+            line = Trim(StripComment(line));
             if (line.empty())
             {
                 continue;

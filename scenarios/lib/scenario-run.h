@@ -406,14 +406,13 @@ WriteQdiscFile(RunOutput& out, const std::vector<QdiscRecord>& qdiscs)
  */
 inline void
 WriteMeta(RunOutput& out,
-          const std::string& scenario,
           const Options& opt,
           const std::string& scheduler,
           const SimulationRun& run,
           const std::vector<std::pair<std::string, std::string>>& extra = {})
 {
     std::ofstream& meta = out.Open("meta.json");
-    meta << "{\n  \"scenario\": " << json::Quote(scenario)
+    meta << "{\n  \"scenario\": " << json::Quote(opt.Scenario())
          << ",\n  \"preset\": " << json::Quote(opt.PresetName())
          << ",\n  \"config\": " << opt.ResolvedJson()
          << ",\n  \"scheduler\": " << json::Quote(scheduler)
@@ -432,6 +431,24 @@ WriteMeta(RunOutput& out,
         meta << ",\n  " << json::Quote(k) << ": " << v;
     }
     meta << ",\n  \"metrics_version\": 1\n}\n";
+}
+
+/**
+ * The end of every run: writes qdisc.csv and meta.json, renames all files into place
+ * and destroys the simulation.
+ */
+inline void
+FinishRun(RunOutput& out,
+          const Options& opt,
+          const std::string& scheduler,
+          const SimulationRun& run,
+          const std::vector<QdiscRecord>& qdiscs,
+          const std::vector<std::pair<std::string, std::string>>& extraMeta = {})
+{
+    WriteQdiscFile(out, qdiscs);
+    WriteMeta(out, opt, scheduler, run, extraMeta);
+    out.Commit();
+    ns3::Simulator::Destroy();
 }
 
 } // namespace scenario

@@ -122,6 +122,16 @@ BuildDumbbell(uint32_t pairs,
     return d;
 }
 
+/** The qdisc.csv row of the scheduler under test. */
+inline QdiscRecord
+BottleneckRecord(const Dumbbell& d, const std::string& scheduler)
+{
+    return {std::to_string(d.r1->GetId()),
+            std::to_string(d.bottleneckDev->GetIfIndex()),
+            scheduler,
+            d.bottleneckQdisc};
+}
+
 } // namespace seeds
 
 #endif /* SEEDS_DUMBBELL_H */
