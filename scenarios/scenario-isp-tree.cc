@@ -777,10 +777,8 @@ Run(int argc, char** argv)
     }
 
     // ---- measurement ----
-    FlowMonitorHelper fmh;
-    fmh.SetMonitorAttribute("DelayBinWidth", DoubleValue(opt.GetTime("delay-bin").GetSeconds()));
-    fmh.SetMonitorAttribute("JitterBinWidth", DoubleValue(opt.GetTime("jitter-bin").GetSeconds()));
-    Ptr<FlowMonitor> monitor = fmh.InstallAll();
+    FlowMeasurement flows(opt.GetTime("delay-bin").GetSeconds(),
+                          opt.GetTime("jitter-bin").GetSeconds());
 
 #if MSFC_HAVE_QUEUE_DISC
     if (scheduler == "Msfc")
@@ -811,9 +809,8 @@ Run(int argc, char** argv)
     run.Run(duration, opt.GetBool("progress"));
 
     // ---- output ----
-    Ptr<Ipv4FlowClassifier> classifier = DynamicCast<Ipv4FlowClassifier>(fmh.GetClassifier());
     const uint32_t unmatched =
-        WriteFlowFiles(out, monitor, classifier, labels, appStop - appStart);
+        flows.Write(out, labels, appStop - appStart);
     FinishRun(out,
               opt,
               scheduler,
@@ -824,7 +821,7 @@ Run(int argc, char** argv)
                {"access_points", std::to_string(aps.size())},
                {"clients", std::to_string(nClients)},
                {"applications", std::to_string(apps.size())},
-               {"flows", std::to_string(monitor->GetFlowStats().size())},
+               {"flows", std::to_string(flows.Monitor()->GetFlowStats().size())},
                {"unlabelled_flows", std::to_string(unmatched)}});
     std::cerr << "isp-tree: done in " << Fmt(run.WallSeconds()) << " s wall (" << run.Events()
               << " events, " << Fmt(run.EventsPerSecond()) << " events/s); results in "

@@ -230,21 +230,18 @@ Run(int argc, char** argv)
     Simulator::Schedule(Seconds(step), sample);
 
     RunOutput out(req->outDir); // checks the directory before the simulation
-    FlowMonitorHelper fmh;
-    fmh.SetMonitorAttribute("DelayBinWidth", DoubleValue(opt.GetDouble("delay-bin")));
-    fmh.SetMonitorAttribute("JitterBinWidth", DoubleValue(opt.GetDouble("delay-bin")));
-    Ptr<FlowMonitor> monitor = fmh.InstallAll();
+    FlowMeasurement flows(opt.GetDouble("delay-bin"), opt.GetDouble("delay-bin"));
 
     run.Run(duration, true, 0.001);
 
-    Ptr<Ipv4FlowClassifier> cls = DynamicCast<Ipv4FlowClassifier>(fmh.GetClassifier());
-    WriteFlowFiles(out, monitor, cls, labels, 0.0);
+    flows.Write(out, labels, 0.0);
+    Ptr<Ipv4FlowClassifier> cls = flows.Classifier();
     std::ofstream& ts = out.Open("timeseries.csv");
     ts << "time_s,flow_id,throughput_bps\n";
     for (uint32_t k = 0; k < 2; ++k)
     {
         int64_t id = -1;
-        for (auto& [fid, st] : monitor->GetFlowStats())
+        for (auto& [fid, st] : flows.Monitor()->GetFlowStats())
         {
             auto t = cls->FindFlow(fid);
             if (t.destinationAddress == dst[k] && t.destinationPort == 5001 + k)

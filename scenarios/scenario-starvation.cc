@@ -69,15 +69,11 @@ Run(int argc, char** argv)
     }
 
     RunOutput out(req->outDir); // checks the directory before the simulation
-    FlowMonitorHelper fmh;
-    fmh.SetMonitorAttribute("DelayBinWidth", DoubleValue(opt.GetDouble("delay-bin")));
-    fmh.SetMonitorAttribute("JitterBinWidth", DoubleValue(opt.GetDouble("delay-bin")));
-    Ptr<FlowMonitor> monitor = fmh.InstallAll();
+    FlowMeasurement flows(opt.GetDouble("delay-bin"), opt.GetDouble("delay-bin"));
 
     run.Run(duration);
 
-    Ptr<Ipv4FlowClassifier> cls = DynamicCast<Ipv4FlowClassifier>(fmh.GetClassifier());
-    WriteFlowFiles(out, monitor, cls, labels, 0.0);
+    flows.Write(out, labels, 0.0);
     const std::string sched = opt.Get("scheduler");
     FinishRun(out, opt, sched, run, {BottleneckRecord(d, sched)});
     return 0;

@@ -147,16 +147,12 @@ Run(int argc, char** argv)
     });
 
     RunOutput out(req->outDir); // checks the directory before the simulation
-    FlowMonitorHelper fmh;
-    fmh.SetMonitorAttribute("DelayBinWidth", DoubleValue(opt.GetDouble("delay-bin")));
-    fmh.SetMonitorAttribute("JitterBinWidth", DoubleValue(opt.GetDouble("delay-bin")));
-    Ptr<FlowMonitor> monitor = fmh.InstallAll();
+    FlowMeasurement flows(opt.GetDouble("delay-bin"), opt.GetDouble("delay-bin"));
 
     run.Run(duration);
 
-    Ptr<Ipv4FlowClassifier> cls = DynamicCast<Ipv4FlowClassifier>(fmh.GetClassifier());
-    WriteFlowFiles(out, monitor, cls, labels, 0.0);
-    FlowIds ids(cls, monitor);
+    flows.Write(out, labels, 0.0);
+    FlowIds ids(flows.Classifier(), flows.Monitor());
     std::ofstream& q = out.Open("qdelay.csv");
     q << "flow_id,time_s,delay_s\n";
     for (auto& [key, v] : sampler.samples)

@@ -333,6 +333,38 @@ WriteFlowFiles(RunOutput& out,
     return unmatched;
 }
 
+/// FlowMonitor on every node, with the histogram bin widths of the options.
+class FlowMeasurement
+{
+  public:
+    FlowMeasurement(double delayBinSeconds, double jitterBinSeconds)
+    {
+        m_helper.SetMonitorAttribute("DelayBinWidth", ns3::DoubleValue(delayBinSeconds));
+        m_helper.SetMonitorAttribute("JitterBinWidth", ns3::DoubleValue(jitterBinSeconds));
+        m_monitor = m_helper.InstallAll();
+    }
+
+    ns3::Ptr<ns3::FlowMonitor> Monitor() const
+    {
+        return m_monitor;
+    }
+
+    ns3::Ptr<ns3::Ipv4FlowClassifier> Classifier()
+    {
+        return ns3::DynamicCast<ns3::Ipv4FlowClassifier>(m_helper.GetClassifier());
+    }
+
+    /// Writes the flow files (see WriteFlowFiles); returns the number of unlabelled flows.
+    uint32_t Write(RunOutput& out, const FlowLabels& labels, double unlabelledActiveS)
+    {
+        return WriteFlowFiles(out, m_monitor, Classifier(), labels, unlabelledActiveS);
+    }
+
+  private:
+    ns3::FlowMonitorHelper m_helper;
+    ns3::Ptr<ns3::FlowMonitor> m_monitor;
+};
+
 /// One queue disc of qdisc.csv.
 struct QdiscRecord
 {
