@@ -162,3 +162,26 @@ def test_timeout_kills_a_hanging_simulation(fake_build, tmp_path, capsys):
                "--timeout", "1", "--out", str(tmp_path / "t"), "--no-progress"])
     assert rc == 1
     assert "time limit of 1 s" in capsys.readouterr().err
+
+
+def test_tables_of_finished_runs_follow_metric_changes(fake_build, tmp_path, capsys):
+    """A run finished under older metric definitions gets its tables rebuilt from the raw
+    files, without simulating again."""
+    from msfc import metrics as M
+    from msfc.runner import collect
+
+    args = ["run", "fake", "--build-dir", str(fake_build), "--out", str(tmp_path / "r"), "--no-progress"]
+    assert main(args) == 0
+    (h,) = json.loads((tmp_path / "r" / "study.json").read_text())["configs"]
+    d = tmp_path / "r" / "runs" / h
+    done = json.loads((d / "done.json").read_text())
+    assert done["metrics_version"] == M.METRICS_VERSION
+    raw_mtime = (d / "flows.csv").stat().st_mtime_ns
+    (d / "summary.parquet").unlink()
+    done["metrics_version"] = M.METRICS_VERSION - 1
+    (d / "done.json").write_text(json.dumps(done))
+    summary, _ = collect(tmp_path / "r")
+    assert len(summary) > 0
+    assert (d / "summary.parquet").exists()
+    assert json.loads((d / "done.json").read_text())["metrics_version"] == M.METRICS_VERSION
+    assert (d / "flows.csv").stat().st_mtime_ns == raw_mtime

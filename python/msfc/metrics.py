@@ -17,7 +17,7 @@ from typing import Iterable
 import numpy as np
 import pandas as pd
 
-METRICS_VERSION = 1
+METRICS_VERSION = 2  # bump when a definition changes: stored tables are then rebuilt
 
 
 @dataclass(frozen=True)

@@ -111,10 +111,23 @@ def postprocess(d: Path, cfg: RunConfig) -> None:
         summ.insert(i, k, v)
     _write_table(summ, d / "summary")
     write_json_atomic(d / "done.json", {"hash": cfg.hash(), "finished_utc": _utc(),
-                                        "wall_seconds": meta.get("wall_seconds")})
+                                        "wall_seconds": meta.get("wall_seconds"),
+                                        "metrics_version": M.METRICS_VERSION})
     f = d / "failed.json"
     if f.exists():
         f.unlink()
+
+
+def refresh_derived(d: Path) -> None:
+    """Rebuild a finished run's tables from its raw files when the metric definitions changed
+    since they were made (the simulation itself is not run again)."""
+    try:
+        done = json.loads((d / "done.json").read_text())
+        cfg = RunConfig.from_json(json.loads((d / "config.json").read_text()))
+    except (OSError, ValueError, KeyError, TypeError):
+        return
+    if done.get("metrics_version") != M.METRICS_VERSION:
+        postprocess(d, cfg)
 
 
 def _utc() -> str:
@@ -235,6 +248,7 @@ def collect(out_root: Path, hashes: list[str] | None = None) -> tuple[pd.DataFra
     for d in dirs:
         if not is_done(d):
             continue
+        refresh_derived(d)
         if (d / "summary.parquet").exists():
             summaries.append(pd.read_parquet(d / "summary.parquet"))
         if (d / "flow_metrics.parquet").exists():
