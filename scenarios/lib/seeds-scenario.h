@@ -112,13 +112,6 @@ constexpr uint8_t DSCP_CS1 = 8;  //!< class 0
 constexpr uint8_t DSCP_BE = 0;   //!< class 1
 constexpr uint8_t DSCP_EF = 46;  //!< class 2
 
-/// The DSCP for a wanted MSFC class (0, 1, 2) with the default map.
-inline uint8_t
-DscpForClass(int cls)
-{
-    return cls <= 0 ? DSCP_CS1 : (cls == 1 ? DSCP_BE : DSCP_EF);
-}
-
 /**
  * An application that writes `size` bytes every interval (uniform in [minGap, maxGap]) to a
  * TCP or UDP socket: the thin streams of seed 001 (gaming, VoIP, Skype-like UDP).
