@@ -59,7 +59,7 @@ main(int argc, char** argv)
         for (uint32_t i = 0; i < flowsPerClass; ++i)
         {
             DumbbellFlow f;
-            f.dscp = DscpForDefaultClass(c);
+            f.dscp = MsfcQueueDisc::DscpForDefaultClass(c);
             f.label = "class" + std::to_string(c);
             cfg.flows.push_back(f);
         }
@@ -70,7 +70,7 @@ main(int argc, char** argv)
         u.tcp = false;
         u.rate = DataRate(static_cast<uint64_t>(udpMbps * 1e6));
         u.packetSize = 1400;
-        u.dscp = DscpForDefaultClass(0);
+        u.dscp = MsfcQueueDisc::DscpForDefaultClass(0);
         u.label = "udp";
         cfg.flows.push_back(u);
     }

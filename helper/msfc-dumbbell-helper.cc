@@ -20,20 +20,6 @@
 namespace ns3
 {
 
-uint8_t
-DscpForDefaultClass(uint32_t cls)
-{
-    if (cls == 0)
-    {
-        return 8; // CS1
-    }
-    if (cls == 1)
-    {
-        return 0; // best effort
-    }
-    return static_cast<uint8_t>(std::min<uint32_t>(cls, 7) * 8); // CS<cls>
-}
-
 DumbbellResult
 RunDumbbell(const DumbbellConfig& config)
 {

@@ -73,13 +73,6 @@ struct DumbbellResult
  */
 DumbbellResult RunDumbbell(const DumbbellConfig& config);
 
-/**
- * A DSCP that the default MSFC map puts in class `cls` of `prios` classes
- * (CS1 for 0, best effort for 1, CS<k> for k >= 2).
- * @param cls the class
- * @return the DSCP code point
- */
-uint8_t DscpForDefaultClass(uint32_t cls);
 
 } // namespace ns3
 

@@ -485,6 +485,21 @@ MsfcQueueDisc::ClassOfDscp(uint8_t dscp) const
     return m_dscpClass[dscp & 0x3f];
 }
 
+uint8_t
+MsfcQueueDisc::DscpForDefaultClass(uint32_t cls)
+{
+    NS_ABORT_MSG_IF(cls > 7, "DSCP class selectors express classes 0..7 only");
+    if (cls == 0)
+    {
+        return 8; // CS1
+    }
+    if (cls == 1)
+    {
+        return 0; // CS0, best effort
+    }
+    return static_cast<uint8_t>(8 * cls); // CS2..CS7
+}
+
 uint32_t
 MsfcQueueDisc::Classify(Ptr<const QueueDiscItem> item) const
 {

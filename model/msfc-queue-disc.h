@@ -99,6 +99,14 @@ class MsfcQueueDisc : public QueueDisc
      * @return the class index
      */
     uint32_t ClassOfDscp(uint8_t dscp) const;
+    /**
+     * A DSCP that the default map puts in class `cls` when Prios > cls: CS1 for 0, best
+     * effort (CS0) for 1, CS<cls> for 2..7.  Only class selectors are used, so ns-3's
+     * TOS-to-socket-priority mapping gives every one of them socket priority 0.
+     * @param cls class 0..7 (aborts otherwise: class selectors name eight classes)
+     * @return the DSCP code point
+     */
+    static uint8_t DscpForDefaultClass(uint32_t cls);
 
     /**
      * Compute the class quanta of docs/algorithm.md.

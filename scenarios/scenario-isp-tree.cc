@@ -64,27 +64,6 @@ ShippedFlowTypeDir()
     return std::filesystem::path(__FILE__).parent_path() / "flow-types";
 }
 
-/// The DSCP that puts a packet in MSFC class `cls` under the default DSCP map of
-/// docs/algorithm.md: class 0 -> CS1 (scavenger), class 1 -> CS0 (best effort),
-/// class k >= 2 -> CSk (precedence k).  Class selector code points only: their
-/// TOS byte has the low TOS bits clear, so ns-3's TOS-to-socket-priority mapping
-/// gives priority 0 for all of them and pfifo_fast keeps every packet in one band,
-/// as in the thesis configuration.  Valid for classes 0..7.
-uint8_t
-DscpForClass(uint32_t cls)
-{
-    NS_ABORT_MSG_IF(cls > 7, "DSCP class selectors express classes 0..7 only");
-    if (cls == 0)
-    {
-        return 8; // CS1
-    }
-    if (cls == 1)
-    {
-        return 0; // CS0 / best effort
-    }
-    return static_cast<uint8_t>(8 * cls); // CS2..CS7
-}
-
 /// The schedulers this scenario accepts (names from the SchedulerRegistry) and each one's
 /// limit as a multiple of the base limit (link rate x limit-time / 8, in packets; thesis
 /// configuration).
@@ -734,7 +713,7 @@ Run(int argc, char** argv)
         const AppRecord& ar = apps[appIdx];
         const FlowType& t = types[ar.type];
         const std::string factory = t.udp ? "ns3::UdpSocketFactory" : "ns3::TcpSocketFactory";
-        const uint8_t tos = static_cast<uint8_t>(DscpForClass(ar.priority) << 2);
+        const uint8_t tos = static_cast<uint8_t>(MsfcQueueDisc::DscpForDefaultClass(ar.priority) << 2);
 
         OnOffHelper onoff(factory, InetSocketAddress(dstAddr, port));
         onoff.SetAttribute("DataRate", DataRateValue(DataRate(appRateBps(t))));
@@ -789,10 +768,10 @@ Run(int argc, char** argv)
         Simulator::Schedule(Seconds(appStart / 2), [probe, prios]() {
             for (uint32_t p = 0; p < prios; ++p)
             {
-                uint32_t got = probe->ClassOfDscp(DscpForClass(p));
+                uint32_t got = probe->ClassOfDscp(MsfcQueueDisc::DscpForDefaultClass(p));
                 if (got != p)
                 {
-                    std::cerr << "isp-tree: warning: DSCP " << int(DscpForClass(p))
+                    std::cerr << "isp-tree: warning: DSCP " << int(MsfcQueueDisc::DscpForDefaultClass(p))
                               << " marks priority " << p
                               << " but ns3::MsfcQueueDisc::DscpMap puts it in class " << got
                               << std::endl;

@@ -40,7 +40,7 @@ class MsfcDumbbellShareTestCase : public TestCase
             for (int i = 0; i < 2; ++i)
             {
                 DumbbellFlow f;
-                f.dscp = DscpForDefaultClass(c);
+                f.dscp = MsfcQueueDisc::DscpForDefaultClass(c);
                 cfg.flows.push_back(f);
             }
         }

@@ -50,25 +50,10 @@ NewDisc(const Attrs& attrs, bool initialize = true)
     return q;
 }
 
-/// A DSCP that the default map puts in class p (p < Prios).
-int
-DscpForClass(uint32_t p)
-{
-    if (p == 0)
-    {
-        return 8; // CS1
-    }
-    if (p == 1)
-    {
-        return 0; // best effort
-    }
-    return static_cast<int>(p * 8); // CSp
-}
-
 Ptr<MsfcTestItem>
 Item(uint32_t size, uint32_t hash, uint32_t cls, uint32_t tag)
 {
-    return Create<MsfcTestItem>(size, hash, DscpForClass(cls), false, tag);
+    return Create<MsfcTestItem>(size, hash, MsfcQueueDisc::DscpForDefaultClass(cls), false, tag);
 }
 
 double
