@@ -74,14 +74,15 @@ test: build
 # schedulers of the thesis, the thesis's published tables beside ours, and an HTML report.
 BENCH_OUT := $(RESULTS)/isp-tree-quick
 bench: build
-	$(VENV)/bin/msfc compare isp-tree --preset quick --schedulers PfifoFast,CoDel,FqCoDel,Msfc \
+	@mkdir -p $(RESULTS)
+	set -o pipefail; $(VENV)/bin/msfc compare isp-tree --preset quick --schedulers PfifoFast,CoDel,FqCoDel,Msfc \
 	    --thesis --jobs 2 --out $(BENCH_OUT) | tee $(BENCH_OUT).txt
 	$(VENV)/bin/msfc report $(BENCH_OUT)
 	@echo "Output: $(BENCH_OUT).txt (tables), $(BENCH_OUT)/ (raw records, Parquet, report.html)"
 
 bench-dumbbell: build
 	@mkdir -p $(RESULTS)
-	$(BUILD)/msfc-dumbbell --schedulers=Msfc,FqCoDel,CoDel,PfifoFast | tee $(RESULTS)/dumbbell.txt
+	set -o pipefail; $(BUILD)/msfc-dumbbell --schedulers=Msfc,FqCoDel,CoDel,PfifoFast | tee $(RESULTS)/dumbbell.txt
 	@echo "Output: $(RESULTS)/dumbbell.txt"
 
 bench-kernel:
@@ -89,7 +90,7 @@ bench-kernel:
 
 bench-cost: build
 	@mkdir -p $(RESULTS)
-	$(BUILD)/msfc-qdisc-cost | tee $(RESULTS)/qdisc-cost.csv
+	set -o pipefail; $(BUILD)/msfc-qdisc-cost | tee $(RESULTS)/qdisc-cost.csv
 	@echo "Output: $(RESULTS)/qdisc-cost.csv"
 
 clean:
