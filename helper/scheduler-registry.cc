@@ -5,6 +5,9 @@
 #include "scheduler-registry.h"
 
 #include "ns3/abort.h"
+#include "ns3/fq-cobalt-queue-disc.h"
+#include "ns3/fq-codel-queue-disc.h"
+#include "ns3/fq-pie-queue-disc.h"
 #include "ns3/string.h"
 #include "ns3/traffic-control-layer.h"
 #include "ns3/type-id.h"
@@ -129,7 +132,29 @@ SchedulerRegistry::MakeFactory(const std::string& name, QueueSize maxSize)
 Ptr<QueueDisc>
 SchedulerRegistry::Create(const std::string& name, QueueSize maxSize)
 {
-    return MakeFactory(name, maxSize).Create<QueueDisc>();
+    Ptr<QueueDisc> q = MakeFactory(name, maxSize).Create<QueueDisc>();
+    PrepareWithoutDevice(q);
+    return q;
+}
+
+void
+SchedulerRegistry::PrepareWithoutDevice(Ptr<QueueDisc> q)
+{
+    // ns-3's flow-queue schedulers take their quantum only from the device's MTU and refuse
+    // to start without one; a child queue disc (e.g. under TBF) sees no device, so give them
+    // the Ethernet MTU, as this project's queue discs assume in that case.
+    if (auto fq = DynamicCast<FqCoDelQueueDisc>(q))
+    {
+        fq->SetQuantum(1500);
+    }
+    else if (auto fc = DynamicCast<FqCobaltQueueDisc>(q))
+    {
+        fc->SetQuantum(1500);
+    }
+    else if (auto fp = DynamicCast<FqPieQueueDisc>(q))
+    {
+        fp->SetQuantum(1500);
+    }
 }
 
 TrafficControlHelper

@@ -73,6 +73,12 @@ class SchedulerRegistry
      */
     static Ptr<QueueDisc> Create(const std::string& name, QueueSize maxSize = QueueSize());
     /**
+     * Make a queue disc usable where no device gives it an MTU (a child of TBF, say): ns-3's
+     * FqCoDel, FqCobalt and FqPie get a 1500-byte quantum.  Create() does this already.
+     * @param q the queue disc, before it is initialized
+     */
+    static void PrepareWithoutDevice(Ptr<QueueDisc> q);
+    /**
      * A TrafficControlHelper installing the named scheduler as root queue disc.
      * Aborts with a message listing the valid names if the name is unknown.
      * @param name short name

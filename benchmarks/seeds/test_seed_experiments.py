@@ -145,3 +145,11 @@ def test_sfq_fairness(tmp_path):
     assert jain_of(sfq) > 0.95
     ts = seedlib.read_csv(sfq / "timeseries.csv")
     assert len({r["flow_id"] for r in ts}) == 2 and len(ts) >= 18
+
+
+@pytest.mark.parametrize("scheduler", ["FqCoDel", "Msfc"])
+def test_sfq_fairness_flow_schedulers_under_tbf(tmp_path, scheduler):
+    """Schedulers that take their quantum from a device also work as TBF's child (no device):
+    ns-3's FqCoDel gets the 1500-byte quantum the registry gives it; both share fairly."""
+    d = run("sfq-fairness", tmp_path, scheduler=scheduler)
+    assert jain_of(d) > 0.95

@@ -104,7 +104,9 @@ MakeScheduler(const std::string& name, uint32_t limitPackets, Time sfqPerturb, u
     {
         f.Set("Prios", UintegerValue(msfcPrios));
     }
-    return f.Create<QueueDisc>();
+    Ptr<QueueDisc> q = f.Create<QueueDisc>();
+    SchedulerRegistry::PrepareWithoutDevice(q);
+    return q;
 }
 
 /** DSCP code points used for the MSFC classes with 3 classes (docs/algorithm.md). */
