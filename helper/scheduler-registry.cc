@@ -5,6 +5,7 @@
 #include "scheduler-registry.h"
 
 #include "ns3/abort.h"
+#include "ns3/queue-disc-mtu.h"
 #include "ns3/fq-cobalt-queue-disc.h"
 #include "ns3/fq-codel-queue-disc.h"
 #include "ns3/fq-pie-queue-disc.h"
@@ -145,15 +146,15 @@ SchedulerRegistry::PrepareWithoutDevice(Ptr<QueueDisc> q)
     // the Ethernet MTU, as this project's queue discs assume in that case.
     if (auto fq = DynamicCast<FqCoDelQueueDisc>(q))
     {
-        fq->SetQuantum(1500);
+        fq->SetQuantum(QUEUE_DISC_DEFAULT_MTU);
     }
     else if (auto fc = DynamicCast<FqCobaltQueueDisc>(q))
     {
-        fc->SetQuantum(1500);
+        fc->SetQuantum(QUEUE_DISC_DEFAULT_MTU);
     }
     else if (auto fp = DynamicCast<FqPieQueueDisc>(q))
     {
-        fp->SetQuantum(1500);
+        fp->SetQuantum(QUEUE_DISC_DEFAULT_MTU);
     }
 }
 

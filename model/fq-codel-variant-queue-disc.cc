@@ -4,11 +4,10 @@
  * SPDX-License-Identifier: GPL-2.0-only
  */
 #include "fq-codel-variant-queue-disc.h"
+#include "queue-disc-mtu.h"
 
 #include "ns3/boolean.h"
 #include "ns3/log.h"
-#include "ns3/net-device-queue-interface.h"
-#include "ns3/net-device.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -160,12 +159,11 @@ FqCoDelVariantQueueDisc::CheckConfig()
     AddInternalQueue(m_ledger);
     if (m_quantumAttr == 0)
     {
-        Ptr<NetDeviceQueueInterface> ndqi = GetNetDeviceQueueInterface();
-        Ptr<NetDevice> dev = ndqi ? ndqi->GetObject<NetDevice>() : nullptr;
+        uint32_t mtu = QueueDiscDeviceMtu(*this);
         // A child queue disc (e.g. under TBF) does not see its device: assume a
         // 1500-byte MTU, as the IP packets the queue disc sees are at most that large.
-        m_quantum = dev ? dev->GetMtu() : 1500;
-        if (!dev)
+        m_quantum = mtu ? mtu : QUEUE_DISC_DEFAULT_MTU;
+        if (!mtu)
         {
             NS_LOG_WARN("FqCoDelVariantQueueDisc Quantum=0 and no device to take the MTU from: using 1500");
         }

@@ -7,12 +7,12 @@
 
 #include "msfc-queue-disc.h"
 
+#include "queue-disc-mtu.h"
+
 #include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/drop-tail-queue.h"
 #include "ns3/log.h"
-#include "ns3/net-device-queue-interface.h"
-#include "ns3/net-device.h"
 #include "ns3/queue.h"
 #include "ns3/simulator.h"
 #include "ns3/socket.h"
@@ -38,7 +38,6 @@ constexpr uint32_t MAX_FLOWS = 65536;
 constexpr uint32_t MAX_QUANTUM = 1048576;
 constexpr double MAX_RATIO = 16.0;
 constexpr uint32_t MAX_DROP_BATCH = 65536;
-constexpr uint32_t DEFAULT_MTU = 1500;
 
 // Reciprocal square root in Q0.16, as in the CoDel reference control law.
 constexpr int REC_INV_SQRT_BITS = 16;
@@ -338,7 +337,7 @@ MsfcQueueDisc::ValidateConfiguration() const
     }
     else
     {
-        uint64_t q0 = m_quantumAttr ? m_quantumAttr : DEFAULT_MTU;
+        uint64_t q0 = m_quantumAttr ? m_quantumAttr : QUEUE_DISC_DEFAULT_MTU;
         auto quanta = ComputeClassQuanta(q0,
                                          static_cast<uint32_t>(std::llround(m_ratio * 65536.0)),
                                          m_prios);
@@ -398,16 +397,8 @@ void
 MsfcQueueDisc::InitializeParams()
 {
     NS_LOG_FUNCTION(this);
-    m_mtu = DEFAULT_MTU;
-    Ptr<NetDeviceQueueInterface> ndqi = GetNetDeviceQueueInterface();
-    if (ndqi)
-    {
-        Ptr<NetDevice> dev = ndqi->GetObject<NetDevice>();
-        if (dev && dev->GetMtu() > 0)
-        {
-            m_mtu = dev->GetMtu();
-        }
-    }
+    uint32_t deviceMtu = QueueDiscDeviceMtu(*this);
+    m_mtu = deviceMtu ? deviceMtu : QUEUE_DISC_DEFAULT_MTU;
     m_quantum = m_quantumAttr ? m_quantumAttr : m_mtu;
     m_targetNs = m_target.GetNanoSeconds();
     m_intervalNs = m_interval.GetNanoSeconds();
