@@ -84,11 +84,7 @@ class FqCoDelVariantQueueDisc : public QueueDisc
 
   private:
     /// A queued packet and its place in the ledger
-    struct Entry
-    {
-        Ptr<QueueDiscItem> item;          //!< the packet
-        PacketLedgerQueue::Handle handle; //!< its ledger position
-    };
+    using Entry = PacketLedgerQueue::Entry;
 
     /// One flow queue
     struct Flow

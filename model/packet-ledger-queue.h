@@ -32,6 +32,13 @@ class PacketLedgerQueue : public Queue<QueueDiscItem>
     /// Position of a packet in the ledger, valid until it is taken out.
     using Handle = Queue<QueueDiscItem>::ConstIterator;
 
+    /// A packet held in a queue disc's own per-flow FIFO, with its place in the ledger.
+    struct Entry
+    {
+        Ptr<QueueDiscItem> item; //!< the packet
+        Handle handle;           //!< its ledger position
+    };
+
     /**
      * @brief Get the type ID.
      * @return the object TypeId

@@ -98,11 +98,7 @@ class SfqQueueDisc : public QueueDisc
 
   private:
     /// A queued packet and its place in the ledger
-    struct Entry
-    {
-        Ptr<QueueDiscItem> item;         //!< the packet
-        PacketLedgerQueue::Handle handle; //!< its ledger position
-    };
+    using Entry = PacketLedgerQueue::Entry;
 
     /// One flow slot: packets and round-robin allotment.
     struct Slot
