@@ -463,14 +463,15 @@ class MsfcClassificationTestCase : public TestCase
     }
 
   private:
-    static Ptr<QueueDiscItem> V4(uint8_t proto, Ipv4Header::DscpType dscp, uint16_t sport)
+    /// 200 bytes behind a TCP (6) or UDP (17) header; other protocols get no L4 header.
+    static Ptr<Packet> Payload(uint8_t proto, uint16_t sport, uint16_t tcpDport)
     {
         Ptr<Packet> p = Create<Packet>(200);
         if (proto == 6)
         {
             TcpHeader tcp;
             tcp.SetSourcePort(sport);
-            tcp.SetDestinationPort(80);
+            tcp.SetDestinationPort(tcpDport);
             p->AddHeader(tcp);
         }
         else if (proto == 17)
@@ -480,6 +481,12 @@ class MsfcClassificationTestCase : public TestCase
             udp.SetDestinationPort(53);
             p->AddHeader(udp);
         }
+        return p;
+    }
+
+    static Ptr<QueueDiscItem> V4(uint8_t proto, Ipv4Header::DscpType dscp, uint16_t sport)
+    {
+        Ptr<Packet> p = Payload(proto, sport, 80);
         Ipv4Header h;
         h.SetSource(Ipv4Address("10.0.0.1"));
         h.SetDestination(Ipv4Address("10.0.1.1"));
@@ -491,21 +498,7 @@ class MsfcClassificationTestCase : public TestCase
 
     static Ptr<QueueDiscItem> V6(uint8_t proto, Ipv6Header::DscpType dscp, uint16_t sport)
     {
-        Ptr<Packet> p = Create<Packet>(200);
-        if (proto == 6)
-        {
-            TcpHeader tcp;
-            tcp.SetSourcePort(sport);
-            tcp.SetDestinationPort(443);
-            p->AddHeader(tcp);
-        }
-        else if (proto == 17)
-        {
-            UdpHeader udp;
-            udp.SetSourcePort(sport);
-            udp.SetDestinationPort(53);
-            p->AddHeader(udp);
-        }
+        Ptr<Packet> p = Payload(proto, sport, 443);
         Ipv6Header h;
         h.SetSource(Ipv6Address("2001:db8::1"));
         h.SetDestination(Ipv6Address("2001:db8:1::1"));
