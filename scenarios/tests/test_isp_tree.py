@@ -295,6 +295,32 @@ class BadConfigTest(unittest.TestCase):
         self.assertEqual(prio, {"SSH": 2, "voip": 2, "game": 2, "TVStream": 1,
                                 "http": 1, "download": 1, "torrent": 0})
 
+    def test_priorities_matter_only_to_msfc(self):
+        # The wrong-priorities runs of the class-blind schedulers are the thesis runs: with the
+        # Wi-Fi last hop (where a DSCP could pick a Wi-Fi access category) every measured value
+        # is identical; only the priority and DSCP labels differ. MSFC does change.
+        def measured(scheduler, name, flow_types, priorities):
+            out = self.dir / f"{scheduler}-{name}"
+            p = run("--preset=tiny", "--last-hop=wifi", "--duration=1.5",
+                    f"--scheduler={scheduler}", f"--flow-types={flow_types}",
+                    f"--priorities={priorities}", f"--out={out}")
+            self.assertEqual(p.returncode, 0, p.stderr)
+            _, rows = read_csv(out / "flows.csv")
+            labels = [(r["priority"], r["dscp"]) for r in rows]
+            values = [{k: v for k, v in r.items() if k not in ("priority", "dscp")}
+                      for r in rows]
+            return labels, values
+
+        for scheduler in ("PfifoFast", "CoDel", "FqCoDel", "Msfc"):
+            with self.subTest(scheduler=scheduler):
+                la, a = measured(scheduler, "A", "thesis", "download=0")
+                lb, b = measured(scheduler, "B", "wrong-priorities", "")
+                self.assertNotEqual(la, lb)  # the runs really are labelled differently
+                if scheduler == "Msfc":
+                    self.assertNotEqual(a, b)
+                else:
+                    self.assertEqual(a, b)
+
     def test_wifi_last_hop(self):
         for std in ("80211n", "80211ac"):
             with self.subTest(standard=std):
