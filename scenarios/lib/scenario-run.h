@@ -396,7 +396,12 @@ SplitDrops(const ns3::QueueDisc::Stats& st, uint64_t* aqm, uint64_t* overload)
     }
 }
 
-/// Writes qdisc.csv: one row per queue disc (class -1), or one per class for MSFC.
+/**
+ * Writes qdisc.csv: one row per queue disc (class -1), or one per class for MSFC.
+ * `dequeued_*` counts what the queue disc handed on (to the device or its parent): ns-3's
+ * own "dequeued" also counts packets dropped after dequeue (CoDel's drops), MSFC's class
+ * counters do not, so the ns-3 figure is reduced by those drops and every row means the same.
+ */
 inline void
 WriteQdiscFile(RunOutput& out, const std::vector<QdiscRecord>& qdiscs)
 {
@@ -427,7 +432,8 @@ WriteQdiscFile(RunOutput& out, const std::vector<QdiscRecord>& qdiscs)
         SplitDrops(st, &aqm, &overload);
         qd << r.node << "," << r.device << "," << r.scheduler << ",-1,"
            << st.nTotalEnqueuedPackets << "," << st.nTotalEnqueuedBytes << ","
-           << st.nTotalDequeuedPackets << "," << st.nTotalDequeuedBytes << "," << aqm << ","
+           << st.nTotalDequeuedPackets - st.nTotalDroppedPacketsAfterDequeue << ","
+           << st.nTotalDequeuedBytes - st.nTotalDroppedBytesAfterDequeue << "," << aqm << ","
            << overload << "," << st.nTotalMarkedPackets << "\n";
     }
 }

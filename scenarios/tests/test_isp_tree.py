@@ -180,6 +180,13 @@ class TinyRunTest(unittest.TestCase):
                 self.assertEqual(classes, {0, 1, 2} if s == "Msfc" else {-1})
                 deq = sum(int(r["dequeued_packets"]) for r in rows)
                 self.assertGreater(deq, 1000)
+                if s in ("CoDel", "FqCoDel", "Msfc"):
+                    # CoDel drops at dequeue: dequeued excludes them on every row
+                    for r in rows:
+                        left = (int(r["enqueued_packets"]) - int(r["dequeued_packets"])
+                                - int(r["codel_drops"]))
+                        self.assertGreaterEqual(left, 0, r)
+                    self.assertGreater(sum(int(r["codel_drops"]) for r in rows), 0)
 
     def test_msfc_sees_every_class(self):
         _, out = self.results["Msfc"]
