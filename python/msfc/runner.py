@@ -77,7 +77,8 @@ def id_columns(cfg: RunConfig, meta: dict | None = None) -> dict:
     for k, v in cfg.attrs.items():
         cols[f"attr.{k}"] = v
     if meta:
-        for k in ("wall_seconds", "sim_seconds", "events", "ns3_version", "msfc_version", "rng_seed"):
+        for k in ("wall_seconds", "cpu_seconds", "sim_seconds", "events", "ns3_version",
+                  "msfc_version", "rng_seed"):
             if k in meta:
                 cols[f"meta.{k}"] = meta[k]
     return cols

@@ -22,6 +22,7 @@
 
 #include <chrono>
 #include <ctime>
+#include <sys/resource.h>
 #include <filesystem>
 #include <functional>
 #include <iomanip>
@@ -138,9 +139,11 @@ class SimulationRun
             ns3::Simulator::Schedule(ns3::Seconds(1.0), &SimulationRun::Progress, duration);
         }
         m_runStart = std::chrono::steady_clock::now();
+        m_runCpuStart = CpuSeconds();
         ns3::Simulator::Stop(ns3::Seconds(duration) + ns3::Seconds(extraSeconds));
         ns3::Simulator::Run();
         m_runEnd = std::chrono::steady_clock::now();
+        m_runCpuEnd = CpuSeconds();
         m_events = ns3::Simulator::GetEventCount();
         if (progress)
         {
@@ -159,6 +162,22 @@ class SimulationRun
     double RunWallSeconds() const
     {
         return std::chrono::duration<double>(m_runEnd - m_runStart).count();
+    }
+
+    /// CPU seconds (user + system) of this process so far: the cost of a run on a machine
+    /// shared with other work, where wall time depends on the load.
+    static double CpuSeconds()
+    {
+        rusage ru{};
+        getrusage(RUSAGE_SELF, &ru);
+        return ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
+               1e-6 * (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+    }
+
+    /// CPU seconds of Simulator::Run.
+    double RunCpuSeconds() const
+    {
+        return m_runCpuEnd - m_runCpuStart;
     }
 
     uint64_t Events() const
@@ -198,6 +217,8 @@ class SimulationRun
     std::string m_startedUtc;
     std::chrono::steady_clock::time_point m_wallStart;
     std::chrono::steady_clock::time_point m_runStart;
+    double m_runCpuStart{0};
+    double m_runCpuEnd{0};
     std::chrono::steady_clock::time_point m_runEnd;
     uint64_t m_events = 0;
     double m_duration = 0;
@@ -460,6 +481,8 @@ WriteMeta(RunOutput& out,
          << ",\n  \"msfc_version\": " << json::Quote(kMsfcVersion)
          << ",\n  \"wall_seconds\": " << json::Number(run.WallSeconds())
          << ",\n  \"run_wall_seconds\": " << json::Number(run.RunWallSeconds())
+         << ",\n  \"cpu_seconds\": " << json::Number(SimulationRun::CpuSeconds())
+         << ",\n  \"run_cpu_seconds\": " << json::Number(run.RunCpuSeconds())
          << ",\n  \"sim_seconds\": " << json::Number(run.Duration())
          << ",\n  \"events\": " << run.Events()
          << ",\n  \"events_per_second\": " << json::Number(run.EventsPerSecond())

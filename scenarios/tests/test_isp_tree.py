@@ -33,7 +33,7 @@ QDISC_COLUMNS = [
 META_KEYS = [
     "scenario", "config", "scheduler", "rng_run", "rng_seed", "ns3_version", "msfc_version",
     "wall_seconds", "sim_seconds", "events", "events_per_second", "started_utc",
-    "metrics_version",
+    "metrics_version", "run_wall_seconds", "cpu_seconds", "run_cpu_seconds",
 ]
 # DSCP of each class under the default MSFC DSCP map: CS1, CS0, CS2.
 DSCP_OF_CLASS = {0: 8, 1: 0, 2: 16}
@@ -112,6 +112,8 @@ class TinyRunTest(unittest.TestCase):
                 self.assertEqual(meta["config"]["scheduler"], s)
                 self.assertEqual(meta["sim_seconds"], 3.0)
                 self.assertGreater(meta["events"], 10000)
+                self.assertGreater(meta["run_cpu_seconds"], 0)
+                self.assertLessEqual(meta["run_cpu_seconds"], meta["cpu_seconds"])
                 self.assertEqual(meta["unlabelled_flows"], 0)
                 self.assertEqual(meta["applications"], 34)
 
