@@ -16,7 +16,7 @@ RESULTS ?= results
 APT_PACKAGES := cmake ninja-build g++ make
 
 .PHONY: all setup deps build test test-ns3 test-python test-kernel bench bench-dumbbell \
-        bench-cost bench-kernel clean help
+        bench-cost bench-isp-cost bench-kernel clean help
 
 all: build
 
@@ -92,6 +92,10 @@ bench-cost: build
 	@mkdir -p $(RESULTS)
 	set -o pipefail; $(BUILD)/msfc-qdisc-cost | tee $(RESULTS)/qdisc-cost.csv
 	@echo "Output: $(RESULTS)/qdisc-cost.csv"
+
+# Simulation cost of the ISP tree per scheduler (wall, CPU, events; MSFC against FQ-CoDel).
+bench-isp-cost: build
+	$(VENV)/bin/python benchmarks/isp_cost.py $(RESULTS)/isp-cost --preset quick --rounds 2
 
 clean:
 	rm -rf $(BUILD)
