@@ -75,6 +75,8 @@ def test_run_writes_tidy_data(fake_build, tmp_path, capsys):
     for f in ("flows.csv", "delay_hist.csv", "meta.json", "config.json", "done.json", "flow_metrics.parquet",
               "flow_metrics.csv", "summary.parquet", "summary.csv"):
         assert (d / f).exists(), f
+    # the latest progress line is kept for watching long runs
+    assert (d / "progress.txt").read_text().split()[:2] == ["2", "2"]
     cfg = json.loads((d / "config.json").read_text())
     assert "--ns3::MsfcQueueDisc::Ratio=4" in cfg["argv"] and "--RngRun=3" in cfg["argv"]
     s = pd.read_parquet(out / "summary.parquet")

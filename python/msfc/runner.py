@@ -5,6 +5,8 @@ A results directory ("study") holds ``study.json`` and ``runs/<config-hash>/`` p
     runs/<hash>/config.json        what was asked (RunConfig) and the program's command line
     runs/<hash>/flows.csv ...      the raw files of docs/data-format.md, written by the program
     runs/<hash>/stderr.txt         the program's stderr (progress lines removed)
+    runs/<hash>/progress.txt       "<simulated s done> <total> <UTC time>" of the latest progress
+                                   line, to watch long runs (`cat runs/*/progress.txt`)
     runs/<hash>/flow_metrics.{parquet,csv}   tidy per-flow data with metrics and run metadata
     runs/<hash>/summary.{parquet,csv}        tidy per-group metrics with run metadata
     runs/<hash>/done.json          written last: the run is complete (resume skips it)
@@ -135,6 +137,12 @@ def _utc() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
+def _write_progress(d: Path, done: str, total: str) -> None:
+    tmp = d / "progress.txt.tmp"
+    tmp.write_text(f"{done} {total} {_utc()}\n")
+    tmp.replace(d / "progress.txt")
+
+
 def run_simulation(program: Path, cfg: RunConfig, out_root: Path, *, on_progress=None,
                    force: bool = False, timeout: float | None = None) -> tuple[Path, bool]:
     """Run one configuration unless it is already done. Returns (run dir, ran?).
@@ -171,6 +179,7 @@ def run_simulation(program: Path, cfg: RunConfig, out_root: Path, *, on_progress
             for line in proc.stderr:
                 m = _PROGRESS.match(line)
                 if m:
+                    _write_progress(d, m.group(1), m.group(2))
                     if on_progress:
                         on_progress(float(m.group(1)), float(m.group(2)))
                     continue
