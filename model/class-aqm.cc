@@ -94,8 +94,11 @@ RateBasedAqm::Bottlenecked(uint32_t cls, int64_t nowNs) const
 {
     // The control holds x_i at u_i c_i < c_i, so the seed's "x_i >= c_i" would never hold for
     // a class under control: a class is bottlenecked while its AQM curbs it (P_i > 0) or its
-    // rate reaches its target u_i c_i.
-    return m_p[cls] > 0 || ArrivalRate(cls, nowNs) >= m_cfg.utilisation[cls] * BasicCapacity(cls);
+    // rate reaches its target u_i c_i -- as long as it still sends (x_i at least half its
+    // guaranteed target u_i M_i; P_i of a class that stopped is not updated any more).
+    double x = ArrivalRate(cls, nowNs);
+    double u = m_cfg.utilisation[cls];
+    return x >= 0.5 * u * Minimum(cls) && (m_p[cls] > 0 || x >= u * BasicCapacity(cls));
 }
 
 double

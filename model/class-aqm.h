@@ -52,7 +52,7 @@ class WredClassState
  * interarrival times with time constant Tau), the service share S_i (bytes of class i among
  * the last H packets served, times the link rate), the guaranteed minimum
  * M_i = W_i / sum(W) * link, the allocated capacity c_i = max(M_i, S_i), for bottlenecked
- * classes (P_i > 0 or x_i >= u_i c_i) the fair share F_i, and the marking/dropping probability
+ * classes (sending, and P_i > 0 or x_i >= u_i c_i) the fair share F_i, and the marking/dropping probability
  * P_i <- P_i + dP_i * sign(x_i - u_i c_i), dP_i = max(k, g |x_i - u_i c_i| / (u_i c_i)),
  * clamped to [0, 1].  Rates are in bit/s, times in nanoseconds.
  */
@@ -109,7 +109,10 @@ class RateBasedAqm
      * @return c_cls in bit/s
      */
     double Capacity(uint32_t cls, int64_t nowNs) const;
-    /** @return true when P_cls > 0 or x_cls >= u_cls BasicCapacity(cls) at nowNs */
+    /**
+     * @return true when class cls still sends (x >= u M / 2) and is curbed (P > 0) or at its
+     *         target (x >= u BasicCapacity), at nowNs
+     */
     bool Bottlenecked(uint32_t cls, int64_t nowNs) const;
     /** @return P_cls */
     double Probability(uint32_t cls) const
