@@ -574,7 +574,7 @@ Run(int argc, char** argv)
     Simulator::Schedule(Seconds(blInterval), sampleBacklog);
 
     FlowMeasurement flows(opt.GetDouble("delay-bin"), opt.GetDouble("delay-bin"));
-    run.Run(duration);
+    run.Run(duration, true, 1e-6); // the samples at exactly `duration` run too
     flows.Write(out, labels, 0.0);
     FinishRun(out, opt, sched, run, {BottleneckRecord(d, sched)});
     return 0;
