@@ -143,12 +143,16 @@ def test_s3_goodput_within_deadline(runs):
     rt = {name: runs("s3-test", sched, **opts) for name, sched, opts in [
         ("RB80", "WfqRb", {"rb_u": "0.95,0.8"}),
         ("WRED10", "WfqWred", {"wred_q": 10}),
+        ("WRED20", "WfqWred", {"wred_q": 20}),
         ("MSFC", "Msfc", {}),
     ]}
     intime = {k: mean_rate(v, 1, 10, 60, "deadline_bps") for k, v in rt.items()}
     served = {k: mean_rate(v, 1, 10, 60) for k, v in rt.items()}
     # RB serves nearly everything of the real-time class within 50 ms
     assert intime["RB80"] > 0.9 * served["RB80"], (intime, served)
+    # a larger WRED queue (q = 20) delays a good part of it beyond 50 ms (seed sec. 3.2)
+    assert intime["WRED20"] < 0.8 * served["WRED20"], (intime, served)
+    assert intime["WRED20"] / served["WRED20"] < intime["RB80"] / served["RB80"] - 0.15
     # MSFC's per-flow CoDel lets the queue of 100+ flows grow: little arrives in time
     assert intime["MSFC"] < 0.5 * intime["RB80"], intime
     assert intime["MSFC"] < 0.5 * intime["WRED10"], intime
