@@ -16,7 +16,7 @@ RESULTS ?= results
 APT_PACKAGES := cmake ninja-build g++ make
 
 .PHONY: all setup deps build test test-ns3 test-python test-kernel bench bench-dumbbell \
-        bench-cost bench-isp-cost bench-kernel clean help
+        bench-cost bench-isp-cost bench-kernel bench-seed003 clean help
 
 all: build
 
@@ -24,6 +24,7 @@ help:
 	@echo "make bench   - set up, build and run the default benchmark comparison"
 	@echo "make test    - set up, build and run every test"
 	@echo "make build   - set up and build the ns-3 module, programs and tests"
+	@echo "make bench-seed003 - seed 003's WFQ+WRED / WFQ+RB / MSFC experiments"
 	@echo "make clean   - remove build outputs (keeps .venv)"
 
 # Debian packages: only installed when a tool is missing.
@@ -87,6 +88,12 @@ bench-dumbbell: build
 
 bench-kernel:
 	$(MAKE) -C kernel bench
+
+# Seed 003: WFQ with WRED or rate-based AQM vs MSFC, the seed's three scenarios
+# (docs/seeds.md); figures and tables in $(RESULTS)/seeds/seed003_*.
+bench-seed003: build
+	@mkdir -p $(RESULTS)/seeds
+	$(VENV)/bin/python benchmarks/seeds/seed003.py $(RESULTS)/seeds
 
 bench-cost: build
 	@mkdir -p $(RESULTS)

@@ -415,27 +415,8 @@ MsfcQueueDisc::InitializeParams()
     m_flows.assign(static_cast<size_t>(m_prios) * m_nFlows, Flow{});
     m_activeHead = m_activeTail = NIL;
 
-    // DSCP map: the default rule, then the user's overrides.
-    std::array<int32_t, 64> overrides;
-    std::string unused;
-    ParseDscpMap(m_dscpMapSpec, overrides, unused);
-    for (uint32_t dscp = 0; dscp < 64; ++dscp)
-    {
-        uint32_t cls;
-        if (overrides[dscp] >= 0)
-        {
-            cls = static_cast<uint32_t>(overrides[dscp]);
-        }
-        else if (dscp == 1 || dscp == 8)
-        {
-            cls = 0;
-        }
-        else
-        {
-            cls = std::max<uint32_t>(1, dscp >> 3);
-        }
-        m_dscpClass[dscp] = static_cast<uint8_t>(std::min(cls, m_prios - 1));
-    }
+    // DSCP map: the default rule, then the user's overrides (validated in CheckConfig).
+    m_classifier.Configure(m_prios, m_dscpMapSpec, m_useSocketPriority);
 }
 
 uint32_t
@@ -473,7 +454,7 @@ MsfcQueueDisc::GetClassStats(uint32_t cls) const
 uint32_t
 MsfcQueueDisc::ClassOfDscp(uint8_t dscp) const
 {
-    return m_dscpClass[dscp & 0x3f];
+    return m_classifier.ClassOfDscp(dscp);
 }
 
 uint8_t
@@ -494,20 +475,7 @@ MsfcQueueDisc::DscpForDefaultClass(uint32_t cls)
 uint32_t
 MsfcQueueDisc::Classify(Ptr<const QueueDiscItem> item) const
 {
-    if (m_useSocketPriority)
-    {
-        SocketPriorityTag tag;
-        if (item->GetPacket()->PeekPacketTag(tag))
-        {
-            return std::min<uint32_t>(tag.GetPriority(), m_prios - 1);
-        }
-    }
-    uint8_t ds = 0;
-    if (!item->GetUint8Value(QueueItem::IP_DSFIELD, ds))
-    {
-        ds = 0; // non-IP: the class of DSCP 0
-    }
-    return m_dscpClass[ds >> 2];
+    return m_classifier.Classify(item);
 }
 
 uint32_t

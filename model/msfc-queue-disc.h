@@ -13,6 +13,8 @@
 #ifndef MSFC_QUEUE_DISC_H
 #define MSFC_QUEUE_DISC_H
 
+#include "dscp-classifier.h"
+
 #include "ns3/nstime.h"
 #include "ns3/queue-disc.h"
 
@@ -209,7 +211,7 @@ class MsfcQueueDisc : public QueueDisc
     uint32_t m_mtu{0};                    //!< CoDel "one MTU" backlog threshold (bytes)
     int64_t m_targetNs{0};                //!< target in ns
     int64_t m_intervalNs{0};              //!< interval in ns
-    std::array<uint8_t, 64> m_dscpClass{}; //!< DSCP -> class
+    DscpClassifier m_classifier;          //!< DSCP / socket priority -> class
     std::vector<Class> m_classes;         //!< Prios classes
     std::vector<Flow> m_flows;            //!< Prios x Flows flow records
     uint32_t m_activeHead{NIL};           //!< first active class

@@ -19,6 +19,12 @@
 #else
 #define MSFC_SCENARIO_HAVE_MSFC 0
 #endif
+#if __has_include("ns3/weighted-class-queue-disc.h")
+#include "ns3/weighted-class-queue-disc.h"
+#define MSFC_SCENARIO_HAVE_WCQ 1
+#else
+#define MSFC_SCENARIO_HAVE_WCQ 0
+#endif
 
 #include <chrono>
 #include <ctime>
@@ -396,7 +402,7 @@ struct QdiscRecord
 };
 
 /// Splits a queue disc's drops into AQM drops (CoDel's "target exceeded", PIE's
-/// unforced drops, MSFC's CoDel drops) and drops for exceeding a limit (everything else).
+/// unforced drops, MSFC's CoDel drops, WRED / RB drops) and drops for exceeding a limit (everything else).
 inline void
 SplitDrops(const ns3::QueueDisc::Stats& st, uint64_t* aqm, uint64_t* overload)
 {
@@ -404,7 +410,8 @@ SplitDrops(const ns3::QueueDisc::Stats& st, uint64_t* aqm, uint64_t* overload)
         std::string l = Lower(reason);
         return l.find("target exceeded") != std::string::npos ||
                l.find("codel drop") != std::string::npos ||
-               l.find("unforced drop") != std::string::npos;
+               l.find("unforced drop") != std::string::npos ||
+               l.find("aqm drop") != std::string::npos;
     };
     *aqm = 0;
     *overload = 0;
@@ -418,7 +425,8 @@ SplitDrops(const ns3::QueueDisc::Stats& st, uint64_t* aqm, uint64_t* overload)
 }
 
 /**
- * Writes qdisc.csv: one row per queue disc (class -1), or one per class for MSFC.
+ * Writes qdisc.csv: one row per queue disc (class -1), or one per class for MSFC and the
+ * weighted class scheduler (its WRED / RB drops in codel_drops, i.e. the AQM's drops).
  * `dequeued_*` counts what the queue disc handed on (to the device or its parent): ns-3's
  * own "dequeued" also counts packets dropped after dequeue (CoDel's drops), MSFC's class
  * counters do not, so the ns-3 figure is reduced by those drops and every row means the same.
@@ -443,6 +451,20 @@ WriteQdiscFile(RunOutput& out, const std::vector<QdiscRecord>& qdiscs)
                    << cs.enqueuedPackets << "," << cs.enqueuedBytes << "," << cs.dequeuedPackets
                    << "," << cs.dequeuedBytes << "," << cs.codelDrops << "," << cs.overloadDrops
                    << "," << cs.ecnMarks << "\n";
+            }
+            continue;
+        }
+#endif
+#if MSFC_SCENARIO_HAVE_WCQ
+        if (auto w = ns3::DynamicCast<ns3::WeightedClassQueueDisc>(r.qdisc))
+        {
+            for (uint32_t c = 0; c < w->GetNClasses(); ++c)
+            {
+                auto cs = w->GetClassStats(c);
+                qd << r.node << "," << r.device << "," << r.scheduler << "," << c << ","
+                   << cs.enqueuedPackets << "," << cs.enqueuedBytes << "," << cs.dequeuedPackets
+                   << "," << cs.dequeuedBytes << "," << cs.aqmDrops << "," << cs.overflowDrops
+                   << "," << cs.aqmMarks << "\n";
             }
             continue;
         }
