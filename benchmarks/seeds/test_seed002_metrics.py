@@ -37,9 +37,26 @@ def test_rate_rows():
          "offered_bps": 750_000, "achieved_bps": 377_066.7, "delivered": 166}]}]}
     (r,) = sm.rate_rows(res)
     assert r["ratio"] == pytest.approx(0.7541, abs=1e-4)
-    assert r["one_frame_bucket_model_bps"] == pytest.approx(377_066.7, abs=0.1)
+    assert r["tick_model_bps"] == pytest.approx(377_066.7, abs=0.1)
     res["boot"]["highres"] = "on"
-    assert sm.rate_rows(res)[0]["one_frame_bucket_model_bps"] == ""
+    assert sm.rate_rows(res)[0]["tick_model_bps"] == ""
+
+
+@pytest.mark.parametrize("rate,hz,bucket,expected", [
+    (500_000, 100, 1514, 1414 * 8 * 100 / 3),       # the ceil model where no tokens carry over
+    (1_000_000, 100, 1514, 1414 * 8 * 100 / 2),
+    (2_000_000, 100, 1514, 1414 * 8 * 100),
+    (2_000_000, 1000, 1514, 1414 * 8 * 1000 / 6),   # seed Fig. 15: 2 Mbit/s -> 1.9 at HZ=1024
+    (10_000_000, 100, 10240, 7 * 1414 * 8 * 100),   # 10 KB bucket: 7 frames per 10 ms tick
+    (1_000_000, 100, 10240, 1_000_000),             # bucket > one tick of tokens: exact
+])
+def test_tbf_tick_rate(rate, hz, bucket, expected):
+    assert sm.tbf_tick_rate(rate, hz, bucket) == pytest.approx(expected, rel=2e-3)
+
+
+def test_tbf_tick_rate_rejects_a_bucket_below_one_frame():
+    with pytest.raises(ValueError, match="smaller than"):
+        sm.tbf_tick_rate(1_000_000, 100, 1000)
 
 
 def interference(bins, gaps, flood=None):

@@ -11,7 +11,7 @@ depend on the host's load:
    below the guarantee;
 2. high-resolution timers off (timers on the 10 ms tick): the 2001 quantisation is back for
    tbf with a one-frame bucket (0.5 Mbit/s -> one frame per 3 ticks, 2 Mbit/s -> at most one
-   frame per tick, within 3 % of that model), while htb, whose default burst tc sizes from the
+   frame per tick, within 3 % of the tick model of tbf), while htb, whose default burst tc sizes from the
    timer resolution the kernel reports, stays within 3 %.
 
 Usage: check_shaping.py LINUX OUT_DIR      (exit status 0 iff every check passed)
@@ -84,7 +84,7 @@ def main():
     for r in sm.rate_rows(coarse):
         rate = r["configured_bps"]
         if r["kind"] == "tbf":
-            model = sm.quantised_rate(rate, HZ)
+            model = sm.tbf_tick_rate(rate, HZ, 1514)
             check(abs(r["achieved_bps"] / model - 1) <= 0.03 and r["ratio"] <= 0.8,
                   f"coarse timers: tbf one-frame bucket at {rate / 1e6:g} Mbit/s is quantised to "
                   f"{r['achieved_bps'] / 1e6:.4f} (model {model / 1e6:.4f}, ratio {r['ratio']})")

@@ -23,6 +23,31 @@ def quantised_rate(rate_bps, hz, frame=FRAME):
     return min(rate_bps, frame * 8 * hz / ticks)
 
 
+def tbf_tick_rate(rate_bps, hz, bucket, frame=FRAME, frames=400):
+    """Output rate of a backlogged tbf when its watchdog fires on the tick (high-resolution
+    timers off): tokens counted in nanoseconds and capped at the bucket as in sch_tbf.c; a
+    frame goes when the tokens cover it, otherwise the watchdog is set for the moment they
+    will and expires on the first tick at or after it.  Rate over `frames` frames after the
+    first `frames` (steady state)."""
+    tick = 10 ** 9 // hz
+    t_frame = frame * 8 * 10 ** 9 / rate_bps
+    buffer = bucket * 8 * 10 ** 9 / rate_bps
+    if buffer < t_frame:
+        raise ValueError(f"bucket {bucket} B is smaller than a {frame} B frame: tbf never sends it")
+    now, t_c, tokens = 0, 0, buffer
+    sent = []
+    while len(sent) < 2 * frames:
+        toks = min(buffer, tokens + (now - t_c))
+        if toks >= t_frame - 1e-6:
+            tokens, t_c = toks - t_frame, now
+            sent.append(now)
+            continue
+        target = now + (t_frame - toks)
+        now = -(-int(math.ceil(target - 1e-6)) // tick) * tick      # first tick >= target
+    span = sent[-1] - sent[frames]
+    return (len(sent) - 1 - frames) * frame * 8 * 10 ** 9 / span
+
+
 def rate_rows(res):
     """One row per (shaper, configured rate) of every rate experiment in a result."""
     b = res["boot"]
@@ -38,8 +63,8 @@ def rate_rows(res):
                 "achieved_bps": round(f["achieved_bps"], 1),
                 "ratio": round(f["achieved_bps"] / f["configured_bps"], 4),
                 "delivered_packets": f["delivered"],
-                "one_frame_bucket_model_bps": round(quantised_rate(f["configured_bps"], b["hz"]), 1)
-                if b["highres"] == "off" else "",
+                "tick_model_bps": round(tbf_tick_rate(f["configured_bps"], b["hz"], f["burst"]), 1)
+                if b["highres"] == "off" and f["kind"] == "tbf" else "",
             })
     return rows
 
