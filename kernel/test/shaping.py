@@ -339,9 +339,9 @@ def run_rate(exp):
                          "offered_bps": rate * offer})
             i += 1
     t0 = time.monotonic()
-    w0 = time.time()
+    w0 = time.time()              # guest clock (virtual in time-travel mode)
     recs, wakeups = event_loop(flows, t0, t0 + duration, binw, warmup)
-    wall = time.time() - w0
+    guest = time.time() - w0
     qstats = json.loads(tc("-s", "-j", "qdisc", "show"))
     out = []
     for f, m in zip(flows, meta):
@@ -361,7 +361,7 @@ def run_rate(exp):
         f.tx.close()
         f.rx.close()
     return {"experiment": "rate", "spec": exp, "flows": out, "wakeups": wakeups,
-            "wall_s": round(wall, 1)}
+            "guest_s": round(guest, 1)}
 
 
 def run_interference(exp):
@@ -378,12 +378,12 @@ def run_interference(exp):
                 flows.append(UdpFlow("flood", src, dst, 9000, flood * 1e6, exp["flood_start"],
                                      exp["flood_end"], TOS_FLOOD))
             t0 = time.monotonic()
-            w0 = time.time()
+            w0 = time.time()              # guest clock (virtual in time-travel mode)
             recs, wakeups = event_loop(flows, t0, t0 + duration, binw)
-            wall = time.time() - w0
+            guest = time.time() - w0
             info = sh(["ss", "-tin"], ns="a")
             qstats = json.loads(tc("-s", "-j", "qdisc", "show", "dev", dev))
-            rec = {"scheduler": sched, "flood_mbit": flood, "wall_s": round(wall, 1),
+            rec = {"scheduler": sched, "flood_mbit": flood, "guest_s": round(guest, 1),
                    "wakeups": wakeups, "ss": info, "qdisc": qstats}
             for f in flows:
                 r = recs[f.name]
@@ -403,7 +403,7 @@ def run_interference(exp):
             b = rec["tcp"]["bins"][int(fs / binw):int(fe / binw)]
             mean = sum(b) * 8 / (fe - fs) / 1e6 if b else 0
             print(f"shaping: interference {sched} flood {flood} Mbit/s: TCP {mean:.3f} Mbit/s "
-                  f"during the flood (wall {wall:.1f} s)", flush=True)
+                  f"during the flood (guest clock {guest:.1f} s)", flush=True)
             out.append(rec)
     return {"experiment": "interference", "spec": exp, "runs": out}
 
