@@ -16,7 +16,7 @@ RESULTS ?= results
 APT_PACKAGES := cmake ninja-build g++ make
 
 .PHONY: all setup deps build test test-ns3 test-python test-kernel bench bench-dumbbell \
-        bench-cost bench-isp-cost bench-kernel bench-seed003 clean help
+        bench-cost bench-isp-cost bench-kernel bench-seed002 bench-seed003 clean help
 
 all: build
 
@@ -25,6 +25,7 @@ help:
 	@echo "make test    - set up, build and run every test"
 	@echo "make build   - set up and build the ns-3 module, programs and tests"
 	@echo "make bench-seed003 - seed 003's WFQ+WRED / WFQ+RB / MSFC experiments"
+	@echo "make bench-seed002 - seed 002 (tbf/htb shaping accuracy, HTB vs MSFC guarantee) in the UML kernel"
 	@echo "make clean   - remove build outputs (keeps .venv)"
 
 # Debian packages: only installed when a tool is missing.
@@ -94,6 +95,12 @@ bench-kernel:
 bench-seed003: build
 	@mkdir -p $(RESULTS)/seeds
 	$(VENV)/bin/python benchmarks/seeds/seed003.py $(RESULTS)/seeds
+
+# Seed 002 with the real Linux qdiscs in the UML test kernel (two kernel builds, HZ=100 and
+# HZ=1000, then about 40 minutes of boots): docs/seeds.md "Seed 002".
+bench-seed002: setup
+	$(MAKE) -C kernel bench-shaping SHAPING_OUT=$(CURDIR)/$(RESULTS)/seeds/seed002 \
+	    VENV_PYTHON=$(CURDIR)/$(VENV)/bin/python
 
 bench-cost: build
 	@mkdir -p $(RESULTS)

@@ -1,0 +1,94 @@
+"""Metrics of the seed 002 shaping experiments (kernel/scripts/shaping_metrics.py) on
+hand-made results. The experiments themselves run in the UML kernel: `make -C kernel test`
+(kernel/scripts/check_shaping.py) and `make -C kernel bench-shaping`.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "kernel" / "scripts"))
+import shaping_metrics as sm  # noqa: E402
+
+
+@pytest.mark.parametrize("rate,hz,expected", [
+    # one 1414-byte frame every ceil(frame time / tick) ticks
+    (500_000, 100, 1414 * 8 * 100 / 3),        # 22.6 ms -> 3 ticks: 377 kbit/s (seed: < 400)
+    (800_000, 100, 1414 * 8 * 100 / 2),        # 14.1 ms -> 2 ticks: 566 kbit/s (seed: < 600)
+    (2_000_000, 100, 1414 * 8 * 100),          # faster than one frame per tick: capped
+    (2_000_000, 1000, 1414 * 8 * 1000 / 6),    # 5.66 ms -> 6 ticks: 1.885 Mbit/s (seed: 1.9)
+    (100_000, 100, 1414 * 8 * 100 / 12),      # 113.1 ms -> 12 ticks: 94 kbit/s
+    (1414 * 8 * 10, 100, 1414 * 8 * 10),       # frame time exactly 10 ticks: the rate itself
+])
+def test_quantised_rate(rate, hz, expected):
+    assert sm.quantised_rate(rate, hz) == pytest.approx(expected, rel=1e-9)
+
+
+def boot(highres="on"):
+    return {"hz": 100, "highres": highres, "time_travel": "inf-cpu"}
+
+
+def test_rate_rows():
+    res = {"boot": boot("off"), "experiments": [{"experiment": "rate", "flows": [
+        {"shaper": "tbf-mtu", "kind": "tbf", "burst": 1514, "configured_bps": 500_000,
+         "offered_bps": 750_000, "achieved_bps": 377_066.7, "delivered": 166}]}]}
+    (r,) = sm.rate_rows(res)
+    assert r["ratio"] == pytest.approx(0.7541, abs=1e-4)
+    assert r["tick_model_bps"] == pytest.approx(377_066.7, abs=0.1)
+    res["boot"]["highres"] = "on"
+    assert sm.rate_rows(res)[0]["tick_model_bps"] == ""
+
+
+@pytest.mark.parametrize("rate,hz,bucket,expected", [
+    (500_000, 100, 1514, 1414 * 8 * 100 / 3),       # the ceil model where no tokens carry over
+    (1_000_000, 100, 1514, 1414 * 8 * 100 / 2),
+    (2_000_000, 100, 1514, 1414 * 8 * 100),
+    (2_000_000, 1000, 1514, 1414 * 8 * 1000 / 6),   # seed Fig. 15: 2 Mbit/s -> 1.9 at HZ=1024
+    (10_000_000, 100, 10240, 7 * 1414 * 8 * 100),   # 10 KB bucket: 7 frames per 10 ms tick
+    (1_000_000, 100, 10240, 1_000_000),             # bucket > one tick of tokens: exact
+])
+def test_tbf_tick_rate(rate, hz, bucket, expected):
+    assert sm.tbf_tick_rate(rate, hz, bucket) == pytest.approx(expected, rel=2e-3)
+
+
+def test_tbf_tick_rate_rejects_a_bucket_below_one_frame():
+    with pytest.raises(ValueError, match="smaller than"):
+        sm.tbf_tick_rate(1_000_000, 100, 1000)
+
+
+def interference(bins, gaps, flood=None):
+    spec = {"bin": 0.1, "flood_start": 1.0, "flood_end": 2.0, "guarantee_mbit": 1}
+    run = {"scheduler": "htb", "flood_mbit": 12, "tcp": {"bins": bins, "gaps": gaps}}
+    if flood is not None:
+        run["flood"] = {"bins": flood}
+    return {"boot": boot(), "experiments": [{"experiment": "interference", "spec": spec,
+                                             "runs": [run]}]}
+
+
+def test_interference_rows_counts_intervals_and_gaps():
+    # 3 s in 100 ms bins; 1.5 Mbit/s = 18750 bytes per bin; in the flood window [1, 2) two bins
+    # below 1 Mbit/s (12500 bytes), one of them empty; a 0.25 s gap starting at 1.4 s
+    full, low = 18750, 10000
+    bins = [full] * 10 + [full, full, full, full, 0, low, full, full, full, full] + [full] * 10
+    gaps = [(1.4, 0.25), (0.3, 0.5), (2.5, 0.9)]   # the two others lie outside the flood
+    flood = [0] * 10 + [106250] * 10 + [0] * 10      # 8.5 Mbit/s during the flood
+    (r,) = sm.interference_rows(interference(bins, gaps, flood))
+    assert r["intervals"] == 10
+    assert r["intervals_below_guarantee"] == 2
+    assert r["intervals_empty"] == 1
+    assert r["longest_gap_s"] == pytest.approx(0.25)
+    assert r["tcp_during_mbit"] == pytest.approx((8 * full + low) * 8 / 1e6)
+    assert r["tcp_min_100ms_mbit"] == 0.0
+    assert r["flood_delivered_mbit"] == pytest.approx(8.5)
+
+
+def test_interference_rows_total_stall():
+    bins = [18750] * 10 + [0] * 20
+    (r,) = sm.interference_rows(interference(bins, [(0.95, 0.05)]))
+    # no delivery at all during the flood: the gap is at least the whole flood window
+    assert r["tcp_during_mbit"] == 0.0
+    assert r["intervals_empty"] == 10
+    assert r["longest_gap_s"] == pytest.approx(1.0)
