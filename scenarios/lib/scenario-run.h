@@ -437,6 +437,15 @@ WriteQdiscFile(RunOutput& out, const std::vector<QdiscRecord>& qdiscs)
     std::ofstream& qd = out.Open("qdisc.csv");
     qd << "node,device,scheduler,class,enqueued_packets,enqueued_bytes,dequeued_packets,"
           "dequeued_bytes,codel_drops,overload_drops,ecn_marks\n";
+    // one row: the queue disc's identity, then the counters in the header's order
+    auto row = [&qd](const QdiscRecord& r, int64_t cls, std::initializer_list<uint64_t> counters) {
+        qd << r.node << "," << r.device << "," << r.scheduler << "," << cls;
+        for (uint64_t c : counters)
+        {
+            qd << "," << c;
+        }
+        qd << "\n";
+    };
     for (const auto& r : qdiscs)
     {
 #if MSFC_SCENARIO_HAVE_MSFC
@@ -447,10 +456,8 @@ WriteQdiscFile(RunOutput& out, const std::vector<QdiscRecord>& qdiscs)
             for (uint32_t p = 0; p < prios.Get(); ++p)
             {
                 auto cs = m->GetClassStats(p);
-                qd << r.node << "," << r.device << "," << r.scheduler << "," << p << ","
-                   << cs.enqueuedPackets << "," << cs.enqueuedBytes << "," << cs.dequeuedPackets
-                   << "," << cs.dequeuedBytes << "," << cs.codelDrops << "," << cs.overloadDrops
-                   << "," << cs.ecnMarks << "\n";
+                row(r, p, {cs.enqueuedPackets, cs.enqueuedBytes, cs.dequeuedPackets,
+                           cs.dequeuedBytes, cs.codelDrops, cs.overloadDrops, cs.ecnMarks});
             }
             continue;
         }
@@ -461,10 +468,8 @@ WriteQdiscFile(RunOutput& out, const std::vector<QdiscRecord>& qdiscs)
             for (uint32_t c = 0; c < w->GetNClasses(); ++c)
             {
                 auto cs = w->GetClassStats(c);
-                qd << r.node << "," << r.device << "," << r.scheduler << "," << c << ","
-                   << cs.enqueuedPackets << "," << cs.enqueuedBytes << "," << cs.dequeuedPackets
-                   << "," << cs.dequeuedBytes << "," << cs.aqmDrops << "," << cs.overflowDrops
-                   << "," << cs.aqmMarks << "\n";
+                row(r, c, {cs.enqueuedPackets, cs.enqueuedBytes, cs.dequeuedPackets,
+                           cs.dequeuedBytes, cs.aqmDrops, cs.overflowDrops, cs.aqmMarks});
             }
             continue;
         }
@@ -473,11 +478,10 @@ WriteQdiscFile(RunOutput& out, const std::vector<QdiscRecord>& qdiscs)
         uint64_t aqm = 0;
         uint64_t overload = 0;
         SplitDrops(st, &aqm, &overload);
-        qd << r.node << "," << r.device << "," << r.scheduler << ",-1,"
-           << st.nTotalEnqueuedPackets << "," << st.nTotalEnqueuedBytes << ","
-           << st.nTotalDequeuedPackets - st.nTotalDroppedPacketsAfterDequeue << ","
-           << st.nTotalDequeuedBytes - st.nTotalDroppedBytesAfterDequeue << "," << aqm << ","
-           << overload << "," << st.nTotalMarkedPackets << "\n";
+        row(r, -1, {st.nTotalEnqueuedPackets, st.nTotalEnqueuedBytes,
+                    uint64_t{st.nTotalDequeuedPackets} - st.nTotalDroppedPacketsAfterDequeue,
+                    st.nTotalDequeuedBytes - st.nTotalDroppedBytesAfterDequeue, aqm, overload,
+                    st.nTotalMarkedPackets});
     }
 }
 
