@@ -1,12 +1,7 @@
 #!/bin/sh
 # PID 1 of the UML benchmark boot: per-packet CPU cost (enqueue + dequeue) of msfc and
 # fq_codel as root qdisc of the same veth, measured in the kernel (sch_msfc_bench.c).
-export PATH=/usr/sbin:/usr/bin:/sbin:/bin
-mount -t proc proc /proc
-mount -t sysfs sys /sys
-mount -t tmpfs tmpfs /run
-# /tmp stays the host's (the repository may live there); temporary files go to tmpfs
-mkdir -p /run/tmp && export TMPDIR=/run/tmp
+. "$MSFC_KDIR/test/uml_env.sh"
 TC=$MSFC_KDIR/build/iproute2-src/iproute2-6.1.0/tc/tc
 P=/sys/module/sch_msfc/parameters/bench
 ip link add va type veth peer name vb
