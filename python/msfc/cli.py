@@ -68,14 +68,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seeds", type=int, default=1, metavar="N", help="RNG runs 1..N per scheduler (default 1)")
     p.add_argument("--level", choices=["type", "priority"], default="type", help="table rows (default type)")
     p.add_argument("--jobs", type=int, default=1, metavar="N",
-                   help="simulations at once, on a local Dask cluster (default 1: one after another with a "
+                   help="simulations at once on this machine (default 1: one after another with a "
                    "progress bar of simulated time)")
     p.add_argument("--thesis", nargs="?", const="A", choices=["A", "B"], metavar="A|B",
                    help="also print the thesis's published tables beside ours: A (default) = Tables 3.4-3.7, "
                    "correct priorities; B = Table 3.9, wrong priorities")
     p.add_argument("--thesis-tables", metavar="FILE", help="thesis tables JSON (default benchmarks/thesis-tables.json)")
 
-    p = sub.add_parser("sweep", help="a parameter grid times RNG runs, on Dask")
+    p = sub.add_parser("sweep", help="a parameter grid times RNG runs, here or on a Dask cluster")
     _common(p)
     _sim_options(p)
     p.add_argument("--scheduler", help="queue discipline for every run (unless swept with --grid scheduler=...)")
@@ -83,8 +83,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="a swept option or scheduler attribute; repeat for a multi-dimensional grid")
     p.add_argument("--seeds", type=int, default=1, metavar="N", help="RNG runs 1..N per grid point (default 1)")
     p.add_argument("--scheduler-address", metavar="tcp://HOST:PORT",
-                   help="an existing Dask scheduler (default: a local cluster sized to the machine)")
-    p.add_argument("--workers", type=int, metavar="N", help="local cluster workers (default: one per core)")
+                   help="run on the existing Dask cluster with this scheduler (default: on this machine)")
+    p.add_argument("--workers", type=int, metavar="N", help="simulations at once on this machine (default: one per core)")
 
     p = sub.add_parser("report", help="HTML report with figures of a run, comparison or sweep")
     p.add_argument("dir", help="a results directory of msfc run/compare/sweep")

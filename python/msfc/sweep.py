@@ -1,4 +1,4 @@
-"""Parameter sweeps on Dask distributed: a grid of configurations times RNG runs."""
+"""Parameter sweeps: a grid of configurations times RNG runs, on this machine or a Dask cluster."""
 from __future__ import annotations
 
 import itertools
@@ -86,59 +86,75 @@ def run_sweep(program: Path, configs: list[RunConfig], out_root: Path, *, addres
     if not todo:
         return results
 
+    tasks = [{"config": c.to_json(), "out_root": str(Path(out_root).resolve()), "program": str(program),
+              "timeout": timeout, "force": force} for c in todo]
+    if address:
+        outcomes = _run_on_dask(address, tasks)
+    else:
+        outcomes = _run_locally(workers or min(default_workers(), len(todo)), tasks)
+    by_hash = {c.hash(): c for c in todo}
+    with Progress(len(tasks), "sweep", "runs", enabled=show_progress, plain_interval=5.0) as bar:
+        for done, (h, r) in enumerate(outcomes, 1):
+            cfg = by_hash[h]
+            r["label"] = cfg.label()
+            results.append(r)
+            if r["status"] == "failed":
+                bar.write(format_failure(r, cfg))
+            bar.update(done)
+    return results
+
+
+def _lost(h: str, e: BaseException) -> dict:
+    """The result of a task whose worker, not its simulation, failed."""
+    return {"hash": h, "status": "failed", "returncode": -1, "stderr_tail": f"{type(e).__name__}: {e}",
+            "argv": [], "message": str(e)}
+
+
+def _run_locally(n: int, tasks: list[dict]):
+    """(hash, result) of each task as it finishes, N at a time on this machine.
+
+    Each task only waits on its simulation's process, so threads suffice; no cluster processes
+    sit between the simulations and the CPU."""
+    from concurrent.futures import ThreadPoolExecutor, as_completed
+    with ThreadPoolExecutor(max_workers=max(1, n), thread_name_prefix="msfc-run") as pool:
+        futures = {pool.submit(run_task, t): t["config"]["hash"] for t in tasks}
+        for fut in as_completed(futures):
+            try:
+                yield futures[fut], fut.result()
+            except Exception as e:  # noqa: BLE001 - run_task reports simulation failures itself
+                yield futures[fut], _lost(futures[fut], e)
+
+
+def _run_on_dask(address: str, tasks: list[dict]):
+    """(hash, result) of each task as it finishes, on the Dask cluster at ``address``."""
     try:
-        from dask.distributed import Client, LocalCluster, as_completed
+        from dask.distributed import Client
     except ImportError:  # pragma: no cover - dependency of the package
         raise UserError("dask[distributed] is not installed; install the package with `pip install -e .`")
-
-    cluster = None
+    _check_reachable(address)
     try:
-        if address:
-            _check_reachable(address)
+        client = Client(address, timeout="15s")
+    except (OSError, TimeoutError) as e:
+        raise UserError(f"cannot reach the Dask scheduler at {address} ({e}); start it with "
+                        f"`dask scheduler` and workers with `dask worker {address}`, or leave out "
+                        f"--scheduler-address to run on this machine") from None
+    return _dask_results(client, tasks)
+
+
+def _dask_results(client, tasks: list[dict]):
+    from dask.distributed import as_completed
+    try:
+        futures = {}
+        for t in tasks:
+            h = t["config"]["hash"]
+            futures[client.submit(run_task, t, key=f"msfc-run-{h}", pure=False)] = h
+        for fut in as_completed(list(futures)):
             try:
-                client = Client(address, timeout="15s")
-            except (OSError, TimeoutError) as e:
-                raise UserError(f"cannot reach the Dask scheduler at {address} ({e}); start it with "
-                                f"`dask scheduler` and workers with `dask worker {address}`, or leave out "
-                                f"--scheduler-address to use a local cluster") from None
-        else:
-            n = workers or min(default_workers(), len(todo))
-            # workers import msfc.runner: make this copy of the package importable even when it
-            # is used from a source tree without being installed
-            pkg_parent = str(Path(__file__).resolve().parent.parent)
-            pypath = os.pathsep.join(x for x in (pkg_parent, os.environ.get("PYTHONPATH", "")) if x)
-            cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                                   dashboard_address=None, silence_logs=40, env={"PYTHONPATH": pypath})
-            client = Client(cluster)
-        try:
-            tasks = [{"config": c.to_json(), "out_root": str(Path(out_root).resolve()), "program": str(program),
-                      "timeout": timeout, "force": force} for c in todo]
-            futures = [client.submit(run_task, t, key=f"msfc-run-{t['config']['hash']}", pure=False)
-                       for t in tasks]
-            by_key = {f.key: c for f, c in zip(futures, todo)}
-            failed = 0
-            with Progress(len(futures), "sweep", "runs", enabled=show_progress, plain_interval=5.0) as bar:
-                done = 0
-                for fut in as_completed(futures):
-                    cfg = by_key[fut.key]
-                    try:
-                        r = fut.result()
-                    except Exception as e:  # worker lost etc.
-                        r = {"hash": cfg.hash(), "status": "failed", "returncode": -1,
-                             "stderr_tail": f"{type(e).__name__}: {e}", "argv": [], "message": str(e)}
-                    r["label"] = cfg.label()
-                    results.append(r)
-                    done += 1
-                    if r["status"] == "failed":
-                        failed += 1
-                        bar.write(format_failure(r, cfg))
-                    bar.update(done)
-        finally:
-            client.close()
+                yield futures[fut], fut.result()
+            except Exception as e:  # a worker lost etc.
+                yield futures[fut], _lost(futures[fut], e)
     finally:
-        if cluster is not None:
-            cluster.close()
-    return results
+        client.close()
 
 
 def _check_reachable(address: str) -> None:
@@ -155,7 +171,7 @@ def _check_reachable(address: str) -> None:
     except OSError as e:
         raise UserError(f"cannot reach the Dask scheduler at {address} ({e.strerror or e}); start it with "
                         f"`dask scheduler` and workers with `dask worker {address}`, or leave out "
-                        f"--scheduler-address to use a local cluster") from None
+                        f"--scheduler-address to run on this machine") from None
 
 
 def format_failure(r: dict, cfg: RunConfig) -> str:
