@@ -157,6 +157,14 @@ def test_compare_tables_and_thesis(fake_build, tmp_path, capsys):
     s = pd.read_parquet(out / "summary.parquet")
     assert sorted(s["rng_run"].unique()) == [1, 2] and set(s["scheduler"]) == {"Msfc", "CoDel"}
     assert len(json.loads((out / "study.json").read_text())["configs"]) == 4
+    # the same command with --format markdown reprints the finished runs as pipe tables
+    rc = main(["compare", "fake", "--build-dir", str(fake_build), "--schedulers", "Msfc,CoDel",
+               "--seeds", "2", "--out", str(out), "--thesis", "--no-progress", "--format", "markdown"])
+    assert rc == 0
+    cap = capsys.readouterr()
+    assert cap.err.count("already done") == 4                  # nothing simulated again
+    assert "| type | Msfc | CoDel |" in cap.out and "**Table 3.7:" in cap.out
+    assert "| TV | 3185.29 | " in cap.out                        # thesis Msfc: the order asked for
 
 
 def test_timeout_kills_a_hanging_simulation(fake_build, tmp_path, capsys):

@@ -1,5 +1,6 @@
 """The thesis's published tables as data, and ours beside them."""
 import json
+import re
 
 import pandas as pd
 import pytest
@@ -53,7 +54,7 @@ def _summary():
 
 def test_side_by_side():
     df = thesis.side_by_side(DATA, "3.7", _summary())
-    assert list(df.columns) == ["FqCoDel thesis", "FqCoDel ours", "Msfc thesis", "Msfc ours"]
+    assert list(df.columns) == ["Msfc thesis", "Msfc ours", "FqCoDel thesis", "FqCoDel ours"]  # our order
     assert df.loc["TV", "Msfc thesis"] == 3185.29 and df.loc["TV", "Msfc ours"] == 3000.0
     assert pd.isna(df.loc["SSH", "Msfc ours"])
     o = thesis.side_by_side(DATA, "3.4", _summary())
@@ -61,3 +62,21 @@ def test_side_by_side():
     text = thesis.compare_text(_summary(), thesis.tables_for("A"))
     assert "Table 3.4" in text and "Table 3.7" in text and "Table 3.9" not in text
     assert "3185.29" in text and "3000.00" in text
+
+
+def test_markdown_tables_hold_the_same_numbers_as_text():
+    text = thesis.compare_text(_summary(), ("3.4", "3.7"))
+    md = thesis.compare_text(_summary(), ("3.4", "3.7"), style="markdown")
+    rows = [l for l in md.splitlines() if l.startswith("|")]
+    assert rows and all(l.endswith("|") for l in rows)
+    assert rows[0] == "| metric | Msfc thesis | Msfc ours | FqCoDel thesis | FqCoDel ours |"
+    assert rows[1] == "|---|---:|---:|---:|---:|"
+    tv = [l for l in md.splitlines() if l.startswith("| TV |")][0]
+    assert tv == "| TV | 3185.29 | 3000.00 | 1327.67 | 1300.00 |"
+    ssh = [l for l in md.splitlines() if l.startswith("| SSH |")][0]
+    assert ssh.split(" | ")[2] == "-"                         # not measured, as in the text table
+    # every number of the text table is in the Markdown one
+    nums = lambda s: sorted(re.findall(r"\d+(?:\.\d+)?", s))
+    assert nums(text) == nums(md)
+    with pytest.raises(ValueError, match="unknown table style"):
+        thesis.compare_text(_summary(), ("3.4",), style="html")

@@ -29,6 +29,8 @@ def _common(p: argparse.ArgumentParser, outputs: bool = True) -> None:
         p.add_argument("--out", metavar="DIR", help="results directory (default: results/<scenario>-<command>-"
                        "<hash of the request>, so repeating a command resumes it)")
         p.add_argument("--no-progress", action="store_true", help="no progress bar or progress lines")
+        p.add_argument("--format", choices=["text", "markdown"], default="text",
+                       help="tables on stdout as aligned text (default) or Markdown pipe tables")
 
 
 def _sim_options(p: argparse.ArgumentParser) -> None:
@@ -226,11 +228,11 @@ def cmd_run(args) -> int:
     summary, _ = write_collected(out, [cfg.hash()])
     print(f"{info.name} | {cfg.label()} | {d}\n")
     print(T.render_text(T.run_table(summary, "overall", args.direction), f"Overall ({args.direction})", "",
-                        fmt_for=lambda c: c))
+                        fmt_for=lambda c: c, style=args.format))
     print(T.render_text(T.run_table(summary, "type", args.direction), f"Per flow type ({args.direction})",
-                        "type", fmt_for=lambda c: c))
+                        "type", fmt_for=lambda c: c, style=args.format))
     print(T.render_text(T.run_table(summary, "priority", args.direction), f"Per priority ({args.direction})",
-                        "priority", fmt_for=lambda c: c))
+                        "priority", fmt_for=lambda c: c, style=args.format))
     print(f"Results: {out}  (msfc report {out})")
     return 0
 
@@ -293,11 +295,11 @@ def cmd_compare(args) -> int:
     if summary.empty:
         _stderr("msfc: error: no simulation finished")
         return 1
-    print(T.compare_text(summary, args.direction, args.level))
+    print(T.compare_text(summary, args.direction, args.level, style=args.format))
     if args.thesis:
         from . import thesis
         print(thesis.compare_text(summary, thesis.tables_for(args.thesis), direction=args.direction,
-                                  explicit=args.thesis_tables))
+                                  explicit=args.thesis_tables, style=args.format))
     print(f"Results: {out}  (msfc report {out})")
     if failed:
         _stderr(f"msfc: {failed} of {len(cfgs)} simulations failed (see above); finished ones are kept")
@@ -342,7 +344,7 @@ def cmd_sweep(args) -> int:
         agg.index = [" ".join(f"{n}={v}" for n, v in zip(names, key if isinstance(key, tuple) else (key,)))
                      for key in agg.index]
         print(T.render_text(agg, f"Overall ({args.direction}), mean over seeds", "configuration",
-                            fmt_for=lambda c: c if c in M.METRICS else None))
+                            fmt_for=lambda c: c if c in M.METRICS else None, style=args.format))
     print(f"Results: {out}  (msfc report {out})")
     if failed:
         _stderr(f"msfc: {len(failed)} simulations failed (listed above, details in {out / 'sweep-status.json'}); "

@@ -70,11 +70,21 @@ def _isnum(x) -> bool:
         return False
 
 
+STYLES = ("text", "markdown")
+
+
 def render_text(df: pd.DataFrame, title: str = "", row_header: str = "",
-                fmt_for=None, metric_rows: bool = False, metric: str | None = None) -> str:
-    """A plain aligned text table. ``metric_rows``: rows are metric names (format per row);
-    otherwise ``metric`` formats every cell (or ``fmt_for(column)`` when given)."""
+                fmt_for=None, metric_rows: bool = False, metric: str | None = None, style: str = "text") -> str:
+    """A table as aligned plain text, or as a Markdown pipe table (``style="markdown"``).
+
+    ``metric_rows``: rows are metric names (format per row); otherwise ``metric`` formats every
+    cell (or ``fmt_for(column)`` when given)."""
+    if style not in STYLES:
+        raise ValueError(f"unknown table style {style!r}; expected one of {STYLES}")
+    md = style == "markdown"
     if df is None or df.empty:
+        if md:
+            return f"**{title}**\n\n(no data)\n" if title else "(no data)\n"
         return f"{title}\n  (no data)\n" if title else "(no data)\n"
     headers = [row_header] + [M.heading(c) if (fmt_for and c in M.METRICS) else str(c) for c in df.columns]
     body = []
@@ -85,6 +95,14 @@ def render_text(df: pd.DataFrame, title: str = "", row_header: str = "",
             name = idx if metric_rows else (metric or (fmt_for(col) if fmt_for else None))
             cells.append(_fmt(name, v))
         body.append(cells)
+    if md:
+        def line(cells):
+            return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
+        lines = [f"**{title}**", ""] if title else []
+        lines.append(line(headers))
+        lines.append("|" + "|".join(["---"] + ["---:"] * (len(headers) - 1)) + "|")
+        lines.extend(line(r) for r in body)
+        return "\n".join(lines) + "\n"
     widths = [max(len(r[i]) for r in [headers] + body) for i in range(len(headers))]
     lines = []
     if title:
@@ -128,11 +146,11 @@ def render_html(df: pd.DataFrame, title: str = "", row_header: str = "", metric_
     return "\n".join(out)
 
 
-def compare_text(summary: pd.DataFrame, direction: str = "down", level: str = "type") -> str:
-    """All thesis-style tables of a comparison as text."""
+def compare_text(summary: pd.DataFrame, direction: str = "down", level: str = "type", style: str = "text") -> str:
+    """All thesis-style tables of a comparison as text (or Markdown)."""
     parts = [render_text(overall_table(summary, direction=direction),
-                         f"Overall ({direction}, like thesis Table 3.4)", "metric", metric_rows=True)]
+                         f"Overall ({direction}, like thesis Table 3.4)", "metric", metric_rows=True, style=style)]
     for m in M.TYPE_TABLES:
         parts.append(render_text(group_table(summary, m, level, direction),
-                                 f"{M.heading(m)} per flow {level} ({direction})", level, metric=m))
+                                 f"{M.heading(m)} per flow {level} ({direction})", level, metric=m, style=style))
     return "\n".join(parts)

@@ -79,14 +79,16 @@ def side_by_side(data: dict, table_id: str, summary: pd.DataFrame, direction: st
         if not ours.empty:
             ours.index = theirs.index
     cols = {}
-    scheds = [s for s in theirs.columns if not ours.empty and s in ours.columns] or list(theirs.columns)
+    # in our column order (the order the schedulers were asked for), else the thesis's
+    scheds = [s for s in (ours.columns if not ours.empty else []) if s in theirs.columns] or list(theirs.columns)
     for s in scheds:
         cols[f"{s} thesis"] = theirs[s]
         cols[f"{s} ours"] = ours[s] if (not ours.empty and s in ours.columns) else float("nan")
     return pd.DataFrame(cols, index=theirs.index)
 
 
-def compare_text(summary: pd.DataFrame, table_ids=TABLE_IDS, direction: str = "down", explicit=None) -> str:
+def compare_text(summary: pd.DataFrame, table_ids=TABLE_IDS, direction: str = "down", explicit=None,
+                 style: str = "text") -> str:
     data = load(explicit)
     parts = []
     for tid in table_ids:
@@ -95,7 +97,7 @@ def compare_text(summary: pd.DataFrame, table_ids=TABLE_IDS, direction: str = "d
         sim = data["simulations"][t["simulation"]]["description"]
         title = f"Table {tid}: {t['title']} - simulation {t['simulation']}, {sim}"
         if t["level"] == "overall":
-            parts.append(T.render_text(df, title, "metric", metric_rows=True))
+            parts.append(T.render_text(df, title, "metric", metric_rows=True, style=style))
         else:
-            parts.append(T.render_text(df, title, "type", metric=t["metric"]))
+            parts.append(T.render_text(df, title, "type", metric=t["metric"], style=style))
     return "\n".join(parts)
