@@ -53,6 +53,7 @@ def test_compare_report(compare_dir, capsys):
     assert "Harmonic-mean delay" in html and "TVStream" in html and "Table 3.7" in html
     assert "delay_hmean_ms" in html                                  # definitions section
     assert "Queue disc counters" in html and "class 2" in html      # from qdisc.csv
+    assert "Where packets are dropped" in html
 
 
 def test_run_report_to_other_dir(compare_dir, tmp_path):
@@ -94,3 +95,23 @@ def test_violin_density_is_weighted():
     # the bin with three times the packets is about three times as dense
     assert d[np.argmin(abs(y - 0.015))] / d[np.argmin(abs(y - 0.005))] == pytest.approx(3, rel=0.35)
 
+
+
+def test_drop_locations_sum_drops_per_hop_kind():
+    from msfc.report import drop_locations
+    q = pd.DataFrame({
+        "node": ["G1", "G1", "AP7", "AP11", "C3", "G1", "AP7"],
+        "device": ["G4", "G2", "wifi", "wifi", "wifi", "G4", "wifi"],
+        "codel_drops": [100, 20, 5, 0, 0, 7, 1],
+        "overload_drops": [0, 0, 3, 2, 0, 0, 0],
+        "run_scheduler": ["CoDel"] * 5 + ["FqCoDel"] * 2,
+        "config_hash": ["a"] * 5 + ["b"] * 2})
+    t = drop_locations(q)
+    assert list(t.columns) == ["CoDel", "FqCoDel"]
+    assert t.loc["G -> G", "CoDel"] == 120 and t.loc["AP -> wifi", "CoDel"] == 10
+    assert t.loc["G -> G", "FqCoDel"] == 7 and t.loc["AP -> wifi", "FqCoDel"] == 1
+    assert "C -> wifi" not in t.index                                  # no drops there
+    # two runs of one scheduler: the mean, not the sum
+    q2 = pd.concat([q[q.run_scheduler == "FqCoDel"], q[q.run_scheduler == "FqCoDel"].assign(
+        config_hash="c", codel_drops=[3, 3])])
+    assert drop_locations(q2).loc["G -> G", "FqCoDel"] == 5

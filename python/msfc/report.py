@@ -14,6 +14,7 @@ import html
 import json
 import math
 import os
+import re
 from pathlib import Path
 
 import numpy as np
@@ -446,6 +447,10 @@ def qdisc_tables(root: Path, hashes: list[str]) -> list[str]:
     tot = per_run.groupby(level=0, sort=False).mean().T
     tot.index = [c.replace("_", " ") for c in tot.index]
     out = [T.render_html(tot, "Queue disc counters, all devices", "counter")]
+    where = drop_locations(q)
+    if not where.empty:
+        out.append(T.render_html(where, "Where packets are dropped: AQM and overload drops per hop "
+                                 "(node kind -> next hop kind)", "hop"))
     if "class" in q.columns and (q["class"] >= 0).any():
         drops = [c for c in ("codel_drops", "overload_drops") if c in q.columns]
         qc = q[q["class"] >= 0]
@@ -456,6 +461,27 @@ def qdisc_tables(root: Path, hashes: list[str]) -> list[str]:
             t.index = [f"class {int(i)}" for i in t.index]
             out.append(T.render_html(t, f"{c.replace('_', ' ')} per class (schedulers with classes)", "class"))
     return out
+
+
+def _tier(name) -> str:
+    """The kind of a node or device name: 'AP7' -> 'AP', 'G1' -> 'G', 'wifi' -> 'wifi'."""
+    name = str(name)
+    return re.sub(r"\d+$", "", name) or name
+
+
+def drop_locations(q: pd.DataFrame) -> pd.DataFrame:
+    """Drops (AQM + overload) summed per hop kind ("AP -> wifi", "G -> G"), mean over the runs of
+    each scheduler; rows without a drop are left out. Needs qdisc.csv's node and device columns
+    plus ``run_scheduler`` and ``config_hash``."""
+    drops = [c for c in ("codel_drops", "overload_drops") if c in q.columns]
+    if not drops or not {"node", "device"} <= set(q.columns):
+        return pd.DataFrame()
+    d = q.assign(hop=[f"{_tier(n)} -> {_tier(v)}" for n, v in zip(q["node"], q["device"])],
+                 drops=q[drops].sum(axis=1))
+    per_run = d.groupby(["run_scheduler", "config_hash", "hop"], sort=False)["drops"].sum()
+    t = per_run.groupby(level=[0, 2], sort=False).mean().unstack(0).fillna(0)
+    t = t[(t > 0).any(axis=1)]
+    return t.sort_values(list(t.columns), ascending=False) if not t.empty else t
 
 
 def _thesis_section(summary: pd.DataFrame, direction: str) -> str:
