@@ -17,6 +17,7 @@ EPILOG = """examples:
   msfc compare isp-tree --schedulers PfifoFast,CoDel,FqCoDel,Msfc --thesis
   msfc sweep starvation --preset tiny --scheduler Msfc --grid Msfc.Ratio=1,2,4,8 --seeds 5
   msfc report results/isp-tree-compare-1a2b3c4d
+  msfc diff results/a/runs/<hash> results/b/runs/<hash> --ignore priority,dscp
 
 Scenario programs are looked up in --build-dir, $MSFC_BUILD_DIR or ./build (build them with `make build`).
 Documentation: docs/cli.md"""
@@ -87,6 +88,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--scheduler-address", metavar="tcp://HOST:PORT",
                    help="run on the existing Dask cluster with this scheduler (default: on this machine)")
     p.add_argument("--workers", type=int, metavar="N", help="simulations at once on this machine (default: one per core)")
+
+    p = sub.add_parser("diff", help="do two runs measure the same? their per-flow records, column by column")
+    p.add_argument("a", metavar="RUN_A", help="a run directory (with flows.csv), e.g. results/x/runs/<hash>, "
+                   "or a results directory holding one run")
+    p.add_argument("b", metavar="RUN_B", help="the other run directory")
+    p.add_argument("--ignore", metavar="COL,COL", default="",
+                   help="flows.csv columns left out, e.g. priority,dscp for runs that differ only in labels")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
 
     p = sub.add_parser("report", help="HTML report with figures of a run, comparison or sweep")
     p.add_argument("dir", help="a results directory of msfc run/compare/sweep")
@@ -369,7 +378,19 @@ def _utc() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
-COMMANDS = {"list": cmd_list, "run": cmd_run, "compare": cmd_compare, "sweep": cmd_sweep, "report": cmd_report}
+def cmd_diff(args) -> int:
+    from .rundiff import diff_runs, format_diff
+    ignore = [c.strip() for c in args.ignore.split(",") if c.strip()]
+    d = diff_runs(Path(args.a), Path(args.b), ignore)
+    if args.json:
+        print(json.dumps(d, indent=1))
+    else:
+        print(format_diff(d))
+    return 0 if d["identical"] else 1
+
+
+COMMANDS = {"list": cmd_list, "run": cmd_run, "compare": cmd_compare, "sweep": cmd_sweep, "report": cmd_report,
+            "diff": cmd_diff}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,0 +1,63 @@
+"""msfc diff: per-flow records of two runs, column by column."""
+import json
+import shutil
+
+import pytest
+
+from msfc.cli import main
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory, fake_build):
+    root = tmp_path_factory.mktemp("diff")
+    out = {}
+    for name, seed in (("a", 1), ("a2", 1), ("b", 2)):
+        d = root / name
+        assert main(["run", "fake", "--build-dir", str(fake_build), "--set", "duration=1", "--run", str(seed),
+                     "--out", str(d), "--no-progress"]) == 0
+        out[name] = next(d.glob("runs/*"))
+    return out
+
+
+def test_same_seed_is_identical(runs, capsys):
+    assert main(["diff", str(runs["a"]), str(runs["a2"])]) == 0
+    assert "identical" in capsys.readouterr().out
+
+
+def test_other_seed_differs_and_names_the_columns(runs, capsys):
+    assert main(["diff", str(runs["a"]), str(runs["b"]), "--json"]) == 1
+    d = json.loads(capsys.readouterr().out)
+    assert d["identical"] is False and "rx_packets" in d["columns"]
+    assert d["columns"]["rx_packets"]["rows_differing"] >= 1
+    assert d["columns"]["rx_packets"]["max_abs_diff"] > 0
+
+
+def test_ignored_label_columns(runs, tmp_path, capsys):
+    # a copy whose labels differ: identical once the label columns are ignored
+    c = tmp_path / "relabelled"
+    shutil.copytree(runs["a"], c)
+    lines = (c / "flows.csv").read_text().splitlines()
+    head = lines[0].split(",")
+    i = head.index("priority")
+    rows = [l.split(",") for l in lines[1:]]
+    for r in rows:
+        r[i] = str(int(r[i]) + 1)
+    (c / "flows.csv").write_text("\n".join([lines[0]] + [",".join(r) for r in rows]) + "\n")
+    assert main(["diff", str(runs["a"]), str(c)]) == 1
+    out = capsys.readouterr().out
+    assert "priority:" in out and "rx_packets" not in out
+    assert main(["diff", str(runs["a"]), str(c), "--ignore", "priority"]) == 0
+
+
+def test_bad_inputs(runs, tmp_path, capsys):
+    assert main(["diff", str(runs["a"]), str(tmp_path)]) == 2
+    assert "has no flows.csv" in capsys.readouterr().err
+    assert main(["diff", str(runs["a"].parent.parent), str(runs["a2"])]) == 0   # results dir of one run
+    capsys.readouterr()
+    multi = tmp_path / "multi"
+    shutil.copytree(runs["a"], multi / "runs" / "x")
+    shutil.copytree(runs["b"], multi / "runs" / "y")
+    assert main(["diff", str(multi), str(runs["a"])]) == 2
+    assert "results directory with 2 runs; give one of them" in capsys.readouterr().err
+    assert main(["diff", str(runs["a"]), str(runs["b"]), "--ignore", "nonsense"]) == 2
+    assert "no such column" in capsys.readouterr().err
