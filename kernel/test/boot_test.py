@@ -196,19 +196,29 @@ def main():
            f"within {int(TOLERANCE * 100)}% of {ideal}",
            f"{run['rate_mbit']} Mbit/s measured")
 
-    # --- JSON statistics after traffic
-    js = [q for q in json.loads(tc("-s", "-j", "qdisc", "show", "dev", "va").stdout)
-          if q.get("kind") == "msfc"]
-    st = js[0] if js else {}
-    cls = class_bytes()
+    # --- JSON statistics after traffic, read while the qdisc is quiet: the qdisc and class
+    # counters come from two tc calls, and late packets of the finished connections (FINs,
+    # ACKs) could pass between them
+    def qdisc_stats():
+        js = [q for q in json.loads(tc("-s", "-j", "qdisc", "show", "dev", "va").stdout)
+              if q.get("kind") == "msfc"]
+        return js[0] if js else {}
+
+    for _ in range(50):
+        st = qdisc_stats()
+        cls = class_bytes()
+        if qdisc_stats().get("bytes") == st.get("bytes"):
+            break
+        time.sleep(0.1)
     report(st.get("bytes", 0) > 1e6 and st.get("packets", 0) > 500 and st.get("maxpacket", 0) >= 1500
            and all(k in st for k in ("codel_drops", "overload_drops", "overmemory_drops", "ecn_marks",
                                      "overload_events", "memory_used", "active_classes", "active_flows"))
            and st.get("drops") == st.get("codel_drops", -1) + st.get("overload_drops", -1)
            and sum(c["stats"]["bytes"] for c in cls.values()) == st.get("bytes"),
            "tc -s -j qdisc show: xstats present, drops = codel + overload, class bytes add up",
-           json.dumps({k: st.get(k) for k in ("bytes", "packets", "drops", "codel_drops",
-                                               "overload_drops", "maxpacket")}))
+           json.dumps({**{k: st.get(k) for k in ("bytes", "packets", "drops", "codel_drops",
+                                                  "overload_drops", "maxpacket")},
+                       "class_bytes": sum(c["stats"]["bytes"] for c in cls.values())}))
 
     # --- change at run time: ratio 1.5, same qdisc, no packet lost by the change itself
     qb = msfc_qdisc()
