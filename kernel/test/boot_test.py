@@ -57,8 +57,9 @@ def tc(*args, check=True):
     return sh([TC] + list(args), ns="a", check=check)
 
 
-def msfc_qdisc():
-    for q in json.loads(tc("-j", "qdisc", "show", "dev", "va").stdout):
+def msfc_qdisc(*flags):
+    """The msfc qdisc on va as `tc -j qdisc show` reports it (with `-s`: statistics too)."""
+    for q in json.loads(tc(*flags, "-j", "qdisc", "show", "dev", "va").stdout):
         if q.get("kind") == "msfc":
             return q
     return None
@@ -199,15 +200,10 @@ def main():
     # --- JSON statistics after traffic, read while the qdisc is quiet: the qdisc and class
     # counters come from two tc calls, and late packets of the finished connections (FINs,
     # ACKs) could pass between them
-    def qdisc_stats():
-        js = [q for q in json.loads(tc("-s", "-j", "qdisc", "show", "dev", "va").stdout)
-              if q.get("kind") == "msfc"]
-        return js[0] if js else {}
-
     for _ in range(50):
-        st = qdisc_stats()
+        st = msfc_qdisc("-s") or {}
         cls = class_bytes()
-        if qdisc_stats().get("bytes") == st.get("bytes"):
+        if (msfc_qdisc("-s") or {}).get("bytes") == st.get("bytes"):
             break
         time.sleep(0.1)
     report(st.get("bytes", 0) > 1e6 and st.get("packets", 0) > 500 and st.get("maxpacket", 0) >= 1500
