@@ -110,6 +110,17 @@ def _lost(h: str, e: BaseException) -> dict:
             "argv": [], "message": str(e)}
 
 
+def _outcomes(futures: dict, as_completed):
+    """(hash, result) of each future of ``{future: hash}`` as it finishes. ``as_completed`` is
+    the executor's own (concurrent.futures or Dask); run_task reports failed simulations itself,
+    so an exception here means the worker failed."""
+    for fut in as_completed(list(futures)):
+        try:
+            yield futures[fut], fut.result()
+        except Exception as e:  # noqa: BLE001 - a lost worker must not end the sweep
+            yield futures[fut], _lost(futures[fut], e)
+
+
 def _run_locally(n: int, tasks: list[dict]):
     """(hash, result) of each task as it finishes, N at a time on this machine.
 
@@ -117,12 +128,7 @@ def _run_locally(n: int, tasks: list[dict]):
     sit between the simulations and the CPU."""
     from concurrent.futures import ThreadPoolExecutor, as_completed
     with ThreadPoolExecutor(max_workers=max(1, n), thread_name_prefix="msfc-run") as pool:
-        futures = {pool.submit(run_task, t): t["config"]["hash"] for t in tasks}
-        for fut in as_completed(futures):
-            try:
-                yield futures[fut], fut.result()
-            except Exception as e:  # noqa: BLE001 - run_task reports simulation failures itself
-                yield futures[fut], _lost(futures[fut], e)
+        yield from _outcomes({pool.submit(run_task, t): t["config"]["hash"] for t in tasks}, as_completed)
 
 
 def _run_on_dask(address: str, tasks: list[dict]):
@@ -135,26 +141,24 @@ def _run_on_dask(address: str, tasks: list[dict]):
     try:
         client = Client(address, timeout="15s")
     except (OSError, TimeoutError) as e:
-        raise UserError(f"cannot reach the Dask scheduler at {address} ({e}); start it with "
-                        f"`dask scheduler` and workers with `dask worker {address}`, or leave out "
-                        f"--scheduler-address to run on this machine") from None
+        raise _unreachable(address, e) from None
     return _dask_results(client, tasks)
 
 
 def _dask_results(client, tasks: list[dict]):
     from dask.distributed import as_completed
     try:
-        futures = {}
-        for t in tasks:
-            h = t["config"]["hash"]
-            futures[client.submit(run_task, t, key=f"msfc-run-{h}", pure=False)] = h
-        for fut in as_completed(list(futures)):
-            try:
-                yield futures[fut], fut.result()
-            except Exception as e:  # a worker lost etc.
-                yield futures[fut], _lost(futures[fut], e)
+        futures = {client.submit(run_task, t, key=f"msfc-run-{t['config']['hash']}", pure=False):
+                   t["config"]["hash"] for t in tasks}
+        yield from _outcomes(futures, as_completed)
     finally:
         client.close()
+
+
+def _unreachable(address: str, reason) -> UserError:
+    return UserError(f"cannot reach the Dask scheduler at {address} ({reason}); start it with "
+                     f"`dask scheduler` and workers with `dask worker {address}`, or leave out "
+                     f"--scheduler-address to run on this machine")
 
 
 def _check_reachable(address: str) -> None:
@@ -169,9 +173,7 @@ def _check_reachable(address: str) -> None:
     try:
         socket.create_connection((u.hostname, u.port), timeout=5).close()
     except OSError as e:
-        raise UserError(f"cannot reach the Dask scheduler at {address} ({e.strerror or e}); start it with "
-                        f"`dask scheduler` and workers with `dask worker {address}`, or leave out "
-                        f"--scheduler-address to run on this machine") from None
+        raise _unreachable(address, e.strerror or e) from None
 
 
 def format_failure(r: dict, cfg: RunConfig) -> str:
