@@ -452,7 +452,7 @@ def qdisc_tables(root: Path, hashes: list[str]) -> list[str]:
         out.append(T.render_html(where, "Where packets are dropped: AQM and overload drops per hop "
                                  "(node kind -> next hop kind)", "hop"))
     if "class" in q.columns and (q["class"] >= 0).any():
-        drops = [c for c in ("codel_drops", "overload_drops") if c in q.columns]
+        drops = _drop_columns(q)
         qc = q[q["class"] >= 0]
         per = qc.groupby(["run_scheduler", "config_hash", "class"], sort=False)[["dequeued_packets"] + drops].sum()
         per = per.groupby(level=[0, 2], sort=False).mean()
@@ -461,6 +461,11 @@ def qdisc_tables(root: Path, hashes: list[str]) -> list[str]:
             t.index = [f"class {int(i)}" for i in t.index]
             out.append(T.render_html(t, f"{c.replace('_', ' ')} per class (schedulers with classes)", "class"))
     return out
+
+
+def _drop_columns(q: pd.DataFrame) -> list[str]:
+    """The qdisc.csv drop counters present in ``q`` (AQM and overload)."""
+    return [c for c in ("codel_drops", "overload_drops") if c in q.columns]
 
 
 def _tier(name) -> str:
@@ -473,7 +478,7 @@ def drop_locations(q: pd.DataFrame) -> pd.DataFrame:
     """Drops (AQM + overload) summed per hop kind ("AP -> wifi", "G -> G"), mean over the runs of
     each scheduler; rows without a drop are left out. Needs qdisc.csv's node and device columns
     plus ``run_scheduler`` and ``config_hash``."""
-    drops = [c for c in ("codel_drops", "overload_drops") if c in q.columns]
+    drops = _drop_columns(q)
     if not drops or not {"node", "device"} <= set(q.columns):
         return pd.DataFrame()
     d = q.assign(hop=[f"{_tier(n)} -> {_tier(v)}" for n, v in zip(q["node"], q["device"])],
