@@ -48,13 +48,16 @@ def tbf_tick_rate(rate_bps, hz, bucket, frame=FRAME, frames=400):
     return (len(sent) - 1 - frames) * frame * 8 * 10 ** 9 / span
 
 
+def experiments(res, kind):
+    """The experiments of one kind ("rate", "interference") in a shaping result."""
+    return [exp for exp in res["experiments"] if exp["experiment"] == kind]
+
+
 def rate_rows(res):
     """One row per (shaper, configured rate) of every rate experiment in a result."""
     b = res["boot"]
     rows = []
-    for exp in res["experiments"]:
-        if exp["experiment"] != "rate":
-            continue
+    for exp in experiments(res, "rate"):
         for f in exp["flows"]:
             rows.append({
                 "hz": b["hz"], "highres": b["highres"], "time_travel": b["time_travel"],
@@ -73,9 +76,7 @@ def interference_rows(res):
     """One row per (scheduler, flood rate): the TCP flow during the flood and its stalls."""
     b = res["boot"]
     rows = []
-    for exp in res["experiments"]:
-        if exp["experiment"] != "interference":
-            continue
+    for exp in experiments(res, "interference"):
         s = exp["spec"]
         binw, fs, fe, g = s.get("bin", 0.1), s["flood_start"], s["flood_end"], s["guarantee_mbit"]
         i0, i1 = int(round(fs / binw)), int(round(fe / binw))
@@ -110,9 +111,7 @@ def interference_series(res):
     """Tidy time series: one row per run and bin (TCP and flood Mbit/s)."""
     b = res["boot"]
     out = []
-    for exp in res["experiments"]:
-        if exp["experiment"] != "interference":
-            continue
+    for exp in experiments(res, "interference"):
         binw = exp["spec"].get("bin", 0.1)
         for run in exp["runs"]:
             flood = run.get("flood", {}).get("bins", [])
