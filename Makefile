@@ -15,7 +15,7 @@ JOBS ?= $(shell nproc)
 RESULTS ?= results
 APT_PACKAGES := cmake ninja-build g++ make
 
-.PHONY: all setup deps build test test-ns3 test-python test-kernel bench bench-dumbbell \
+.PHONY: all setup deps build lint format test test-ns3 test-python test-kernel bench bench-dumbbell \
         bench-cost bench-isp-cost bench-kernel bench-seed002 bench-seed003 clean help
 
 all: build
@@ -24,6 +24,7 @@ help:
 	@echo "make bench   - set up, build and run the default benchmark comparison"
 	@echo "make test    - set up, build and run every test"
 	@echo "make build   - set up and build the ns-3 module, programs and tests"
+	@echo "make lint    - formatters and linters in check mode (make format rewrites)"
 	@echo "make bench-seed003 - seed 003's WFQ+WRED / WFQ+RB / MSFC experiments"
 	@echo "make bench-seed002 - seed 002 (tbf/htb shaping accuracy, HTB vs MSFC guarantee) in the UML kernel"
 	@echo "make clean   - remove build outputs (keeps .venv)"
@@ -43,8 +44,8 @@ $(VENV)/.ns3-installed:
 	$(VENV)/bin/pip install -q --no-deps $(NS3_WHEEL)
 	@touch $@
 
-$(VENV)/.python-installed: $(VENV)/.ns3-installed $(wildcard pyproject.toml)
-	@if [ -f pyproject.toml ]; then $(VENV)/bin/pip install -q -e '.[test]'; fi
+$(VENV)/.python-installed: $(VENV)/.ns3-installed pyproject.toml VERSION
+	$(VENV)/bin/pip install -q -e '.[test,lint]'
 	@touch $@
 
 setup: deps $(VENV)/.python-installed
@@ -53,6 +54,20 @@ build: setup
 	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 	cmake --build $(BUILD) -j $(JOBS)
 	@echo "Built: $(BUILD)/ (programs: $(BUILD)/msfc-dumbbell, $(BUILD)/msfc-describe, $(BUILD)/scenario-*)"
+
+# Formatters and linters: ruff for Python, clang-format (ns-3 style, .clang-format) for the ns-3
+# C++ code; `make format` rewrites the files, `make lint` only checks.
+CXX_SOURCES = $(shell git ls-files '*.cc' '*.h' | grep -v '^kernel/')
+lint: setup
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/ruff check .
+	@$(VENV)/bin/clang-format --dry-run -Werror $(CXX_SOURCES) && echo "clang-format: $(words $(CXX_SOURCES)) files clean"
+	@echo "lint: clean"
+
+format: setup
+	$(VENV)/bin/ruff format .
+	$(VENV)/bin/ruff check --fix .
+	$(VENV)/bin/clang-format -i $(CXX_SOURCES)
 
 test-ns3: build
 	scripts/run-ns3-tests.sh $(BUILD)/msfc-test-runner
@@ -66,6 +81,7 @@ test-kernel:
 
 test: build
 	@status=0; \
+	$(MAKE) --no-print-directory lint || status=1; \
 	$(MAKE) --no-print-directory test-ns3 || status=1; \
 	$(MAKE) --no-print-directory test-kernel || status=1; \
 	$(MAKE) --no-print-directory test-python || status=1; \

@@ -91,8 +91,8 @@ main(int argc, char** argv)
         }
         cfg.scheduler = name;
         DumbbellResult r = RunDumbbell(cfg);
-        std::cout << "\n== " << name << " (" << std::fixed << std::setprecision(1)
-                  << r.wallSeconds << " s wall, " << r.events << " events)\n";
+        std::cout << "\n== " << name << " (" << std::fixed << std::setprecision(1) << r.wallSeconds
+                  << " s wall, " << r.events << " events)\n";
         std::cout << std::setw(8) << "group" << std::setw(14) << "goodput Mbps" << std::setw(10)
                   << "share" << std::setw(14) << "delay ms" << std::setw(10) << "lost\n";
         std::map<std::string, std::tuple<double, double, uint64_t, uint64_t>> groups;

@@ -64,8 +64,8 @@ RunDumbbell(const DumbbellConfig& config)
     Ipv4InterfaceContainer lastIf = addr.Assign(last);
     Ipv4GlobalRoutingHelper::PopulateRoutingTables();
 
-    QueueDiscContainer qdiscs = SchedulerRegistry::Install(config.scheduler,
-                                                           NetDeviceContainer(core.Get(0)));
+    QueueDiscContainer qdiscs =
+        SchedulerRegistry::Install(config.scheduler, NetDeviceContainer(core.Get(0)));
 
     Ipv4Address sinkAddr = lastIf.GetAddress(1);
     std::vector<Ptr<PacketSink>> sinks;

@@ -22,9 +22,7 @@ namespace ns3
  * @param error set when the file cannot be read or is malformed
  * @return true on success
  */
-bool ReplayMsfcTrace(const std::string& path,
-                     std::vector<std::string>& output,
-                     std::string& error);
+bool ReplayMsfcTrace(const std::string& path, std::vector<std::string>& output, std::string& error);
 
 } // namespace ns3
 

@@ -5,10 +5,10 @@
 #include "scheduler-registry.h"
 
 #include "ns3/abort.h"
-#include "ns3/queue-disc-mtu.h"
 #include "ns3/fq-cobalt-queue-disc.h"
 #include "ns3/fq-codel-queue-disc.h"
 #include "ns3/fq-pie-queue-disc.h"
+#include "ns3/queue-disc-mtu.h"
 #include "ns3/string.h"
 #include "ns3/traffic-control-layer.h"
 #include "ns3/type-id.h"

@@ -36,6 +36,7 @@ class WredClassState
      * @return maxP (avg - minTh) / (maxTh - minTh) in [minTh, maxTh), 0 below, 1 above
      */
     double Probability(double minTh, double maxTh, double maxP) const;
+
     /** @return the weighted average backlog (packets) */
     double Average() const
     {
@@ -52,9 +53,9 @@ class WredClassState
  * interarrival times with time constant Tau), the service share S_i (bytes of class i among
  * the last H packets served, times the link rate), the guaranteed minimum
  * M_i = W_i / sum(W) * link, the allocated capacity c_i = max(M_i, S_i), for bottlenecked
- * classes (sending, and P_i > 0 or x_i >= u_i c_i) the fair share F_i, and the marking/dropping probability
- * P_i <- P_i + dP_i * sign(x_i - u_i c_i), dP_i = max(k, g |x_i - u_i c_i| / (u_i c_i)),
- * clamped to [0, 1].  Rates are in bit/s, times in nanoseconds.
+ * classes (sending, and P_i > 0 or x_i >= u_i c_i) the fair share F_i, and the marking/dropping
+ * probability P_i <- P_i + dP_i * sign(x_i - u_i c_i), dP_i = max(k, g |x_i - u_i c_i| / (u_i
+ * c_i)), clamped to [0, 1].  Rates are in bit/s, times in nanoseconds.
  */
 class RateBasedAqm
 {
@@ -114,11 +115,13 @@ class RateBasedAqm
      *         target (x >= u BasicCapacity), at nowNs
      */
     bool Bottlenecked(uint32_t cls, int64_t nowNs) const;
+
     /** @return P_cls */
     double Probability(uint32_t cls) const
     {
         return m_p[cls];
     }
+
     /** @return the number of classes configured */
     uint32_t NClasses() const
     {
@@ -126,17 +129,17 @@ class RateBasedAqm
     }
 
   private:
-    Config m_cfg;                         //!< parameters
-    double m_sumW{0};                     //!< sum of the weights
-    std::vector<double> m_x;              //!< arrival rate at the last arrival (bit/s)
-    std::vector<int64_t> m_lastArrival;   //!< time of the last arrival (ns), -1 = none
-    std::vector<double> m_p;              //!< marking/dropping probability
-    std::vector<uint64_t> m_servedBytes;  //!< bytes per class in the history
-    uint64_t m_servedTotal{0};            //!< bytes in the history
-    std::vector<uint32_t> m_histClass;    //!< ring: class of each served packet
-    std::vector<uint32_t> m_histBytes;    //!< ring: size of each served packet
-    uint32_t m_histNext{0};               //!< ring: next slot
-    uint32_t m_histCount{0};              //!< ring: entries in use
+    Config m_cfg;                        //!< parameters
+    double m_sumW{0};                    //!< sum of the weights
+    std::vector<double> m_x;             //!< arrival rate at the last arrival (bit/s)
+    std::vector<int64_t> m_lastArrival;  //!< time of the last arrival (ns), -1 = none
+    std::vector<double> m_p;             //!< marking/dropping probability
+    std::vector<uint64_t> m_servedBytes; //!< bytes per class in the history
+    uint64_t m_servedTotal{0};           //!< bytes in the history
+    std::vector<uint32_t> m_histClass;   //!< ring: class of each served packet
+    std::vector<uint32_t> m_histBytes;   //!< ring: size of each served packet
+    uint32_t m_histNext{0};              //!< ring: next slot
+    uint32_t m_histCount{0};             //!< ring: entries in use
 };
 
 } // namespace ns3

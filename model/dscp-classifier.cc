@@ -25,9 +25,7 @@ DscpClassifier::DefaultClassOfDscp(uint8_t dscp)
 }
 
 std::string
-DscpClassifier::Configure(uint32_t nClasses,
-                          const std::string& dscpMapSpec,
-                          bool useSocketPriority)
+DscpClassifier::Configure(uint32_t nClasses, const std::string& dscpMapSpec, bool useSocketPriority)
 {
     m_nClasses = std::max<uint32_t>(1, nClasses);
     m_useSocketPriority = useSocketPriority;

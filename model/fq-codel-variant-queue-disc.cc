@@ -4,6 +4,7 @@
  * SPDX-License-Identifier: GPL-2.0-only
  */
 #include "fq-codel-variant-queue-disc.h"
+
 #include "queue-disc-mtu.h"
 
 #include "ns3/boolean.h"
@@ -148,8 +149,7 @@ FqCoDelVariantQueueDisc::CheckConfig()
                      << GetMaxSize());
         return false;
     }
-    if (!m_interval.IsStrictlyPositive() || !m_target.IsStrictlyPositive() ||
-        m_target > m_interval)
+    if (!m_interval.IsStrictlyPositive() || !m_target.IsStrictlyPositive() || m_target > m_interval)
     {
         NS_LOG_ERROR("FqCoDelVariantQueueDisc needs 0 < Target <= Interval, got Target "
                      << m_target.As(Time::MS) << " Interval " << m_interval.As(Time::MS));
@@ -165,7 +165,8 @@ FqCoDelVariantQueueDisc::CheckConfig()
         m_quantum = mtu ? mtu : QUEUE_DISC_DEFAULT_MTU;
         if (!mtu)
         {
-            NS_LOG_WARN("FqCoDelVariantQueueDisc Quantum=0 and no device to take the MTU from: using 1500");
+            NS_LOG_WARN(
+                "FqCoDelVariantQueueDisc Quantum=0 and no device to take the MTU from: using 1500");
         }
     }
     else
@@ -182,10 +183,9 @@ FqCoDelVariantQueueDisc::InitializeParams()
     m_flowQueues.assign(m_flows, Flow{});
     m_newFlows.clear();
     m_oldFlows.clear();
-    NS_LOG_INFO("FQ-CoDel variant: new-flow priority " << m_newFlowPriority
-                                                       << ", starvation prevention "
-                                                       << m_starvationPrevention << ", quantum "
-                                                       << m_quantum);
+    NS_LOG_INFO("FQ-CoDel variant: new-flow priority "
+                << m_newFlowPriority << ", starvation prevention " << m_starvationPrevention
+                << ", quantum " << m_quantum);
 }
 
 bool

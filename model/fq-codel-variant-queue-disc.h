@@ -89,16 +89,16 @@ class FqCoDelVariantQueueDisc : public QueueDisc
     /// One flow queue
     struct Flow
     {
-        std::deque<Entry> packets;              //!< queued packets, oldest first
-        uint64_t bytes{0};                      //!< bytes queued
-        int64_t deficit{0};                     //!< DRR credit
-        FlowStatus status{INACTIVE};            //!< list membership
+        std::deque<Entry> packets;   //!< queued packets, oldest first
+        uint64_t bytes{0};           //!< bytes queued
+        int64_t deficit{0};          //!< DRR credit
+        FlowStatus status{INACTIVE}; //!< list membership
         // CoDel state
-        Time firstAboveTime{0};                 //!< when sojourn went above target (+interval)
-        Time dropNext{0};                       //!< next drop time while dropping
-        uint32_t count{0};                      //!< drops in this dropping state
-        uint32_t lastCount{0};                  //!< count at the end of the last dropping state
-        bool dropping{false};                   //!< in the dropping state
+        Time firstAboveTime{0}; //!< when sojourn went above target (+interval)
+        Time dropNext{0};       //!< next drop time while dropping
+        uint32_t count{0};      //!< drops in this dropping state
+        uint32_t lastCount{0};  //!< count at the end of the last dropping state
+        bool dropping{false};   //!< in the dropping state
     };
 
     bool DoEnqueue(Ptr<QueueDiscItem> item) override;
@@ -118,22 +118,22 @@ class FqCoDelVariantQueueDisc : public QueueDisc
     uint32_t DropFromFattest();
 
     // Attributes
-    bool m_newFlowPriority;       //!< keep the new-flow list
-    bool m_starvationPrevention;  //!< move emptied new flows to the old list
-    bool m_useEcn;                //!< CE-mark instead of dropping
-    Time m_target;                //!< CoDel target
-    Time m_interval;              //!< CoDel interval
-    uint32_t m_quantumAttr;       //!< Quantum attribute (0: device MTU)
-    uint32_t m_flows;             //!< number of flow queues
-    uint32_t m_dropBatchSize;     //!< packets dropped at most per overload
-    uint32_t m_perturbation;      //!< hash perturbation
+    bool m_newFlowPriority;      //!< keep the new-flow list
+    bool m_starvationPrevention; //!< move emptied new flows to the old list
+    bool m_useEcn;               //!< CE-mark instead of dropping
+    Time m_target;               //!< CoDel target
+    Time m_interval;             //!< CoDel interval
+    uint32_t m_quantumAttr;      //!< Quantum attribute (0: device MTU)
+    uint32_t m_flows;            //!< number of flow queues
+    uint32_t m_dropBatchSize;    //!< packets dropped at most per overload
+    uint32_t m_perturbation;     //!< hash perturbation
 
     // State
-    uint32_t m_quantum;                //!< quantum in use
-    std::vector<Flow> m_flowQueues;    //!< all flow queues
-    std::list<uint32_t> m_newFlows;    //!< new list
-    std::list<uint32_t> m_oldFlows;    //!< old list
-    Ptr<PacketLedgerQueue> m_ledger;   //!< accounting of all queued packets
+    uint32_t m_quantum;              //!< quantum in use
+    std::vector<Flow> m_flowQueues;  //!< all flow queues
+    std::list<uint32_t> m_newFlows;  //!< new list
+    std::list<uint32_t> m_oldFlows;  //!< old list
+    Ptr<PacketLedgerQueue> m_ledger; //!< accounting of all queued packets
 };
 
 } // namespace ns3

@@ -256,8 +256,8 @@ MsfcQueueDisc::ParseDscpMap(const std::string& spec,
         auto eq = entry.find_first_of("=:");
         if (eq == std::string::npos)
         {
-            error = "DscpMap entry '" + entry +
-                    "' is not of the form DSCP=CLASS (e.g. EF=2 or 46=2)";
+            error =
+                "DscpMap entry '" + entry + "' is not of the form DSCP=CLASS (e.g. EF=2 or 46=2)";
             return false;
         }
         std::string key = Trim(entry.substr(0, eq));
@@ -281,8 +281,8 @@ MsfcQueueDisc::ParseDscpMap(const std::string& spec,
         uint64_t cls = 0;
         if (!ParseUnsigned(val, MAX_PRIOS - 1, cls))
         {
-            error = "DscpMap entry '" + entry + "': class '" + val +
-                    "' is not a number 0.." + std::to_string(MAX_PRIOS - 1);
+            error = "DscpMap entry '" + entry + "': class '" + val + "' is not a number 0.." +
+                    std::to_string(MAX_PRIOS - 1);
             return false;
         }
         map[dscp] = static_cast<int32_t>(cls);
@@ -307,8 +307,7 @@ MsfcQueueDisc::ValidateConfiguration() const
         err << "Quantum=" << m_quantumAttr << " is out of range: allowed 1.." << MAX_QUANTUM
             << " bytes, or 0 for the device MTU";
     }
-    else if (!(m_ratio > 0.0) || m_ratio > MAX_RATIO ||
-             std::llround(m_ratio * 65536.0) < 1)
+    else if (!(m_ratio > 0.0) || m_ratio > MAX_RATIO || std::llround(m_ratio * 65536.0) < 1)
     {
         err << "Ratio=" << m_ratio << " is out of range: allowed 1/65536.." << MAX_RATIO;
     }
@@ -323,8 +322,8 @@ MsfcQueueDisc::ValidateConfiguration() const
     }
     else if (m_target >= m_interval)
     {
-        err << "Target=" << m_target.As(Time::MS) << " must be smaller than Interval="
-            << m_interval.As(Time::MS);
+        err << "Target=" << m_target.As(Time::MS)
+            << " must be smaller than Interval=" << m_interval.As(Time::MS);
     }
     else if (m_dropBatchSize < 1 || m_dropBatchSize > MAX_DROP_BATCH)
     {
@@ -333,19 +332,18 @@ MsfcQueueDisc::ValidateConfiguration() const
     }
     else if (GetMaxSize().GetValue() < 1)
     {
-        err << "MaxSize=" << GetMaxSize() << " is out of range: must hold at least 1 packet or byte";
+        err << "MaxSize=" << GetMaxSize()
+            << " is out of range: must hold at least 1 packet or byte";
     }
     else
     {
         uint64_t q0 = m_quantumAttr ? m_quantumAttr : QUEUE_DISC_DEFAULT_MTU;
-        auto quanta = ComputeClassQuanta(q0,
-                                         static_cast<uint32_t>(std::llround(m_ratio * 65536.0)),
-                                         m_prios);
+        auto quanta =
+            ComputeClassQuanta(q0, static_cast<uint32_t>(std::llround(m_ratio * 65536.0)), m_prios);
         if (quanta.empty())
         {
             err << "Quantum * Ratio^(Prios-1) = " << q0 << " * " << m_ratio << "^" << (m_prios - 1)
-                << " exceeds " << MAX_CLASS_QUANTUM
-                << " bytes: lower Ratio, Prios or Quantum";
+                << " exceeds " << MAX_CLASS_QUANTUM << " bytes: lower Ratio, Prios or Quantum";
         }
         else
         {

@@ -159,29 +159,29 @@ class MsfcQueueDisc : public QueueDisc
     /// A flow queue: intrusive list link, DRR deficit and CoDel state.
     struct Flow
     {
-        Ptr<InternalQueue> queue;   //!< packets (created on first use)
-        int64_t deficit{0};         //!< DRR credit in bytes
-        uint64_t backlogBytes{0};   //!< bytes queued
-        uint32_t next{NIL};         //!< next flow in the class's active list
-        bool active{false};         //!< in the class's active list
-        bool dropping{false};       //!< CoDel: in dropping state
-        uint32_t count{0};          //!< CoDel: drops since entering dropping state
-        uint32_t lastCount{0};      //!< CoDel: count at last entry to dropping state
-        uint16_t recInvSqrt{0};     //!< CoDel: 1/sqrt(count) in Q0.16
-        int64_t firstAboveTime{0};  //!< CoDel: when sojourn went above target (ns), 0 = not
-        int64_t dropNext{0};        //!< CoDel: time of next drop (ns)
+        Ptr<InternalQueue> queue;  //!< packets (created on first use)
+        int64_t deficit{0};        //!< DRR credit in bytes
+        uint64_t backlogBytes{0};  //!< bytes queued
+        uint32_t next{NIL};        //!< next flow in the class's active list
+        bool active{false};        //!< in the class's active list
+        bool dropping{false};      //!< CoDel: in dropping state
+        uint32_t count{0};         //!< CoDel: drops since entering dropping state
+        uint32_t lastCount{0};     //!< CoDel: count at last entry to dropping state
+        uint16_t recInvSqrt{0};    //!< CoDel: 1/sqrt(count) in Q0.16
+        int64_t firstAboveTime{0}; //!< CoDel: when sojourn went above target (ns), 0 = not
+        int64_t dropNext{0};       //!< CoDel: time of next drop (ns)
     };
 
     /// A priority class: outer DRR state and its active flow list.
     struct Class
     {
-        uint64_t quantum{0};        //!< Q_p
-        int64_t deficit{0};         //!< outer DRR credit
-        uint32_t head{NIL};         //!< first active flow (index into m_flows)
-        uint32_t tail{NIL};         //!< last active flow
-        uint32_t next{NIL};         //!< next class in the active class list
-        bool active{false};         //!< in the active class list
-        MsfcClassStats stats;       //!< counters
+        uint64_t quantum{0};  //!< Q_p
+        int64_t deficit{0};   //!< outer DRR credit
+        uint32_t head{NIL};   //!< first active flow (index into m_flows)
+        uint32_t tail{NIL};   //!< last active flow
+        uint32_t next{NIL};   //!< next class in the active class list
+        bool active{false};   //!< in the active class list
+        MsfcClassStats stats; //!< counters
     };
 
     uint32_t FlowIndex(uint32_t cls, Ptr<const QueueDiscItem> item) const;
@@ -194,29 +194,29 @@ class MsfcQueueDisc : public QueueDisc
     uint32_t OverloadDrop();
 
     // Attributes
-    uint32_t m_prios;           //!< number of classes
-    uint32_t m_nFlows;          //!< flow queues per class
-    uint32_t m_quantumAttr;     //!< Quantum attribute (0 = device MTU)
-    double m_ratio;             //!< Ratio attribute
-    Time m_target;              //!< CoDel target
-    Time m_interval;            //!< CoDel interval
-    uint32_t m_dropBatchSize;   //!< max packets per overload drop
-    bool m_useEcn;              //!< mark instead of drop
-    uint32_t m_perturbation;    //!< hash perturbation
-    bool m_useSocketPriority;   //!< classify by SocketPriorityTag when present
-    std::string m_dscpMapSpec;  //!< DscpMap attribute
+    uint32_t m_prios;          //!< number of classes
+    uint32_t m_nFlows;         //!< flow queues per class
+    uint32_t m_quantumAttr;    //!< Quantum attribute (0 = device MTU)
+    double m_ratio;            //!< Ratio attribute
+    Time m_target;             //!< CoDel target
+    Time m_interval;           //!< CoDel interval
+    uint32_t m_dropBatchSize;  //!< max packets per overload drop
+    bool m_useEcn;             //!< mark instead of drop
+    uint32_t m_perturbation;   //!< hash perturbation
+    bool m_useSocketPriority;  //!< classify by SocketPriorityTag when present
+    std::string m_dscpMapSpec; //!< DscpMap attribute
 
     // Derived at initialization
-    uint32_t m_quantum{0};                //!< inner quantum (bytes)
-    uint32_t m_mtu{0};                    //!< CoDel "one MTU" backlog threshold (bytes)
-    int64_t m_targetNs{0};                //!< target in ns
-    int64_t m_intervalNs{0};              //!< interval in ns
-    DscpClassifier m_classifier;          //!< DSCP / socket priority -> class
-    std::vector<Class> m_classes;         //!< Prios classes
-    std::vector<Flow> m_flows;            //!< Prios x Flows flow records
-    uint32_t m_activeHead{NIL};           //!< first active class
-    uint32_t m_activeTail{NIL};           //!< last active class
-    uint64_t m_overloadEvents{0};         //!< times OverloadDrop ran
+    uint32_t m_quantum{0};        //!< inner quantum (bytes)
+    uint32_t m_mtu{0};            //!< CoDel "one MTU" backlog threshold (bytes)
+    int64_t m_targetNs{0};        //!< target in ns
+    int64_t m_intervalNs{0};      //!< interval in ns
+    DscpClassifier m_classifier;  //!< DSCP / socket priority -> class
+    std::vector<Class> m_classes; //!< Prios classes
+    std::vector<Flow> m_flows;    //!< Prios x Flows flow records
+    uint32_t m_activeHead{NIL};   //!< first active class
+    uint32_t m_activeTail{NIL};   //!< last active class
+    uint64_t m_overloadEvents{0}; //!< times OverloadDrop ran
 };
 
 } // namespace ns3

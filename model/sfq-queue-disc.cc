@@ -4,6 +4,7 @@
  * SPDX-License-Identifier: GPL-2.0-only
  */
 #include "sfq-queue-disc.h"
+
 #include "queue-disc-mtu.h"
 
 #include "ns3/boolean.h"
@@ -34,11 +35,12 @@ SfqQueueDisc::GetTypeId()
                           QueueSizeValue(QueueSize("127p")),
                           MakeQueueSizeAccessor(&QueueDisc::SetMaxSize, &QueueDisc::GetMaxSize),
                           MakeQueueSizeChecker())
-            .AddAttribute("Quantum",
-                          "Bytes a flow may send per round (0: the device MTU, 1500 when not on a device)",
-                          UintegerValue(0),
-                          MakeUintegerAccessor(&SfqQueueDisc::m_quantumAttr),
-                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute(
+                "Quantum",
+                "Bytes a flow may send per round (0: the device MTU, 1500 when not on a device)",
+                UintegerValue(0),
+                MakeUintegerAccessor(&SfqQueueDisc::m_quantumAttr),
+                MakeUintegerChecker<uint32_t>())
             .AddAttribute("Divisor",
                           "Number of hash buckets (Linux `divisor`, 1..65536)",
                           UintegerValue(1024),
@@ -202,9 +204,8 @@ SfqQueueDisc::InitializeParams()
     {
         m_perturbEvent = Simulator::Schedule(m_perturbPeriod, &SfqQueueDisc::PerturbTimer, this);
     }
-    NS_LOG_INFO("SFQ quantum " << m_quantum << " divisor " << m_divisor << " flows "
-                               << m_maxFlows << " depth " << m_depth << " limit "
-                               << GetMaxSize());
+    NS_LOG_INFO("SFQ quantum " << m_quantum << " divisor " << m_divisor << " flows " << m_maxFlows
+                               << " depth " << m_depth << " limit " << GetMaxSize());
 }
 
 void

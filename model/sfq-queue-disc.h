@@ -103,11 +103,11 @@ class SfqQueueDisc : public QueueDisc
     /// One flow slot: packets and round-robin allotment.
     struct Slot
     {
-        std::deque<Entry> packets;       //!< queued packets, oldest first
-        uint64_t bytes{0};                      //!< bytes queued
-        int64_t allot{0};                       //!< bytes it may still send this round
-        uint32_t bucket{0};                     //!< bucket this slot serves
-        bool inUse{false};                      //!< slot bound to a bucket
+        std::deque<Entry> packets; //!< queued packets, oldest first
+        uint64_t bytes{0};         //!< bytes queued
+        int64_t allot{0};          //!< bytes it may still send this round
+        uint32_t bucket{0};        //!< bucket this slot serves
+        bool inUse{false};         //!< slot bound to a bucket
     };
 
     static constexpr uint32_t NO_SLOT = UINT32_MAX;
@@ -151,14 +151,14 @@ class SfqQueueDisc : public QueueDisc
     uint32_t m_perturbation; //!< current hash perturbation
 
     // State
-    uint32_t m_quantum;                  //!< quantum in use
-    std::vector<uint32_t> m_bucketSlot;  //!< bucket -> slot index or NO_SLOT
-    std::vector<Slot> m_slots;           //!< all slots
-    std::vector<uint32_t> m_freeSlots;   //!< unused slot indices (stack)
-    std::list<uint32_t> m_active;        //!< round-robin ring of active slots, head is next
-    EventId m_perturbEvent;              //!< pending perturbation
-    Ptr<UniformRandomVariable> m_rng;    //!< source of perturbation values
-    Ptr<PacketLedgerQueue> m_ledger;     //!< accounting of all queued packets
+    uint32_t m_quantum;                 //!< quantum in use
+    std::vector<uint32_t> m_bucketSlot; //!< bucket -> slot index or NO_SLOT
+    std::vector<Slot> m_slots;          //!< all slots
+    std::vector<uint32_t> m_freeSlots;  //!< unused slot indices (stack)
+    std::list<uint32_t> m_active;       //!< round-robin ring of active slots, head is next
+    EventId m_perturbEvent;             //!< pending perturbation
+    Ptr<UniformRandomVariable> m_rng;   //!< source of perturbation values
+    Ptr<PacketLedgerQueue> m_ledger;    //!< accounting of all queued packets
 };
 
 } // namespace ns3

@@ -34,9 +34,9 @@ NS_OBJECT_ENSURE_REGISTERED(WeightedClassQueueDisc);
 
 namespace
 {
-constexpr uint32_t MAX_WEIGHT = 1u << 24;        // 16 MiB of quantum per class
-constexpr uint32_t MAX_HISTORY = 1u << 20;       // served packets remembered by RB
-constexpr uint32_t DEFAULT_QUANTUM = 1500;       // W_0 of the default weights
+constexpr uint32_t MAX_WEIGHT = 1u << 24;  // 16 MiB of quantum per class
+constexpr uint32_t MAX_HISTORY = 1u << 20; // served packets remembered by RB
+constexpr uint32_t DEFAULT_QUANTUM = 1500; // W_0 of the default weights
 } // namespace
 
 TypeId
@@ -234,8 +234,9 @@ WeightedClassQueueDisc::ValidateConfiguration() const
     }
     else if (!w.empty() && w.size() != m_nClasses)
     {
-        err << "Weights=\"" << m_weightsSpec << "\" has " << w.size() << " values but Classes="
-            << m_nClasses << ": give one per class (class 0 first) or none";
+        err << "Weights=\"" << m_weightsSpec << "\" has " << w.size()
+            << " values but Classes=" << m_nClasses
+            << ": give one per class (class 0 first) or none";
     }
     else if (std::any_of(w.begin(), w.end(), [](double v) {
                  return v < 1 || v > MAX_WEIGHT || v != std::floor(v);
@@ -361,8 +362,8 @@ WeightedClassQueueDisc::InitializeParams()
     m_weights.assign(m_nClasses, 0);
     for (uint32_t i = 0; i < m_nClasses; ++i)
     {
-        m_weights[i] = w.empty() ? DEFAULT_QUANTUM << std::min<uint32_t>(i, 13)
-                                 : static_cast<uint32_t>(w[i]);
+        m_weights[i] =
+            w.empty() ? DEFAULT_QUANTUM << std::min<uint32_t>(i, 13) : static_cast<uint32_t>(w[i]);
     }
     m_classifier.Configure(m_nClasses, m_dscpMapSpec, m_useSocketPriority);
     // Every class starts as if idle for a long time: a full burst allowance.

@@ -138,25 +138,25 @@ class WeightedClassQueueDisc : public QueueDisc
     uint32_t HeadSize(uint32_t cls) const;
 
     // Attributes
-    uint32_t m_nClasses;        //!< Classes
-    std::string m_weightsSpec;  //!< Weights
-    Discipline m_discipline;    //!< Discipline
-    uint32_t m_maxS;            //!< MaxS (0: the class's quantum)
-    Aqm m_aqm;                  //!< Aqm
-    bool m_useEcn;              //!< UseEcn
-    std::string m_dscpMapSpec;  //!< DscpMap
-    bool m_useSocketPriority;   //!< UseSocketPriority
-    double m_wredWeight;        //!< WredWeight
-    double m_wredMinTh;         //!< WredMinTh
-    double m_wredMaxTh;         //!< WredMaxTh (the seed's q)
-    double m_wredMaxP;          //!< WredMaxP
-    std::string m_rbUtilSpec;   //!< RbUtilisation
-    uint32_t m_rbHistory;       //!< RbHistory (H)
-    Time m_rbTau;               //!< RbTimeConstant
-    double m_rbGain;            //!< RbGain
-    double m_rbMinStep;         //!< RbMinStep (k)
-    bool m_rbFairShare;         //!< RbFairShare
-    DataRate m_linkRate;        //!< LinkRate (0: the device's)
+    uint32_t m_nClasses;       //!< Classes
+    std::string m_weightsSpec; //!< Weights
+    Discipline m_discipline;   //!< Discipline
+    uint32_t m_maxS;           //!< MaxS (0: the class's quantum)
+    Aqm m_aqm;                 //!< Aqm
+    bool m_useEcn;             //!< UseEcn
+    std::string m_dscpMapSpec; //!< DscpMap
+    bool m_useSocketPriority;  //!< UseSocketPriority
+    double m_wredWeight;       //!< WredWeight
+    double m_wredMinTh;        //!< WredMinTh
+    double m_wredMaxTh;        //!< WredMaxTh (the seed's q)
+    double m_wredMaxP;         //!< WredMaxP
+    std::string m_rbUtilSpec;  //!< RbUtilisation
+    uint32_t m_rbHistory;      //!< RbHistory (H)
+    Time m_rbTau;              //!< RbTimeConstant
+    double m_rbGain;           //!< RbGain
+    double m_rbMinStep;        //!< RbMinStep (k)
+    bool m_rbFairShare;        //!< RbFairShare
+    DataRate m_linkRate;       //!< LinkRate (0: the device's)
 
     // State
     DscpClassifier m_classifier;             //!< classification

@@ -26,12 +26,12 @@ namespace
 /// The sources of one class.
 struct ClassSpec
 {
-    std::string kind;  //!< "tcp" or "udp"
-    uint32_t sources;  //!< number of sources (the ramp's end for the ramp class)
-    double udpMbps;    //!< rate of a UDP source
-    double start;      //!< start of the class (s)
-    double stop;       //!< stop of the class (s)
-    uint32_t rampFrom; //!< sources at the start when the class ramps (else = sources)
+    std::string kind;            //!< "tcp" or "udp"
+    uint32_t sources;            //!< number of sources (the ramp's end for the ramp class)
+    double udpMbps;              //!< rate of a UDP source
+    double start;                //!< start of the class (s)
+    double stop;                 //!< stop of the class (s)
+    uint32_t rampFrom;           //!< sources at the start when the class ramps (else = sources)
     std::vector<double> startOf; //!< start time of each source
 };
 
@@ -54,9 +54,9 @@ NumberList(const Options& opt, const std::string& name, uint32_t n, double min, 
     std::vector<std::string> toks = SplitList(opt.Get(name));
     if (toks.size() != n)
     {
-        throw ConfigError("--" + name + "=" + opt.Get(name) + " has " +
-                          std::to_string(toks.size()) + " values but --classes=" +
-                          std::to_string(n) + ": give one per class, class 0 first");
+        throw ConfigError(
+            "--" + name + "=" + opt.Get(name) + " has " + std::to_string(toks.size()) +
+            " values but --classes=" + std::to_string(n) + ": give one per class, class 0 first");
     }
     std::vector<double> out;
     for (const auto& t : toks)
@@ -148,6 +148,7 @@ struct ClassMeter
     DscpClassifier classifier;
     uint32_t nClasses{1};
     double deadline{0.05};
+
     struct Counters
     {
         uint64_t offeredBytes{0};
@@ -156,6 +157,7 @@ struct ClassMeter
         uint64_t drops{0};
         int64_t backlog{0};
     };
+
     std::vector<Counters> now;  //!< running totals
     std::vector<Counters> last; //!< totals at the previous sample
 
@@ -212,64 +214,149 @@ Run(int argc, char** argv)
                 "1-2 Mbps DiffServ link; per-class rates, backlog and goodput within a delay "
                 "deadline over time");
     opt.Add({"duration", ParamType::Double, "220", "simulated seconds", "s", 1, 100000});
-    opt.Add({"scheduler", ParamType::Choice, "WfqRb", "scheduler at the DiffServ link", "",
-             std::nullopt, std::nullopt,
-             SchedulerRegistry::Select({"WfqRb", "WfqWred", "Wfq", "DrrRb", "DrrWred", "Drr",
-                                        "Msfc", "FqCoDel", "CoDel", "Fifo"})});
+    opt.Add({"scheduler",
+             ParamType::Choice,
+             "WfqRb",
+             "scheduler at the DiffServ link",
+             "",
+             std::nullopt,
+             std::nullopt,
+             SchedulerRegistry::Select({"WfqRb",
+                                        "WfqWred",
+                                        "Wfq",
+                                        "DrrRb",
+                                        "DrrWred",
+                                        "Drr",
+                                        "Msfc",
+                                        "FqCoDel",
+                                        "CoDel",
+                                        "Fifo"})});
     opt.Add({"bottleneck-rate", ParamType::DataRate, "1Mbps", "rate of the DiffServ link X"});
-    opt.Add({"rtt", ParamType::Time, "40ms",
+    opt.Add({"rtt",
+             ParamType::Time,
+             "40ms",
              "base round-trip time (host links take 1 ms each way, the link X the rest)"});
     opt.Add({"access-rate", ParamType::DataRate, "100Mbps", "rate of the host links"});
-    opt.Add({"buffer", ParamType::Int, "200", "packets the bottleneck scheduler holds", "packets",
-             1, 1e6});
-    opt.Add({"classes", ParamType::Int, "4", "number of classes (class classes-1 most important)",
-             "", 1, 8});
-    opt.Add({"weights", ParamType::String, "126,251,501,1001",
+    opt.Add({"buffer",
+             ParamType::Int,
+             "200",
+             "packets the bottleneck scheduler holds",
+             "packets",
+             1,
+             1e6});
+    opt.Add({"classes",
+             ParamType::Int,
+             "4",
+             "number of classes (class classes-1 most important)",
+             "",
+             1,
+             8});
+    opt.Add({"weights",
+             ParamType::String,
+             "126,251,501,1001",
              "work quantum W of each class in bytes, class 0 first (the seed's W in bits / 8)"});
-    opt.Add({"class-kind", ParamType::String, "tcp,tcp,tcp,tcp",
+    opt.Add({"class-kind",
+             ParamType::String,
+             "tcp,tcp,tcp,tcp",
              "sources of each class: tcp (saturated TCP) or udp (constant rate), class 0 first"});
-    opt.Add({"class-sources", ParamType::String, "16,16,8,8",
+    opt.Add({"class-sources",
+             ParamType::String,
+             "16,16,8,8",
              "sources per class (for the ramp class: its number at the end), class 0 first"});
-    opt.Add({"class-udp-mbps", ParamType::String, "0,0,0,0",
+    opt.Add({"class-udp-mbps",
+             ParamType::String,
+             "0,0,0,0",
              "rate of a UDP source of each class (Mbit/s), class 0 first"});
     opt.Add({"class-start", ParamType::String, "60,40,20,0", "start of each class (s)"});
     opt.Add({"class-stop", ParamType::String, "220,180,140,100", "stop of each class (s)"});
-    opt.Add({"ramp-class", ParamType::Int, "-1",
+    opt.Add({"ramp-class",
+             ParamType::Int,
+             "-1",
              "class whose TCP sessions are added linearly from --ramp-from at its start to "
-             "its --class-sources at its stop (-1: none)", "", -1, 7});
-    opt.Add({"ramp-from", ParamType::Int, "50", "sessions of the ramp class at its start", "", 1,
+             "its --class-sources at its stop (-1: none)",
+             "",
+             -1,
+             7});
+    opt.Add({"ramp-from",
+             ParamType::Int,
+             "50",
+             "sessions of the ramp class at its start",
+             "",
+             1,
              100000});
-    opt.Add({"wred-q", ParamType::Double, "10",
+    opt.Add({"wred-q",
+             ParamType::Double,
+             "10",
              "WRED: q, the weighted average backlog (packets) at which P reaches 1 (P = avg/q)",
-             "packets", 0.001, 1e6});
-    opt.Add({"wred-weight", ParamType::Double, "0.02", "WRED: EWMA weight of the backlog", "",
-             1e-6, 1});
-    opt.Add({"rb-u", ParamType::String, "0.93",
+             "packets",
+             0.001,
+             1e6});
+    opt.Add({"wred-weight",
+             ParamType::Double,
+             "0.02",
+             "WRED: EWMA weight of the backlog",
+             "",
+             1e-6,
+             1});
+    opt.Add({"rb-u",
+             ParamType::String,
+             "0.93",
              "RB: target utilisation u, one value or one per class (class 0 first)"});
-    opt.Add({"rb-history", ParamType::Int, "100", "RB: served packets H of the capacity estimate",
-             "", 1, 1 << 20});
+    opt.Add({"rb-history",
+             ParamType::Int,
+             "100",
+             "RB: served packets H of the capacity estimate",
+             "",
+             1,
+             1 << 20});
     opt.Add({"rb-tau", ParamType::Time, "100ms", "RB: time constant of the arrival rate estimate"});
-    opt.Add({"msfc-ratio", ParamType::Double, "2",
-             "MSFC: bandwidth ratio of adjacent classes (2: 8:4:2:1 with 4 classes)", "",
-             0.0001, 16});
-    opt.Add({"deadline", ParamType::Time, "50ms",
+    opt.Add({"msfc-ratio",
+             ParamType::Double,
+             "2",
+             "MSFC: bandwidth ratio of adjacent classes (2: 8:4:2:1 with 4 classes)",
+             "",
+             0.0001,
+             16});
+    opt.Add({"deadline",
+             ParamType::Time,
+             "50ms",
              "queueing delay up to which a served packet counts as delivered in time"});
-    opt.Add({"sample-interval", ParamType::Double, "1",
-             "interval of the per-class time series", "s", 0.001, 1000});
-    opt.Add({"backlog-interval", ParamType::Double, "0.05",
-             "interval of the aggregate backlog samples", "s", 0.001, 1000});
+    opt.Add({"sample-interval",
+             ParamType::Double,
+             "1",
+             "interval of the per-class time series",
+             "s",
+             0.001,
+             1000});
+    opt.Add({"backlog-interval",
+             ParamType::Double,
+             "0.05",
+             "interval of the aggregate backlog samples",
+             "s",
+             0.001,
+             1000});
     opt.Add({"rng-run", ParamType::Int, "1", "ns-3 RngRun (independent replications)", "", 1, 1e9});
     opt.Add({"rng-seed", ParamType::Int, "1", "ns-3 RngSeed", "", 1, 1e9});
-    opt.Add({"delay-bin", ParamType::Double, "0.001", "FlowMonitor delay histogram bin width", "s",
-             1e-6, 1});
+    opt.Add({"delay-bin",
+             ParamType::Double,
+             "0.001",
+             "FlowMonitor delay histogram bin width",
+             "s",
+             1e-6,
+             1});
 
-    const std::vector<std::pair<std::string, std::string>> s1 = {
-        {"duration", "220"},          {"bottleneck-rate", "1Mbps"},
-        {"rtt", "40ms"},              {"classes", "4"},
-        {"weights", "126,251,501,1001"}, {"class-kind", "tcp,tcp,tcp,tcp"},
-        {"class-sources", "16,16,8,8"}, {"class-udp-mbps", "0,0,0,0"},
-        {"class-start", "60,40,20,0"}, {"class-stop", "220,180,140,100"},
-        {"ramp-class", "-1"},         {"rb-u", "0.93"}};
+    const std::vector<std::pair<std::string, std::string>> s1 = {{"duration", "220"},
+                                                                 {"bottleneck-rate", "1Mbps"},
+                                                                 {"rtt", "40ms"},
+                                                                 {"classes", "4"},
+                                                                 {"weights", "126,251,501,1001"},
+                                                                 {"class-kind", "tcp,tcp,tcp,tcp"},
+                                                                 {"class-sources", "16,16,8,8"},
+                                                                 {"class-udp-mbps", "0,0,0,0"},
+                                                                 {"class-start", "60,40,20,0"},
+                                                                 {"class-stop", "220,180,140,100"},
+                                                                 {"ramp-class", "-1"},
+                                                                 {"rb-u", "0.93"}};
     auto with = [](std::vector<std::pair<std::string, std::string>> base,
                    const std::vector<std::pair<std::string, std::string>>& over) {
         for (const auto& [k, v] : over)
@@ -315,21 +402,26 @@ Run(int argc, char** argv)
                           {"sample-interval", "10"}});
     opt.AddPreset("s1", "seed scenario 1: four TCP classes switched on and off, 220 s", s1);
     opt.AddPreset("s2", "seed scenario 2: UDP 0.8 Mbps, 16+16 TCP, UDP 0.05 Mbps, 150 s", s2);
-    opt.AddPreset("s3", "seed scenario 3: real-time class ramping 50..450 TCP sessions vs 8 bulk "
-                        "TCP on 2 Mbps, 450 s", s3);
-    opt.AddPreset("s1-test", "scenario 1 compressed to 44 s (tests)",
-                  with(s1, {{"duration", "44"},
-                            {"class-start", "12,8,4,0"},
-                            {"class-stop", "44,36,28,20"}}));
-    opt.AddPreset("s2-test", "scenario 2 compressed to 30 s (tests)",
-                  with(s2, {{"duration", "30"},
-                            {"class-start", "0,20,10,0"},
-                            {"class-stop", "30,30,30,30"}}));
-    opt.AddPreset("s3-test", "scenario 3 with 20..120 sessions in 60 s (tests)",
-                  with(s3, {{"duration", "60"},
-                            {"class-sources", "8,120"},
-                            {"ramp-from", "20"},
-                            {"class-stop", "60,60"}}));
+    opt.AddPreset("s3",
+                  "seed scenario 3: real-time class ramping 50..450 TCP sessions vs 8 bulk "
+                  "TCP on 2 Mbps, 450 s",
+                  s3);
+    opt.AddPreset(
+        "s1-test",
+        "scenario 1 compressed to 44 s (tests)",
+        with(s1, {{"duration", "44"}, {"class-start", "12,8,4,0"}, {"class-stop", "44,36,28,20"}}));
+    opt.AddPreset(
+        "s2-test",
+        "scenario 2 compressed to 30 s (tests)",
+        with(s2,
+             {{"duration", "30"}, {"class-start", "0,20,10,0"}, {"class-stop", "30,30,30,30"}}));
+    opt.AddPreset("s3-test",
+                  "scenario 3 with 20..120 sessions in 60 s (tests)",
+                  with(s3,
+                       {{"duration", "60"},
+                        {"class-sources", "8,120"},
+                        {"ramp-from", "20"},
+                        {"class-stop", "60,60"}}));
     opt.SetDefaultPreset("s1");
     std::optional<Options::Request> req = ParseCommandLine(opt, argc, argv);
     if (!req)
@@ -368,8 +460,8 @@ Run(int argc, char** argv)
     const int rampClass = static_cast<int>(opt.GetInt("ramp-class"));
     if (rampClass >= static_cast<int>(n))
     {
-        throw ConfigError("--ramp-class=" + opt.Get("ramp-class") + " is not a class below --classes=" +
-                          opt.Get("classes"));
+        throw ConfigError("--ramp-class=" + opt.Get("ramp-class") +
+                          " is not a class below --classes=" + opt.Get("classes"));
     }
     std::vector<ClassSpec> spec(n);
     for (uint32_t c = 0; c < n; ++c)
@@ -402,8 +494,8 @@ Run(int argc, char** argv)
             {
                 throw ConfigError("--ramp-class=" + std::to_string(c) + " must be a tcp class");
             }
-            s.rampFrom = std::min<uint32_t>(s.sources,
-                                            static_cast<uint32_t>(opt.GetInt("ramp-from")));
+            s.rampFrom =
+                std::min<uint32_t>(s.sources, static_cast<uint32_t>(opt.GetInt("ramp-from")));
         }
         for (uint32_t k = 0; k < s.sources; ++k)
         {
@@ -421,8 +513,8 @@ Run(int argc, char** argv)
     const std::string sched = opt.Get("scheduler");
     if (!SchedulerRegistry::Find(sched))
     {
-        throw ConfigError("--scheduler=" + sched + ": not a scheduler of this build; valid: " +
-                          SchedulerRegistry::Names());
+        throw ConfigError("--scheduler=" + sched +
+                          ": not a scheduler of this build; valid: " + SchedulerRegistry::Names());
     }
     ObjectFactory f = SchedulerRegistry::MakeFactory(
         sched,
@@ -459,7 +551,8 @@ Run(int argc, char** argv)
     Time core = opt.GetTime("rtt") / 2 - 2 * access;
     if (!core.IsStrictlyPositive())
     {
-        throw ConfigError("--rtt=" + opt.Get("rtt") + " is too small: it must exceed 4ms (the "
+        throw ConfigError("--rtt=" + opt.Get("rtt") +
+                          " is too small: it must exceed 4ms (the "
                           "host links take 1 ms, two of them each way)");
     }
     Dumbbell d = BuildDumbbell(n,
@@ -504,7 +597,10 @@ Run(int argc, char** argv)
             }
             labels.Add(d.receiverAddr[c],
                        port,
-                       {app++, s.kind == "tcp" ? "Tcp" : "Udp", static_cast<int64_t>(c), true,
+                       {app++,
+                        s.kind == "tcp" ? "Tcp" : "Udp",
+                        static_cast<int64_t>(c),
+                        true,
                         s.stop - start});
         }
     }

@@ -132,15 +132,39 @@ MakeOptions()
       std::nullopt,
       std::nullopt,
       SchedulerChoices());
-    P("duration", ParamType::Double, "20", "simulated seconds (applications run from 0.1 s to duration-0.1 s)", "s", 0.5, 100000);
+    P("duration",
+      ParamType::Double,
+      "20",
+      "simulated seconds (applications run from 0.1 s to duration-0.1 s)",
+      "s",
+      0.5,
+      100000);
     P("tree",
       ParamType::String,
       "3,1,3,5,4,0,2,0,0,0,2",
       "children per node of the gateway tree in breadth-first order from G1 (later nodes: 0); "
       "nodes with children are gateways, leaves are access points");
-    P("link-rate", ParamType::DataRate, "25Mbps", "rate of the gateway-gateway and gateway-AP links", "bit/s", 1000, 1e12);
-    P("link-delay", ParamType::Time, "5ms", "one-way delay of the gateway-gateway and gateway-AP links", "s", 0, 10);
-    P("server-rate", ParamType::DataRate, "250Mbps", "rate of the server-G1 link", "bit/s", 1000, 1e12);
+    P("link-rate",
+      ParamType::DataRate,
+      "25Mbps",
+      "rate of the gateway-gateway and gateway-AP links",
+      "bit/s",
+      1000,
+      1e12);
+    P("link-delay",
+      ParamType::Time,
+      "5ms",
+      "one-way delay of the gateway-gateway and gateway-AP links",
+      "s",
+      0,
+      10);
+    P("server-rate",
+      ParamType::DataRate,
+      "250Mbps",
+      "rate of the server-G1 link",
+      "bit/s",
+      1000,
+      1e12);
     P("server-delay", ParamType::Time, "50ms", "one-way delay of the server-G1 link", "s", 0, 10);
     P("last-hop",
       ParamType::Choice,
@@ -151,8 +175,20 @@ MakeOptions()
       std::nullopt,
       std::nullopt,
       {"wifi", "p2p"});
-    P("last-hop-rate", ParamType::DataRate, "5Mbps", "rate of the AP-client links when last-hop=p2p", "bit/s", 1000, 1e12);
-    P("last-hop-delay", ParamType::Time, "1ms", "one-way delay of the AP-client links when last-hop=p2p", "s", 0, 10);
+    P("last-hop-rate",
+      ParamType::DataRate,
+      "5Mbps",
+      "rate of the AP-client links when last-hop=p2p",
+      "bit/s",
+      1000,
+      1e12);
+    P("last-hop-delay",
+      ParamType::Time,
+      "1ms",
+      "one-way delay of the AP-client links when last-hop=p2p",
+      "s",
+      0,
+      10);
     P("wifi-standard",
       ParamType::Choice,
       "80211n",
@@ -171,11 +207,41 @@ MakeOptions()
       std::nullopt,
       std::nullopt,
       {"per-ap", "shared"});
-    P("wifi-radius", ParamType::Double, "50", "clients are placed uniformly on a disc of this radius around their AP", "m", 0, 1000);
-    P("ap-spacing", ParamType::Double, "300", "distance between neighbouring APs (on a line)", "m", 1, 100000);
-    P("clients-min", ParamType::Int, "8", "fewest clients per AP (uniform integer draw)", "", 1, 10000);
-    P("clients-max", ParamType::Int, "12", "most clients per AP (uniform integer draw)", "", 1, 10000);
-    P("apps", ParamType::Int, "280", "applications in total (a bi type's upload counts with its download)", "", 1, 15000);
+    P("wifi-radius",
+      ParamType::Double,
+      "50",
+      "clients are placed uniformly on a disc of this radius around their AP",
+      "m",
+      0,
+      1000);
+    P("ap-spacing",
+      ParamType::Double,
+      "300",
+      "distance between neighbouring APs (on a line)",
+      "m",
+      1,
+      100000);
+    P("clients-min",
+      ParamType::Int,
+      "8",
+      "fewest clients per AP (uniform integer draw)",
+      "",
+      1,
+      10000);
+    P("clients-max",
+      ParamType::Int,
+      "12",
+      "most clients per AP (uniform integer draw)",
+      "",
+      1,
+      10000);
+    P("apps",
+      ParamType::Int,
+      "280",
+      "applications in total (a bi type's upload counts with its download)",
+      "",
+      1,
+      15000);
     P("flow-types",
       ParamType::Path,
       "thesis",
@@ -193,10 +259,31 @@ MakeOptions()
       "",
       1e-6,
       1e6);
-    P("random-priorities", ParamType::Bool, "false", "give every application a uniform random class in 0..prios-1 instead of its type's priority");
-    P("prios", ParamType::Int, "3", "number of classes (sets ns3::MsfcQueueDisc::Prios; priorities must be below it)", "", 1, 8);
-    P("ratio", ParamType::Double, "2", "MSFC bandwidth ratio between neighbouring classes (sets ns3::MsfcQueueDisc::Ratio)", "", 1.0 / 65536, 16);
-    P("device-queue", ParamType::Time, "1.25ms", "point-to-point device transmit queue, in time at the link rate", "s", 0.000001, 10);
+    P("random-priorities",
+      ParamType::Bool,
+      "false",
+      "give every application a uniform random class in 0..prios-1 instead of its type's priority");
+    P("prios",
+      ParamType::Int,
+      "3",
+      "number of classes (sets ns3::MsfcQueueDisc::Prios; priorities must be below it)",
+      "",
+      1,
+      8);
+    P("ratio",
+      ParamType::Double,
+      "2",
+      "MSFC bandwidth ratio between neighbouring classes (sets ns3::MsfcQueueDisc::Ratio)",
+      "",
+      1.0 / 65536,
+      16);
+    P("device-queue",
+      ParamType::Time,
+      "1.25ms",
+      "point-to-point device transmit queue, in time at the link rate",
+      "s",
+      0.000001,
+      10);
     P("limit-time",
       ParamType::Time,
       "100us",
@@ -206,11 +293,26 @@ MakeOptions()
       0.000000001,
       10);
     P("tcp-segment", ParamType::Int, "1448", "TCP segment size (bytes)", "B", 16, 65000);
-    P("delay-bin", ParamType::Time, "0.5ms", "bin width of the per-flow delay histograms", "s", 1e-7, 10);
-    P("jitter-bin", ParamType::Time, "0.5ms", "bin width of the per-flow jitter histograms", "s", 1e-7, 10);
+    P("delay-bin",
+      ParamType::Time,
+      "0.5ms",
+      "bin width of the per-flow delay histograms",
+      "s",
+      1e-7,
+      10);
+    P("jitter-bin",
+      ParamType::Time,
+      "0.5ms",
+      "bin width of the per-flow jitter histograms",
+      "s",
+      1e-7,
+      10);
     P("rng-run", ParamType::Int, "1", "ns-3 RNG run number (independent replications)", "", 1, 1e9);
     P("rng-seed", ParamType::Int, "1", "ns-3 RNG seed", "", 1, 1e9);
-    P("progress", ParamType::Bool, "true", "write 'progress <done> <total>' lines on stderr every simulated second");
+    P("progress",
+      ParamType::Bool,
+      "true",
+      "write 'progress <done> <total>' lines on stderr every simulated second");
 
     o.AddPreset("thesis",
                 "the thesis benchmark: ~140 Wi-Fi (802.11n 2.4 GHz) clients, 280 applications, "
@@ -239,20 +341,21 @@ MakeOptions()
                  {"apps", "280"},
                  {"flow-types", "wrong-priorities"},
                  {"priorities", ""}});
-    o.AddPreset("quick",
-                "thesis tree and traffic mix with every rate scaled to 1/4, point-to-point last hop, "
-                "20 s: about a minute of CPU per scheduler",
-                {{"duration", "20"},
-                 {"last-hop", "p2p"},
-                 {"link-rate", "25Mbps"},
-                 {"server-rate", "250Mbps"},
-                 {"last-hop-rate", "5Mbps"},
-                 {"rate-scale", "0.25"},
-                 {"clients-min", "8"},
-                 {"clients-max", "12"},
-                 {"apps", "280"},
-                 {"flow-types", "thesis"},
-                 {"priorities", "download=0"}});
+    o.AddPreset(
+        "quick",
+        "thesis tree and traffic mix with every rate scaled to 1/4, point-to-point last hop, "
+        "20 s: about a minute of CPU per scheduler",
+        {{"duration", "20"},
+         {"last-hop", "p2p"},
+         {"link-rate", "25Mbps"},
+         {"server-rate", "250Mbps"},
+         {"last-hop-rate", "5Mbps"},
+         {"rate-scale", "0.25"},
+         {"clients-min", "8"},
+         {"clients-max", "12"},
+         {"apps", "280"},
+         {"flow-types", "thesis"},
+         {"priorities", "download=0"}});
     o.AddPreset("quick-wifi",
                 "as quick, with the Wi-Fi (802.11n) last hop and 2-3 clients per AP: a few "
                 "minutes per scheduler",
@@ -286,8 +389,9 @@ ParseTree(const std::string& s)
         int64_t n = 0;
         if (!ParseInt(item, &n) || n < 0 || n > 1000)
         {
-            throw ConfigError("option 'tree' has the bad value '" + s +
-                              "'; expected comma-separated integers 0..1000, e.g. 3,1,3,5,4,0,2,0,0,0,2");
+            throw ConfigError(
+                "option 'tree' has the bad value '" + s +
+                "'; expected comma-separated integers 0..1000, e.g. 3,1,3,5,4,0,2,0,0,0,2");
         }
         v.push_back(static_cast<uint32_t>(n));
     }
@@ -347,9 +451,9 @@ ApplyPriorityOverrides(std::vector<FlowType>& types, const std::string& spec, ui
         }
         if (p >= static_cast<int64_t>(prios))
         {
-            throw ConfigError("option 'priorities': '" + item + "' needs a priority below prios=" +
-                              std::to_string(prios) + " (0.." + std::to_string(prios - 1) +
-                              "), or raise the option prios");
+            throw ConfigError("option 'priorities': '" + item +
+                              "' needs a priority below prios=" + std::to_string(prios) + " (0.." +
+                              std::to_string(prios - 1) + "), or raise the option prios");
         }
         std::string name = Trim(item.substr(0, eq));
         bool found = false;
@@ -368,8 +472,9 @@ ApplyPriorityOverrides(std::vector<FlowType>& types, const std::string& spec, ui
             {
                 names += (names.empty() ? "" : ", ") + t.name;
             }
-            throw ConfigError("option 'priorities' (" + spec + "): the flow-type file has no type '" +
-                              name + "'; its types are: " + names +
+            throw ConfigError("option 'priorities' (" + spec +
+                              "): the flow-type file has no type '" + name +
+                              "'; its types are: " + names +
                               " (presets set priorities for the thesis file; give --priorities= "
                               "to clear it)");
         }
@@ -713,7 +818,8 @@ Run(int argc, char** argv)
         const AppRecord& ar = apps[appIdx];
         const FlowType& t = types[ar.type];
         const std::string factory = t.udp ? "ns3::UdpSocketFactory" : "ns3::TcpSocketFactory";
-        const uint8_t tos = static_cast<uint8_t>(MsfcQueueDisc::DscpForDefaultClass(ar.priority) << 2);
+        const uint8_t tos =
+            static_cast<uint8_t>(MsfcQueueDisc::DscpForDefaultClass(ar.priority) << 2);
 
         OnOffHelper onoff(factory, InetSocketAddress(dstAddr, port));
         onoff.SetAttribute("DataRate", DataRateValue(DataRate(appRateBps(t))));
@@ -735,9 +841,8 @@ Run(int argc, char** argv)
             // TCP acknowledgements carry the class of their connection: the accepted
             // socket inherits the listening socket's TOS.
             Ptr<PacketSink> sink = DynamicCast<PacketSink>(s.Get(0));
-            Simulator::Schedule(Seconds(appStart / 2), [sink, tos]() {
-                sink->GetListeningSocket()->SetIpTos(tos);
-            });
+            Simulator::Schedule(Seconds(appStart / 2),
+                                [sink, tos]() { sink->GetListeningSocket()->SetIpTos(tos); });
         }
         labels.Add(dstAddr,
                    port,
@@ -771,9 +876,9 @@ Run(int argc, char** argv)
                 uint32_t got = probe->ClassOfDscp(MsfcQueueDisc::DscpForDefaultClass(p));
                 if (got != p)
                 {
-                    std::cerr << "isp-tree: warning: DSCP " << int(MsfcQueueDisc::DscpForDefaultClass(p))
-                              << " marks priority " << p
-                              << " but ns3::MsfcQueueDisc::DscpMap puts it in class " << got
+                    std::cerr << "isp-tree: warning: DSCP "
+                              << int(MsfcQueueDisc::DscpForDefaultClass(p)) << " marks priority "
+                              << p << " but ns3::MsfcQueueDisc::DscpMap puts it in class " << got
                               << std::endl;
                 }
             }
@@ -788,8 +893,7 @@ Run(int argc, char** argv)
     run.Run(duration, opt.GetBool("progress"));
 
     // ---- output ----
-    const uint32_t unmatched =
-        flows.Write(out, labels, appStop - appStart);
+    const uint32_t unmatched = flows.Write(out, labels, appStop - appStart);
     FinishRun(out,
               opt,
               scheduler,

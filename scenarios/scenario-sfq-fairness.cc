@@ -37,7 +37,12 @@ Run(int argc, char** argv)
     Options opt("sfq-fairness",
                 "seed 004: CUBIC vs BBR through a TBF-shaped bottleneck, with and without a fair "
                 "scheduler under the TBF; throughput over time and Jain's index");
-    opt.Add({"duration", ParamType::Double, "60", "simulated seconds (both flows run all of it)", "s", 1,
+    opt.Add({"duration",
+             ParamType::Double,
+             "60",
+             "simulated seconds (both flows run all of it)",
+             "s",
+             1,
              100000});
     std::vector<std::string> choices{"None"};
     for (auto& c : SchedulerChoices())
@@ -47,33 +52,75 @@ Run(int argc, char** argv)
             choices.push_back(c);
         }
     }
-    opt.Add({"scheduler", ParamType::Choice, "Sfq",
-             "scheduler under the TBF (None: TBF's own FIFO of one BDP, as without sfq)", "",
-             std::nullopt, std::nullopt, choices});
+    opt.Add({"scheduler",
+             ParamType::Choice,
+             "Sfq",
+             "scheduler under the TBF (None: TBF's own FIFO of one BDP, as without sfq)",
+             "",
+             std::nullopt,
+             std::nullopt,
+             choices});
     opt.Add({"rate", ParamType::DataRate, "100Mbps", "TBF rate (the seed: 1Gbps)"});
     opt.Add({"rtt", ParamType::Time, "20ms", "base round-trip time"});
-    opt.Add({"burst", ParamType::Int, "0",
-             "TBF bucket size; 0: 4 ms at --rate (the seed's 500000 B at 1 Gbps)", "B", 0, 1e9});
-    opt.Add({"tbf-limit", ParamType::Int, "0", "TBF limit (bytes queued); 0: one BDP at --rate", "B", 0,
+    opt.Add({"burst",
+             ParamType::Int,
+             "0",
+             "TBF bucket size; 0: 4 ms at --rate (the seed's 500000 B at 1 Gbps)",
+             "B",
+             0,
+             1e9});
+    opt.Add({"tbf-limit",
+             ParamType::Int,
+             "0",
+             "TBF limit (bytes queued); 0: one BDP at --rate",
+             "B",
+             0,
              1e10});
-    opt.Add({"child-limit", ParamType::Int, "0",
+    opt.Add({"child-limit",
+             ParamType::Int,
+             "0",
              "packets the scheduler under the TBF holds; 0: its default (SFQ 127 as Linux sfq, "
              "FQ-CoDel and MSFC 10240)",
-             "packets", 0, 1e7});
+             "packets",
+             0,
+             1e7});
     opt.Add({"sfq-perturb", ParamType::Time, "10s", "SFQ perturbation period (0s: off)"});
     opt.Add({"msfc-prios", ParamType::Int, "3", "MSFC classes for --scheduler=Msfc", "", 1, 16});
-    opt.Add({"cca-1", ParamType::Choice, "Cubic", "congestion control of flow 1", "", std::nullopt, std::nullopt,
+    opt.Add({"cca-1",
+             ParamType::Choice,
+             "Cubic",
+             "congestion control of flow 1",
+             "",
+             std::nullopt,
+             std::nullopt,
              {"Cubic", "Bbr", "NewReno"}});
-    opt.Add({"cca-2", ParamType::Choice, "Bbr", "congestion control of flow 2", "", std::nullopt, std::nullopt,
+    opt.Add({"cca-2",
+             ParamType::Choice,
+             "Bbr",
+             "congestion control of flow 2",
+             "",
+             std::nullopt,
+             std::nullopt,
              {"Cubic", "Bbr", "NewReno"}});
-    opt.Add({"sample-interval", ParamType::Double, "1", "throughput sampling interval (timeseries.csv)",
-             "s", 0.01, 100});
+    opt.Add({"sample-interval",
+             ParamType::Double,
+             "1",
+             "throughput sampling interval (timeseries.csv)",
+             "s",
+             0.01,
+             100});
     opt.Add({"rng-run", ParamType::Int, "1", "ns-3 RngRun", "", 1, 1e9});
     opt.Add({"rng-seed", ParamType::Int, "1", "ns-3 RngSeed", "", 1, 1e9});
-    opt.Add({"delay-bin", ParamType::Double, "0.0005", "FlowMonitor delay histogram bin width", "s",
-             1e-6, 1});
+    opt.Add({"delay-bin",
+             ParamType::Double,
+             "0.0005",
+             "FlowMonitor delay histogram bin width",
+             "s",
+             1e-6,
+             1});
     opt.AddPreset("fast", "100 Mbps, 60 s", {{"rate", "100Mbps"}, {"duration", "60"}});
-    opt.AddPreset("seed", "the seed's 1 Gbps, 60 s (hours of wall time)",
+    opt.AddPreset("seed",
+                  "the seed's 1 Gbps, 60 s (hours of wall time)",
                   {{"rate", "1Gbps"}, {"duration", "60"}});
     opt.AddPreset("tiny", "50 Mbps, 10 s (tests)", {{"rate", "50Mbps"}, {"duration", "10"}});
     opt.SetDefaultPreset("fast");
@@ -93,19 +140,21 @@ Run(int argc, char** argv)
         throw ConfigError("--rtt=" + opt.Get("rtt") + " must be at least 1ms");
     }
     double bdp = rate.GetBitRate() / 8.0 * rtt.GetSeconds();
-    uint64_t tbfLimit =
-        opt.GetInt("tbf-limit") > 0 ? static_cast<uint64_t>(opt.GetInt("tbf-limit")) : uint64_t(bdp);
+    uint64_t tbfLimit = opt.GetInt("tbf-limit") > 0 ? static_cast<uint64_t>(opt.GetInt("tbf-limit"))
+                                                    : uint64_t(bdp);
     if (tbfLimit < 1500)
     {
         throw ConfigError("the TBF limit (" + std::to_string(tbfLimit) +
-                    " B) is below one packet: raise --tbf-limit or --rate x --rtt");
+                          " B) is below one packet: raise --tbf-limit or --rate x --rtt");
     }
-    uint32_t burst = opt.GetInt("burst") > 0
-                         ? static_cast<uint32_t>(opt.GetInt("burst"))
-                         : std::max<uint32_t>(3000, static_cast<uint32_t>(rate.GetBitRate() / 8 * 0.004));
+    uint32_t burst =
+        opt.GetInt("burst") > 0
+            ? static_cast<uint32_t>(opt.GetInt("burst"))
+            : std::max<uint32_t>(3000, static_cast<uint32_t>(rate.GetBitRate() / 8 * 0.004));
     if (burst < 1500)
     {
-        throw ConfigError("--burst=" + opt.Get("burst") + " is below one 1500-byte packet: TBF could never send");
+        throw ConfigError("--burst=" + opt.Get("burst") +
+                          " is below one 1500-byte packet: TBF could never send");
     }
 
     // TCP: 1500-byte packets, buffers of 8 x BDP as the seed's hosts.
@@ -188,10 +237,10 @@ Run(int argc, char** argv)
         return n == "Cubic" ? TcpCubic::GetTypeId()
                             : (n == "Bbr" ? TcpBbr::GetTypeId() : TcpNewReno::GetTypeId());
     };
-    hosts.Get(0)->GetObject<TcpL4Protocol>()->SetAttribute(
-        "SocketType", TypeIdValue(tcpType(opt.Get("cca-1"))));
-    hosts.Get(1)->GetObject<TcpL4Protocol>()->SetAttribute(
-        "SocketType", TypeIdValue(tcpType(opt.Get("cca-2"))));
+    hosts.Get(0)->GetObject<TcpL4Protocol>()->SetAttribute("SocketType",
+                                                           TypeIdValue(tcpType(opt.Get("cca-1"))));
+    hosts.Get(1)->GetObject<TcpL4Protocol>()->SetAttribute("SocketType",
+                                                           TypeIdValue(tcpType(opt.Get("cca-2"))));
 
     FlowLabels labels;
     std::vector<RateMeter> meters(2);

@@ -22,18 +22,28 @@ Run(int argc, char** argv)
                 "dumbbell; TCP throughput per scheduler");
     AddSeed001Params(opt, "FqCoDel", 2);
     opt.Add({"thin-flows", ParamType::Int, "30", "number of thin UDP flows", "", 0, 1000});
-    opt.Add({"thin-size", ParamType::Int, "100", "UDP payload of a thin-flow packet", "B", 1, 1472});
+    opt.Add(
+        {"thin-size", ParamType::Int, "100", "UDP payload of a thin-flow packet", "B", 1, 1472});
     opt.Add({"thin-interval", ParamType::Time, "30ms", "time between two packets of a thin flow"});
-    opt.Add({"thin-class", ParamType::Choice, "same",
+    opt.Add({"thin-class",
+             ParamType::Choice,
+             "same",
              "MSFC class of the thin flows: same as the TCP flow (BE), higher (EF) or lower "
              "(CS1); sets their DSCP",
-             "", std::nullopt, std::nullopt, {"same", "higher", "lower"}});
+             "",
+             std::nullopt,
+             std::nullopt,
+             {"same", "higher", "lower"}});
     opt.Add({"tcp-start", ParamType::Double, "1", "start of the bulk TCP flow", "s", 0, 1000});
     opt.AddPreset("paper", "the seed's 60 s runs", {{"duration", "60"}});
-    opt.AddPreset("tiny", "12 s with 40 thin flows (tests)", {{"duration", "12"}, {"thin-flows", "40"}});
+    opt.AddPreset("tiny",
+                  "12 s with 40 thin flows (tests)",
+                  {{"duration", "12"}, {"thin-flows", "40"}});
     // Thin traffic above the link rate (45 x 228-byte packets / 30 ms = 2.7 Mbit/s): a DoS.
-    opt.AddPreset("dos", "thin traffic above the link rate", {{"duration", "30"}, {"thin-flows", "45"}, {"thin-size", "200"},
-                          {"buffer", "1000"}});
+    opt.AddPreset(
+        "dos",
+        "thin traffic above the link rate",
+        {{"duration", "30"}, {"thin-flows", "45"}, {"thin-size", "200"}, {"buffer", "1000"}});
     opt.SetDefaultPreset("paper");
     std::optional<Options::Request> req = ParseCommandLine(opt, argc, argv);
     if (!req)
@@ -46,8 +56,8 @@ Run(int argc, char** argv)
     double tcpStart = opt.GetDouble("tcp-start");
     if (tcpStart >= duration)
     {
-        throw ConfigError("--tcp-start=" + opt.Get("tcp-start") + " must be below --duration=" +
-                    opt.Get("duration"));
+        throw ConfigError("--tcp-start=" + opt.Get("tcp-start") +
+                          " must be below --duration=" + opt.Get("duration"));
     }
     uint32_t nThin = static_cast<uint32_t>(opt.GetInt("thin-flows"));
     std::string thinClass = opt.Get("thin-class");
@@ -63,8 +73,17 @@ Run(int argc, char** argv)
     for (uint32_t k = 0; k < nThin; ++k)
     {
         uint16_t port = static_cast<uint16_t>(6000 + k);
-        AddPeriodic(d, k + 1, port, false, static_cast<uint32_t>(opt.GetInt("thin-size")), gap,
-                    gap, thinDscp, 0.1, duration, rng);
+        AddPeriodic(d,
+                    k + 1,
+                    port,
+                    false,
+                    static_cast<uint32_t>(opt.GetInt("thin-size")),
+                    gap,
+                    gap,
+                    thinDscp,
+                    0.1,
+                    duration,
+                    rng);
         labels.Add(d.receiverAddr[k + 1], port, {k + 1, "ThinUdp", thinPrio, true, duration - 0.1});
     }
 

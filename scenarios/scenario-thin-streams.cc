@@ -19,7 +19,7 @@ namespace
 /** Queueing-delay samples of chosen flows at the bottleneck scheduler. */
 struct DelaySampler
 {
-    std::map<std::string, bool> watched;                       //!< 5-tuple keys of thin flows
+    std::map<std::string, bool> watched; //!< 5-tuple keys of thin flows
     std::map<std::string, std::vector<std::pair<double, double>>> samples; //!< key -> (t, d)
 
     void OnDequeue(Ptr<const QueueDiscItem> item)
@@ -42,9 +42,8 @@ struct DelaySampler
         }
         std::ostringstream full;
         full << FlowIds::Key(s, sp, d, dp);
-        samples[full.str()].emplace_back(
-            Simulator::Now().GetSeconds(),
-            (Simulator::Now() - item->GetTimeStamp()).GetSeconds());
+        samples[full.str()].emplace_back(Simulator::Now().GetSeconds(),
+                                         (Simulator::Now() - item->GetTimeStamp()).GetSeconds());
     }
 };
 
@@ -63,17 +62,37 @@ Run(int argc, char** argv)
     opt.Add({"voip-flows", ParamType::Int, "0", "thin TCP VoIP flows", "", 0, 200});
     opt.Add({"voip-min-gap", ParamType::Time, "20ms", "shortest time between VoIP packets"});
     opt.Add({"voip-max-gap", ParamType::Time, "30ms", "longest time between VoIP packets"});
-    opt.Add({"thin-size", ParamType::Int, "100", "application bytes per thin-stream packet", "B", 1,
+    opt.Add({"thin-size",
+             ParamType::Int,
+             "100",
+             "application bytes per thin-stream packet",
+             "B",
+             1,
              1448});
-    opt.Add({"thin-class", ParamType::Choice, "same",
+    opt.Add({"thin-class",
+             ParamType::Choice,
+             "same",
              "MSFC class of the thin streams: same as the bulk flows (BE) or higher (EF); "
              "sets their DSCP",
-             "", std::nullopt, std::nullopt, {"same", "higher"}});
-    opt.Add({"warmup", ParamType::Double, "5", "thin-stream packets before this time are not sampled",
-             "s", 0, 10000});
+             "",
+             std::nullopt,
+             std::nullopt,
+             {"same", "higher"}});
+    opt.Add({"warmup",
+             ParamType::Double,
+             "5",
+             "thin-stream packets before this time are not sampled",
+             "s",
+             0,
+             10000});
     opt.AddPreset("paper", "the seed's 300 s runs, gaming streams", {{"duration", "300"}});
-    opt.AddPreset("voip", "one bulk flow and one VoIP stream, 300 s", {{"duration", "300"}, {"bulk-flows", "1"}, {"voip-flows", "1"},
-                           {"gaming-min-gap", "600ms"}, {"gaming-max-gap", "1000ms"}});
+    opt.AddPreset("voip",
+                  "one bulk flow and one VoIP stream, 300 s",
+                  {{"duration", "300"},
+                   {"bulk-flows", "1"},
+                   {"voip-flows", "1"},
+                   {"gaming-min-gap", "600ms"},
+                   {"gaming-max-gap", "1000ms"}});
     opt.AddPreset("tiny", "30 s (tests)", {{"duration", "30"}});
     opt.SetDefaultPreset("paper");
     std::optional<Options::Request> req = ParseCommandLine(opt, argc, argv);
@@ -87,15 +106,15 @@ Run(int argc, char** argv)
         !opt.GetTime("voip-min-gap").IsStrictlyPositive())
     {
         throw ConfigError("the thin-stream gaps must satisfy 0 < min-gap <= max-gap (got gaming " +
-                    opt.Get("gaming-min-gap") + ".." + opt.Get("gaming-max-gap") + ", voip " +
-                    opt.Get("voip-min-gap") + ".." + opt.Get("voip-max-gap") + ")");
+                          opt.Get("gaming-min-gap") + ".." + opt.Get("gaming-max-gap") + ", voip " +
+                          opt.Get("voip-min-gap") + ".." + opt.Get("voip-max-gap") + ")");
     }
     double duration = opt.GetDouble("duration");
     double warmup = opt.GetDouble("warmup");
     if (warmup >= duration)
     {
-        throw ConfigError("--warmup=" + opt.Get("warmup") + " must be below --duration=" +
-                    opt.Get("duration"));
+        throw ConfigError("--warmup=" + opt.Get("warmup") +
+                          " must be below --duration=" + opt.Get("duration"));
     }
     ConfigureSeed001(opt);
 
@@ -104,7 +123,8 @@ Run(int argc, char** argv)
     uint32_t nVoip = static_cast<uint32_t>(opt.GetInt("voip-flows"));
     if (nGame + nVoip == 0)
     {
-        throw ConfigError("no thin stream to measure: set --gaming-flows or --voip-flows to 1 or more");
+        throw ConfigError(
+            "no thin stream to measure: set --gaming-flows or --voip-flows to 1 or more");
     }
     bool higher = opt.Get("thin-class") == "higher";
     uint8_t thinDscp = higher ? DSCP_EF : DSCP_BE;

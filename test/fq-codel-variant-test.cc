@@ -217,7 +217,9 @@ class FqCoDelVariantStarvationTest : public TestCase
         std::clog << "bulk byte share: FQ-CoDel " << fq << " WSPM " << wspm << " WP " << wp
                   << std::endl;
         NS_TEST_EXPECT_MSG_LT(wspm, fq / 10, "WSPM should starve the bulk flow");
-        NS_TEST_EXPECT_MSG_GT(fq, 0.05, "FQ-CoDel's old-list rotation should let the bulk flow send");
+        NS_TEST_EXPECT_MSG_GT(fq,
+                              0.05,
+                              "FQ-CoDel's old-list rotation should let the bulk flow send");
         NS_TEST_EXPECT_MSG_GT(wp, fq, "without priority the bulk flow does best");
     }
 };
@@ -227,7 +229,8 @@ class FqCoDelVariantDropTest : public TestCase
 {
   public:
     FqCoDelVariantDropTest()
-        : TestCase("FQ-CoDel variant: overload drops from the fattest flow, CoDel drops standing queue")
+        : TestCase(
+              "FQ-CoDel variant: overload drops from the fattest flow, CoDel drops standing queue")
     {
     }
 

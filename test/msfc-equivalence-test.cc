@@ -45,13 +45,10 @@ Drive(Ptr<QueueDisc> q, double seconds)
     FlowCounts c;
     const uint32_t size = 1500;
     const double bits = size * 8.0;
-    q->TraceConnectWithoutContext(
-        "Drop",
-        MakeCallback(
-            +[](FlowCounts* c, Ptr<const QueueDiscItem> item) {
-                c->drops[DynamicCast<const MsfcTestItem>(item)->GetTag()]++;
-            })
-            .Bind(&c));
+    q->TraceConnectWithoutContext("Drop",
+                                  MakeCallback(+[](FlowCounts* c, Ptr<const QueueDiscItem> item) {
+                                      c->drops[DynamicCast<const MsfcTestItem>(item)->GetTag()]++;
+                                  }).Bind(&c));
     std::function<void()> arriveA = [&]() {
         q->Enqueue(MsfcTestItem::Flow(size, 11, 0));
         Simulator::Schedule(Seconds(bits / 52e6), arriveA);

@@ -128,8 +128,8 @@ class MsfcFlowCountIndependenceTestCase : public TestCase
     {
         for (double ratio : {2.0, 3.0})
         {
-            Ptr<MsfcQueueDisc> q = NewDisc(
-                {{"Ratio", std::to_string(ratio)}, {"Prios", "2"}, {"MaxSize", "100000p"}});
+            Ptr<MsfcQueueDisc> q =
+                NewDisc({{"Ratio", std::to_string(ratio)}, {"Prios", "2"}, {"MaxSize", "100000p"}});
             for (uint32_t h = 0; h < 100; ++h)
             {
                 q->Enqueue(Item(1200, h, 0, 0));
@@ -284,9 +284,8 @@ class MsfcCoDelPerFlowTestCase : public TestCase
                        {"Quantum", "1500"},
                        {"MaxSize", "100000p"},
                        {"UseEcn", m_ecn ? "true" : "false"}});
-        m_q->TraceConnectWithoutContext(
-            "DropAfterDequeue",
-            MakeCallback(&MsfcCoDelPerFlowTestCase::Dropped, this));
+        m_q->TraceConnectWithoutContext("DropAfterDequeue",
+                                        MakeCallback(&MsfcCoDelPerFlowTestCase::Dropped, this));
         // Fat flow: 1000 B every 1 ms into a 4 Mbps service (one packet per 2 ms).
         for (int i = 0; i < 3000; ++i)
         {
@@ -327,9 +326,10 @@ class MsfcCoDelPerFlowTestCase : public TestCase
         {
             NS_TEST_EXPECT_MSG_GT(s.codelDrops, 10u, "CoDel should drop from the standing queue");
             NS_TEST_EXPECT_MSG_EQ(m_thinDropped, 0u, "the thin flow must not be dropped");
-            NS_TEST_EXPECT_MSG_GT(m_firstAction.GetMilliSeconds(),
-                                  100,
-                                  "the first drop comes only after sojourn > target for an interval");
+            NS_TEST_EXPECT_MSG_GT(
+                m_firstAction.GetMilliSeconds(),
+                100,
+                "the first drop comes only after sojourn > target for an interval");
         }
         NS_TEST_EXPECT_MSG_EQ(m_thinReceived, m_thinSent, "all thin packets are delivered");
         NS_TEST_EXPECT_MSG_LT(m_thinMaxDelay.GetMilliSeconds(), 5, "thin flow stays below target");
@@ -398,16 +398,16 @@ class MsfcOverloadTestCase : public TestCase
         Ptr<MsfcQueueDisc> q = NewDisc({{"MaxSize", "100p"}, {"DropBatchSize", "16"}});
         uint32_t dropped = 0;
         uint32_t thinDropped = 0;
-        q->TraceConnectWithoutContext(
-            "DropAfterDequeue",
-            Callback<void, Ptr<const QueueDiscItem>, const char*>(
-                [&](Ptr<const QueueDiscItem> item, const char*) {
-                dropped++;
-                if (DynamicCast<const MsfcTestItem>(item)->GetTag() == 2)
-                {
-                    thinDropped++;
-                }
-            }));
+        q->TraceConnectWithoutContext("DropAfterDequeue",
+                                      Callback<void, Ptr<const QueueDiscItem>, const char*>(
+                                          [&](Ptr<const QueueDiscItem> item, const char*) {
+                                              dropped++;
+                                              if (DynamicCast<const MsfcTestItem>(item)->GetTag() ==
+                                                  2)
+                                              {
+                                                  thinDropped++;
+                                              }
+                                          }));
         // Thin flow in the top class, 5 packets; fat flow in class 0; medium flow in class 1.
         for (int i = 0; i < 5; ++i)
         {
@@ -593,19 +593,22 @@ class MsfcQuantaTestCase : public TestCase
     void DoRun() override
     {
         using V = std::vector<uint64_t>;
-        NS_TEST_EXPECT_MSG_EQ((MsfcQueueDisc::ComputeClassQuanta(1500, 2 << 16, 3) == V{1500, 3000, 6000}),
-                              true,
-                              "ratio 2");
-        NS_TEST_EXPECT_MSG_EQ((MsfcQueueDisc::ComputeClassQuanta(1500, 98304, 4) ==
-                               V{1500, 2250, 3375, 5063}),
-                              true,
-                              "ratio 1.5 (5062.5 rounds half up)");
-        NS_TEST_EXPECT_MSG_EQ((MsfcQueueDisc::ComputeClassQuanta(1500, 3 << 16, 3) == V{1500, 4500, 13500}),
-                              true,
-                              "ratio 3");
-        NS_TEST_EXPECT_MSG_EQ((MsfcQueueDisc::ComputeClassQuanta(1500, 1 << 15, 3) == V{1500, 750, 375}),
-                              true,
-                              "ratio 0.5");
+        NS_TEST_EXPECT_MSG_EQ(
+            (MsfcQueueDisc::ComputeClassQuanta(1500, 2 << 16, 3) == V{1500, 3000, 6000}),
+            true,
+            "ratio 2");
+        NS_TEST_EXPECT_MSG_EQ(
+            (MsfcQueueDisc::ComputeClassQuanta(1500, 98304, 4) == V{1500, 2250, 3375, 5063}),
+            true,
+            "ratio 1.5 (5062.5 rounds half up)");
+        NS_TEST_EXPECT_MSG_EQ(
+            (MsfcQueueDisc::ComputeClassQuanta(1500, 3 << 16, 3) == V{1500, 4500, 13500}),
+            true,
+            "ratio 3");
+        NS_TEST_EXPECT_MSG_EQ(
+            (MsfcQueueDisc::ComputeClassQuanta(1500, 1 << 15, 3) == V{1500, 750, 375}),
+            true,
+            "ratio 0.5");
         NS_TEST_EXPECT_MSG_EQ((MsfcQueueDisc::ComputeClassQuanta(10, 1, 3) == V{10, 1, 1}),
                               true,
                               "at least one byte");
@@ -675,12 +678,13 @@ class MsfcInvalidConfigTestCase : public TestCase
                                   std::string::npos,
                                   "expected '" << c.expect << "' in '" << msg << "'");
         }
-        NS_TEST_EXPECT_MSG_EQ(NewDisc({}, false)->ValidateConfiguration(), "", "defaults are valid");
-        NS_TEST_EXPECT_MSG_EQ(
-            NewDisc({{"Prios", "8"}, {"Ratio", "16"}, {"Quantum", "4096"}}, false)
-                ->ValidateConfiguration(),
-            "",
-            "a large but representable configuration is valid");
+        NS_TEST_EXPECT_MSG_EQ(NewDisc({}, false)->ValidateConfiguration(),
+                              "",
+                              "defaults are valid");
+        NS_TEST_EXPECT_MSG_EQ(NewDisc({{"Prios", "8"}, {"Ratio", "16"}, {"Quantum", "4096"}}, false)
+                                  ->ValidateConfiguration(),
+                              "",
+                              "a large but representable configuration is valid");
         NS_TEST_EXPECT_MSG_EQ(MsfcQueueDisc::GetAttributeRange("Prios"), "1..16", "range text");
     }
 };

@@ -7,16 +7,16 @@
 #include "msfc-test-item.h"
 
 #include "ns3/boolean.h"
+#include "ns3/double.h"
 #include "ns3/ipv4-header.h"
 #include "ns3/ipv4-queue-disc-item.h"
-#include "ns3/udp-header.h"
-#include "ns3/double.h"
 #include "ns3/nstime.h"
 #include "ns3/queue-size.h"
 #include "ns3/sfq-queue-disc.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/test.h"
+#include "ns3/udp-header.h"
 #include "ns3/uinteger.h"
 
 #include <map>
@@ -66,7 +66,8 @@ class SfqFairnessTest : public TestCase
 {
   public:
     SfqFairnessTest()
-        : TestCase("SFQ round robin: backlogged flows with 1500, 1000, 576 and 64 B packets share bytes equally")
+        : TestCase("SFQ round robin: backlogged flows with 1500, 1000, 576 and 64 B packets share "
+                   "bytes equally")
     {
     }
 
@@ -111,7 +112,8 @@ class SfqRoundRobinOrderTest : public TestCase
 {
   public:
     SfqRoundRobinOrderTest()
-        : TestCase("SFQ round robin: flows alternate quantum by quantum, a new flow joins the round")
+        : TestCase(
+              "SFQ round robin: flows alternate quantum by quantum, a new flow joins the round")
     {
     }
 
@@ -130,7 +132,9 @@ class SfqRoundRobinOrderTest : public TestCase
         {
             order.push_back(KeyOf(q->Dequeue()));
         }
-        NS_TEST_EXPECT_MSG_EQ((order == std::vector<uint32_t>{1, 2, 1, 2}), true, "not alternating");
+        NS_TEST_EXPECT_MSG_EQ((order == std::vector<uint32_t>{1, 2, 1, 2}),
+                              true,
+                              "not alternating");
         q->Enqueue(Item(100, 3));
         // Flow 3 is queued behind the two active flows: served within the next 3 packets.
         bool seen = false;
@@ -248,7 +252,8 @@ class SfqLimitsTest : public TestCase
 {
   public:
     SfqLimitsTest()
-        : TestCase("SFQ limits: per-flow depth, total limit (drop from the longest flow), flow slots")
+        : TestCase(
+              "SFQ limits: per-flow depth, total limit (drop from the longest flow), flow slots")
     {
     }
 
@@ -301,10 +306,9 @@ class SfqLimitsTest : public TestCase
         q->Enqueue(Item(500, 2));
         q->Enqueue(Item(500, 3));
         NS_TEST_EXPECT_MSG_EQ(q->GetNPackets(), 2, "third flow needs a slot");
-        NS_TEST_EXPECT_MSG_EQ(
-            q->GetStats().GetNDroppedPackets(SfqQueueDisc::SLOTS_EXHAUSTED_DROP),
-            1,
-            "slot exhaustion drop");
+        NS_TEST_EXPECT_MSG_EQ(q->GetStats().GetNDroppedPackets(SfqQueueDisc::SLOTS_EXHAUSTED_DROP),
+                              1,
+                              "slot exhaustion drop");
         q->Dequeue();
         q->Dequeue(); // flow 1 and 2 leave, slots free again
         q->Enqueue(Item(500, 3));

@@ -161,7 +161,10 @@ class WcqSharesTest : public TestCase
             for (uint32_t c = 0; c < 4; ++c)
             {
                 double expected = 3000.0 * (1u << c) / 15.0;
-                NS_TEST_ASSERT_MSG_EQ_TOL(served[c], expected, expected * 0.02, d << " class " << c);
+                NS_TEST_ASSERT_MSG_EQ_TOL(served[c],
+                                          expected,
+                                          expected * 0.02,
+                                          d << " class " << c);
                 NS_TEST_ASSERT_MSG_EQ(q->GetClassStats(c).dequeuedPackets, served[c], "stats");
             }
             // Work conserving: a single backlogged class gets everything.

@@ -1,13 +1,11 @@
 """The msfc command: run, compare, list, errors and resume, on the fake scenario program."""
+
 import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pandas as pd
-import pytest
-
 from conftest import REPO
 from msfc.cli import main
 
@@ -15,8 +13,14 @@ from msfc.cli import main
 def msfc_subprocess(*args, cwd=None, env=None):
     """The command as users run it (a separate process), to check exit codes and stderr."""
     e = dict(os.environ, PYTHONPATH=str(REPO / "python"), **(env or {}))
-    return subprocess.run([sys.executable, "-m", "msfc.cli", *args], capture_output=True, text=True,
-                          cwd=cwd, env=e, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "msfc.cli", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=e,
+        timeout=120,
+    )
 
 
 def test_list(fake_build, capsys):
@@ -44,10 +48,22 @@ def test_user_errors_have_no_traceback(fake_build, tmp_path, capsys):
     cases = [
         (["run", "nosuch", "--build-dir", str(fake_build)], "valid scenarios: fake"),
         (["run", "fake", "--build-dir", str(tmp_path / "empty")], "make build"),
-        (["run", "fake", "--build-dir", str(fake_build), "--set", "duration=0"], "allowed range 0.1 .. 1000"),
-        (["run", "fake", "--build-dir", str(fake_build), "--scheduler", "Cake"], "valid values: PfifoFast"),
-        (["run", "fake", "--build-dir", str(fake_build), "--set", "Msfc.Ratio=100"], "allowed range 0.0000153..16"),
-        (["compare", "fake", "--build-dir", str(fake_build), "--schedulers", "CoDel,Sfq"], "valid values"),
+        (
+            ["run", "fake", "--build-dir", str(fake_build), "--set", "duration=0"],
+            "allowed range 0.1 .. 1000",
+        ),
+        (
+            ["run", "fake", "--build-dir", str(fake_build), "--scheduler", "Cake"],
+            "valid values: PfifoFast",
+        ),
+        (
+            ["run", "fake", "--build-dir", str(fake_build), "--set", "Msfc.Ratio=100"],
+            "allowed range 0.0000153..16",
+        ),
+        (
+            ["compare", "fake", "--build-dir", str(fake_build), "--schedulers", "CoDel,Sfq"],
+            "valid values",
+        ),
         (["report", str(tmp_path)], "not an msfc results directory"),
         (["sweep", "fake", "--build-dir", str(fake_build), "--grid", "duration="], "empty value"),
     ]
@@ -56,7 +72,7 @@ def test_user_errors_have_no_traceback(fake_build, tmp_path, capsys):
         err = capsys.readouterr().err
         assert expect in err, (args, err)
         assert err.startswith("msfc: error: ")
-    for args, expect in cases[:2]:                      # as a separate process: no traceback
+    for args, expect in cases[:2]:  # as a separate process: no traceback
         r = msfc_subprocess(*args, cwd=tmp_path)
         assert r.returncode == 2, (args, r.stderr)
         assert expect in r.stderr and "Traceback" not in r.stderr
@@ -64,16 +80,42 @@ def test_user_errors_have_no_traceback(fake_build, tmp_path, capsys):
 
 def test_run_writes_tidy_data(fake_build, tmp_path, capsys):
     out = tmp_path / "res"
-    rc = main(["run", "fake", "--build-dir", str(fake_build), "--scheduler", "FqCoDel", "--set", "duration=2",
-               "--set", "Msfc.Ratio=4", "--run", "3", "--out", str(out), "--no-progress"])
+    rc = main(
+        [
+            "run",
+            "fake",
+            "--build-dir",
+            str(fake_build),
+            "--scheduler",
+            "FqCoDel",
+            "--set",
+            "duration=2",
+            "--set",
+            "Msfc.Ratio=4",
+            "--run",
+            "3",
+            "--out",
+            str(out),
+            "--no-progress",
+        ]
+    )
     assert rc == 0
     text = capsys.readouterr().out
     assert "Per flow type (down)" in text and "TVStream" in text and "Per priority" in text
     study = json.loads((out / "study.json").read_text())
     (h,) = study["configs"]
     d = out / "runs" / h
-    for f in ("flows.csv", "delay_hist.csv", "meta.json", "config.json", "done.json", "flow_metrics.parquet",
-              "flow_metrics.csv", "summary.parquet", "summary.csv"):
+    for f in (
+        "flows.csv",
+        "delay_hist.csv",
+        "meta.json",
+        "config.json",
+        "done.json",
+        "flow_metrics.parquet",
+        "flow_metrics.csv",
+        "summary.parquet",
+        "summary.csv",
+    ):
         assert (d / f).exists(), f
     # the latest progress line is kept for watching long runs
     assert (d / "progress.txt").read_text().split()[:2] == ["2", "2"]
@@ -90,7 +132,15 @@ def test_run_writes_tidy_data(fake_build, tmp_path, capsys):
 
 
 def test_run_resumes_and_force_reruns(fake_build, tmp_path, capsys):
-    args = ["run", "fake", "--build-dir", str(fake_build), "--out", str(tmp_path / "r"), "--no-progress"]
+    args = [
+        "run",
+        "fake",
+        "--build-dir",
+        str(fake_build),
+        "--out",
+        str(tmp_path / "r"),
+        "--no-progress",
+    ]
     assert main(args) == 0
     (h,) = json.loads((tmp_path / "r" / "study.json").read_text())["configs"]
     done = tmp_path / "r" / "runs" / h / "done.json"
@@ -105,12 +155,20 @@ def test_run_resumes_and_force_reruns(fake_build, tmp_path, capsys):
 
 def test_interrupted_run_is_redone(fake_build, tmp_path, capsys):
     """A directory without done.json (a killed run) is not taken as a result."""
-    args = ["run", "fake", "--build-dir", str(fake_build), "--out", str(tmp_path / "r"), "--no-progress"]
+    args = [
+        "run",
+        "fake",
+        "--build-dir",
+        str(fake_build),
+        "--out",
+        str(tmp_path / "r"),
+        "--no-progress",
+    ]
     assert main(args) == 0
     (h,) = json.loads((tmp_path / "r" / "study.json").read_text())["configs"]
     d = tmp_path / "r" / "runs" / h
     (d / "done.json").unlink()
-    (d / "flows.csv").write_text("flow_id\n")   # half-written leftovers
+    (d / "flows.csv").write_text("flow_id\n")  # half-written leftovers
     capsys.readouterr()
     assert main(args) == 0
     assert "already done" not in capsys.readouterr().err
@@ -118,8 +176,17 @@ def test_interrupted_run_is_redone(fake_build, tmp_path, capsys):
 
 
 def test_failed_run_reports_stderr_and_exit_code(fake_build, tmp_path):
-    r = msfc_subprocess("run", "fake", "--build-dir", str(fake_build), "--set", "fail=true",
-                        "--out", str(tmp_path / "f"), cwd=tmp_path)
+    r = msfc_subprocess(
+        "run",
+        "fake",
+        "--build-dir",
+        str(fake_build),
+        "--set",
+        "fail=true",
+        "--out",
+        str(tmp_path / "f"),
+        cwd=tmp_path,
+    )
     assert r.returncode == 1
     assert "failed (exit code 1)" in r.stderr and "failed on purpose" in r.stderr
     assert "Traceback" not in r.stderr
@@ -128,12 +195,21 @@ def test_failed_run_reports_stderr_and_exit_code(fake_build, tmp_path):
 
 
 def test_progress_lines_when_not_a_tty(fake_build, tmp_path):
-    r = msfc_subprocess("run", "fake", "--build-dir", str(fake_build), "--set", "duration=3",
-                        "--out", str(tmp_path / "p"), cwd=tmp_path)
+    r = msfc_subprocess(
+        "run",
+        "fake",
+        "--build-dir",
+        str(fake_build),
+        "--set",
+        "duration=3",
+        "--out",
+        str(tmp_path / "p"),
+        cwd=tmp_path,
+    )
     assert r.returncode == 0, r.stderr
-    lines = [l for l in r.stderr.splitlines() if "sim-s" in l]
+    lines = [ln for ln in r.stderr.splitlines() if "sim-s" in ln]
     assert lines and lines[-1].endswith("3/3 sim-s")
-    assert "\r" not in r.stderr                                   # no bar redraws in a log
+    assert "\r" not in r.stderr  # no bar redraws in a log
 
 
 def test_default_out_is_keyed_by_the_request(fake_build, tmp_path, capsys):
@@ -145,31 +221,78 @@ def test_default_out_is_keyed_by_the_request(fake_build, tmp_path, capsys):
 
 def test_compare_tables_and_thesis(fake_build, tmp_path, capsys):
     out = tmp_path / "c"
-    rc = main(["compare", "fake", "--build-dir", str(fake_build), "--schedulers", "Msfc,CoDel",
-               "--seeds", "2", "--out", str(out), "--thesis", "--no-progress", "--jobs", "2"])
+    rc = main(
+        [
+            "compare",
+            "fake",
+            "--build-dir",
+            str(fake_build),
+            "--schedulers",
+            "Msfc,CoDel",
+            "--seeds",
+            "2",
+            "--out",
+            str(out),
+            "--thesis",
+            "--no-progress",
+            "--jobs",
+            "2",
+        ]
+    )
     assert rc == 0
     text = capsys.readouterr().out
     assert "Overall (down, like thesis Table 3.4)" in text
     assert "Harmonic-mean delay (ms)" in text
-    header = [l for l in text.splitlines() if l.startswith("type") and "Msfc" in l][0]
-    assert header.index("Msfc") < header.index("CoDel")          # the order asked for
+    header = [ln for ln in text.splitlines() if ln.startswith("type") and "Msfc" in ln][0]
+    assert header.index("Msfc") < header.index("CoDel")  # the order asked for
     assert "Table 3.7" in text and "Msfc thesis" in text and "3185.29" in text
     s = pd.read_parquet(out / "summary.parquet")
     assert sorted(s["rng_run"].unique()) == [1, 2] and set(s["scheduler"]) == {"Msfc", "CoDel"}
     assert len(json.loads((out / "study.json").read_text())["configs"]) == 4
     # the same command with --format markdown reprints the finished runs as pipe tables
-    rc = main(["compare", "fake", "--build-dir", str(fake_build), "--schedulers", "Msfc,CoDel",
-               "--seeds", "2", "--out", str(out), "--thesis", "--no-progress", "--format", "markdown"])
+    rc = main(
+        [
+            "compare",
+            "fake",
+            "--build-dir",
+            str(fake_build),
+            "--schedulers",
+            "Msfc,CoDel",
+            "--seeds",
+            "2",
+            "--out",
+            str(out),
+            "--thesis",
+            "--no-progress",
+            "--format",
+            "markdown",
+        ]
+    )
     assert rc == 0
     cap = capsys.readouterr()
-    assert cap.err.count("already done") == 4                  # nothing simulated again
+    assert cap.err.count("already done") == 4  # nothing simulated again
     assert "| type | Msfc | CoDel |" in cap.out and "**Table 3.7:" in cap.out
-    assert "| TV | 3185.29 | " in cap.out                        # thesis Msfc: the order asked for
+    assert "| TV | 3185.29 | " in cap.out  # thesis Msfc: the order asked for
 
 
 def test_timeout_kills_a_hanging_simulation(fake_build, tmp_path, capsys):
-    rc = main(["run", "fake", "--build-dir", str(fake_build), "--set", "sleep=5", "--set", "duration=3",
-               "--timeout", "1", "--out", str(tmp_path / "t"), "--no-progress"])
+    rc = main(
+        [
+            "run",
+            "fake",
+            "--build-dir",
+            str(fake_build),
+            "--set",
+            "sleep=5",
+            "--set",
+            "duration=3",
+            "--timeout",
+            "1",
+            "--out",
+            str(tmp_path / "t"),
+            "--no-progress",
+        ]
+    )
     assert rc == 1
     assert "time limit of 1 s" in capsys.readouterr().err
 
@@ -180,18 +303,26 @@ def test_tables_of_finished_runs_follow_metric_changes(fake_build, tmp_path, cap
     from msfc import metrics as M
     from msfc.runner import collect
 
-    args = ["run", "fake", "--build-dir", str(fake_build), "--out", str(tmp_path / "r"), "--no-progress"]
+    args = [
+        "run",
+        "fake",
+        "--build-dir",
+        str(fake_build),
+        "--out",
+        str(tmp_path / "r"),
+        "--no-progress",
+    ]
     assert main(args) == 0
     (h,) = json.loads((tmp_path / "r" / "study.json").read_text())["configs"]
     d = tmp_path / "r" / "runs" / h
     done = json.loads((d / "done.json").read_text())
-    assert done["metrics_version"] == M.METRICS_VERSION
+    assert done["tables_version"] == M.TABLES_VERSION
     raw_mtime = (d / "flows.csv").stat().st_mtime_ns
     (d / "summary.parquet").unlink()
-    done["metrics_version"] = M.METRICS_VERSION - 1
+    done["tables_version"] = M.TABLES_VERSION - 1
     (d / "done.json").write_text(json.dumps(done))
     summary, _ = collect(tmp_path / "r")
     assert len(summary) > 0
     assert (d / "summary.parquet").exists()
-    assert json.loads((d / "done.json").read_text())["metrics_version"] == M.METRICS_VERSION
+    assert json.loads((d / "done.json").read_text())["tables_version"] == M.TABLES_VERSION
     assert (d / "flows.csv").stat().st_mtime_ns == raw_mtime

@@ -1,8 +1,14 @@
 """Parsing and validating options against what the programs describe."""
-import pytest
 
-from msfc.config import (build_config, parse_assignments, parse_datarate, parse_time, read_config_file,
-                         split_key)
+import pytest
+from msfc.config import (
+    build_config,
+    parse_assignments,
+    parse_datarate,
+    parse_time,
+    read_config_file,
+    split_key,
+)
 from msfc.errors import UserError
 from msfc.programs import describe_scenario, describe_schedulers
 
@@ -28,7 +34,10 @@ def test_describe_is_read_from_the_program(info, scheds):
     assert scheds["Msfc"].type_id == "ns3::MsfcQueueDisc"
     assert scheds["Msfc"].attributes["Ratio"].constraints() == [(">=", "0.0000153"), ("<=", "16")]
     assert scheds["Msfc"].attributes["Target"].constraints() == [(">", "0")]
-    assert scheds["CoDel"].attributes["MinBytes"].constraints() == [(">=", "0"), ("<=", "4294967295")]
+    assert scheds["CoDel"].attributes["MinBytes"].constraints() == [
+        (">=", "0"),
+        ("<=", "4294967295"),
+    ]
 
 
 def test_parse_assignments():
@@ -99,20 +108,30 @@ def test_scheduler_attributes_map_to_ns3_attributes(info, scheds, tmp_path):
     assert "--ns3::CoDelQueueDisc::Interval=50ms" in argv
     assert "--ns3::MsfcQueueDisc::UseEcn=true" in argv
     assert argv[-2:] == ["--RngRun=1", f"--out={tmp_path}"]
-    with pytest.raises(UserError, match=r"Ratio': value 0 is out of range; allowed range 0.0000153..16"):
+    with pytest.raises(
+        UserError, match=r"Ratio': value 0 is out of range; allowed range 0.0000153..16"
+    ):
         cfg(info, scheds, "Msfc.Ratio=0")
     with pytest.raises(UserError, match=r"Prios': value 17 is out of range; allowed range 1..16"):
         cfg(info, scheds, "Msfc.Prios=17")
-    with pytest.raises(UserError, match=r"Prios': bad value '2.5': expected a non-negative integer"):
+    with pytest.raises(
+        UserError, match=r"Prios': bad value '2.5': expected a non-negative integer"
+    ):
         cfg(info, scheds, "Msfc.Prios=2.5")
-    with pytest.raises(UserError, match=r"Target': value 0ms is out of range; allowed range > 0 and < Interval"):
+    with pytest.raises(
+        UserError, match=r"Target': value 0ms is out of range; allowed range > 0 and < Interval"
+    ):
         cfg(info, scheds, "Msfc.Target=0ms")
     with pytest.raises(UserError, match=r"Interval': value 2h is out of range"):
         cfg(info, scheds, "Msfc.Interval=2h")
     with pytest.raises(UserError, match=r"MaxSize': bad value '10 packets'; use packets or bytes"):
         cfg(info, scheds, "Msfc.MaxSize=10 packets")
-    assert cfg(info, scheds, "Msfc.MaxSize=2000p", "Msfc.Interval=1h").attrs["Msfc.MaxSize"] == "2000p"
-    with pytest.raises(UserError, match=r"has no attribute 'Ration'.*did you mean 'Ratio'.*Prios, Ratio, Target"):
+    assert (
+        cfg(info, scheds, "Msfc.MaxSize=2000p", "Msfc.Interval=1h").attrs["Msfc.MaxSize"] == "2000p"
+    )
+    with pytest.raises(
+        UserError, match=r"has no attribute 'Ration'.*did you mean 'Ratio'.*Prios, Ratio, Target"
+    ):
         cfg(info, scheds, "Msfc.Ration=3")
     with pytest.raises(UserError, match=r"unknown scheduler 'Sfq'.*Msfc, CoDel"):
         cfg(info, scheds, "Sfq.Perturb=1")
@@ -123,17 +142,22 @@ def test_scheduler_attributes_map_to_ns3_attributes(info, scheds, tmp_path):
 
 def test_attributes_need_msfc_describe(fake_build_no_describe):
     info = describe_scenario("fake", fake_build_no_describe)
-    with pytest.raises(UserError, match="msfc-describe, which does not exist; build it with `make build`"):
-        build_config(info, [("Msfc.Ratio", "3")],
-                     schedulers_loader=lambda: describe_schedulers(fake_build_no_describe))
+    with pytest.raises(
+        UserError, match="msfc-describe, which does not exist; build it with `make build`"
+    ):
+        build_config(
+            info,
+            [("Msfc.Ratio", "3")],
+            schedulers_loader=lambda: describe_schedulers(fake_build_no_describe),
+        )
     # scenario options alone do not need it
     assert build_config(info, [("duration", "2")]).resolved["duration"] == "2"
 
 
 def test_preset_resolution_and_hash(info, scheds):
     base = cfg(info, scheds)
-    assert base.resolved["duration"] == "3"                      # default preset 'quick'
-    same = cfg(info, scheds, "duration=3")                         # equal to the preset: same run
+    assert base.resolved["duration"] == "3"  # default preset 'quick'
+    same = cfg(info, scheds, "duration=3")  # equal to the preset: same run
     assert same.hash() == base.hash()
     assert cfg(info, scheds, "duration=4").hash() != base.hash()
     assert cfg(info, scheds, rng_run=2).hash() != base.hash()

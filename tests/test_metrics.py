@@ -1,9 +1,9 @@
 """Aggregation maths on hand-made data with answers worked out by hand."""
+
 import math
 
 import pandas as pd
 import pytest
-
 from conftest import FIXTURES
 from msfc import metrics as M
 
@@ -53,10 +53,10 @@ def test_cdf_reaches_one_at_last_edge():
 def test_flow_metrics(known):
     flows, _ = known
     f = M.flow_metrics(flows).set_index("flow_id")
-    assert f.loc[1, "throughput_kbps"] == pytest.approx(10.0)       # 12500 B * 8 / 10 s / 1000
-    assert f.loc[3, "throughput_kbps"] == pytest.approx(160.0)      # 100000 B * 8 / 5 s / 1000
-    assert f.loc[2, "delay_mean_ms"] == pytest.approx(5.0)          # 0.030 s / 6
-    assert f.loc[2, "jitter_mean_ms"] == pytest.approx(1.6)         # 0.008 s / (6 - 1)
+    assert f.loc[1, "throughput_kbps"] == pytest.approx(10.0)  # 12500 B * 8 / 10 s / 1000
+    assert f.loc[3, "throughput_kbps"] == pytest.approx(160.0)  # 100000 B * 8 / 5 s / 1000
+    assert f.loc[2, "delay_mean_ms"] == pytest.approx(5.0)  # 0.030 s / 6
+    assert f.loc[2, "jitter_mean_ms"] == pytest.approx(1.6)  # 0.008 s / (6 - 1)
     assert f.loc[2, "loss_ratio"] == pytest.approx(0.4)
     assert math.isnan(f.loc[5, "delay_mean_ms"]) and math.isnan(f.loc[5, "loss_ratio"])
 
@@ -66,10 +66,10 @@ def test_group_metrics_per_type(known):
     s = M.summarize(flows, h, "down")
     voip = s[(s.level == "type") & (s.group == "voip")].iloc[0]
     assert voip.flows == 2
-    assert voip.throughput_kbps == pytest.approx(15.0)            # mean of 10 and 20
+    assert voip.throughput_kbps == pytest.approx(15.0)  # mean of 10 and 20
     assert voip.throughput_total_kbps == pytest.approx(30.0)
-    assert voip.delay_mean_ms == pytest.approx(4.2)               # (0.012 + 0.030) / (4 + 6)
-    assert voip.jitter_mean_ms == pytest.approx(1.25)             # (0.002 + 0.008) / (3 + 5)
+    assert voip.delay_mean_ms == pytest.approx(4.2)  # (0.012 + 0.030) / (4 + 6)
+    assert voip.jitter_mean_ms == pytest.approx(1.25)  # (0.002 + 0.008) / (3 + 5)
     assert voip.lost_packets == 4
     assert voip.loss_ratio == pytest.approx(4 / 14)
     # histogram of both voip down flows: 2 @ 2 ms, 6 @ 4 ms, 2 @ 6 ms (centres)
@@ -87,14 +87,16 @@ def test_overall_and_direction(known):
     flows, h = known
     s = M.summarize(flows, h, "down")
     o = s[s.level == "overall"].iloc[0]
-    assert o.flows == 4                                           # the up flow is left out
+    assert o.flows == 4  # the up flow is left out
     assert o.throughput_kbps == pytest.approx((10 + 20 + 160 + 0) / 4)
     assert o.throughput_total_kbps == pytest.approx(190.0)
     assert o.delay_mean_ms == pytest.approx(8.042 / 90 * 1000)
     assert o.jitter_mean_ms == pytest.approx(0.8 / 87 * 1000)
     assert o.lost_packets == 24
     assert o.loss_ratio == pytest.approx(24 / 114)
-    assert o.delay_hmean_ms == pytest.approx(90 / (10 / 0.0035294117647 + 80 / 0.109090909) * 1000, rel=1e-6)
+    assert o.delay_hmean_ms == pytest.approx(
+        90 / (10 / 0.0035294117647 + 80 / 0.109090909) * 1000, rel=1e-6
+    )
     up = M.summarize(flows, h, "up")
     assert up[up.level == "overall"].iloc[0].flows == 1
     assert M.summarize(flows, h, "all")[lambda d: d.level == "overall"].iloc[0].flows == 5
@@ -129,11 +131,13 @@ def test_metric_registry_is_complete():
 
 
 def test_direction_keeps_data_flows_only_when_kind_is_given():
-    flows = pd.DataFrame({
-        "flow_id": [1, 2, 3, 4],
-        "direction": ["down", "down", "up", "down"],
-        "kind": ["data", "ack", "data", "data"],
-    })
+    flows = pd.DataFrame(
+        {
+            "flow_id": [1, 2, 3, 4],
+            "direction": ["down", "down", "up", "down"],
+            "kind": ["data", "ack", "data", "data"],
+        }
+    )
     assert list(M.select_flows(flows, "down")["flow_id"]) == [1, 4]
     assert list(M.select_flows(flows, "up")["flow_id"]) == [3]
     assert list(M.select_flows(flows, "all")["flow_id"]) == [1, 2, 3, 4]

@@ -3,12 +3,12 @@
 Skipped only when no build/scenario-* exists. The smallest scenario is used with its shortest
 duration; MSFC_TEST_SCENARIO picks another one.
 """
+
 import json
 import os
 
 import pandas as pd
 import pytest
-
 from conftest import real_build_dir
 from msfc import metrics as M
 from msfc.cli import main
@@ -16,10 +16,16 @@ from msfc.programs import describe_scenario, describe_schedulers, find_scenarios
 
 BUILD = real_build_dir()
 DESCRIBE_BUILD = real_build_dir("msfc-describe")
-needs_scenarios = pytest.mark.skipif(BUILD is None, reason="no build/scenario-* programs: run `make build` "
-                                     "(or set MSFC_BUILD_DIR) to test against the real ns-3 scenarios")
-needs_describe = pytest.mark.skipif(DESCRIBE_BUILD is None, reason="no build/msfc-describe: run `make build` "
-                                    "(or set MSFC_BUILD_DIR) to test against the real scheduler attributes")
+needs_scenarios = pytest.mark.skipif(
+    BUILD is None,
+    reason="no build/scenario-* programs: run `make build` "
+    "(or set MSFC_BUILD_DIR) to test against the real ns-3 scenarios",
+)
+needs_describe = pytest.mark.skipif(
+    DESCRIBE_BUILD is None,
+    reason="no build/msfc-describe: run `make build` "
+    "(or set MSFC_BUILD_DIR) to test against the real scheduler attributes",
+)
 TYPES = {"int", "double", "bool", "string", "choice", "datarate", "time", "path"}
 PREFERRED = ["isp-tree"]
 
@@ -77,6 +83,7 @@ def test_msfc_describe_attributes_are_understood():
     assert ratio.constraints(), f"cannot read the range of Msfc.Ratio: {ratio.range!r}"
     # every numeric attribute's default lies inside the limits msfc reads from its range
     from msfc.config import _attr_kind, validate_attr
+
     for sched in s.values():
         for a in sched.attributes.values():
             if _attr_kind(a) in ("int", "uint", "double", "time") and a.default not in (None, ""):
@@ -88,17 +95,37 @@ def test_real_attributes_reach_the_program(fake_build, tmp_path, capsys):
     """The real msfc-describe beside the fake scenario: Msfc.Ratio is validated by its real range
     and passed on as an ns-3 attribute."""
     import shutil
+
     b = tmp_path / "b"
     b.mkdir()
     shutil.copy(fake_build / "scenario-fake", b / "scenario-fake")
     (b / "msfc-describe").symlink_to(DESCRIBE_BUILD / "msfc-describe")
-    assert main(["run", "fake", "--build-dir", str(b), "--set", "Msfc.Ratio=3", "--set", "duration=1",
-                 "--out", str(tmp_path / "o"), "--no-progress"]) == 0
+    assert (
+        main(
+            [
+                "run",
+                "fake",
+                "--build-dir",
+                str(b),
+                "--set",
+                "Msfc.Ratio=3",
+                "--set",
+                "duration=1",
+                "--out",
+                str(tmp_path / "o"),
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
     (h,) = json.loads((tmp_path / "o" / "study.json").read_text())["configs"]
     argv = json.loads((tmp_path / "o" / "runs" / h / "config.json").read_text())["argv"]
     assert "--ns3::MsfcQueueDisc::Ratio=3" in argv
     capsys.readouterr()
-    assert main(["run", "fake", "--build-dir", str(b), "--set", "Msfc.Ratio=1000", "--no-progress"]) == 2
+    assert (
+        main(["run", "fake", "--build-dir", str(b), "--set", "Msfc.Ratio=1000", "--no-progress"])
+        == 2
+    )
     assert "out of range" in capsys.readouterr().err
 
 
@@ -108,28 +135,69 @@ def test_real_run_and_two_task_sweep(tmp_path, capsys):
     info = describe_scenario(name, BUILD)
     sets = sum((["--set", x] for x in tiny_sets(info)), [])
     out = tmp_path / "run"
-    assert main(["run", name, "--build-dir", str(BUILD), *tiny_preset(info), *sets, "--out", str(out), "--no-progress",
-                 "--timeout", "900"]) == 0
+    assert (
+        main(
+            [
+                "run",
+                name,
+                "--build-dir",
+                str(BUILD),
+                *tiny_preset(info),
+                *sets,
+                "--out",
+                str(out),
+                "--no-progress",
+                "--timeout",
+                "900",
+            ]
+        )
+        == 0
+    )
     s = pd.read_parquet(out / "summary.parquet")
     o = s[(s.level == "overall") & (s.direction == "all")].iloc[0]
     assert o.flows > 0 and o.throughput_total_kbps > 0
     (h,) = json.loads((out / "study.json").read_text())["configs"]
     meta = json.loads((out / "runs" / h / "meta.json").read_text())
-    assert meta["metrics_version"] == 1  # the raw-file contract of docs/data-format.md
+    assert meta["format_version"] == 1  # the raw-file contract of docs/data-format.md
     done = json.loads((out / "runs" / h / "done.json").read_text())
-    assert done["metrics_version"] == M.METRICS_VERSION  # the derived tables' definitions
+    assert done["tables_version"] == M.TABLES_VERSION  # the derived tables' definitions
     flows = pd.read_csv(out / "runs" / h / "flows.csv")
-    assert list(flows.columns[:len(M.FLOW_COLUMNS)]) == M.FLOW_COLUMNS or set(M.FLOW_COLUMNS) <= set(flows.columns)
+    assert list(flows.columns[: len(M.FLOW_COLUMNS)]) == M.FLOW_COLUMNS or set(
+        M.FLOW_COLUMNS
+    ) <= set(flows.columns)
     # two tasks on a local Dask cluster: two values of the MSFC ratio when msfc-describe knows it
     # (the attribute reaches the program as --ns3::MsfcQueueDisc::Ratio), else two RNG runs
     scheds = describe_schedulers(BUILD, required=False) or {}
     if "Msfc" in scheds and "Ratio" in scheds["Msfc"].attributes and "Msfc" in info.schedulers:
-        grid, seeds, col, values = ["--scheduler", "Msfc", "--grid", "Msfc.Ratio=1,4"], "1", "attr.Msfc.Ratio", ["1", "4"]
+        grid, seeds, col, values = (
+            ["--scheduler", "Msfc", "--grid", "Msfc.Ratio=1,4"],
+            "1",
+            "attr.Msfc.Ratio",
+            ["1", "4"],
+        )
     else:
         grid, seeds, col, values = ["--grid", "rng-run=1,2"], "1", "rng_run", [1, 2]
     sw = tmp_path / "sweep"
-    rc = main(["sweep", name, "--build-dir", str(BUILD), *tiny_preset(info), *sets, *grid, "--seeds", seeds,
-               "--out", str(sw), "--workers", "2", "--no-progress", "--timeout", "900"])
+    rc = main(
+        [
+            "sweep",
+            name,
+            "--build-dir",
+            str(BUILD),
+            *tiny_preset(info),
+            *sets,
+            *grid,
+            "--seeds",
+            seeds,
+            "--out",
+            str(sw),
+            "--workers",
+            "2",
+            "--no-progress",
+            "--timeout",
+            "900",
+        ]
+    )
     assert rc == 0, capsys.readouterr().err
     s = pd.read_parquet(sw / "summary.parquet")
     assert sorted(s[col].unique()) == values

@@ -1,9 +1,9 @@
 """msfc diff: per-flow records of two runs, column by column."""
+
 import json
 import shutil
 
 import pytest
-
 from msfc.cli import main
 
 
@@ -13,8 +13,24 @@ def runs(tmp_path_factory, fake_build):
     out = {}
     for name, seed in (("a", 1), ("a2", 1), ("b", 2)):
         d = root / name
-        assert main(["run", "fake", "--build-dir", str(fake_build), "--set", "duration=1", "--run", str(seed),
-                     "--out", str(d), "--no-progress"]) == 0
+        assert (
+            main(
+                [
+                    "run",
+                    "fake",
+                    "--build-dir",
+                    str(fake_build),
+                    "--set",
+                    "duration=1",
+                    "--run",
+                    str(seed),
+                    "--out",
+                    str(d),
+                    "--no-progress",
+                ]
+            )
+            == 0
+        )
         out[name] = next(d.glob("runs/*"))
     return out
 
@@ -39,7 +55,7 @@ def test_ignored_label_columns(runs, tmp_path, capsys):
     lines = (c / "flows.csv").read_text().splitlines()
     head = lines[0].split(",")
     i = head.index("priority")
-    rows = [l.split(",") for l in lines[1:]]
+    rows = [ln.split(",") for ln in lines[1:]]
     for r in rows:
         r[i] = str(int(r[i]) + 1)
     (c / "flows.csv").write_text("\n".join([lines[0]] + [",".join(r) for r in rows]) + "\n")
@@ -52,7 +68,9 @@ def test_ignored_label_columns(runs, tmp_path, capsys):
 def test_bad_inputs(runs, tmp_path, capsys):
     assert main(["diff", str(runs["a"]), str(tmp_path)]) == 2
     assert "has no flows.csv" in capsys.readouterr().err
-    assert main(["diff", str(runs["a"].parent.parent), str(runs["a2"])]) == 0   # results dir of one run
+    assert (
+        main(["diff", str(runs["a"].parent.parent), str(runs["a2"])]) == 0
+    )  # results dir of one run
     capsys.readouterr()
     multi = tmp_path / "multi"
     shutil.copytree(runs["a"], multi / "runs" / "x")

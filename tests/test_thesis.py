@@ -1,10 +1,10 @@
 """The thesis's published tables as data, and ours beside them."""
+
 import json
 import re
 
 import pandas as pd
 import pytest
-
 from conftest import REPO
 from msfc import thesis
 
@@ -44,21 +44,49 @@ def test_installed_copy_is_the_same_file():
 def _summary():
     rows = []
     for sched, thr in (("Msfc", 3000.0), ("FqCoDel", 1300.0)):
-        rows.append(dict(direction="down", level="type", group="TVStream", scheduler=sched,
-                         throughput_kbps=thr, delay_mean_ms=60.0, lost_packets=1.0))
-        rows.append(dict(direction="down", level="overall", group="all", scheduler=sched, throughput_total_kbps=2e5,
-                         delay_hmean_ms=70.0, jitter_mean_ms=1.0, lost_packets=10.0, throughput_kbps=1.0,
-                         delay_mean_ms=1.0))
+        rows.append(
+            dict(
+                direction="down",
+                level="type",
+                group="TVStream",
+                scheduler=sched,
+                throughput_kbps=thr,
+                delay_mean_ms=60.0,
+                lost_packets=1.0,
+            )
+        )
+        rows.append(
+            dict(
+                direction="down",
+                level="overall",
+                group="all",
+                scheduler=sched,
+                throughput_total_kbps=2e5,
+                delay_hmean_ms=70.0,
+                jitter_mean_ms=1.0,
+                lost_packets=10.0,
+                throughput_kbps=1.0,
+                delay_mean_ms=1.0,
+            )
+        )
     return pd.DataFrame(rows)
 
 
 def test_side_by_side():
     df = thesis.side_by_side(DATA, "3.7", _summary())
-    assert list(df.columns) == ["Msfc thesis", "Msfc ours", "FqCoDel thesis", "FqCoDel ours"]  # our order
+    assert list(df.columns) == [
+        "Msfc thesis",
+        "Msfc ours",
+        "FqCoDel thesis",
+        "FqCoDel ours",
+    ]  # our order
     assert df.loc["TV", "Msfc thesis"] == 3185.29 and df.loc["TV", "Msfc ours"] == 3000.0
     assert pd.isna(df.loc["SSH", "Msfc ours"])
     o = thesis.side_by_side(DATA, "3.4", _summary())
-    assert o.loc["delay_hmean_ms", "Msfc thesis"] == 75.0 and o.loc["delay_hmean_ms", "Msfc ours"] == 70.0
+    assert (
+        o.loc["delay_hmean_ms", "Msfc thesis"] == 75.0
+        and o.loc["delay_hmean_ms", "Msfc ours"] == 70.0
+    )
     text = thesis.compare_text(_summary(), thesis.tables_for("A"))
     assert "Table 3.4" in text and "Table 3.7" in text and "Table 3.9" not in text
     assert "3185.29" in text and "3000.00" in text
@@ -67,16 +95,19 @@ def test_side_by_side():
 def test_markdown_tables_hold_the_same_numbers_as_text():
     text = thesis.compare_text(_summary(), ("3.4", "3.7"))
     md = thesis.compare_text(_summary(), ("3.4", "3.7"), style="markdown")
-    rows = [l for l in md.splitlines() if l.startswith("|")]
-    assert rows and all(l.endswith("|") for l in rows)
+    rows = [ln for ln in md.splitlines() if ln.startswith("|")]
+    assert rows and all(ln.endswith("|") for ln in rows)
     assert rows[0] == "| metric | Msfc thesis | Msfc ours | FqCoDel thesis | FqCoDel ours |"
     assert rows[1] == "|---|---:|---:|---:|---:|"
-    tv = [l for l in md.splitlines() if l.startswith("| TV |")][0]
+    tv = [ln for ln in md.splitlines() if ln.startswith("| TV |")][0]
     assert tv == "| TV | 3185.29 | 3000.00 | 1327.67 | 1300.00 |"
-    ssh = [l for l in md.splitlines() if l.startswith("| SSH |")][0]
-    assert ssh.split(" | ")[2] == "-"                         # not measured, as in the text table
+    ssh = [ln for ln in md.splitlines() if ln.startswith("| SSH |")][0]
+    assert ssh.split(" | ")[2] == "-"  # not measured, as in the text table
+
     # every number of the text table is in the Markdown one
-    nums = lambda s: sorted(re.findall(r"\d+(?:\.\d+)?", s))
+    def nums(s):
+        return sorted(re.findall(r"\d+(?:\.\d+)?", s))
+
     assert nums(text) == nums(md)
     with pytest.raises(ValueError, match="unknown table style"):
         thesis.compare_text(_summary(), ("3.4",), style="html")

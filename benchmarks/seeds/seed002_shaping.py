@@ -35,54 +35,118 @@ sys.path.insert(0, str(KERNEL_SCRIPTS))
 import shaping_boot  # noqa: E402
 import shaping_metrics as sm  # noqa: E402
 
-RATES = [100_000 * k for k in range(1, 10)] + [1_000_000, 1_100_000, 1_200_000, 2_000_000,
-                                               5_000_000, 10_000_000]
-SHAPERS = [{"name": "tbf-mtu", "kind": "tbf", "burst": 1514},
-           {"name": "tbf-10k", "kind": "tbf", "burst": 10240},
-           {"name": "htb", "kind": "htb"}]
-SHAPER_LABEL = {"tbf-mtu": "tbf, bucket 1514 B (one frame)", "tbf-10k": "tbf, bucket 10 KB",
-                "htb": "htb, tc's default burst"}
-SCHED_LABEL = {"fifo": "no scheduler (FIFO)", "htb": "HTB (TCP class rate 1 Mbit, prio 0)",
-               "msfc": "MSFC (TCP top class, flood class 0)"}
+RATES = [100_000 * k for k in range(1, 10)] + [
+    1_000_000,
+    1_100_000,
+    1_200_000,
+    2_000_000,
+    5_000_000,
+    10_000_000,
+]
+SHAPERS = [
+    {"name": "tbf-mtu", "kind": "tbf", "burst": 1514},
+    {"name": "tbf-10k", "kind": "tbf", "burst": 10240},
+    {"name": "htb", "kind": "htb"},
+]
+SHAPER_LABEL = {
+    "tbf-mtu": "tbf, bucket 1514 B (one frame)",
+    "tbf-10k": "tbf, bucket 10 KB",
+    "htb": "htb, tc's default burst",
+}
+SCHED_LABEL = {
+    "fifo": "no scheduler (FIFO)",
+    "htb": "HTB (TCP class rate 1 Mbit, prio 0)",
+    "msfc": "MSFC (TCP top class, flood class 0)",
+}
 
 
 def rate_exp(quick: bool) -> dict:
     # warm-up: a 10 KB bucket drains at (offer - 1) x rate, 1.6 s at 100 kbit/s
-    return {"experiment": "rate", "duration": 7 if quick else 11, "warmup": 2 if quick else 3,
-            "offer": 1.5,
-            "shapers": SHAPERS, "rates": RATES[::3] if quick else RATES}
+    return {
+        "experiment": "rate",
+        "duration": 7 if quick else 11,
+        "warmup": 2 if quick else 3,
+        "offer": 1.5,
+        "shapers": SHAPERS,
+        "rates": RATES[::3] if quick else RATES,
+    }
 
 
 def interference_exp(floods, quick: bool) -> dict:
     if quick:
-        return {"experiment": "interference", "schedulers": ["fifo", "htb", "msfc"],
-                "flood_mbit": floods, "link_mbit": 10, "guarantee_mbit": 1, "tcp_mbit": 1.5,
-                "duration": 14, "flood_start": 3, "flood_end": 10, "bin": 0.1}
-    return {"experiment": "interference", "schedulers": ["fifo", "htb", "msfc"],
-            "flood_mbit": floods, "link_mbit": 10, "guarantee_mbit": 1, "tcp_mbit": 1.5,
-            "duration": 22, "flood_start": 5, "flood_end": 15, "bin": 0.1}
+        return {
+            "experiment": "interference",
+            "schedulers": ["fifo", "htb", "msfc"],
+            "flood_mbit": floods,
+            "link_mbit": 10,
+            "guarantee_mbit": 1,
+            "tcp_mbit": 1.5,
+            "duration": 14,
+            "flood_start": 3,
+            "flood_end": 10,
+            "bin": 0.1,
+        }
+    return {
+        "experiment": "interference",
+        "schedulers": ["fifo", "htb", "msfc"],
+        "flood_mbit": floods,
+        "link_mbit": 10,
+        "guarantee_mbit": 1,
+        "tcp_mbit": 1.5,
+        "duration": 22,
+        "flood_start": 5,
+        "flood_end": 15,
+        "bin": 0.1,
+    }
 
 
 def boots(a) -> list[dict]:
     """(name, kernel, hz, highres, time travel, experiments) of every boot of the benchmark."""
     floods = [4, 12] if a.quick else [2, 4, 6, 8, 10, 12]
     out = [
-        ("hz100-highres", a.linux_hz100, 100, "on", "inf-cpu",
-         [rate_exp(a.quick), interference_exp(floods, a.quick)]),
-        ("hz100-lowres", a.linux_hz100, 100, "off", "inf-cpu",
-         [rate_exp(a.quick), interference_exp(floods, a.quick)]),
+        (
+            "hz100-highres",
+            a.linux_hz100,
+            100,
+            "on",
+            "inf-cpu",
+            [rate_exp(a.quick), interference_exp(floods, a.quick)],
+        ),
+        (
+            "hz100-lowres",
+            a.linux_hz100,
+            100,
+            "off",
+            "inf-cpu",
+            [rate_exp(a.quick), interference_exp(floods, a.quick)],
+        ),
     ]
     if a.linux_hz1000:
-        out += [("hz1000-highres", a.linux_hz1000, 1000, "on", "inf-cpu", [rate_exp(a.quick)]),
-                ("hz1000-lowres", a.linux_hz1000, 1000, "off", "inf-cpu", [rate_exp(a.quick)])]
+        out += [
+            ("hz1000-highres", a.linux_hz1000, 1000, "on", "inf-cpu", [rate_exp(a.quick)]),
+            ("hz1000-lowres", a.linux_hz1000, 1000, "off", "inf-cpu", [rate_exp(a.quick)]),
+        ]
     if not a.skip_realtime:
         # the same kernel in real time, on whatever else the host is running: how much of
         # the accuracy survives timer latency (one-frame bucket vs htb) and the 12 Mbit/s case
-        rt_rate = {"experiment": "rate", "duration": 7, "warmup": 2, "offer": 1.5,
-                   "shapers": [SHAPERS[0], SHAPERS[2]], "rates": [500_000, 1_000_000, 2_000_000,
-                                                               5_000_000]}
-        out.append(("hz100-highres-realtime", a.linux_hz100, 100, "on", "off",
-                    [rt_rate, interference_exp([12], True)]))
+        rt_rate = {
+            "experiment": "rate",
+            "duration": 7,
+            "warmup": 2,
+            "offer": 1.5,
+            "shapers": [SHAPERS[0], SHAPERS[2]],
+            "rates": [500_000, 1_000_000, 2_000_000, 5_000_000],
+        }
+        out.append(
+            (
+                "hz100-highres-realtime",
+                a.linux_hz100,
+                100,
+                "on",
+                "off",
+                [rt_rate, interference_exp([12], True)],
+            )
+        )
     return out
 
 
@@ -109,31 +173,60 @@ def rate_figure(rows: list[dict], pub: dict, path: Path) -> None:
     cols = 2 if n > 1 else 1
     nrows = (n + cols - 1) // cols
     fig, axes = plt.subplots(nrows, cols, figsize=(6 * cols, 4.6 * nrows), squeeze=False)
-    for ax, (hz, hr) in zip(axes.flat, setups):
+    for ax, (hz, hr) in zip(axes.flat, setups, strict=False):
         sub = [r for r in rows if r["hz"] == hz and r["highres"] == hr]
         lim = max(r["configured_bps"] for r in sub) / 1e6
         ax.plot([0.05, lim * 1.1], [0.05, lim * 1.1], color="0.7", lw=1, label="configured")
         for name, mk in (("tbf-mtu", "o"), ("tbf-10k", "s"), ("htb", "^")):
-            pts = sorted((r["configured_bps"] / 1e6, r["achieved_bps"] / 1e6) for r in sub
-                         if r["shaper"] == name)
+            pts = sorted(
+                (r["configured_bps"] / 1e6, r["achieved_bps"] / 1e6)
+                for r in sub
+                if r["shaper"] == name
+            )
             if pts:
-                ax.plot(*zip(*pts), marker=mk, ms=4, lw=1, label=SHAPER_LABEL[name])
+                ax.plot(*zip(*pts, strict=False), marker=mk, ms=4, lw=1, label=SHAPER_LABEL[name])
         if hr == "off":
             for name in ("tbf-mtu", "tbf-10k"):
-                pts = sorted((r["configured_bps"], r["burst_bytes"]) for r in sub if r["shaper"] == name)
-                ax.plot([x / 1e6 for x, _ in pts], [sm.tbf_tick_rate(x, hz, b) / 1e6 for x, b in pts],
-                        ":", color="k", lw=1,
-                        label="tick model of tbf (sch_tbf tokens, watchdog on the tick)"
-                        if name == "tbf-mtu" else None)
+                pts = sorted(
+                    (r["configured_bps"], r["burst_bytes"]) for r in sub if r["shaper"] == name
+                )
+                ax.plot(
+                    [x / 1e6 for x, _ in pts],
+                    [sm.tbf_tick_rate(x, hz, b) / 1e6 for x, b in pts],
+                    ":",
+                    color="k",
+                    lw=1,
+                    label="tick model of tbf (sch_tbf tokens, watchdog on the tick)"
+                    if name == "tbf-mtu"
+                    else None,
+                )
         if hz == 100 and hr == "off":
             sp = seed_points(pub)
-            ax.scatter([p[0] / 1e6 for p in sp if p[2] == "="], [p[1] / 1e6 for p in sp if p[2] == "="],
-                       marker="x", color="red", zorder=5, label="seed Fig. 14 (HZ=100): met")
-            ax.scatter([p[0] / 1e6 for p in sp if p[2] == "<"], [p[1] / 1e6 for p in sp if p[2] == "<"],
-                       marker="v", color="red", zorder=5, label="seed Fig. 14: below this")
+            ax.scatter(
+                [p[0] / 1e6 for p in sp if p[2] == "="],
+                [p[1] / 1e6 for p in sp if p[2] == "="],
+                marker="x",
+                color="red",
+                zorder=5,
+                label="seed Fig. 14 (HZ=100): met",
+            )
+            ax.scatter(
+                [p[0] / 1e6 for p in sp if p[2] == "<"],
+                [p[1] / 1e6 for p in sp if p[2] == "<"],
+                marker="v",
+                color="red",
+                zorder=5,
+                label="seed Fig. 14: below this",
+            )
         if hz == 1000 and hr == "off":
-            ax.scatter([2.0], [1.9], marker="v", color="red", zorder=5,
-                       label="seed Fig. 15 (HZ=1024): 2 Mbit/s -> 1.9")
+            ax.scatter(
+                [2.0],
+                [1.9],
+                marker="v",
+                color="red",
+                zorder=5,
+                label="seed Fig. 15 (HZ=1024): 2 Mbit/s -> 1.9",
+            )
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_title(f"HZ={hz}, high-resolution timers {hr}", fontsize=10)
@@ -143,8 +236,10 @@ def rate_figure(rows: list[dict], pub: dict, path: Path) -> None:
         ax.legend(fontsize=7, loc="upper left")
     for ax in list(axes.flat)[n:]:
         ax.set_visible(False)
-    fig.suptitle("Rate limiting accuracy, Linux 6.12 (UML, time-travel=inf-cpu), 1400-byte UDP packets",
-                 fontsize=11)
+    fig.suptitle(
+        "Rate limiting accuracy, Linux 6.12 (UML, time-travel=inf-cpu), 1400-byte UDP packets",
+        fontsize=11,
+    )
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
@@ -157,8 +252,11 @@ def rate_table(rows: list[dict], pub: dict, path: Path) -> None:
     cols = [(hz, hr, sh["name"]) for hz, hr in setups for sh in SHAPERS]
     idx = {(r["hz"], r["highres"], r["shaper"], r["configured_bps"]): r for r in rows}
     seed = pub["tbf_rate_accuracy"]["jiffies_hz100"]
-    header = (["configured kbit/s"] + [f"HZ={hz} hr {hr}: {s}" for hz, hr, s in cols]
-              + ["tick model HZ=100, 1514 B", "seed Fig. 14 (HZ=100)"])
+    header = (
+        ["configured kbit/s"]
+        + [f"HZ={hz} hr {hr}: {s}" for hz, hr, s in cols]
+        + ["tick model HZ=100, 1514 B", "seed Fig. 14 (HZ=100)"]
+    )
     out = []
     for rate in sorted({r["configured_bps"] for r in rows}):
         line = [f"{rate / 1e3:g}"]
@@ -185,21 +283,34 @@ def interference_figures(series: list[dict], summary: list[dict], spec: dict, ou
         if not sub:
             continue
         fig, axes = plt.subplots(3, 1, figsize=(9, 8), sharex=True)
-        for ax, sched in zip(axes, ("fifo", "htb", "msfc")):
+        for ax, sched in zip(axes, ("fifo", "htb", "msfc"), strict=False):
             pts = [r for r in sub if r["scheduler"] == sched]
             ax.axvspan(fs, fe, color="orange", alpha=0.12, label="12 Mbit/s UDP flood")
-            ax.plot([r["t_s"] for r in pts], [r["flood_rx_mbit"] for r in pts], color="tab:orange",
-                    lw=0.8, label="flood delivered")
-            ax.plot([r["t_s"] for r in pts], [r["tcp_mbit"] for r in pts], color="tab:blue", lw=1,
-                    label="TCP delivered (100 ms bins)")
+            ax.plot(
+                [r["t_s"] for r in pts],
+                [r["flood_rx_mbit"] for r in pts],
+                color="tab:orange",
+                lw=0.8,
+                label="flood delivered",
+            )
+            ax.plot(
+                [r["t_s"] for r in pts],
+                [r["tcp_mbit"] for r in pts],
+                color="tab:blue",
+                lw=1,
+                label="TCP delivered (100 ms bins)",
+            )
             ax.axhline(g, color="k", ls="--", lw=0.8, label="guarantee 1 Mbit/s")
             ax.set_ylim(0, 11)
             ax.set_ylabel("Mbit/s")
             ax.set_title(SCHED_LABEL[sched], fontsize=10)
             ax.legend(fontsize=7, loc="upper right")
         axes[-1].set_xlabel("time (s)")
-        fig.suptitle(f"TCP (1.5 Mbit/s application rate) vs UDP flood through 10 Mbit/s, "
-                     f"HZ=100, high-res timers {hr}", fontsize=10)
+        fig.suptitle(
+            f"TCP (1.5 Mbit/s application rate) vs UDP flood through 10 Mbit/s, "
+            f"HZ=100, high-res timers {hr}",
+            fontsize=10,
+        )
         fig.tight_layout()
         fig.savefig(out / f"interference_timeseries{'' if hr == 'on' else '_lowres'}.png", dpi=110)
         plt.close(fig)
@@ -207,9 +318,11 @@ def interference_figures(series: list[dict], summary: list[dict], spec: dict, ou
     fig, axes = plt.subplots(1, 2, figsize=(11, 4))
     for sched, mk in (("fifo", "o"), ("htb", "s"), ("msfc", "^")):
         for hr, ls in (("on", "-"), ("off", ":")):
-            pts = sorted((r["flood_mbit"], r["tcp_during_mbit"], r["intervals_below_guarantee"])
-                         for r in summary if r["scheduler"] == sched and r["highres"] == hr
-                         and r["time_travel"] == "inf-cpu")
+            pts = sorted(
+                (r["flood_mbit"], r["tcp_during_mbit"], r["intervals_below_guarantee"])
+                for r in summary
+                if r["scheduler"] == sched and r["highres"] == hr and r["time_travel"] == "inf-cpu"
+            )
             if not pts:
                 continue
             lab = f"{sched}, high-res {hr}"
@@ -231,11 +344,16 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", type=Path, required=True, help="results directory (created)")
     ap.add_argument("--linux-hz100", required=True, help="UML kernel built with HZ=100")
-    ap.add_argument("--linux-hz1000", help="UML kernel built with HZ=1000 (make -C kernel kernel-hz1000)")
+    ap.add_argument(
+        "--linux-hz1000", help="UML kernel built with HZ=1000 (make -C kernel kernel-hz1000)"
+    )
     ap.add_argument("--quick", action="store_true", help="fewer rates and floods, shorter runs")
     ap.add_argument("--reuse", action="store_true", help="keep boots whose raw result exists")
-    ap.add_argument("--skip-realtime", action="store_true",
-                    help="skip the real-time (no time travel) cross-check boot")
+    ap.add_argument(
+        "--skip-realtime",
+        action="store_true",
+        help="skip the real-time (no time travel) cross-check boot",
+    )
     a = ap.parse_args()
     raw = a.out / "raw"
     raw.mkdir(parents=True, exist_ok=True)
@@ -251,8 +369,9 @@ def main() -> None:
                 results.append(res)
                 continue
         print(f"seed002: boot {name} (HZ={hz}, high-res timers {hr}, time travel {tt})", flush=True)
-        res = shaping_boot.boot(linux, hz, hr, tt, {"label": name, "experiments": exps}, path,
-                                timeout=3600)
+        res = shaping_boot.boot(
+            linux, hz, hr, tt, {"label": name, "experiments": exps}, path, timeout=3600
+        )
         print(f"seed002: boot {name} took {res['boot']['wall_s']} s", flush=True)
         results.append(res)
 
@@ -260,22 +379,49 @@ def main() -> None:
     rate = [r for r in rate_all if r["time_travel"] == "inf-cpu"]
     realtime = [r for r in rate_all if r["time_travel"] != "inf-cpu"]
     inter = [r for res in results for r in sm.interference_rows(res)]
-    series = [r for res in results if res["boot"]["time_travel"] == "inf-cpu"
-              for r in sm.interference_series(res)]
+    series = [
+        r
+        for res in results
+        if res["boot"]["time_travel"] == "inf-cpu"
+        for r in sm.interference_series(res)
+    ]
     write_csv(a.out / "rate_accuracy.csv", rate_all)
     if realtime:
-        seedlib.write_table(a.out / "rate_accuracy_realtime.csv",
-                            ["shaper", "configured kbit/s", "achieved kbit/s", "ratio"],
-                            [[r["shaper"], f"{r['configured_bps'] / 1e3:g}",
-                              f"{r['achieved_bps'] / 1e3:.0f}", r["ratio"]] for r in realtime])
+        seedlib.write_table(
+            a.out / "rate_accuracy_realtime.csv",
+            ["shaper", "configured kbit/s", "achieved kbit/s", "ratio"],
+            [
+                [
+                    r["shaper"],
+                    f"{r['configured_bps'] / 1e3:g}",
+                    f"{r['achieved_bps'] / 1e3:.0f}",
+                    r["ratio"],
+                ]
+                for r in realtime
+            ],
+        )
     rate_table(rate, pub, a.out / "rate_accuracy_table.csv")
     rate_figure(rate, pub, a.out / "rate_accuracy.png")
     write_csv(a.out / "interference_summary.csv", inter)
-    keys = ["hz", "highres", "time_travel", "scheduler", "flood_mbit", "tcp_before_mbit",
-            "tcp_during_mbit", "tcp_after_mbit", "tcp_min_100ms_mbit", "intervals_below_guarantee",
-            "intervals_empty", "intervals", "longest_gap_s", "flood_delivered_mbit"]
-    seedlib.write_table(a.out / "interference_summary_table.csv", keys,
-                        [[r[k] for k in keys] for r in inter])
+    keys = [
+        "hz",
+        "highres",
+        "time_travel",
+        "scheduler",
+        "flood_mbit",
+        "tcp_before_mbit",
+        "tcp_during_mbit",
+        "tcp_after_mbit",
+        "tcp_min_100ms_mbit",
+        "intervals_below_guarantee",
+        "intervals_empty",
+        "intervals",
+        "longest_gap_s",
+        "flood_delivered_mbit",
+    ]
+    seedlib.write_table(
+        a.out / "interference_summary_table.csv", keys, [[r[k] for k in keys] for r in inter]
+    )
     write_csv(a.out / "interference_timeseries.csv", series)
     spec = interference_exp([], a.quick)
     interference_figures(series, inter, spec, a.out)

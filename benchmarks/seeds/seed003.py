@@ -67,9 +67,12 @@ def numbers(text: str) -> list[float]:
 
 def phases(cfg: dict) -> list[tuple[float, float]]:
     """Intervals between consecutive class start/stop times."""
-    edges = sorted(set(numbers(cfg["class-start"]) + numbers(cfg["class-stop"]) +
-                       [0.0, float(cfg["duration"])]))
-    return [(a, b) for a, b in zip(edges, edges[1:]) if b > a]
+    edges = sorted(
+        set(
+            numbers(cfg["class-start"]) + numbers(cfg["class-stop"]) + [0.0, float(cfg["duration"])]
+        )
+    )
+    return [(a, b) for a, b in zip(edges, edges[1:], strict=False) if b > a]
 
 
 def expected_shares(cfg: dict, t: float, offered: dict[int, float]) -> dict[int, float]:
@@ -110,9 +113,12 @@ def phase_table(runs: dict[str, Path], udp_offered=None) -> tuple[list, list]:
     shares, the mean aggregate backlog and the utilisation."""
     first = next(iter(runs.values()))
     n = int(config(first)["classes"])
-    header = (["scheduler", "phase_s"] + [f"class{k}_kbps" for k in range(1, n + 1)] +
-              [f"class{k}_share_kbps" for k in range(1, n + 1)] +
-              ["max_dev_from_share", "mean_backlog_pkts", "utilisation"])
+    header = (
+        ["scheduler", "phase_s"]
+        + [f"class{k}_kbps" for k in range(1, n + 1)]
+        + [f"class{k}_share_kbps" for k in range(1, n + 1)]
+        + ["max_dev_from_share", "mean_backlog_pkts", "utilisation"]
+    )
     rows = []
     for label, out in runs.items():
         cfg = config(out)
@@ -128,15 +134,18 @@ def phase_table(runs: dict[str, Path], udp_offered=None) -> tuple[list, list]:
             shares = expected_shares(cfg, (a + b) / 2, offered)
             nt = len({r["time_s"] for r in sel})
             rate = {c: sum(r["rate_bps"] for r in sel if r["class"] == c) / nt for c in range(n)}
-            bsel = [v for t, v in zip(bt, bb) if lo < t <= b]
-            dev = max((abs(rate[c] / shares[c] - 1) for c in shares if shares[c] > 0),
-                      default=float("nan"))
+            bsel = [v for t, v in zip(bt, bb, strict=False) if lo < t <= b]
+            dev = max(
+                (abs(rate[c] / shares[c] - 1) for c in shares if shares[c] > 0),
+                default=float("nan"),
+            )
             # seed class k is class n - k
-            rows.append([label, f"{a:g}-{b:g}"] +
-                        [rate[n - k] / 1e3 for k in range(1, n + 1)] +
-                        [shares.get(n - k, 0.0) / 1e3 for k in range(1, n + 1)] +
-                        [dev, sum(bsel) / len(bsel) if bsel else float("nan"),
-                         sum(rate.values()) / link])
+            rows.append(
+                [label, f"{a:g}-{b:g}"]
+                + [rate[n - k] / 1e3 for k in range(1, n + 1)]
+                + [shares.get(n - k, 0.0) / 1e3 for k in range(1, n + 1)]
+                + [dev, sum(bsel) / len(bsel) if bsel else float("nan"), sum(rate.values()) / link]
+            )
     return header, rows
 
 
@@ -147,7 +156,7 @@ def seed_class(cfg: dict, c: int) -> int:
 def plot_rates(runs: dict[str, Path], path: Path, title: str) -> None:
     plt = seedlib.plt()
     fig, axes = plt.subplots(len(runs), 1, figsize=(8, 2.6 * len(runs)), sharex=True)
-    for ax, (label, out) in zip(axes, runs.items()):
+    for ax, (label, out) in zip(axes, runs.items(), strict=False):
         cfg = config(out)
         ts = timeseries(out)
         for c in sorted({r["class"] for r in ts}, reverse=True):
@@ -168,7 +177,7 @@ def plot_rates(runs: dict[str, Path], path: Path, title: str) -> None:
 def plot_backlog(runs: dict[str, Path], path: Path, title: str) -> None:
     plt = seedlib.plt()
     fig, axes = plt.subplots(len(runs), 1, figsize=(8, 2.4 * len(runs)), sharex=True, sharey=True)
-    for ax, (label, out) in zip(axes, runs.items()):
+    for ax, (label, out) in zip(axes, runs.items(), strict=False):
         t, b = backlog(out)
         ax.plot(t, b, lw=0.4, color="tab:blue", label="backlog")
         # running mean over about 300 packet times (the seed's thick line)
@@ -176,8 +185,10 @@ def plot_backlog(runs: dict[str, Path], path: Path, title: str) -> None:
         pkt_s = 8000 / seedlib_rate(cfg["bottleneck-rate"])
         dt = t[1] - t[0] if len(t) > 1 else 1
         k = max(1, int(round(300 * pkt_s / dt)))
-        avg = [sum(b[max(0, i - k + 1): i + 1]) / len(b[max(0, i - k + 1): i + 1])
-               for i in range(len(b))]
+        avg = [
+            sum(b[max(0, i - k + 1) : i + 1]) / len(b[max(0, i - k + 1) : i + 1])
+            for i in range(len(b))
+        ]
         ax.plot(t, avg, lw=2, color="black", label="mean over ~300 packets")
         ax.set_ylabel("packets")
         ax.set_title(label, fontsize=9)
@@ -192,16 +203,27 @@ def plot_backlog(runs: dict[str, Path], path: Path, title: str) -> None:
 
 def s3_points(out: Path, rt_class: int = 1) -> list[tuple[int, float, float]]:
     """(sessions, Mbit/s within the deadline, Mbit/s served) of the real-time class per sample."""
-    return [(r["active_sources"], r["deadline_bps"] / 1e6, r["rate_bps"] / 1e6)
-            for r in timeseries(out) if r["class"] == rt_class]
+    return [
+        (r["active_sources"], r["deadline_bps"] / 1e6, r["rate_bps"] / 1e6)
+        for r in timeseries(out)
+        if r["class"] == rt_class
+    ]
 
 
 def main() -> None:
     ap = seedlib.common_args(__doc__.splitlines()[0])
-    ap.add_argument("--quick", action="store_true",
-                    help="the programs' short test presets instead of the seed's runs")
-    ap.add_argument("--only", choices=["s1", "s2", "s3"], nargs="+", default=["s1", "s2", "s3"],
-                    help="scenarios to run")
+    ap.add_argument(
+        "--quick",
+        action="store_true",
+        help="the programs' short test presets instead of the seed's runs",
+    )
+    ap.add_argument(
+        "--only",
+        choices=["s1", "s2", "s3"],
+        nargs="+",
+        default=["s1", "s2", "s3"],
+        help="scenarios to run",
+    )
     a = ap.parse_args()
     suffix = "-test" if a.quick else ""
     pub = seedlib.published()["seed003"]
@@ -210,28 +232,42 @@ def main() -> None:
     def go(preset: str, label: str, sched: str, extra: dict) -> Path:
         tag = "-".join([sched] + [f"{k}{v}".replace(",", "_") for k, v in extra.items()])
         out = a.results / "runs" / "seed003" / f"{preset}{suffix}" / tag
-        seedlib.run(a.build_dir, SCENARIO, out,
-                    {"preset": preset + suffix, "scheduler": sched, "rng-run": a.rng_run, **extra},
-                    a.reuse)
+        seedlib.run(
+            a.build_dir,
+            SCENARIO,
+            out,
+            {"preset": preset + suffix, "scheduler": sched, "rng-run": a.rng_run, **extra},
+            a.reuse,
+        )
         meta = json.loads((out / "meta.json").read_text())
-        wall.append([preset + suffix, label, meta["wall_seconds"], meta["sim_seconds"],
-                     meta["events"]])
+        wall.append(
+            [preset + suffix, label, meta["wall_seconds"], meta["sim_seconds"], meta["events"]]
+        )
         return out
 
     a.results.mkdir(parents=True, exist_ok=True)
     if "s1" in a.only:
         runs = {label: go("s1", label, s, x) for label, s, x in S12}
-        plot_rates(runs, a.results / "seed003_s1_rates.png",
-                   "Seed 003 scenario 1: per-class rate (1 s bins), W = 8001/4001/2001/1001")
-        plot_backlog(runs, a.results / "seed003_s1_backlog.png",
-                     "Seed 003 scenario 1: aggregate backlog (seed Fig. 5 RB, Fig. 7 WRED)")
+        plot_rates(
+            runs,
+            a.results / "seed003_s1_rates.png",
+            "Seed 003 scenario 1: per-class rate (1 s bins), W = 8001/4001/2001/1001",
+        )
+        plot_backlog(
+            runs,
+            a.results / "seed003_s1_backlog.png",
+            "Seed 003 scenario 1: aggregate backlog (seed Fig. 5 RB, Fig. 7 WRED)",
+        )
         h, rows = phase_table(runs)
         seedlib.write_table(a.results / "seed003_s1.csv", h, rows)
 
     if "s2" in a.only:
         runs = {label: go("s2", label, s, x) for label, s, x in S12}
-        plot_rates(runs, a.results / "seed003_s2_rates.png",
-                   "Seed 003 scenario 2: UDP 0.8 Mbps (class 1), TCP (2, 3), UDP 0.05 Mbps (4)")
+        plot_rates(
+            runs,
+            a.results / "seed003_s2_rates.png",
+            "Seed 003 scenario 2: UDP 0.8 Mbps (class 1), TCP (2, 3), UDP 0.05 Mbps (4)",
+        )
 
         def udp(cfg):
             kinds = cfg["class-kind"].split(",")
@@ -245,8 +281,13 @@ def main() -> None:
         runs = {label: go("s3", label, s, x) for label, s, x in S3}
         plt = seedlib.plt()
         fig, ax = plt.subplots(figsize=(7.5, 4.5))
-        header = ["scheduler", "sessions", "rt_within_deadline_mbps", "rt_served_mbps",
-                  "bulk_served_mbps"]
+        header = [
+            "scheduler",
+            "sessions",
+            "rt_within_deadline_mbps",
+            "rt_served_mbps",
+            "bulk_served_mbps",
+        ]
         rows = []
         bins = list(range(50, 451, 50)) if not a.quick else list(range(20, 121, 20))
         for label, out in runs.items():
@@ -254,18 +295,24 @@ def main() -> None:
             bulk = [r["rate_bps"] / 1e6 for r in timeseries(out) if r["class"] == 0]
             xs, ys = [p[0] for p in pts], [p[1] for p in pts]
             ax.plot(xs, ys, marker=".", lw=1, label=label)
-            for lo, hi in zip(bins, bins[1:]):
+            for lo, hi in zip(bins, bins[1:], strict=False):
                 sel = [i for i, p in enumerate(pts) if lo <= p[0] < hi]
                 if sel:
-                    rows.append([label, f"{lo}-{hi}",
-                                 sum(pts[i][1] for i in sel) / len(sel),
-                                 sum(pts[i][2] for i in sel) / len(sel),
-                                 sum(bulk[i] for i in sel) / len(sel)])
+                    rows.append(
+                        [
+                            label,
+                            f"{lo}-{hi}",
+                            sum(pts[i][1] for i in sel) / len(sel),
+                            sum(pts[i][2] for i in sel) / len(sel),
+                            sum(bulk[i] for i in sel) / len(sel),
+                        ]
+                    )
         ax.axhline(1.0, color="grey", ls=":", label="class 1's guaranteed 1 Mbps")
         ax.set_xlabel("real-time TCP sessions (class 1)")
         ax.set_ylabel("Mbit/s delivered within 50 ms queueing delay")
-        ax.set_title("Seed 003 scenario 3 (seed Fig. 9): 2 Mbps, class 1 real time vs 8 bulk TCP",
-                     fontsize=9)
+        ax.set_title(
+            "Seed 003 scenario 3 (seed Fig. 9): 2 Mbps, class 1 real time vs 8 bulk TCP", fontsize=9
+        )
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7)
         fig.tight_layout()
@@ -273,8 +320,9 @@ def main() -> None:
         plt.close(fig)
         seedlib.write_table(a.results / "seed003_s3.csv", header, rows)
 
-    seedlib.write_table(a.results / "seed003_wall.csv",
-                        ["preset", "scheduler", "wall_s", "sim_s", "events"], wall)
+    seedlib.write_table(
+        a.results / "seed003_wall.csv", ["preset", "scheduler", "wall_s", "sim_s", "events"], wall
+    )
     print("seed 003 findings (text):", "; ".join(pub["findings"].values()))
     print(f"Output: {a.results}/seed003_*.png, seed003_*.csv (+ .md)")
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import csv
 import json
-import os
 import subprocess
 import sys
 import time
@@ -26,11 +25,20 @@ def published() -> dict:
 
 def common_args(description: str) -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(description=description)
-    p.add_argument("results", type=Path, help="results directory (created; runs go to RESULTS/runs/...)")
-    p.add_argument("--build-dir", type=Path, default=REPO / "build",
-                   help="CMake build directory holding the scenario-* programs (default: %(default)s)")
-    p.add_argument("--reuse", action="store_true",
-                   help="keep runs whose meta.json already exists instead of re-running them")
+    p.add_argument(
+        "results", type=Path, help="results directory (created; runs go to RESULTS/runs/...)"
+    )
+    p.add_argument(
+        "--build-dir",
+        type=Path,
+        default=REPO / "build",
+        help="CMake build directory holding the scenario-* programs (default: %(default)s)",
+    )
+    p.add_argument(
+        "--reuse",
+        action="store_true",
+        help="keep runs whose meta.json already exists instead of re-running them",
+    )
     p.add_argument("--rng-run", type=int, default=1, help="ns-3 RngRun of every simulation")
     return p
 
@@ -38,8 +46,10 @@ def common_args(description: str) -> argparse.ArgumentParser:
 def program(build_dir: Path, scenario: str) -> Path:
     exe = build_dir / f"scenario-{scenario}"
     if not exe.is_file():
-        sys.exit(f"error: {exe} not found: build the project first "
-                 f"(cmake -S . -B build -G Ninja && cmake --build build -j2) or pass --build-dir")
+        sys.exit(
+            f"error: {exe} not found: build the project first "
+            f"(cmake -S . -B build -G Ninja && cmake --build build -j2) or pass --build-dir"
+        )
     return exe
 
 
@@ -53,8 +63,10 @@ def run(build_dir: Path, scenario: str, out: Path, opts: dict, reuse: bool = Fal
     print("run:", " ".join(cmd), file=sys.stderr, flush=True)
     proc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     if proc.returncode != 0:
-        lines = [l for l in proc.stderr.splitlines() if not l.startswith("progress ")]
-        sys.exit(f"error: {' '.join(cmd)} failed (exit {proc.returncode}):\n" + "\n".join(lines[-20:]))
+        lines = [ln for ln in proc.stderr.splitlines() if not ln.startswith("progress ")]
+        sys.exit(
+            f"error: {' '.join(cmd)} failed (exit {proc.returncode}):\n" + "\n".join(lines[-20:])
+        )
     print(f"  done in {time.time() - t0:.1f} s", file=sys.stderr, flush=True)
     return out
 

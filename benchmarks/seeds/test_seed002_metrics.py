@@ -14,15 +14,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "kernel" / "scripts
 import shaping_metrics as sm  # noqa: E402
 
 
-@pytest.mark.parametrize("rate,hz,expected", [
-    # one 1414-byte frame every ceil(frame time / tick) ticks
-    (500_000, 100, 1414 * 8 * 100 / 3),        # 22.6 ms -> 3 ticks: 377 kbit/s (seed: < 400)
-    (800_000, 100, 1414 * 8 * 100 / 2),        # 14.1 ms -> 2 ticks: 566 kbit/s (seed: < 600)
-    (2_000_000, 100, 1414 * 8 * 100),          # faster than one frame per tick: capped
-    (2_000_000, 1000, 1414 * 8 * 1000 / 6),    # 5.66 ms -> 6 ticks: 1.885 Mbit/s (seed: 1.9)
-    (100_000, 100, 1414 * 8 * 100 / 12),      # 113.1 ms -> 12 ticks: 94 kbit/s
-    (1414 * 8 * 10, 100, 1414 * 8 * 10),       # frame time exactly 10 ticks: the rate itself
-])
+@pytest.mark.parametrize(
+    "rate,hz,expected",
+    [
+        # one 1414-byte frame every ceil(frame time / tick) ticks
+        (500_000, 100, 1414 * 8 * 100 / 3),  # 22.6 ms -> 3 ticks: 377 kbit/s (seed: < 400)
+        (800_000, 100, 1414 * 8 * 100 / 2),  # 14.1 ms -> 2 ticks: 566 kbit/s (seed: < 600)
+        (2_000_000, 100, 1414 * 8 * 100),  # faster than one frame per tick: capped
+        (2_000_000, 1000, 1414 * 8 * 1000 / 6),  # 5.66 ms -> 6 ticks: 1.885 Mbit/s (seed: 1.9)
+        (100_000, 100, 1414 * 8 * 100 / 12),  # 113.1 ms -> 12 ticks: 94 kbit/s
+        (1414 * 8 * 10, 100, 1414 * 8 * 10),  # frame time exactly 10 ticks: the rate itself
+    ],
+)
 def test_quantised_rate(rate, hz, expected):
     assert sm.quantised_rate(rate, hz) == pytest.approx(expected, rel=1e-9)
 
@@ -32,9 +35,25 @@ def boot(highres="on"):
 
 
 def test_rate_rows():
-    res = {"boot": boot("off"), "experiments": [{"experiment": "rate", "flows": [
-        {"shaper": "tbf-mtu", "kind": "tbf", "burst": 1514, "configured_bps": 500_000,
-         "offered_bps": 750_000, "achieved_bps": 377_066.7, "delivered": 166}]}]}
+    res = {
+        "boot": boot("off"),
+        "experiments": [
+            {
+                "experiment": "rate",
+                "flows": [
+                    {
+                        "shaper": "tbf-mtu",
+                        "kind": "tbf",
+                        "burst": 1514,
+                        "configured_bps": 500_000,
+                        "offered_bps": 750_000,
+                        "achieved_bps": 377_066.7,
+                        "delivered": 166,
+                    }
+                ],
+            }
+        ],
+    }
     (r,) = sm.rate_rows(res)
     assert r["ratio"] == pytest.approx(0.7541, abs=1e-4)
     assert r["tick_model_bps"] == pytest.approx(377_066.7, abs=0.1)
@@ -42,14 +61,17 @@ def test_rate_rows():
     assert sm.rate_rows(res)[0]["tick_model_bps"] == ""
 
 
-@pytest.mark.parametrize("rate,hz,bucket,expected", [
-    (500_000, 100, 1514, 1414 * 8 * 100 / 3),       # the ceil model where no tokens carry over
-    (1_000_000, 100, 1514, 1414 * 8 * 100 / 2),
-    (2_000_000, 100, 1514, 1414 * 8 * 100),
-    (2_000_000, 1000, 1514, 1414 * 8 * 1000 / 6),   # seed Fig. 15: 2 Mbit/s -> 1.9 at HZ=1024
-    (10_000_000, 100, 10240, 7 * 1414 * 8 * 100),   # 10 KB bucket: 7 frames per 10 ms tick
-    (1_000_000, 100, 10240, 1_000_000),             # bucket > one tick of tokens: exact
-])
+@pytest.mark.parametrize(
+    "rate,hz,bucket,expected",
+    [
+        (500_000, 100, 1514, 1414 * 8 * 100 / 3),  # the ceil model where no tokens carry over
+        (1_000_000, 100, 1514, 1414 * 8 * 100 / 2),
+        (2_000_000, 100, 1514, 1414 * 8 * 100),
+        (2_000_000, 1000, 1514, 1414 * 8 * 1000 / 6),  # seed Fig. 15: 2 Mbit/s -> 1.9 at HZ=1024
+        (10_000_000, 100, 10240, 7 * 1414 * 8 * 100),  # 10 KB bucket: 7 frames per 10 ms tick
+        (1_000_000, 100, 10240, 1_000_000),  # bucket > one tick of tokens: exact
+    ],
+)
 def test_tbf_tick_rate(rate, hz, bucket, expected):
     assert sm.tbf_tick_rate(rate, hz, bucket) == pytest.approx(expected, rel=2e-3)
 
@@ -64,8 +86,10 @@ def interference(bins, gaps, flood=None):
     run = {"scheduler": "htb", "flood_mbit": 12, "tcp": {"bins": bins, "gaps": gaps}}
     if flood is not None:
         run["flood"] = {"bins": flood}
-    return {"boot": boot(), "experiments": [{"experiment": "interference", "spec": spec,
-                                             "runs": [run]}]}
+    return {
+        "boot": boot(),
+        "experiments": [{"experiment": "interference", "spec": spec, "runs": [run]}],
+    }
 
 
 def test_interference_rows_counts_intervals_and_gaps():
@@ -73,8 +97,8 @@ def test_interference_rows_counts_intervals_and_gaps():
     # below 1 Mbit/s (12500 bytes), one of them empty; a 0.25 s gap starting at 1.4 s
     full, low = 18750, 10000
     bins = [full] * 10 + [full, full, full, full, 0, low, full, full, full, full] + [full] * 10
-    gaps = [(1.4, 0.25), (0.3, 0.5), (2.5, 0.9)]   # the two others lie outside the flood
-    flood = [0] * 10 + [106250] * 10 + [0] * 10      # 8.5 Mbit/s during the flood
+    gaps = [(1.4, 0.25), (0.3, 0.5), (2.5, 0.9)]  # the two others lie outside the flood
+    flood = [0] * 10 + [106250] * 10 + [0] * 10  # 8.5 Mbit/s during the flood
     (r,) = sm.interference_rows(interference(bins, gaps, flood))
     assert r["intervals"] == 10
     assert r["intervals_below_guarantee"] == 2

@@ -13,7 +13,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 import seedlib
 
 BUILD = Path(os.environ.get("MSFC_BUILD_DIR", seedlib.REPO / "build"))
@@ -31,7 +30,9 @@ def runs(tmp_path_factory):
     def get(preset: str, scheduler: str, **opts) -> Path:
         key = (preset, scheduler, tuple(sorted(opts.items())))
         if key not in cache:
-            out = base / "-".join([preset, scheduler] + [f"{k}{v}" for k, v in sorted(opts.items())])
+            out = base / "-".join(
+                [preset, scheduler] + [f"{k}{v}" for k, v in sorted(opts.items())]
+            )
             cmd = [str(EXE), f"--preset={preset}", f"--scheduler={scheduler}", f"--out={out}"]
             cmd += [f"--{k.replace('_', '-')}={v}" for k, v in opts.items()]
             proc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
@@ -54,8 +55,11 @@ def mean_rate(out: Path, cls: int, t0: float, t1: float, col: str = "rate_bps") 
 
 
 def mean_backlog(out: Path, t0: float, t1: float) -> float:
-    v = [float(r["backlog_packets"]) for r in seedlib.read_csv(out / "backlog.csv")
-         if t0 < float(r["time_s"]) <= t1]
+    v = [
+        float(r["backlog_packets"])
+        for r in seedlib.read_csv(out / "backlog.csv")
+        if t0 < float(r["time_s"]) <= t1
+    ]
     return sum(v) / len(v)
 
 
@@ -63,17 +67,25 @@ def mean_backlog(out: Path, t0: float, t1: float) -> float:
 
 
 def test_describe_and_bad_options(tmp_path):
-    d = json.loads(subprocess.run([str(EXE), "--describe"], capture_output=True, text=True,
-                                  check=True).stdout)
+    d = json.loads(
+        subprocess.run([str(EXE), "--describe"], capture_output=True, text=True, check=True).stdout
+    )
     assert d["scenario"] == "class-aqm"
     assert {"s1", "s2", "s3", "s1-test", "s2-test", "s3-test"} <= set(d["presets"])
     sched = next(p for p in d["params"] if p["name"] == "scheduler")
     assert {"WfqRb", "WfqWred", "Msfc", "DrrRb"} <= set(sched["choices"])
-    for bad, word in [("--scheduler=Nope", "scheduler"), ("--weights=1,2", "weights"),
-                      ("--class-kind=tcp,tcp,tcp,xyz", "xyz"), ("--rb-u=1.5", "RbUtilisation"),
-                      ("--ramp-class=7", "ramp-class")]:
-        p = subprocess.run([str(EXE), "--preset=s1-test", bad, f"--out={tmp_path / 'x'}"],
-                           capture_output=True, text=True)
+    for bad, word in [
+        ("--scheduler=Nope", "scheduler"),
+        ("--weights=1,2", "weights"),
+        ("--class-kind=tcp,tcp,tcp,xyz", "xyz"),
+        ("--rb-u=1.5", "RbUtilisation"),
+        ("--ramp-class=7", "ramp-class"),
+    ]:
+        p = subprocess.run(
+            [str(EXE), "--preset=s1-test", bad, f"--out={tmp_path / 'x'}"],
+            capture_output=True,
+            text=True,
+        )
         assert p.returncode == 2 and word in p.stderr, (bad, p.stderr)
     assert not any(tmp_path.iterdir()), "a failed run must leave nothing behind"
 
@@ -140,12 +152,15 @@ def test_s2_udp_throttled_to_its_share(runs):
 
 
 def test_s3_goodput_within_deadline(runs):
-    rt = {name: runs("s3-test", sched, **opts) for name, sched, opts in [
-        ("RB80", "WfqRb", {"rb_u": "0.95,0.8"}),
-        ("WRED10", "WfqWred", {"wred_q": 10}),
-        ("WRED20", "WfqWred", {"wred_q": 20}),
-        ("MSFC", "Msfc", {}),
-    ]}
+    rt = {
+        name: runs("s3-test", sched, **opts)
+        for name, sched, opts in [
+            ("RB80", "WfqRb", {"rb_u": "0.95,0.8"}),
+            ("WRED10", "WfqWred", {"wred_q": 10}),
+            ("WRED20", "WfqWred", {"wred_q": 20}),
+            ("MSFC", "Msfc", {}),
+        ]
+    }
     intime = {k: mean_rate(v, 1, 10, 60, "deadline_bps") for k, v in rt.items()}
     served = {k: mean_rate(v, 1, 10, 60) for k, v in rt.items()}
     # RB serves nearly everything of the real-time class within 50 ms

@@ -12,7 +12,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 import seedlib
 
 BUILD = Path(os.environ.get("MSFC_BUILD_DIR", seedlib.REPO / "build"))
@@ -23,22 +22,29 @@ def run(scenario: str, tmp_path: Path, **opts) -> Path:
     if not exe.is_file():
         pytest.fail(f"{exe} missing: build the project first (or set MSFC_BUILD_DIR)")
     out = tmp_path / "-".join(f"{k}{v}" for k, v in opts.items())
-    cmd = [str(exe), "--preset=tiny", f"--out={out}"] + [f"--{k.replace('_', '-')}={v}"
-                                                          for k, v in opts.items()]
+    cmd = [str(exe), "--preset=tiny", f"--out={out}"] + [
+        f"--{k.replace('_', '-')}={v}" for k, v in opts.items()
+    ]
     proc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     assert proc.returncode == 0, proc.stderr[-2000:]
     return out
 
 
 def tcp_kbps(run_dir: Path, type_: str) -> float:
-    return sum(seedlib.throughput_kbps(r) for r in seedlib.flows(run_dir)
-               if r["type"] == type_ and r["direction"] == "down")
+    return sum(
+        seedlib.throughput_kbps(r)
+        for r in seedlib.flows(run_dir)
+        if r["type"] == type_ and r["direction"] == "down"
+    )
 
 
 def median_delay_ms(run_dir: Path, type_: str = "Gaming") -> float:
     ids = {r["flow_id"] for r in seedlib.flows(run_dir) if r["type"] == type_}
-    d = sorted(float(r["delay_s"]) * 1000 for r in seedlib.read_csv(run_dir / "qdelay.csv")
-               if r["flow_id"] in ids)
+    d = sorted(
+        float(r["delay_s"]) * 1000
+        for r in seedlib.read_csv(run_dir / "qdelay.csv")
+        if r["flow_id"] in ids
+    )
     assert len(d) >= 20, "too few thin-stream samples"
     return seedlib.percentile(d, 50)
 
@@ -49,17 +55,20 @@ def median_delay_ms(run_dir: Path, type_: str = "Gaming") -> float:
 @pytest.mark.parametrize("scenario", ["starvation", "thin-streams", "sfq-fairness"])
 def test_describe_and_bad_option(scenario, tmp_path):
     exe = BUILD / f"scenario-{scenario}"
-    d = json.loads(subprocess.run([str(exe), "--describe"], capture_output=True, text=True,
-                                  check=True).stdout)
+    d = json.loads(
+        subprocess.run([str(exe), "--describe"], capture_output=True, text=True, check=True).stdout
+    )
     assert d["scenario"] == scenario
     assert "tiny" in d["presets"] and d["default_preset"] in d["presets"]
     names = {p["name"] for p in d["params"]}
     assert {"duration", "scheduler"} <= names
-    bad = subprocess.run([str(exe), "--scheduler=Nope", f"--out={tmp_path}"],
-                         capture_output=True, text=True)
+    bad = subprocess.run(
+        [str(exe), "--scheduler=Nope", f"--out={tmp_path}"], capture_output=True, text=True
+    )
     assert bad.returncode == 2 and "scheduler" in bad.stderr and "Sfq" in bad.stderr
-    unknown = subprocess.run([str(exe), "--no-such-option=1", f"--out={tmp_path}"],
-                             capture_output=True, text=True)
+    unknown = subprocess.run(
+        [str(exe), "--no-such-option=1", f"--out={tmp_path}"], capture_output=True, text=True
+    )
     assert unknown.returncode == 2 and "no-such-option" in unknown.stderr
     assert not any(tmp_path.iterdir()), "a failed run must leave nothing behind"
 
@@ -70,7 +79,7 @@ def test_output_files(tmp_path):
         assert (out / f).is_file(), f
     meta = json.loads((out / "meta.json").read_text())
     assert meta["scenario"] == "starvation" and meta["config"]["thin-flows"] == 5
-    assert meta["metrics_version"] == 1
+    assert meta["format_version"] == 1
     assert not [p for p in out.iterdir() if p.name.endswith(".tmp")]
 
 
@@ -105,10 +114,14 @@ def test_starvation_dos_classes_protect_tcp(tmp_path):
     MSFC with the thin flows in the scavenger class keeps its class's share for TCP."""
     opts = dict(thin_flows=45, thin_size=200, buffer=1000, duration=12)
     fq = tcp_kbps(run("starvation", tmp_path, scheduler="FqCoDelVariant", **opts), "Bulk")
-    same = tcp_kbps(run("starvation", tmp_path, scheduler="Msfc", thin_class="same", **opts), "Bulk")
-    lower = tcp_kbps(run("starvation", tmp_path, scheduler="Msfc", thin_class="lower", **opts), "Bulk")
-    assert fq < 100 and same < 100   # about 2000 / 46 = 43 kbit/s
-    assert lower > 500               # class 1 gets 2/3 of the link when backlogged
+    same = tcp_kbps(
+        run("starvation", tmp_path, scheduler="Msfc", thin_class="same", **opts), "Bulk"
+    )
+    lower = tcp_kbps(
+        run("starvation", tmp_path, scheduler="Msfc", thin_class="lower", **opts), "Bulk"
+    )
+    assert fq < 100 and same < 100  # about 2000 / 46 = 43 kbit/s
+    assert lower > 500  # class 1 gets 2/3 of the link when backlogged
 
 
 # ---------------------------------------------------------------- seed 001, sec. IV
@@ -117,8 +130,10 @@ def test_starvation_dos_classes_protect_tcp(tmp_path):
 def test_thin_streams_order(tmp_path):
     """Seed 001 sec. IV with 5 bulk flows: FQ-CoDel < FQ-CoDel WP < SFQ; CoDel < SFQ; SFQ
     about 5 x 6 ms; MSFC with the thin flow in a higher class beats MSFC in the same class."""
-    d = {s: median_delay_ms(run("thin-streams", tmp_path, scheduler=s))
-         for s in ["Sfq", "CoDel", "FqCoDelWP", "FqCoDelVariant"]}
+    d = {
+        s: median_delay_ms(run("thin-streams", tmp_path, scheduler=s))
+        for s in ["Sfq", "CoDel", "FqCoDelWP", "FqCoDelVariant"]
+    }
     assert d["FqCoDelVariant"] < d["FqCoDelWP"] < d["Sfq"]
     assert d["CoDel"] < d["Sfq"]
     assert 18 <= d["Sfq"] <= 36

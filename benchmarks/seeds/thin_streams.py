@@ -40,15 +40,27 @@ VOIP_CASES = [
 
 def delays_ms(run_dir, types) -> list[float]:
     """Queueing-delay samples (ms) of the flows whose type is in `types`."""
-    ids = {r["flow_id"] for r in seedlib.flows(run_dir) if r["type"] in types and r["direction"] == "down"}
-    return sorted(float(r["delay_s"]) * 1000 for r in seedlib.read_csv(run_dir / "qdelay.csv")
-                  if r["flow_id"] in ids)
+    ids = {
+        r["flow_id"]
+        for r in seedlib.flows(run_dir)
+        if r["type"] in types and r["direction"] == "down"
+    }
+    return sorted(
+        float(r["delay_s"]) * 1000
+        for r in seedlib.read_csv(run_dir / "qdelay.csv")
+        if r["flow_id"] in ids
+    )
 
 
 def main() -> None:
     ap = seedlib.common_args(__doc__.splitlines()[0])
-    ap.add_argument("--bulk", type=int, nargs="+", default=[1, 2, 3, 4, 5],
-                    help="numbers of bulk flows (default 1..5)")
+    ap.add_argument(
+        "--bulk",
+        type=int,
+        nargs="+",
+        default=[1, 2, 3, 4, 5],
+        help="numbers of bulk flows (default 1..5)",
+    )
     ap.add_argument("--duration", type=float, default=300.0, help="simulated seconds per run")
     ap.add_argument("--quick", action="store_true", help="bulk 1 3 5, 60 s runs")
     ap.add_argument("--skip-voip", action="store_true", help="only parts A/B")
@@ -62,12 +74,30 @@ def main() -> None:
     for label, sched, cls in SCHEDULERS:
         for n in a.bulk:
             out = a.results / "runs" / "thin-streams" / f"{sched}-{cls}-{n}"
-            seedlib.run(a.build_dir, "thin-streams", out,
-                        {"scheduler": sched, "thin-class": cls, "bulk-flows": n,
-                         "duration": a.duration, "rng-run": a.rng_run}, a.reuse)
+            seedlib.run(
+                a.build_dir,
+                "thin-streams",
+                out,
+                {
+                    "scheduler": sched,
+                    "thin-class": cls,
+                    "bulk-flows": n,
+                    "duration": a.duration,
+                    "rng-run": a.rng_run,
+                },
+                a.reuse,
+            )
             res[(label, n)] = delays_ms(out, {"Gaming"})
-    header = ["scheduler", "bulk_flows", "samples", "delay_p50_ms", "delay_p90_ms",
-              "delay_p99_ms", "delay_mean_ms", "seed_001"]
+    header = [
+        "scheduler",
+        "bulk_flows",
+        "samples",
+        "delay_p50_ms",
+        "delay_p90_ms",
+        "delay_p99_ms",
+        "delay_mean_ms",
+        "seed_001",
+    ]
     rows = []
     for label, _, _ in SCHEDULERS:
         for n in a.bulk:
@@ -75,8 +105,18 @@ def main() -> None:
             seed = ""
             if label == "SFQ" and n == 5:
                 seed = f">= {pub['sfq_thin_delay_with_5_bulk_ms_at_least']} ms (5 x 6 ms)"
-            rows.append([label, n, len(d), seedlib.percentile(d, 50), seedlib.percentile(d, 90),
-                         seedlib.percentile(d, 99), sum(d) / len(d) if d else float("nan"), seed])
+            rows.append(
+                [
+                    label,
+                    n,
+                    len(d),
+                    seedlib.percentile(d, 50),
+                    seedlib.percentile(d, 90),
+                    seedlib.percentile(d, 99),
+                    sum(d) / len(d) if d else float("nan"),
+                    seed,
+                ]
+            )
     seedlib.write_table(a.results / "thin_streams.csv", header, rows)
 
     plt = seedlib.plt()
@@ -84,16 +124,17 @@ def main() -> None:
     nrow = (len(SCHEDULERS) + cols - 1) // cols
     fig, axes = plt.subplots(nrow, cols, figsize=(4 * cols, 3.2 * nrow), sharex=True, sharey=True)
     xmax = max([seedlib.percentile(d, 99) for d in res.values() if d] + [10])
-    for ax, (label, _, _) in zip(axes.flat, SCHEDULERS):
+    for ax, (label, _, _) in zip(axes.flat, SCHEDULERS, strict=False):
         for n in a.bulk:
             d = res[(label, n)]
             if d:
-                ax.step(d, [(i + 1) / len(d) for i in range(len(d))], where="post",
-                        label=f"{n} bulk")
+                ax.step(
+                    d, [(i + 1) / len(d) for i in range(len(d))], where="post", label=f"{n} bulk"
+                )
         ax.set_title(label, fontsize=9)
         ax.grid(alpha=0.3)
         ax.set_xlim(0, xmax * 1.05)
-    for ax in axes.flat[len(SCHEDULERS):]:
+    for ax in axes.flat[len(SCHEDULERS) :]:
         ax.axis("off")
     axes.flat[0].legend(fontsize=7)
     for ax in axes[-1]:
@@ -112,28 +153,47 @@ def main() -> None:
     for label, sched, cls in SCHEDULERS:
         for case, nb, nv in VOIP_CASES:
             out = a.results / "runs" / "thin-streams-voip" / f"{sched}-{cls}-{nb}b{nv}v"
-            seedlib.run(a.build_dir, "thin-streams", out,
-                        {"preset": "voip", "scheduler": sched, "thin-class": cls,
-                         "bulk-flows": nb, "voip-flows": nv, "duration": a.duration,
-                         "rng-run": a.rng_run}, a.reuse)
+            seedlib.run(
+                a.build_dir,
+                "thin-streams",
+                out,
+                {
+                    "preset": "voip",
+                    "scheduler": sched,
+                    "thin-class": cls,
+                    "bulk-flows": nb,
+                    "voip-flows": nv,
+                    "duration": a.duration,
+                    "rng-run": a.rng_run,
+                },
+                a.reuse,
+            )
             vres[(label, case)] = (delays_ms(out, {"Gaming"}), delays_ms(out, {"Voip"}))
     header = ["scheduler", "case", "gaming_p50_ms", "gaming_p90_ms", "voip_p50_ms", "voip_p90_ms"]
     rows = []
     for label, _, _ in SCHEDULERS:
         for case, _, _ in VOIP_CASES:
             g, v = vres[(label, case)]
-            rows.append([label, case, seedlib.percentile(g, 50), seedlib.percentile(g, 90),
-                         seedlib.percentile(v, 50), seedlib.percentile(v, 90)])
+            rows.append(
+                [
+                    label,
+                    case,
+                    seedlib.percentile(g, 50),
+                    seedlib.percentile(g, 90),
+                    seedlib.percentile(v, 50),
+                    seedlib.percentile(v, 90),
+                ]
+            )
     seedlib.write_table(a.results / "thin_streams_voip.csv", header, rows)
     fig, axes = plt.subplots(1, len(VOIP_CASES), figsize=(5 * len(VOIP_CASES), 4), sharey=True)
     x = range(len(SCHEDULERS))
-    for ax, (case, _, _) in zip(axes, VOIP_CASES):
-        g = [seedlib.percentile(vres[(l, case)][0], 50) for l, _, _ in SCHEDULERS]
-        v = [seedlib.percentile(vres[(l, case)][1], 50) for l, _, _ in SCHEDULERS]
+    for ax, (case, _, _) in zip(axes, VOIP_CASES, strict=False):
+        g = [seedlib.percentile(vres[(ln, case)][0], 50) for ln, _, _ in SCHEDULERS]
+        v = [seedlib.percentile(vres[(ln, case)][1], 50) for ln, _, _ in SCHEDULERS]
         ax.bar([i - 0.2 for i in x], g, width=0.4, label="gaming (median)")
         ax.bar([i + 0.2 for i in x], v, width=0.4, label="VoIP (median)")
         ax.set_xticks(list(x))
-        ax.set_xticklabels([l for l, _, _ in SCHEDULERS], rotation=60, ha="right", fontsize=7)
+        ax.set_xticklabels([ln for ln, _, _ in SCHEDULERS], rotation=60, ha="right", fontsize=7)
         ax.set_title(case, fontsize=9)
         ax.grid(alpha=0.3, axis="y")
     axes[0].set_ylabel("queueing delay [ms]")

@@ -1,2 +1,8 @@
 """MSFC command line: run, compare, sweep and report ns-3 scheduler simulations."""
-__version__ = "0.1.0"
+
+from importlib.metadata import PackageNotFoundError, version
+
+try:
+    __version__ = version("msfc")  # the top-level VERSION file, through pyproject.toml
+except PackageNotFoundError:  # pragma: no cover - running from a tree that was never installed
+    __version__ = "unknown"

@@ -1,4 +1,5 @@
 """``msfc``: run, compare, sweep and report ns-3 simulations of traffic schedulers."""
+
 from __future__ import annotations
 
 import argparse
@@ -24,32 +25,66 @@ Documentation: docs/cli.md"""
 
 
 def _common(p: argparse.ArgumentParser, outputs: bool = True) -> None:
-    p.add_argument("--build-dir", metavar="DIR", help="where scenario-* and msfc-describe are "
-                   "(default: $MSFC_BUILD_DIR, else ./build)")
+    p.add_argument(
+        "--build-dir",
+        metavar="DIR",
+        help="where scenario-* and msfc-describe are (default: $MSFC_BUILD_DIR, else ./build)",
+    )
     if outputs:
-        p.add_argument("--out", metavar="DIR", help="results directory (default: results/<scenario>-<command>-"
-                       "<hash of the request>, so repeating a command resumes it)")
-        p.add_argument("--no-progress", action="store_true", help="no progress bar or progress lines")
-        p.add_argument("--format", choices=["text", "markdown"], default="text",
-                       help="tables on stdout as aligned text (default) or Markdown pipe tables")
+        p.add_argument(
+            "--out",
+            metavar="DIR",
+            help="results directory (default: results/<scenario>-<command>-"
+            "<hash of the request>, so repeating a command resumes it)",
+        )
+        p.add_argument(
+            "--no-progress", action="store_true", help="no progress bar or progress lines"
+        )
+        p.add_argument(
+            "--format",
+            choices=["text", "markdown"],
+            default="text",
+            help="tables on stdout as aligned text (default) or Markdown pipe tables",
+        )
 
 
 def _sim_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("scenario", help="scenario name (build/scenario-<name>; see `msfc list`)")
     p.add_argument("--preset", help="scenario preset (see `msfc list`)")
-    p.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE",
-                   help="a scenario option (duration=10) or a scheduler attribute (Msfc.Ratio=3); repeatable")
-    p.add_argument("--config", metavar="FILE", help="'key = value' lines, as the scenario programs read them; "
-                   "--set wins over it")
-    p.add_argument("--direction", choices=["down", "up", "all"], default="down",
-                   help="flows shown in tables (default: down, as the thesis reports)")
-    p.add_argument("--force", action="store_true", help="run again even when a finished result exists")
-    p.add_argument("--timeout", type=float, metavar="SECONDS", help="wall-clock limit per simulation")
+    p.add_argument(
+        "--set",
+        dest="sets",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a scenario option (duration=10) or a scheduler attribute (Msfc.Ratio=3); repeatable",
+    )
+    p.add_argument(
+        "--config",
+        metavar="FILE",
+        help="'key = value' lines, as the scenario programs read them; --set wins over it",
+    )
+    p.add_argument(
+        "--direction",
+        choices=["down", "up", "all"],
+        default="down",
+        help="flows shown in tables (default: down, as the thesis reports)",
+    )
+    p.add_argument(
+        "--force", action="store_true", help="run again even when a finished result exists"
+    )
+    p.add_argument(
+        "--timeout", type=float, metavar="SECONDS", help="wall-clock limit per simulation"
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="msfc", description=__doc__, epilog=EPILOG,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        prog="msfc",
+        description=__doc__,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     ap.add_argument("--version", action="version", version=f"msfc {__version__}")
     sub = ap.add_subparsers(dest="command", metavar="COMMAND")
 
@@ -62,50 +97,107 @@ def build_parser() -> argparse.ArgumentParser:
     _common(p)
     _sim_options(p)
     p.add_argument("--scheduler", help="queue discipline (a scenario 'scheduler' choice)")
-    p.add_argument("--run", dest="rng_run", type=int, default=1, metavar="N", help="RNG run number (default 1)")
+    p.add_argument(
+        "--run", dest="rng_run", type=int, default=1, metavar="N", help="RNG run number (default 1)"
+    )
 
     p = sub.add_parser("compare", help="one scenario under several schedulers, thesis-style tables")
     _common(p)
     _sim_options(p)
-    p.add_argument("--schedulers", required=True, metavar="A,B,C", help="comma-separated scheduler names")
-    p.add_argument("--seeds", type=int, default=1, metavar="N", help="RNG runs 1..N per scheduler (default 1)")
-    p.add_argument("--level", choices=["type", "priority"], default="type", help="table rows (default type)")
-    p.add_argument("--jobs", type=int, default=1, metavar="N",
-                   help="simulations at once on this machine (default 1: one after another with a "
-                   "progress bar of simulated time)")
-    p.add_argument("--thesis", nargs="?", const="A", choices=["A", "B"], metavar="A|B",
-                   help="also print the thesis's published tables beside ours: A (default) = Tables 3.4-3.7, "
-                   "correct priorities; B = Table 3.9, wrong priorities")
-    p.add_argument("--thesis-tables", metavar="FILE", help="thesis tables JSON (default benchmarks/thesis-tables.json)")
+    p.add_argument(
+        "--schedulers", required=True, metavar="A,B,C", help="comma-separated scheduler names"
+    )
+    p.add_argument(
+        "--seeds", type=int, default=1, metavar="N", help="RNG runs 1..N per scheduler (default 1)"
+    )
+    p.add_argument(
+        "--level", choices=["type", "priority"], default="type", help="table rows (default type)"
+    )
+    p.add_argument(
+        "--jobs",
+        type=int,
+        default=1,
+        metavar="N",
+        help="simulations at once on this machine (default 1: one after another with a "
+        "progress bar of simulated time)",
+    )
+    p.add_argument(
+        "--thesis",
+        nargs="?",
+        const="A",
+        choices=["A", "B"],
+        metavar="A|B",
+        help="also print the thesis's published tables beside ours: A (default) = Tables 3.4-3.7, "
+        "correct priorities; B = Table 3.9, wrong priorities",
+    )
+    p.add_argument(
+        "--thesis-tables",
+        metavar="FILE",
+        help="thesis tables JSON (default benchmarks/thesis-tables.json)",
+    )
 
     p = sub.add_parser("sweep", help="a parameter grid times RNG runs, here or on a Dask cluster")
     _common(p)
     _sim_options(p)
-    p.add_argument("--scheduler", help="queue discipline for every run (unless swept with --grid scheduler=...)")
-    p.add_argument("--grid", action="append", default=[], metavar="KEY=V1,V2,...", required=True,
-                   help="a swept option or scheduler attribute; repeat for a multi-dimensional grid")
-    p.add_argument("--seeds", type=int, default=1, metavar="N", help="RNG runs 1..N per grid point (default 1)")
-    p.add_argument("--scheduler-address", metavar="tcp://HOST:PORT",
-                   help="run on the existing Dask cluster with this scheduler (default: on this machine)")
-    p.add_argument("--workers", type=int, metavar="N", help="simulations at once on this machine (default: one per core)")
+    p.add_argument(
+        "--scheduler",
+        help="queue discipline for every run (unless swept with --grid scheduler=...)",
+    )
+    p.add_argument(
+        "--grid",
+        action="append",
+        default=[],
+        metavar="KEY=V1,V2,...",
+        required=True,
+        help="a swept option or scheduler attribute; repeat for a multi-dimensional grid",
+    )
+    p.add_argument(
+        "--seeds", type=int, default=1, metavar="N", help="RNG runs 1..N per grid point (default 1)"
+    )
+    p.add_argument(
+        "--scheduler-address",
+        metavar="tcp://HOST:PORT",
+        help="run on the existing Dask cluster with this scheduler (default: on this machine)",
+    )
+    p.add_argument(
+        "--workers",
+        type=int,
+        metavar="N",
+        help="simulations at once on this machine (default: one per core)",
+    )
 
-    p = sub.add_parser("diff", help="do two runs measure the same? their per-flow records, column by column")
-    p.add_argument("a", metavar="RUN_A", help="a run directory (with flows.csv), e.g. results/x/runs/<hash>, "
-                   "or a results directory holding one run")
+    p = sub.add_parser(
+        "diff", help="do two runs measure the same? their per-flow records, column by column"
+    )
+    p.add_argument(
+        "a",
+        metavar="RUN_A",
+        help="a run directory (with flows.csv), e.g. results/x/runs/<hash>, "
+        "or a results directory holding one run",
+    )
     p.add_argument("b", metavar="RUN_B", help="the other run directory")
-    p.add_argument("--ignore", metavar="COL,COL", default="",
-                   help="flows.csv columns left out, e.g. priority,dscp for runs that differ only in labels")
+    p.add_argument(
+        "--ignore",
+        metavar="COL,COL",
+        default="",
+        help="flows.csv columns left out, e.g. priority,dscp for runs that differ only in labels",
+    )
     p.add_argument("--json", action="store_true", help="machine-readable output")
 
     p = sub.add_parser("report", help="HTML report with figures of a run, comparison or sweep")
     p.add_argument("dir", help="a results directory of msfc run/compare/sweep")
     p.add_argument("--out", metavar="DIR", help="where to write the report (default: DIR/report)")
-    p.add_argument("--direction", choices=["down", "up", "all"], default=None,
-                   help="flows shown (default: the one the results were made with)")
+    p.add_argument(
+        "--direction",
+        choices=["down", "up", "all"],
+        default=None,
+        help="flows shown (default: the one the results were made with)",
+    )
     return ap
 
 
 # --------------------------------------------------------------------------- helpers
+
 
 def _stderr(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
@@ -125,6 +217,7 @@ def _study_out(args, kind: str, spec: dict) -> Path:
 def _scenario_and_assignments(args):
     from .config import parse_assignments, read_config_file
     from .programs import describe_scenario, resolve_build_dir
+
     build = resolve_build_dir(args.build_dir)
     info = describe_scenario(args.scenario, build)
     assign = read_config_file(args.config) if args.config else []
@@ -137,6 +230,7 @@ def _loader(build):
 
     def load():
         return describe_schedulers(build, required=True)
+
     return load
 
 
@@ -152,17 +246,31 @@ def _print_failure(e: SimulationError) -> None:
 def _run_with_bar(program, cfg, out_root, args, label: str):
     from .progress import Progress
     from .runner import run_simulation
-    with Progress(None, label, "sim-s", enabled=_progress_enabled(args), plain_interval=10.0) as bar:
+
+    with Progress(
+        None, label, "sim-s", enabled=_progress_enabled(args), plain_interval=10.0
+    ) as bar:
+
         def on_progress(done, total):
             bar.update(done, total)
-        return run_simulation(program, cfg, out_root, on_progress=on_progress, force=args.force,
-                              timeout=args.timeout)
+
+        return run_simulation(
+            program, cfg, out_root, on_progress=on_progress, force=args.force, timeout=args.timeout
+        )
 
 
 # --------------------------------------------------------------------------- commands
 
+
 def cmd_list(args) -> int:
-    from .programs import describe_scenario, describe_schedulers, find_scenarios, resolve_build_dir, BUILD_HINT
+    from .programs import (
+        BUILD_HINT,
+        describe_scenario,
+        describe_schedulers,
+        find_scenarios,
+        resolve_build_dir,
+    )
+
     build = resolve_build_dir(args.build_dir)
     scen = find_scenarios(build)
     names = [args.scenario] if args.scenario else list(scen)
@@ -176,11 +284,25 @@ def cmd_list(args) -> int:
             broken.append((n, str(e)))
     scheds = describe_schedulers(build, required=False)
     if args.json:
-        print(json.dumps({"build_dir": str(build), "scenarios": [i.raw for i in infos],
-                          "schedulers": None if scheds is None else [
-                              {"name": s.name, "type_id": s.type_id,
-                               "attributes": [a.__dict__ for a in s.attributes.values()]}
-                              for s in scheds.values()]}, indent=1))
+        print(
+            json.dumps(
+                {
+                    "build_dir": str(build),
+                    "scenarios": [i.raw for i in infos],
+                    "schedulers": None
+                    if scheds is None
+                    else [
+                        {
+                            "name": s.name,
+                            "type_id": s.type_id,
+                            "attributes": [a.__dict__ for a in s.attributes.values()],
+                        }
+                        for s in scheds.values()
+                    ],
+                },
+                indent=1,
+            )
+        )
         return 0
     print(f"Build directory: {build}")
     if not scen:
@@ -191,8 +313,12 @@ def cmd_list(args) -> int:
         print(f"\nScenario {info.name}: {info.description}")
         print(f"  program: {info.program}")
         if info.presets:
-            print("  presets: " + ", ".join(
-                f"{k}{' (default)' if k == info.default_preset else ''}" for k in info.presets))
+            print(
+                "  presets: "
+                + ", ".join(
+                    f"{k}{' (default)' if k == info.default_preset else ''}" for k in info.presets
+                )
+            )
             for k, v in info.presets.items():
                 print(f"    {k}: " + ", ".join(f"{a}={b}" for a, b in v.items()))
         print("  options (--set NAME=VALUE):")
@@ -200,8 +326,10 @@ def cmd_list(args) -> int:
         for p in info.params.values():
             rng = p.range_text()
             unit = f" {p.unit}" if p.unit and p.type not in ("time", "datarate") else ""
-            print(f"    {p.name.ljust(w)}  {p.type:<8} default {_json_text(p.default)}{unit}"
-                  f"{'  [' + rng + ']' if rng else ''}  {p.help}")
+            print(
+                f"    {p.name.ljust(w)}  {p.type:<8} default {_json_text(p.default)}{unit}"
+                f"{'  [' + rng + ']' if rng else ''}  {p.help}"
+            )
     print()
     if scheds is None:
         print(f"Scheduler parameters: {build / 'msfc-describe'} is missing; {BUILD_HINT}.")
@@ -212,21 +340,39 @@ def cmd_list(args) -> int:
             w = max((len(a) for a in s.attributes), default=4)
             for a in s.attributes.values():
                 rng = a.range_text()
-                print(f"    {a.name.ljust(w)}  {a.type:<22} default {a.default}"
-                      f"{'  [' + rng + ']' if rng else ''}  {a.help}")
+                print(
+                    f"    {a.name.ljust(w)}  {a.type:<22} default {a.default}"
+                    f"{'  [' + rng + ']' if rng else ''}  {a.help}"
+                )
     return 0
 
 
 def cmd_run(args) -> int:
     from . import tables as T
     from .config import build_config
-    from .runner import read_study, write_collected, write_study, collect
+    from .runner import write_collected, write_study
+
     build, info, assign = _scenario_and_assignments(args)
-    cfg = build_config(info, assign, preset=args.preset, scheduler=args.scheduler, rng_run=args.rng_run,
-                       schedulers_loader=_loader(build))
+    cfg = build_config(
+        info,
+        assign,
+        preset=args.preset,
+        scheduler=args.scheduler,
+        rng_run=args.rng_run,
+        schedulers_loader=_loader(build),
+    )
     out = _study_out(args, "run", {"scenario": info.name, "hash": cfg.hash()})
-    write_study(out, {"kind": "run", "scenario": info.name, "created_utc": _utc(), "direction": args.direction,
-                      "configs": [cfg.hash()], "argv": sys.argv[1:]})
+    write_study(
+        out,
+        {
+            "kind": "run",
+            "scenario": info.name,
+            "created_utc": _utc(),
+            "direction": args.direction,
+            "configs": [cfg.hash()],
+            "argv": sys.argv[1:],
+        },
+    )
     try:
         d, ran = _run_with_bar(info.program, cfg, out, args, f"{info.name} {cfg.scheduler}".strip())
     except SimulationError as e:
@@ -236,23 +382,49 @@ def cmd_run(args) -> int:
         _stderr(f"already done: {d} (use --force to run again)")
     summary, _ = write_collected(out, [cfg.hash()])
     print(f"{info.name} | {cfg.label()} | {d}\n")
-    print(T.render_text(T.run_table(summary, "overall", args.direction), f"Overall ({args.direction})", "",
-                        fmt_for=lambda c: c, style=args.format))
-    print(T.render_text(T.run_table(summary, "type", args.direction), f"Per flow type ({args.direction})",
-                        "type", fmt_for=lambda c: c, style=args.format))
-    print(T.render_text(T.run_table(summary, "priority", args.direction), f"Per priority ({args.direction})",
-                        "priority", fmt_for=lambda c: c, style=args.format))
+    print(
+        T.render_text(
+            T.run_table(summary, "overall", args.direction),
+            f"Overall ({args.direction})",
+            "",
+            fmt_for=lambda c: c,
+            style=args.format,
+        )
+    )
+    print(
+        T.render_text(
+            T.run_table(summary, "type", args.direction),
+            f"Per flow type ({args.direction})",
+            "type",
+            fmt_for=lambda c: c,
+            style=args.format,
+        )
+    )
+    print(
+        T.render_text(
+            T.run_table(summary, "priority", args.direction),
+            f"Per priority ({args.direction})",
+            "priority",
+            fmt_for=lambda c: c,
+            style=args.format,
+        )
+    )
     print(f"Results: {out}  (msfc report {out})")
     return 0
 
 
 def _schedulers_arg(info, text: str) -> list[str]:
     from .config import validate_param
+
     names = [s.strip() for s in text.split(",") if s.strip()]
     if not names:
-        raise UserError("--schedulers is empty; give a comma-separated list, e.g. --schedulers CoDel,FqCoDel,Msfc")
+        raise UserError(
+            "--schedulers is empty; give a comma-separated list, e.g. --schedulers CoDel,FqCoDel,Msfc"
+        )
     if "scheduler" not in info.params:
-        raise UserError(f"scenario '{info.name}' has no 'scheduler' option, so it cannot compare schedulers")
+        raise UserError(
+            f"scenario '{info.name}' has no 'scheduler' option, so it cannot compare schedulers"
+        )
     out = [validate_param(info.params["scheduler"], n, info.name) for n in names]
     if len(set(out)) != len(out):
         raise UserError(f"--schedulers {text}: a scheduler is listed twice")
@@ -263,38 +435,69 @@ def cmd_compare(args) -> int:
     from . import tables as T
     from .config import build_config
     from .runner import write_collected, write_study
+
     build, info, assign = _scenario_and_assignments(args)
     scheds = _schedulers_arg(info, args.schedulers)
     if args.seeds < 1:
         raise UserError(f"--seeds {args.seeds} is out of range; it must be >= 1")
     if args.thesis:
         from . import thesis
+
         thesis.load(args.thesis_tables)  # fail early when the tables are missing
         if args.thesis_given_bare and args.preset == "wrong-priorities":
             args.thesis = "B"
     assign = [(k, v) for k, v in assign if k != "scheduler"]
-    cfgs = [build_config(info, assign, preset=args.preset, scheduler=s, rng_run=r, schedulers_loader=_loader(build))
-            for s in scheds for r in range(1, args.seeds + 1)]
+    cfgs = [
+        build_config(
+            info,
+            assign,
+            preset=args.preset,
+            scheduler=s,
+            rng_run=r,
+            schedulers_loader=_loader(build),
+        )
+        for s in scheds
+        for r in range(1, args.seeds + 1)
+    ]
     out = _study_out(args, "compare", {"scenario": info.name, "hashes": [c.hash() for c in cfgs]})
-    write_study(out, {"kind": "compare", "scenario": info.name, "created_utc": _utc(), "direction": args.direction,
-                      "schedulers": scheds, "seeds": args.seeds, "configs": [c.hash() for c in cfgs],
-                      "argv": sys.argv[1:]})
+    write_study(
+        out,
+        {
+            "kind": "compare",
+            "scenario": info.name,
+            "created_utc": _utc(),
+            "direction": args.direction,
+            "schedulers": scheds,
+            "seeds": args.seeds,
+            "configs": [c.hash() for c in cfgs],
+            "argv": sys.argv[1:],
+        },
+    )
     _stderr(f"{len(cfgs)} simulations -> {out}")
     failed = 0
     if args.jobs < 1:
         raise UserError(f"--jobs {args.jobs} is out of range; it must be >= 1")
     if args.jobs > 1:
         from . import sweep as S
-        results = S.run_sweep(info.program, cfgs, out, workers=args.jobs, show_progress=_progress_enabled(args),
-                              timeout=args.timeout, force=args.force)
+
+        results = S.run_sweep(
+            info.program,
+            cfgs,
+            out,
+            workers=args.jobs,
+            show_progress=_progress_enabled(args),
+            timeout=args.timeout,
+            force=args.force,
+        )
         failed = sum(1 for r in results if r["status"] == "failed")
         cfgs_to_run = []
     else:
         cfgs_to_run = cfgs
     for i, cfg in enumerate(cfgs_to_run, 1):
         try:
-            d, ran = _run_with_bar(info.program, cfg, out, args,
-                                   f"[{i}/{len(cfgs)}] {cfg.scheduler} run {cfg.rng_run}")
+            d, ran = _run_with_bar(
+                info.program, cfg, out, args, f"[{i}/{len(cfgs)}] {cfg.scheduler} run {cfg.rng_run}"
+            )
             if not ran:
                 _stderr(f"[{i}/{len(cfgs)}] {cfg.scheduler} run {cfg.rng_run}: already done")
         except SimulationError as e:
@@ -307,11 +510,21 @@ def cmd_compare(args) -> int:
     print(T.compare_text(summary, args.direction, args.level, style=args.format))
     if args.thesis:
         from . import thesis
-        print(thesis.compare_text(summary, thesis.tables_for(args.thesis), direction=args.direction,
-                                  explicit=args.thesis_tables, style=args.format))
+
+        print(
+            thesis.compare_text(
+                summary,
+                thesis.tables_for(args.thesis),
+                direction=args.direction,
+                explicit=args.thesis_tables,
+                style=args.format,
+            )
+        )
     print(f"Results: {out}  (msfc report {out})")
     if failed:
-        _stderr(f"msfc: {failed} of {len(cfgs)} simulations failed (see above); finished ones are kept")
+        _stderr(
+            f"msfc: {failed} of {len(cfgs)} simulations failed (see above); finished ones are kept"
+        )
         return 1
     return 0
 
@@ -319,51 +532,107 @@ def cmd_compare(args) -> int:
 def cmd_sweep(args) -> int:
     from . import sweep as S
     from .runner import write_collected, write_study
+
     build, info, assign = _scenario_and_assignments(args)
     grid = S.parse_grid(args.grid)
     if args.workers is not None and args.workers < 1:
         raise UserError(f"--workers {args.workers} is out of range; it must be >= 1")
-    cfgs = S.expand(info, grid, assign, preset=args.preset, scheduler=args.scheduler, seeds=args.seeds,
-                    schedulers_loader=_loader(build))
+    cfgs = S.expand(
+        info,
+        grid,
+        assign,
+        preset=args.preset,
+        scheduler=args.scheduler,
+        seeds=args.seeds,
+        schedulers_loader=_loader(build),
+    )
     hashes = list(dict.fromkeys(c.hash() for c in cfgs))
     out = _study_out(args, "sweep", {"scenario": info.name, "hashes": hashes})
-    write_study(out, {"kind": "sweep", "scenario": info.name, "created_utc": _utc(), "direction": args.direction,
-                      "grid": [{"key": k, "values": v} for k, v in grid],
-                      "grid_columns": S.grid_columns(grid, cfgs), "seeds": args.seeds, "configs": hashes,
-                      "scheduler_address": args.scheduler_address, "argv": sys.argv[1:]})
-    _stderr(f"sweep: {len(hashes)} configurations ({len(hashes) // args.seeds} grid points x {args.seeds} "
-            f"seeds) -> {out}")
-    results = S.run_sweep(info.program, cfgs, out, address=args.scheduler_address, workers=args.workers,
-                          show_progress=_progress_enabled(args), timeout=args.timeout, force=args.force)
+    write_study(
+        out,
+        {
+            "kind": "sweep",
+            "scenario": info.name,
+            "created_utc": _utc(),
+            "direction": args.direction,
+            "grid": [{"key": k, "values": v} for k, v in grid],
+            "grid_columns": S.grid_columns(grid, cfgs),
+            "seeds": args.seeds,
+            "configs": hashes,
+            "scheduler_address": args.scheduler_address,
+            "argv": sys.argv[1:],
+        },
+    )
+    _stderr(
+        f"sweep: {len(hashes)} configurations ({len(hashes) // args.seeds} grid points x {args.seeds} "
+        f"seeds) -> {out}"
+    )
+    results = S.run_sweep(
+        info.program,
+        cfgs,
+        out,
+        address=args.scheduler_address,
+        workers=args.workers,
+        show_progress=_progress_enabled(args),
+        timeout=args.timeout,
+        force=args.force,
+    )
     failed = [r for r in results if r["status"] == "failed"]
     summary, _ = write_collected(out, hashes)
     from .runner import write_json_atomic
+
     write_json_atomic(out / "sweep-status.json", {"finished_utc": _utc(), "results": results})
     counts = {k: sum(1 for r in results if r["status"] == k) for k in ("done", "cached", "failed")}
-    _stderr(f"sweep finished: {counts['done']} ran, {counts['cached']} already done, {counts['failed']} failed")
+    _stderr(
+        f"sweep finished: {counts['done']} ran, {counts['cached']} already done, {counts['failed']} failed"
+    )
     if not summary.empty:
         from . import tables as T
+
         cols = S.grid_columns(grid, cfgs)
         s = summary[(summary["level"] == "overall") & (summary["direction"] == args.direction)]
         from . import metrics as M
-        agg = s.groupby(cols, sort=False)[["throughput_total_kbps", "delay_hmean_ms", "delay_p99_ms",
-                                           "jitter_mean_ms", "loss_ratio"]].mean()
+
+        agg = s.groupby(cols, sort=False)[
+            [
+                "throughput_total_kbps",
+                "delay_hmean_ms",
+                "delay_p99_ms",
+                "jitter_mean_ms",
+                "loss_ratio",
+            ]
+        ].mean()
         agg["runs"] = s.groupby(cols, sort=False).size()
         names = [c.split(".", 1)[1] if c.startswith(("cfg.", "attr.")) else c for c in cols]
-        agg.index = [" ".join(f"{n}={v}" for n, v in zip(names, key if isinstance(key, tuple) else (key,)))
-                     for key in agg.index]
-        print(T.render_text(agg, f"Overall ({args.direction}), mean over seeds", "configuration",
-                            fmt_for=lambda c: c if c in M.METRICS else None, style=args.format))
+        agg.index = [
+            " ".join(
+                f"{n}={v}"
+                for n, v in zip(names, key if isinstance(key, tuple) else (key,), strict=False)
+            )
+            for key in agg.index
+        ]
+        print(
+            T.render_text(
+                agg,
+                f"Overall ({args.direction}), mean over seeds",
+                "configuration",
+                fmt_for=lambda c: c if c in M.METRICS else None,
+                style=args.format,
+            )
+        )
     print(f"Results: {out}  (msfc report {out})")
     if failed:
-        _stderr(f"msfc: {len(failed)} simulations failed (listed above, details in {out / 'sweep-status.json'}); "
-                f"re-run the same command to retry only those")
+        _stderr(
+            f"msfc: {len(failed)} simulations failed (listed above, details in {out / 'sweep-status.json'}); "
+            f"re-run the same command to retry only those"
+        )
         return 1
     return 0
 
 
 def cmd_report(args) -> int:
     from .report import make_report
+
     out = Path(args.out) if args.out else Path(args.dir) / "report"
     html = make_report(Path(args.dir), out, direction=args.direction)
     print(f"Report: {html}")
@@ -380,6 +649,7 @@ def _utc() -> str:
 
 def cmd_diff(args) -> int:
     from .rundiff import diff_runs, format_diff
+
     ignore = [c.strip() for c in args.ignore.split(",") if c.strip()]
     d = diff_runs(Path(args.a), Path(args.b), ignore)
     if args.json:
@@ -389,8 +659,14 @@ def cmd_diff(args) -> int:
     return 0 if d["identical"] else 1
 
 
-COMMANDS = {"list": cmd_list, "run": cmd_run, "compare": cmd_compare, "sweep": cmd_sweep, "report": cmd_report,
-            "diff": cmd_diff}
+COMMANDS = {
+    "list": cmd_list,
+    "run": cmd_run,
+    "compare": cmd_compare,
+    "sweep": cmd_sweep,
+    "report": cmd_report,
+    "diff": cmd_diff,
+}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -408,7 +684,9 @@ def main(argv: list[str] | None = None) -> int:
         _stderr(f"msfc: error: {e}")
         return e.exit_code
     except KeyboardInterrupt:
-        _stderr("msfc: interrupted; finished simulations are kept, re-run the same command to resume")
+        _stderr(
+            "msfc: interrupted; finished simulations are kept, re-run the same command to resume"
+        )
         return 130
     except BrokenPipeError:
         return 1

@@ -1,5 +1,6 @@
 """Run configurations: parsing ``--set KEY=VALUE`` and config files, validation against what the
 programs describe, the program's command line, and the configuration hash."""
+
 from __future__ import annotations
 
 import difflib
@@ -13,13 +14,36 @@ from pathlib import Path
 from .errors import UserError
 from .programs import Param, ScenarioInfo, SchedulerAttr, SchedulerInfo
 
-_TIME_UNITS = {"y": 365 * 86400.0, "d": 86400.0, "h": 3600.0, "min": 60.0, "s": 1.0, "ms": 1e-3,
-               "us": 1e-6, "ns": 1e-9, "ps": 1e-12, "fs": 1e-15}
-_TIME_RE = re.compile(r"^\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)\s*(y|d|h|min|s|ms|us|ns|ps|fs)?\s*$")
-_RATE_RE = re.compile(r"^\s*((?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)\s*([kKmMgGtT]?)(i?)(bps|b/s|Bps|B/s)?\s*$")
+_TIME_UNITS = {
+    "y": 365 * 86400.0,
+    "d": 86400.0,
+    "h": 3600.0,
+    "min": 60.0,
+    "s": 1.0,
+    "ms": 1e-3,
+    "us": 1e-6,
+    "ns": 1e-9,
+    "ps": 1e-12,
+    "fs": 1e-15,
+}
+_TIME_RE = re.compile(
+    r"^\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)\s*(y|d|h|min|s|ms|us|ns|ps|fs)?\s*$"
+)
+_RATE_RE = re.compile(
+    r"^\s*((?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)\s*([kKmMgGtT]?)(i?)(bps|b/s|Bps|B/s)?\s*$"
+)
 _PREFIX = {"": 1, "k": 1e3, "K": 1e3, "m": 1e6, "M": 1e6, "g": 1e9, "G": 1e9, "t": 1e12, "T": 1e12}
-_BIN_PREFIX = {"": 1, "k": 1024, "K": 1024, "m": 1024 ** 2, "M": 1024 ** 2, "g": 1024 ** 3, "G": 1024 ** 3,
-               "t": 1024 ** 4, "T": 1024 ** 4}
+_BIN_PREFIX = {
+    "": 1,
+    "k": 1024,
+    "K": 1024,
+    "m": 1024**2,
+    "M": 1024**2,
+    "g": 1024**3,
+    "G": 1024**3,
+    "t": 1024**4,
+    "T": 1024**4,
+}
 _TRUE = {"true", "1", "yes", "on"}
 _FALSE = {"false", "0", "no", "off"}
 
@@ -94,13 +118,21 @@ def _check_numeric(name: str, text: str, kind: str, lo, hi, range_text: str, wha
         else:
             raise AssertionError(kind)
     except ValueError as e:
-        expected = {"int": "an integer", "uint": "a non-negative integer", "double": "a number"}.get(kind)
+        expected = {
+            "int": "an integer",
+            "uint": "a non-negative integer",
+            "double": "a number",
+        }.get(kind)
         msg = f"expected {expected}" if expected else str(e)
-        raise UserError(f"{what} '{name}': bad value '{text}': {msg}"
-                        + (f"; allowed range {range_text}" if range_text else "")) from None
+        raise UserError(
+            f"{what} '{name}': bad value '{text}': {msg}"
+            + (f"; allowed range {range_text}" if range_text else "")
+        ) from None
     lo_v, hi_v = _bound(lo, kind), _bound(hi, kind)
     if (lo_v is not None and v < lo_v) or (hi_v is not None and v > hi_v):
-        raise UserError(f"{what} '{name}': value {text} is out of range; allowed range {range_text}")
+        raise UserError(
+            f"{what} '{name}': value {text} is out of range; allowed range {range_text}"
+        )
     return canon
 
 
@@ -125,8 +157,10 @@ def validate_param(p: Param, value, scenario: str) -> str:
         ci = [c for c in choices if c.lower() == text.lower()]
         if len(ci) == 1:
             return ci[0]
-        raise UserError(f"{what} '{p.name}': unknown value '{text}'{_suggest(text, choices)}; "
-                        f"valid values: {', '.join(choices)}")
+        raise UserError(
+            f"{what} '{p.name}': unknown value '{text}'{_suggest(text, choices)}; "
+            f"valid values: {', '.join(choices)}"
+        )
     if t == "path":
         # passed as given: a program may also accept names (e.g. shipped files) besides paths
         if text == "":
@@ -170,12 +204,16 @@ def validate_attr(sched: SchedulerInfo, a: SchedulerAttr, value) -> str:
                 continue
             ok = {">=": v >= lim, ">": v > lim, "<=": v <= lim, "<": v < lim}[op]
             if not ok:
-                raise UserError(f"{what} '{a.name}': value {text} is out of range; allowed range "
-                                f"{a.range_text()}")
+                raise UserError(
+                    f"{what} '{a.name}': value {text} is out of range; allowed range "
+                    f"{a.range_text()}"
+                )
         return canon
     if kind == "queuesize":
         if not _QUEUE_SIZE_RE.match(text):
-            raise UserError(f"{what} '{a.name}': bad value '{text}'; use packets or bytes, e.g. 1000p or 1500000B")
+            raise UserError(
+                f"{what} '{a.name}': bad value '{text}'; use packets or bytes, e.g. 1000p or 1500000B"
+            )
         return text.replace(" ", "")
     if kind == "bool":
         low = text.lower()
@@ -184,31 +222,42 @@ def validate_attr(sched: SchedulerInfo, a: SchedulerAttr, value) -> str:
         if low in _FALSE:
             return "false"
         raise UserError(f"{what} '{a.name}': bad value '{text}'; use true or false")
-    if isinstance(a.range, (list, tuple)) and a.range and not (len(a.range) == 2 and all(
-            isinstance(x, (int, float)) for x in a.range)):
+    if (
+        isinstance(a.range, (list, tuple))
+        and a.range
+        and not (len(a.range) == 2 and all(isinstance(x, (int, float)) for x in a.range))
+    ):
         valid = [str(x) for x in a.range]
         if text not in valid:
-            raise UserError(f"{what} '{a.name}': unknown value '{text}'; valid values: {', '.join(valid)}")
+            raise UserError(
+                f"{what} '{a.name}': unknown value '{text}'; valid values: {', '.join(valid)}"
+            )
     return text
 
 
 @dataclass
 class RunConfig:
     """One simulation: a scenario, its options, scheduler attributes and the RNG run number."""
+
     scenario: str
     preset: str | None = None
-    params: dict[str, str] = field(default_factory=dict)     # explicitly set scenario options
-    attrs: dict[str, str] = field(default_factory=dict)      # "Msfc.Ratio" -> "3"
-    attr_ids: dict[str, str] = field(default_factory=dict)   # "Msfc.Ratio" -> "ns3::MsfcQueueDisc::Ratio"
+    params: dict[str, str] = field(default_factory=dict)  # explicitly set scenario options
+    attrs: dict[str, str] = field(default_factory=dict)  # "Msfc.Ratio" -> "3"
+    attr_ids: dict[str, str] = field(
+        default_factory=dict
+    )  # "Msfc.Ratio" -> "ns3::MsfcQueueDisc::Ratio"
     rng_run: int = 1
-    resolved: dict[str, str] = field(default_factory=dict)   # every scenario option, resolved
+    resolved: dict[str, str] = field(default_factory=dict)  # every scenario option, resolved
     rng_option: str = "RngRun"
 
     def key(self) -> dict:
         """What identifies the run: everything that changes the result."""
-        return {"scenario": self.scenario, "config": dict(sorted(self.resolved.items())),
-                "attributes": {self.attr_ids[k]: v for k, v in sorted(self.attrs.items())},
-                "rng_run": self.rng_run}
+        return {
+            "scenario": self.scenario,
+            "config": dict(sorted(self.resolved.items())),
+            "attributes": {self.attr_ids[k]: v for k, v in sorted(self.attrs.items())},
+            "rng_run": self.rng_run,
+        }
 
     def hash(self) -> str:
         blob = json.dumps(self.key(), sort_keys=True, separators=(",", ":"))
@@ -231,16 +280,30 @@ class RunConfig:
         return argv
 
     def to_json(self) -> dict:
-        return {"scenario": self.scenario, "preset": self.preset, "params": self.params,
-                "attrs": self.attrs, "attr_ids": self.attr_ids, "rng_run": self.rng_run,
-                "resolved": self.resolved, "rng_option": self.rng_option, "hash": self.hash()}
+        return {
+            "scenario": self.scenario,
+            "preset": self.preset,
+            "params": self.params,
+            "attrs": self.attrs,
+            "attr_ids": self.attr_ids,
+            "rng_run": self.rng_run,
+            "resolved": self.resolved,
+            "rng_option": self.rng_option,
+            "hash": self.hash(),
+        }
 
     @classmethod
-    def from_json(cls, d: dict) -> "RunConfig":
-        return cls(scenario=d["scenario"], preset=d.get("preset"), params=dict(d.get("params", {})),
-                   attrs=dict(d.get("attrs", {})), attr_ids=dict(d.get("attr_ids", {})),
-                   rng_run=int(d.get("rng_run", 1)), resolved=dict(d.get("resolved", {})),
-                   rng_option=d.get("rng_option", "RngRun"))
+    def from_json(cls, d: dict) -> RunConfig:
+        return cls(
+            scenario=d["scenario"],
+            preset=d.get("preset"),
+            params=dict(d.get("params", {})),
+            attrs=dict(d.get("attrs", {})),
+            attr_ids=dict(d.get("attr_ids", {})),
+            rng_run=int(d.get("rng_run", 1)),
+            resolved=dict(d.get("resolved", {})),
+            rng_option=d.get("rng_option", "RngRun"),
+        )
 
     def label(self, keys: list[str] | None = None) -> str:
         keys = keys if keys is not None else list(self.params) + list(self.attrs)
@@ -292,10 +355,16 @@ def _find_scheduler(schedulers: dict[str, SchedulerInfo], name: str) -> Schedule
     if name in schedulers:
         return schedulers[name]
     for s in schedulers.values():
-        if s.name.lower() == name.lower() or s.type_id == name or s.type_id.lower() == ("ns3::" + name).lower():
+        if (
+            s.name.lower() == name.lower()
+            or s.type_id == name
+            or s.type_id.lower() == ("ns3::" + name).lower()
+        ):
             return s
-    raise UserError(f"unknown scheduler '{name}'{_suggest(name, schedulers)}; "
-                    f"schedulers with parameters: {', '.join(schedulers) or '(none)'}")
+    raise UserError(
+        f"unknown scheduler '{name}'{_suggest(name, schedulers)}; "
+        f"schedulers with parameters: {', '.join(schedulers) or '(none)'}"
+    )
 
 
 def split_key(key: str) -> tuple[str, str] | None:
@@ -309,18 +378,26 @@ def split_key(key: str) -> tuple[str, str] | None:
     return None
 
 
-def build_config(info: ScenarioInfo, assignments: list[tuple[str, str]], *, preset: str | None = None,
-                 scheduler: str | None = None, rng_run: int = 1,
-                 schedulers: dict[str, SchedulerInfo] | None = None,
-                 schedulers_loader=None) -> RunConfig:
+def build_config(
+    info: ScenarioInfo,
+    assignments: list[tuple[str, str]],
+    *,
+    preset: str | None = None,
+    scheduler: str | None = None,
+    rng_run: int = 1,
+    schedulers: dict[str, SchedulerInfo] | None = None,
+    schedulers_loader=None,
+) -> RunConfig:
     """Validate everything and return a RunConfig with the resolved options.
 
     ``schedulers_loader`` is called (once) when a scheduler attribute is set and ``schedulers``
     is not given; it reads msfc-describe.
     """
     if preset is not None and preset not in info.presets:
-        raise UserError(f"scenario '{info.name}': unknown preset '{preset}'{_suggest(preset, info.presets)}; "
-                        f"valid presets: {', '.join(info.presets) or '(none)'}")
+        raise UserError(
+            f"scenario '{info.name}': unknown preset '{preset}'{_suggest(preset, info.presets)}; "
+            f"valid presets: {', '.join(info.presets) or '(none)'}"
+        )
     cfg = RunConfig(scenario=info.name, preset=preset)
     if "rng-run" in info.params:
         cfg.rng_option = "rng-run"
@@ -330,8 +407,10 @@ def build_config(info: ScenarioInfo, assignments: list[tuple[str, str]], *, pres
     items = list(assignments)
     if scheduler is not None:
         if "scheduler" not in info.params:
-            raise UserError(f"scenario '{info.name}' has no 'scheduler' option; valid options: "
-                            f"{', '.join(info.params)}")
+            raise UserError(
+                f"scenario '{info.name}' has no 'scheduler' option; valid options: "
+                f"{', '.join(info.params)}"
+            )
         items.append(("scheduler", scheduler))
     for key, value in items:
         if key in ("rng-run", "RngRun", "run"):
@@ -343,24 +422,32 @@ def build_config(info: ScenarioInfo, assignments: list[tuple[str, str]], *, pres
                 raise UserError(f"RNG run number {value} is out of range; it must be >= 1")
             continue
         if key in ("out", "preset", "config", "describe"):
-            raise UserError(f"'{key}' cannot be set with --set; use the msfc option --{key} instead")
+            raise UserError(
+                f"'{key}' cannot be set with --set; use the msfc option --{key} instead"
+            )
         if key in info.params:
             cfg.params[key] = validate_param(info.params[key], value, info.name)
             continue
         sk = split_key(key)
         if sk is None:
-            raise UserError(f"scenario '{info.name}' has no option '{key}'{_suggest(key, info.params)}; "
-                            f"valid options: {', '.join(info.params)}; scheduler attributes are set as "
-                            f"Scheduler.Attribute=VALUE (see `msfc list`)")
+            raise UserError(
+                f"scenario '{info.name}' has no option '{key}'{_suggest(key, info.params)}; "
+                f"valid options: {', '.join(info.params)}; scheduler attributes are set as "
+                f"Scheduler.Attribute=VALUE (see `msfc list`)"
+            )
         if schedulers is None:
             schedulers = schedulers_loader() if schedulers_loader else None
             if schedulers is None:
-                raise UserError(f"'{key}': scheduler attributes cannot be checked without msfc-describe")
+                raise UserError(
+                    f"'{key}': scheduler attributes cannot be checked without msfc-describe"
+                )
         sname, aname = sk
         s = _find_scheduler(schedulers, sname)
         if aname not in s.attributes:
-            raise UserError(f"scheduler {s.name} ({s.type_id}) has no attribute '{aname}'"
-                            f"{_suggest(aname, s.attributes)}; valid attributes: {', '.join(s.attributes)}")
+            raise UserError(
+                f"scheduler {s.name} ({s.type_id}) has no attribute '{aname}'"
+                f"{_suggest(aname, s.attributes)}; valid attributes: {', '.join(s.attributes)}"
+            )
         friendly = f"{s.name}.{aname}"
         cfg.attrs[friendly] = validate_attr(s, s.attributes[aname], value)
         cfg.attr_ids[friendly] = f"{s.type_id}::{aname}"

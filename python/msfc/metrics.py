@@ -9,56 +9,115 @@ Grouping levels:
 * ``type``     - flows with the same ``type`` label (e.g. ``TVStream``);
 * ``priority`` - flows with the same ``priority``.
 """
+
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 import numpy as np
 import pandas as pd
 
-METRICS_VERSION = 2  # bump when a definition changes: stored tables are then rebuilt
+TABLES_VERSION = 2  # bump when a definition changes: stored tables are then rebuilt
 
 
 @dataclass(frozen=True)
 class Metric:
     name: str
-    label: str          # short column heading for tables
+    label: str  # short column heading for tables
     unit: str
-    definition: str     # one sentence, shown in reports
-    fmt: str            # format for tables
+    definition: str  # one sentence, shown in reports
+    fmt: str  # format for tables
     higher_is_better: bool | None = None
 
 
-METRICS: dict[str, Metric] = {m.name: m for m in [
-    Metric("throughput_kbps", "Throughput", "kbps",
-           "rx_bytes * 8 / active_s / 1000 per flow; per group the mean over flows", "{:.2f}", True),
-    Metric("throughput_total_kbps", "Total throughput", "kbps",
-           "sum of the per-flow throughput over the flows of the group", "{:.0f}", True),
-    Metric("delay_mean_ms", "Mean delay", "ms",
-           "total packet delay over total received packets (delay_sum_s / rx_packets)", "{:.1f}", False),
-    Metric("delay_hmean_ms", "Harmonic-mean delay", "ms",
-           "harmonic mean of packet delays, from the delay histogram (bin centres)", "{:.1f}", False),
-    Metric("delay_p50_ms", "Median delay", "ms",
-           "50th percentile of packet delay, from the delay histogram", "{:.1f}", False),
-    Metric("delay_p95_ms", "95th pct delay", "ms",
-           "95th percentile of packet delay, from the delay histogram", "{:.1f}", False),
-    Metric("delay_p99_ms", "99th pct delay", "ms",
-           "99th percentile of packet delay, from the delay histogram", "{:.1f}", False),
-    Metric("jitter_mean_ms", "Jitter", "ms",
-           "mean |delay(n) - delay(n-1)|: jitter_sum_s / (rx_packets - 1), per group summed over flows",
-           "{:.2f}", False),
-    Metric("lost_packets", "Lost packets", "packets",
-           "sum of lost_packets", "{:.0f}", False),
-    Metric("loss_ratio", "Loss ratio", "",
-           "lost_packets / tx_packets", "{:.4f}", False),
-    Metric("flows", "Flows", "", "number of flows in the group", "{:.0f}", None),
-]}
+METRICS: dict[str, Metric] = {
+    m.name: m
+    for m in [
+        Metric(
+            "throughput_kbps",
+            "Throughput",
+            "kbps",
+            "rx_bytes * 8 / active_s / 1000 per flow; per group the mean over flows",
+            "{:.2f}",
+            True,
+        ),
+        Metric(
+            "throughput_total_kbps",
+            "Total throughput",
+            "kbps",
+            "sum of the per-flow throughput over the flows of the group",
+            "{:.0f}",
+            True,
+        ),
+        Metric(
+            "delay_mean_ms",
+            "Mean delay",
+            "ms",
+            "total packet delay over total received packets (delay_sum_s / rx_packets)",
+            "{:.1f}",
+            False,
+        ),
+        Metric(
+            "delay_hmean_ms",
+            "Harmonic-mean delay",
+            "ms",
+            "harmonic mean of packet delays, from the delay histogram (bin centres)",
+            "{:.1f}",
+            False,
+        ),
+        Metric(
+            "delay_p50_ms",
+            "Median delay",
+            "ms",
+            "50th percentile of packet delay, from the delay histogram",
+            "{:.1f}",
+            False,
+        ),
+        Metric(
+            "delay_p95_ms",
+            "95th pct delay",
+            "ms",
+            "95th percentile of packet delay, from the delay histogram",
+            "{:.1f}",
+            False,
+        ),
+        Metric(
+            "delay_p99_ms",
+            "99th pct delay",
+            "ms",
+            "99th percentile of packet delay, from the delay histogram",
+            "{:.1f}",
+            False,
+        ),
+        Metric(
+            "jitter_mean_ms",
+            "Jitter",
+            "ms",
+            "mean |delay(n) - delay(n-1)|: jitter_sum_s / (rx_packets - 1), per group summed over flows",
+            "{:.2f}",
+            False,
+        ),
+        Metric("lost_packets", "Lost packets", "packets", "sum of lost_packets", "{:.0f}", False),
+        Metric("loss_ratio", "Loss ratio", "", "lost_packets / tx_packets", "{:.4f}", False),
+        Metric("flows", "Flows", "", "number of flows in the group", "{:.0f}", None),
+    ]
+}
 
 #: per-group metric columns, in table order
-GROUP_METRICS = ["flows", "throughput_kbps", "throughput_total_kbps", "delay_mean_ms",
-                 "delay_hmean_ms", "delay_p50_ms", "delay_p95_ms", "delay_p99_ms",
-                 "jitter_mean_ms", "lost_packets", "loss_ratio"]
+GROUP_METRICS = [
+    "flows",
+    "throughput_kbps",
+    "throughput_total_kbps",
+    "delay_mean_ms",
+    "delay_hmean_ms",
+    "delay_p50_ms",
+    "delay_p95_ms",
+    "delay_p99_ms",
+    "jitter_mean_ms",
+    "lost_packets",
+    "loss_ratio",
+]
 
 #: the thesis's Table 3.4 (overall results)
 OVERALL_TABLE = ["throughput_total_kbps", "delay_hmean_ms", "jitter_mean_ms", "lost_packets"]
@@ -67,10 +126,30 @@ TYPE_TABLES = ["throughput_kbps", "delay_mean_ms", "lost_packets"]
 
 LEVELS = ("overall", "type", "priority")
 
-FLOW_COLUMNS = ["flow_id", "app_id", "type", "priority", "direction", "protocol", "src", "dst",
-                "src_port", "dst_port", "tx_packets", "tx_bytes", "rx_packets", "rx_bytes",
-                "lost_packets", "delay_sum_s", "jitter_sum_s", "first_tx_s", "last_tx_s",
-                "first_rx_s", "last_rx_s", "active_s"]
+FLOW_COLUMNS = [
+    "flow_id",
+    "app_id",
+    "type",
+    "priority",
+    "direction",
+    "protocol",
+    "src",
+    "dst",
+    "src_port",
+    "dst_port",
+    "tx_packets",
+    "tx_bytes",
+    "rx_packets",
+    "rx_bytes",
+    "lost_packets",
+    "delay_sum_s",
+    "jitter_sum_s",
+    "first_tx_s",
+    "last_tx_s",
+    "first_rx_s",
+    "last_rx_s",
+    "active_s",
+]
 HIST_COLUMNS = ["flow_id", "bin_start_s", "bin_width_s", "count"]
 
 
@@ -91,14 +170,18 @@ def format_value(name: str, value) -> str:
 
 # --------------------------------------------------------------------------- histograms
 
+
 def _hist_arrays(hist: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Bin starts, widths and counts, merged over flows and sorted by bin start."""
     if hist is None or len(hist) == 0:
         return np.zeros(0), np.zeros(0), np.zeros(0)
     h = hist.groupby(["bin_start_s", "bin_width_s"], as_index=False)["count"].sum()
     h = h[h["count"] > 0].sort_values("bin_start_s")
-    return (h["bin_start_s"].to_numpy(float), h["bin_width_s"].to_numpy(float),
-            h["count"].to_numpy(float))
+    return (
+        h["bin_start_s"].to_numpy(float),
+        h["bin_width_s"].to_numpy(float),
+        h["count"].to_numpy(float),
+    )
 
 
 def hist_harmonic_mean(hist: pd.DataFrame) -> float:
@@ -152,6 +235,7 @@ def hist_cdf(hist: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
 
 # --------------------------------------------------------------------------- flows
 
+
 def flow_metrics(flows: pd.DataFrame) -> pd.DataFrame:
     """Per-flow metrics added as columns to a copy of flows.csv."""
     f = flows.copy()
@@ -196,7 +280,9 @@ def group_metrics(flows: pd.DataFrame, delay_hist: pd.DataFrame | None = None) -
     out["throughput_kbps"] = float(thr.mean()) if len(thr) else float("nan")
     out["throughput_total_kbps"] = float(thr.sum())
     rx = float(flows["rx_packets"].sum())
-    out["delay_mean_ms"] = float(flows["delay_sum_s"].sum()) / rx * 1000.0 if rx > 0 else float("nan")
+    out["delay_mean_ms"] = (
+        float(flows["delay_sum_s"].sum()) / rx * 1000.0 if rx > 0 else float("nan")
+    )
     jit_n = float((flows["rx_packets"] - 1).clip(lower=0).sum())
     jit_sum = float(flows.loc[flows["rx_packets"] > 1, "jitter_sum_s"].sum())
     out["jitter_mean_ms"] = jit_sum / jit_n * 1000.0 if jit_n > 0 else float("nan")
@@ -217,8 +303,9 @@ def group_metrics(flows: pd.DataFrame, delay_hist: pd.DataFrame | None = None) -
     return out
 
 
-def summarize(flows: pd.DataFrame, delay_hist: pd.DataFrame | None,
-              direction: str | None = "down") -> pd.DataFrame:
+def summarize(
+    flows: pd.DataFrame, delay_hist: pd.DataFrame | None, direction: str | None = "down"
+) -> pd.DataFrame:
     """Tidy summary of one run: one row per (level, group), one column per metric."""
     sel = select_flows(flows, direction)
     rows = []
@@ -243,9 +330,38 @@ def group_order(flows: pd.DataFrame, level: str) -> list[str]:
 # --------------------------------------------------------------------------- statistics over seeds
 
 # two-sided 95 % quantiles of Student's t for 1..30 degrees of freedom
-_T95 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179,
-        2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
-        2.060, 2.056, 2.052, 2.048, 2.045, 2.042]
+_T95 = [
+    12.706,
+    4.303,
+    3.182,
+    2.776,
+    2.571,
+    2.447,
+    2.365,
+    2.306,
+    2.262,
+    2.228,
+    2.201,
+    2.179,
+    2.160,
+    2.145,
+    2.131,
+    2.120,
+    2.110,
+    2.101,
+    2.093,
+    2.086,
+    2.080,
+    2.074,
+    2.069,
+    2.064,
+    2.060,
+    2.056,
+    2.052,
+    2.048,
+    2.045,
+    2.042,
+]
 
 
 def t95(dof: int) -> float:

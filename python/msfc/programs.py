@@ -3,6 +3,7 @@
 Parameter names, defaults and ranges come from the programs (``scenario-X --describe`` and
 ``msfc-describe``); nothing of that is copied into Python.
 """
+
 from __future__ import annotations
 
 import json
@@ -14,7 +15,9 @@ from pathlib import Path
 
 from .errors import UserError
 
-BUILD_HINT = "build it with `make build` (or `cmake -S . -B build -G Ninja && cmake --build build -j2`)"
+BUILD_HINT = (
+    "build it with `make build` (or `cmake -S . -B build -G Ninja && cmake --build build -j2`)"
+)
 
 
 def _package_repo_root() -> Path | None:
@@ -53,7 +56,7 @@ def find_scenarios(build_dir: Path) -> dict[str, Path]:
     out = {}
     for p in sorted(build_dir.glob("scenario-*")):
         if _is_exe(p) and not p.name.endswith((".o", ".d", ".cc")):
-            out[p.name[len("scenario-"):]] = p
+            out[p.name[len("scenario-") :]] = p
     return out
 
 
@@ -63,16 +66,24 @@ def _run_json(argv: list[str], what: str, timeout: float = 60.0) -> dict:
     except OSError as e:
         raise UserError(f"cannot run {argv[0]}: {e}; {BUILD_HINT}") from None
     except subprocess.TimeoutExpired:
-        raise UserError(f"{what} did not answer within {timeout:.0f} s ({' '.join(argv)})", 1) from None
+        raise UserError(
+            f"{what} did not answer within {timeout:.0f} s ({' '.join(argv)})", 1
+        ) from None
     if proc.returncode != 0:
         tail = "\n".join(proc.stderr.strip().splitlines()[-10:])
-        raise UserError(f"{what} failed with exit code {proc.returncode} ({' '.join(argv)}):\n{tail}\n"
-                        f"Rebuild with `make build`.", 1)
+        raise UserError(
+            f"{what} failed with exit code {proc.returncode} ({' '.join(argv)}):\n{tail}\n"
+            f"Rebuild with `make build`.",
+            1,
+        )
     try:
         return json.loads(proc.stdout)
     except json.JSONDecodeError as e:
-        raise UserError(f"{what} printed something that is not JSON ({e}); "
-                        f"the program does not follow docs/data-format.md. Rebuild with `make build`.", 1) from None
+        raise UserError(
+            f"{what} printed something that is not JSON ({e}); "
+            f"the program does not follow docs/data-format.md. Rebuild with `make build`.",
+            1,
+        ) from None
 
 
 @dataclass
@@ -98,8 +109,11 @@ class Param:
             return f">= {lo}{unit}"
         if hi is not None:
             return f"<= {hi}{unit}"
-        return {"bool": "true or false", "datarate": "an ns-3 data rate, e.g. 100Mbps",
-                "time": "an ns-3 time, e.g. 5ms"}.get(self.type, "")
+        return {
+            "bool": "true or false",
+            "datarate": "an ns-3 data rate, e.g. 100Mbps",
+            "time": "an ns-3 time, e.g. 5ms",
+        }.get(self.type, "")
 
 
 @dataclass
@@ -119,9 +133,16 @@ class ScenarioInfo:
 
 
 def _param_from_json(d: dict) -> Param:
-    return Param(name=d["name"], type=d.get("type", "string"), default=d.get("default"),
-                 min=d.get("min"), max=d.get("max"), choices=d.get("choices"),
-                 unit=d.get("unit", "") or "", help=d.get("help", "") or "")
+    return Param(
+        name=d["name"],
+        type=d.get("type", "string"),
+        default=d.get("default"),
+        min=d.get("min"),
+        max=d.get("max"),
+        choices=d.get("choices"),
+        unit=d.get("unit", "") or "",
+        help=d.get("help", "") or "",
+    )
 
 
 _describe_cache: dict[Path, ScenarioInfo] = {}
@@ -131,8 +152,10 @@ def describe_scenario(name: str, build_dir: Path) -> ScenarioInfo:
     scenarios = find_scenarios(build_dir)
     if name not in scenarios:
         if not scenarios:
-            raise UserError(f"unknown scenario '{name}': no scenario programs (scenario-*) in {build_dir}; "
-                            f"{BUILD_HINT}, or point --build-dir / MSFC_BUILD_DIR at the build directory")
+            raise UserError(
+                f"unknown scenario '{name}': no scenario programs (scenario-*) in {build_dir}; "
+                f"{BUILD_HINT}, or point --build-dir / MSFC_BUILD_DIR at the build directory"
+            )
         raise UserError(f"unknown scenario '{name}'; valid scenarios: {', '.join(scenarios)}")
     prog = scenarios[name]
     key = prog.resolve()
@@ -143,9 +166,15 @@ def describe_scenario(name: str, build_dir: Path) -> ScenarioInfo:
         params = {p["name"]: _param_from_json(p) for p in d.get("params", [])}
     except (KeyError, TypeError) as e:
         raise UserError(f"scenario-{name} --describe: malformed parameter list ({e})", 1) from None
-    info = ScenarioInfo(name=d.get("scenario", name), program=prog, description=d.get("description", ""),
-                        params=params, presets=d.get("presets", {}) or {},
-                        default_preset=d.get("default_preset"), raw=d)
+    info = ScenarioInfo(
+        name=d.get("scenario", name),
+        program=prog,
+        description=d.get("description", ""),
+        params=params,
+        presets=d.get("presets", {}) or {},
+        default_preset=d.get("default_preset"),
+        raw=d,
+    )
     _describe_cache[key] = info
     return info
 
@@ -166,7 +195,11 @@ class SchedulerAttr:
         ``"> 0 and < Interval"`` (limits naming other attributes are left to the program).
         """
         r = self.range
-        if isinstance(r, (list, tuple)) and len(r) == 2 and all(isinstance(x, (int, float)) for x in r):
+        if (
+            isinstance(r, (list, tuple))
+            and len(r) == 2
+            and all(isinstance(x, (int, float)) for x in r)
+        ):
             return [(">=", str(r[0])), ("<=", str(r[1]))]
         if isinstance(r, dict):
             out = []
@@ -186,7 +219,11 @@ class SchedulerAttr:
         r = self.range
         if r in (None, "", [], {}) or (isinstance(r, str) and r in _TYPE_WORDS):
             return ""
-        if isinstance(r, (list, tuple)) and len(r) == 2 and all(isinstance(x, (int, float)) for x in r):
+        if (
+            isinstance(r, (list, tuple))
+            and len(r) == 2
+            and all(isinstance(x, (int, float)) for x in r)
+        ):
             return f"{_fmt_num(r[0])} .. {_fmt_num(r[1])}"
         if isinstance(r, dict):
             return f"{r.get('min', '')} .. {r.get('max', '')}"
@@ -227,11 +264,21 @@ def describe_schedulers(build_dir: Path, required: bool = True) -> dict[str, Sch
     if not _is_exe(prog):
         if not required:
             return None
-        raise UserError(f"scheduler parameters are read from {prog}, which does not exist; {BUILD_HINT}")
+        raise UserError(
+            f"scheduler parameters are read from {prog}, which does not exist; {BUILD_HINT}"
+        )
     d = _run_json([str(prog)], "msfc-describe")
     out = {}
     for s in d.get("schedulers", []):
-        attrs = {a["name"]: SchedulerAttr(a["name"], a.get("type", ""), a.get("default"), a.get("range"),
-                                          a.get("help", "") or "") for a in s.get("attributes", [])}
+        attrs = {
+            a["name"]: SchedulerAttr(
+                a["name"],
+                a.get("type", ""),
+                a.get("default"),
+                a.get("range"),
+                a.get("help", "") or "",
+            )
+            for a in s.get("attributes", [])
+        }
         out[s["name"]] = SchedulerInfo(s["name"], s["type_id"], attrs)
     return out

@@ -1,4 +1,5 @@
 """Progress display: a bar on a terminal, occasional plain lines otherwise."""
+
 from __future__ import annotations
 
 import sys
@@ -8,8 +9,16 @@ import time
 class Progress:
     """``update(done)`` with an absolute position; ``total`` may change once known."""
 
-    def __init__(self, total: float | None, desc: str, unit: str = "", stream=None,
-                 enabled: bool = True, plain_interval: float = 10.0, fmt: str = "{:g}"):
+    def __init__(
+        self,
+        total: float | None,
+        desc: str,
+        unit: str = "",
+        stream=None,
+        enabled: bool = True,
+        plain_interval: float = 10.0,
+        fmt: str = "{:g}",
+    ):
         self.stream = stream or sys.stderr
         self.desc, self.unit, self.fmt = desc, unit, fmt
         self.total = total
@@ -21,8 +30,16 @@ class Progress:
         self._last_plain = 0.0
         if enabled and self.tty:
             from tqdm import tqdm
-            self.bar = tqdm(total=total, desc=desc, unit=unit, file=self.stream, leave=True,
-                            dynamic_ncols=True, bar_format=None)
+
+            self.bar = tqdm(
+                total=total,
+                desc=desc,
+                unit=unit,
+                file=self.stream,
+                leave=True,
+                dynamic_ncols=True,
+                bar_format=None,
+            )
 
     def update(self, done: float, total: float | None = None) -> None:
         if not self.enabled:
@@ -40,8 +57,11 @@ class Progress:
         if now - self._last_plain >= self.plain_interval or (self.total and done >= self.total):
             self._last_plain = now
             tot = f"/{self.fmt.format(self.total)}" if self.total else ""
-            print(f"{self.desc}: {self.fmt.format(done)}{tot} {self.unit}".rstrip(), file=self.stream,
-                  flush=True)
+            print(
+                f"{self.desc}: {self.fmt.format(done)}{tot} {self.unit}".rstrip(),
+                file=self.stream,
+                flush=True,
+            )
 
     def write(self, msg: str) -> None:
         """A line of text that does not break the bar."""

@@ -3,6 +3,7 @@
 Used to show that a change (another machine, another ns-3 build, a label-only change such as the
 priorities seen by a class-blind scheduler) leaves every measured value of a simulation as it was.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -23,10 +24,14 @@ def resolve_run(path: Path) -> Path:
         if len(runs) == 1:
             return runs[0]
         if runs:
-            raise UserError(f"{path} is a results directory with {len(runs)} runs; give one of them, e.g. {runs[0]}")
+            raise UserError(
+                f"{path} is a results directory with {len(runs)} runs; give one of them, e.g. {runs[0]}"
+            )
     if not (path / "flows.csv").is_file():
-        raise UserError(f"{path} has no flows.csv; give the directory of one simulation run "
-                        f"(results/<name>/runs/<hash>) or of an `msfc run` result")
+        raise UserError(
+            f"{path} has no flows.csv; give the directory of one simulation run "
+            f"(results/<name>/runs/<hash>) or of an `msfc run` result"
+        )
     return path
 
 
@@ -35,7 +40,9 @@ def _flows(run: Path) -> pd.DataFrame:
     try:
         return pd.read_csv(f, dtype=str, keep_default_na=False)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as e:
-        raise UserError(f"{f} cannot be read ({e}); re-run the simulation that wrote it", 1) from None
+        raise UserError(
+            f"{f} cannot be read ({e}); re-run the simulation that wrote it", 1
+        ) from None
 
 
 def diff_runs(a: Path, b: Path, ignore: list[str] | None = None) -> dict:
@@ -48,18 +55,32 @@ def diff_runs(a: Path, b: Path, ignore: list[str] | None = None) -> dict:
     ignore = list(ignore or [])
     unknown = [c for c in ignore if c not in fa.columns and c not in fb.columns]
     if unknown:
-        raise UserError(f"--ignore {','.join(unknown)}: no such column in flows.csv; columns are "
-                        f"{', '.join(fa.columns)}")
+        raise UserError(
+            f"--ignore {','.join(unknown)}: no such column in flows.csv; columns are "
+            f"{', '.join(fa.columns)}"
+        )
     for f, run in ((fa, a), (fb, b)):
         missing = [k for k in KEYS if k not in f.columns]
         if missing:
-            raise UserError(f"{run}/flows.csv has no {', '.join(missing)} column; is it an msfc flows.csv?")
+            raise UserError(
+                f"{run}/flows.csv has no {', '.join(missing)} column; is it an msfc flows.csv?"
+            )
         if f.duplicated(list(KEYS)).any():
-            raise UserError(f"{run}/flows.csv has a repeated {', '.join(KEYS)}; re-run the simulation that wrote it", 1)
+            raise UserError(
+                f"{run}/flows.csv has a repeated {', '.join(KEYS)}; re-run the simulation that wrote it",
+                1,
+            )
     ca = [c for c in fa.columns if c not in ignore]
     cb = [c for c in fb.columns if c not in ignore]
-    out = {"a": str(a), "b": str(b), "rows": (len(fa), len(fb)), "ignored": ignore, "columns": {},
-           "only_a": sorted(set(ca) - set(cb)), "only_b": sorted(set(cb) - set(ca))}
+    out = {
+        "a": str(a),
+        "b": str(b),
+        "rows": (len(fa), len(fb)),
+        "ignored": ignore,
+        "columns": {},
+        "only_a": sorted(set(ca) - set(cb)),
+        "only_b": sorted(set(cb) - set(ca)),
+    }
     ia, ib = fa.set_index(list(KEYS)), fb.set_index(list(KEYS))
     out["flows_only_a"] = int((~ia.index.isin(ib.index)).sum())
     out["flows_only_b"] = int((~ib.index.isin(ia.index)).sum())
@@ -71,10 +92,17 @@ def diff_runs(a: Path, b: Path, ignore: list[str] | None = None) -> dict:
         if not n:
             continue
         x = pd.to_numeric(va[differ], errors="coerce") - pd.to_numeric(vb[differ], errors="coerce")
-        out["columns"][c] = {"rows_differing": n,
-                             "max_abs_diff": None if x.isna().any() else float(x.abs().max())}
-    out["identical"] = not (out["columns"] or out["only_a"] or out["only_b"]
-                            or out["flows_only_a"] or out["flows_only_b"])
+        out["columns"][c] = {
+            "rows_differing": n,
+            "max_abs_diff": None if x.isna().any() else float(x.abs().max()),
+        }
+    out["identical"] = not (
+        out["columns"]
+        or out["only_a"]
+        or out["only_b"]
+        or out["flows_only_a"]
+        or out["flows_only_b"]
+    )
     return out
 
 
@@ -89,7 +117,9 @@ def format_diff(d: dict) -> str:
     if d["flows_only_a"] or d["flows_only_b"]:
         lines.append(f"flows only in A: {d['flows_only_a']}, only in B: {d['flows_only_b']}")
     if d["only_a"] or d["only_b"]:
-        lines.append(f"columns only in A: {', '.join(d['only_a']) or '-'}; only in B: {', '.join(d['only_b']) or '-'}")
+        lines.append(
+            f"columns only in A: {', '.join(d['only_a']) or '-'}; only in B: {', '.join(d['only_b']) or '-'}"
+        )
     if d["columns"]:
         lines.append("differing columns (flows that differ, largest absolute difference):")
         for c, v in d["columns"].items():

@@ -12,6 +12,7 @@ A results directory ("study") holds ``study.json`` and ``runs/<config-hash>/`` p
     runs/<hash>/done.json          written last: the run is complete (resume skips it)
     runs/<hash>/failed.json        the last attempt failed (exit code, stderr tail); retried next time
 """
+
 from __future__ import annotations
 
 import collections
@@ -31,8 +32,14 @@ from .errors import SimulationError, UserError
 
 _PROGRESS = re.compile(r"^progress\s+([0-9.eE+-]+)\s+([0-9.eE+-]+)\s*$")
 RAW_FILES = ("flows.csv", "delay_hist.csv", "meta.json")
-DERIVED_FILES = ("jitter_hist.csv", "qdisc.csv", "flow_metrics.parquet", "flow_metrics.csv", "summary.parquet",
-                 "summary.csv")
+DERIVED_FILES = (
+    "jitter_hist.csv",
+    "qdisc.csv",
+    "flow_metrics.parquet",
+    "flow_metrics.csv",
+    "summary.parquet",
+    "summary.csv",
+)
 
 
 def write_json_atomic(path: Path, data) -> None:
@@ -71,16 +78,28 @@ def is_done(d: Path, cfg: RunConfig | None = None) -> bool:
 
 def id_columns(cfg: RunConfig, meta: dict | None = None) -> dict:
     """Columns identifying a run in tidy tables: scenario, scheduler, rng_run, hash, options."""
-    cols = {"scenario": cfg.scenario, "scheduler": cfg.scheduler, "rng_run": cfg.rng_run,
-            "config_hash": cfg.hash(), "preset": cfg.preset or ""}
+    cols = {
+        "scenario": cfg.scenario,
+        "scheduler": cfg.scheduler,
+        "rng_run": cfg.rng_run,
+        "config_hash": cfg.hash(),
+        "preset": cfg.preset or "",
+    }
     for k, v in cfg.resolved.items():
         if k != "scheduler":
             cols[f"cfg.{k}"] = v
     for k, v in cfg.attrs.items():
         cols[f"attr.{k}"] = v
     if meta:
-        for k in ("wall_seconds", "cpu_seconds", "sim_seconds", "events", "ns3_version",
-                  "msfc_version", "rng_seed"):
+        for k in (
+            "wall_seconds",
+            "cpu_seconds",
+            "sim_seconds",
+            "events",
+            "ns3_version",
+            "msfc_version",
+            "rng_seed",
+        ):
             if k in meta:
                 cols[f"meta.{k}"] = meta[k]
     return cols
@@ -95,8 +114,9 @@ def load_raw(d: Path) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
         raise UserError(f"cannot read the results in {d}: {e}", 1) from None
     missing = [c for c in M.FLOW_COLUMNS if c not in flows.columns]
     if missing:
-        raise UserError(f"{d / 'flows.csv'} lacks the columns {', '.join(missing)} "
-                        f"(see docs/data-format.md)", 1)
+        raise UserError(
+            f"{d / 'flows.csv'} lacks the columns {', '.join(missing)} (see docs/data-format.md)", 1
+        )
     flows["type"] = flows["type"].astype(str)
     return flows, hist, meta
 
@@ -109,13 +129,21 @@ def postprocess(d: Path, cfg: RunConfig) -> None:
     for i, (k, v) in enumerate(ids.items()):
         fm.insert(i, k, v)
     _write_table(fm, d / "flow_metrics")
-    summ = pd.concat([M.summarize(flows, hist, dirn) for dirn in ("down", "up", "all")], ignore_index=True)
+    summ = pd.concat(
+        [M.summarize(flows, hist, dirn) for dirn in ("down", "up", "all")], ignore_index=True
+    )
     for i, (k, v) in enumerate(ids.items()):
         summ.insert(i, k, v)
     _write_table(summ, d / "summary")
-    write_json_atomic(d / "done.json", {"hash": cfg.hash(), "finished_utc": _utc(),
-                                        "wall_seconds": meta.get("wall_seconds"),
-                                        "metrics_version": M.METRICS_VERSION})
+    write_json_atomic(
+        d / "done.json",
+        {
+            "hash": cfg.hash(),
+            "finished_utc": _utc(),
+            "wall_seconds": meta.get("wall_seconds"),
+            "tables_version": M.TABLES_VERSION,
+        },
+    )
     f = d / "failed.json"
     if f.exists():
         f.unlink()
@@ -129,7 +157,7 @@ def refresh_derived(d: Path) -> None:
         cfg = RunConfig.from_json(json.loads((d / "config.json").read_text()))
     except (OSError, ValueError, KeyError, TypeError):
         return
-    if done.get("metrics_version") != M.METRICS_VERSION:
+    if done.get("tables_version") != M.TABLES_VERSION:
         postprocess(d, cfg)
 
 
@@ -143,8 +171,15 @@ def _write_progress(d: Path, done: str, total: str) -> None:
     tmp.replace(d / "progress.txt")
 
 
-def run_simulation(program: Path, cfg: RunConfig, out_root: Path, *, on_progress=None,
-                   force: bool = False, timeout: float | None = None) -> tuple[Path, bool]:
+def run_simulation(
+    program: Path,
+    cfg: RunConfig,
+    out_root: Path,
+    *,
+    on_progress=None,
+    force: bool = False,
+    timeout: float | None = None,
+) -> tuple[Path, bool]:
     """Run one configuration unless it is already done. Returns (run dir, ran?).
 
     Raises SimulationError when the program fails (its directory then holds failed.json).
@@ -162,7 +197,9 @@ def run_simulation(program: Path, cfg: RunConfig, out_root: Path, *, on_progress
     tail: collections.deque[str] = collections.deque(maxlen=40)
     with open(d / "stderr.txt", "w") as err_log, open(d / "stdout.txt", "w") as out_log:
         try:
-            proc = subprocess.Popen(argv, stdout=out_log, stderr=subprocess.PIPE, text=True, bufsize=1)
+            proc = subprocess.Popen(
+                argv, stdout=out_log, stderr=subprocess.PIPE, text=True, bufsize=1
+            )
         except OSError as e:
             raise SimulationError(f"cannot start {program}: {e}", -1, str(e), argv) from None
         killed = threading.Event()
@@ -170,6 +207,7 @@ def run_simulation(program: Path, cfg: RunConfig, out_root: Path, *, on_progress
         def on_timeout():
             killed.set()
             proc.kill()
+
         watchdog = threading.Timer(timeout, on_timeout) if timeout else None
         if watchdog:
             watchdog.daemon = True
@@ -194,17 +232,32 @@ def run_simulation(program: Path, cfg: RunConfig, out_root: Path, *, on_progress
             if watchdog:
                 watchdog.cancel()
         if killed.is_set():
-            tail.append(f"(killed: the simulation ran longer than the time limit of {timeout:g} s; "
-                        f"raise --timeout or shorten the run)")
+            tail.append(
+                f"(killed: the simulation ran longer than the time limit of {timeout:g} s; "
+                f"raise --timeout or shorten the run)"
+            )
     if rc != 0 or not all((d / x).exists() for x in RAW_FILES):
         stderr_tail = "\n".join(tail)
         if rc == 0:
-            stderr_tail += "\n(the program exited 0 but did not write " + \
-                ", ".join(x for x in RAW_FILES if not (d / x).exists()) + ")"
-        write_json_atomic(d / "failed.json", {"hash": cfg.hash(), "returncode": rc, "argv": argv,
-                                              "stderr_tail": stderr_tail, "when_utc": _utc()})
+            stderr_tail += (
+                "\n(the program exited 0 but did not write "
+                + ", ".join(x for x in RAW_FILES if not (d / x).exists())
+                + ")"
+            )
+        write_json_atomic(
+            d / "failed.json",
+            {
+                "hash": cfg.hash(),
+                "returncode": rc,
+                "argv": argv,
+                "stderr_tail": stderr_tail,
+                "when_utc": _utc(),
+            },
+        )
         kind = "rejected its configuration" if rc == 2 else "failed"
-        raise SimulationError(f"scenario-{cfg.scenario} {kind} (exit code {rc})", rc, stderr_tail, argv)
+        raise SimulationError(
+            f"scenario-{cfg.scenario} {kind} (exit code {rc})", rc, stderr_tail, argv
+        )
     postprocess(d, cfg)
     return d, True
 
@@ -215,21 +268,43 @@ def run_task(task: dict) -> dict:
     out_root = Path(task["out_root"])
     t0 = time.time()
     try:
-        d, ran = run_simulation(Path(task["program"]), cfg, out_root, timeout=task.get("timeout"),
-                                force=bool(task.get("force")))
-        return {"hash": cfg.hash(), "status": "done" if ran else "cached", "dir": str(d),
-                "seconds": time.time() - t0}
+        d, ran = run_simulation(
+            Path(task["program"]),
+            cfg,
+            out_root,
+            timeout=task.get("timeout"),
+            force=bool(task.get("force")),
+        )
+        return {
+            "hash": cfg.hash(),
+            "status": "done" if ran else "cached",
+            "dir": str(d),
+            "seconds": time.time() - t0,
+        }
     except SimulationError as e:
-        return {"hash": cfg.hash(), "status": "failed", "returncode": e.returncode,
-                "stderr_tail": e.stderr_tail, "argv": e.argv, "message": str(e),
-                "seconds": time.time() - t0}
+        return {
+            "hash": cfg.hash(),
+            "status": "failed",
+            "returncode": e.returncode,
+            "stderr_tail": e.stderr_tail,
+            "argv": e.argv,
+            "message": str(e),
+            "seconds": time.time() - t0,
+        }
     except Exception as e:  # a worker-side bug: report it like a failed run, keep the sweep going
-        return {"hash": cfg.hash(), "status": "failed", "returncode": -1,
-                "stderr_tail": f"{type(e).__name__}: {e}", "argv": [], "message": str(e),
-                "seconds": time.time() - t0}
+        return {
+            "hash": cfg.hash(),
+            "status": "failed",
+            "returncode": -1,
+            "stderr_tail": f"{type(e).__name__}: {e}",
+            "argv": [],
+            "message": str(e),
+            "seconds": time.time() - t0,
+        }
 
 
 # --------------------------------------------------------------------------- studies
+
 
 def write_study(out_root: Path, study: dict) -> None:
     out_root.mkdir(parents=True, exist_ok=True)
@@ -239,8 +314,10 @@ def write_study(out_root: Path, study: dict) -> None:
 def read_study(out_root: Path) -> dict:
     f = Path(out_root) / "study.json"
     if not f.exists():
-        raise UserError(f"{out_root} is not an msfc results directory (no study.json); give the --out "
-                        f"directory of `msfc run`, `msfc compare` or `msfc sweep`")
+        raise UserError(
+            f"{out_root} is not an msfc results directory (no study.json); give the --out "
+            f"directory of `msfc run`, `msfc compare` or `msfc sweep`"
+        )
     try:
         return json.loads(f.read_text())
     except json.JSONDecodeError as e:
@@ -268,7 +345,9 @@ def collect(out_root: Path, hashes: list[str] | None = None) -> tuple[pd.DataFra
     return s, f
 
 
-def write_collected(out_root: Path, hashes: list[str] | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+def write_collected(
+    out_root: Path, hashes: list[str] | None = None
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     s, f = collect(out_root, hashes)
     if len(s):
         _write_table(s, Path(out_root) / "summary")

@@ -1,4 +1,5 @@
 """Parameter sweeps: a grid of configurations times RNG runs, on this machine or a Dask cluster."""
+
 from __future__ import annotations
 
 import itertools
@@ -19,19 +20,31 @@ def parse_grid(items: list[str]) -> list[tuple[str, list[str]]]:
     for k, v in parse_assignments(items, "--grid"):
         values = [x.strip() for x in v.split(",")]
         if not v or any(x == "" for x in values):
-            raise UserError(f"--grid {k}={v}: empty value; expected KEY=V1,V2,... e.g. --grid Msfc.Ratio=1,2,4")
+            raise UserError(
+                f"--grid {k}={v}: empty value; expected KEY=V1,V2,... e.g. --grid Msfc.Ratio=1,2,4"
+            )
         if len(set(values)) != len(values):
             raise UserError(f"--grid {k}={v}: a value is repeated")
         if any(k == x for x, _ in out):
-            raise UserError(f"--grid: the key '{k}' is given twice; list all its values in one --grid")
+            raise UserError(
+                f"--grid: the key '{k}' is given twice; list all its values in one --grid"
+            )
         out.append((k, values))
     if not out:
         raise UserError("a sweep needs at least one --grid KEY=V1,V2,...")
     return out
 
 
-def expand(info: ScenarioInfo, grid: list[tuple[str, list[str]]], base: list[tuple[str, str]], *,
-           preset: str | None, scheduler: str | None, seeds: int, schedulers_loader) -> list[RunConfig]:
+def expand(
+    info: ScenarioInfo,
+    grid: list[tuple[str, list[str]]],
+    base: list[tuple[str, str]],
+    *,
+    preset: str | None,
+    scheduler: str | None,
+    seeds: int,
+    schedulers_loader,
+) -> list[RunConfig]:
     """Every grid point times RNG runs 1..seeds, each validated."""
     if seeds < 1:
         raise UserError(f"--seeds {seeds} is out of range; it must be >= 1")
@@ -46,13 +59,21 @@ def expand(info: ScenarioInfo, grid: list[tuple[str, list[str]]], base: list[tup
 
     configs = []
     for combo in itertools.product(*[vals for _, vals in grid]):
-        assign = base + list(zip([k for k, _ in grid], combo))
+        assign = base + list(zip([k for k, _ in grid], combo, strict=False))
         sched = scheduler
         if "scheduler" in grid_keys:
             sched = None
         for run in range(1, seeds + 1):
-            configs.append(build_config(info, assign, preset=preset, scheduler=sched, rng_run=run,
-                                        schedulers_loader=loader))
+            configs.append(
+                build_config(
+                    info,
+                    assign,
+                    preset=preset,
+                    scheduler=sched,
+                    rng_run=run,
+                    schedulers_loader=loader,
+                )
+            )
     return configs
 
 
@@ -64,9 +85,18 @@ def default_workers() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def run_sweep(program: Path, configs: list[RunConfig], out_root: Path, *, address: str | None = None,
-              workers: int | None = None, show_progress: bool = True, timeout: float | None = None,
-              force: bool = False, log=None) -> list[dict]:
+def run_sweep(
+    program: Path,
+    configs: list[RunConfig],
+    out_root: Path,
+    *,
+    address: str | None = None,
+    workers: int | None = None,
+    show_progress: bool = True,
+    timeout: float | None = None,
+    force: bool = False,
+    log=None,
+) -> list[dict]:
     """Run every configuration not yet done; return one result dict per configuration."""
     log = log or (lambda msg: print(msg, file=sys.stderr, flush=True))
     results: list[dict] = []
@@ -82,12 +112,22 @@ def run_sweep(program: Path, configs: list[RunConfig], out_root: Path, *, addres
         else:
             todo.append(cfg)
     if results:
-        log(f"{len(results)} of {len(seen)} configurations already done in {out_root}; running {len(todo)}")
+        log(
+            f"{len(results)} of {len(seen)} configurations already done in {out_root}; running {len(todo)}"
+        )
     if not todo:
         return results
 
-    tasks = [{"config": c.to_json(), "out_root": str(Path(out_root).resolve()), "program": str(program),
-              "timeout": timeout, "force": force} for c in todo]
+    tasks = [
+        {
+            "config": c.to_json(),
+            "out_root": str(Path(out_root).resolve()),
+            "program": str(program),
+            "timeout": timeout,
+            "force": force,
+        }
+        for c in todo
+    ]
     if address:
         outcomes = _run_on_dask(address, tasks)
     else:
@@ -106,8 +146,14 @@ def run_sweep(program: Path, configs: list[RunConfig], out_root: Path, *, addres
 
 def _lost(h: str, e: BaseException) -> dict:
     """The result of a task whose worker, not its simulation, failed."""
-    return {"hash": h, "status": "failed", "returncode": -1, "stderr_tail": f"{type(e).__name__}: {e}",
-            "argv": [], "message": str(e)}
+    return {
+        "hash": h,
+        "status": "failed",
+        "returncode": -1,
+        "stderr_tail": f"{type(e).__name__}: {e}",
+        "argv": [],
+        "message": str(e),
+    }
 
 
 def _outcomes(futures: dict, as_completed):
@@ -127,8 +173,11 @@ def _run_locally(n: int, tasks: list[dict]):
     Each task only waits on its simulation's process, so threads suffice; no cluster processes
     sit between the simulations and the CPU."""
     from concurrent.futures import ThreadPoolExecutor, as_completed
+
     with ThreadPoolExecutor(max_workers=max(1, n), thread_name_prefix="msfc-run") as pool:
-        yield from _outcomes({pool.submit(run_task, t): t["config"]["hash"] for t in tasks}, as_completed)
+        yield from _outcomes(
+            {pool.submit(run_task, t): t["config"]["hash"] for t in tasks}, as_completed
+        )
 
 
 def _run_on_dask(address: str, tasks: list[dict]):
@@ -136,7 +185,9 @@ def _run_on_dask(address: str, tasks: list[dict]):
     try:
         from dask.distributed import Client
     except ImportError:  # pragma: no cover - dependency of the package
-        raise UserError("dask[distributed] is not installed; install the package with `pip install -e .`")
+        raise UserError(
+            "dask[distributed] is not installed; install the package with `pip install -e .`"
+        ) from None
     _check_reachable(address)
     try:
         client = Client(address, timeout="15s")
@@ -147,29 +198,39 @@ def _run_on_dask(address: str, tasks: list[dict]):
 
 def _dask_results(client, tasks: list[dict]):
     from dask.distributed import as_completed
+
     try:
-        futures = {client.submit(run_task, t, key=f"msfc-run-{t['config']['hash']}", pure=False):
-                   t["config"]["hash"] for t in tasks}
+        futures = {
+            client.submit(run_task, t, key=f"msfc-run-{t['config']['hash']}", pure=False): t[
+                "config"
+            ]["hash"]
+            for t in tasks
+        }
         yield from _outcomes(futures, as_completed)
     finally:
         client.close()
 
 
 def _unreachable(address: str, reason) -> UserError:
-    return UserError(f"cannot reach the Dask scheduler at {address} ({reason}); start it with "
-                     f"`dask scheduler` and workers with `dask worker {address}`, or leave out "
-                     f"--scheduler-address to run on this machine")
+    return UserError(
+        f"cannot reach the Dask scheduler at {address} ({reason}); start it with "
+        f"`dask scheduler` and workers with `dask worker {address}`, or leave out "
+        f"--scheduler-address to run on this machine"
+    )
 
 
 def _check_reachable(address: str) -> None:
     """Fail fast, with the fix, when nothing listens at a tcp:// scheduler address."""
     import socket
     from urllib.parse import urlparse
+
     u = urlparse(address if "://" in address else f"tcp://{address}")
     if u.scheme not in ("tcp", "tls"):
         return  # other Dask transports (inproc://, ws://): let Dask connect
     if not u.hostname or not u.port:
-        raise UserError(f"--scheduler-address {address}: expected tcp://HOST:PORT, e.g. tcp://127.0.0.1:8786")
+        raise UserError(
+            f"--scheduler-address {address}: expected tcp://HOST:PORT, e.g. tcp://127.0.0.1:8786"
+        )
     try:
         socket.create_connection((u.hostname, u.port), timeout=5).close()
     except OSError as e:
@@ -179,8 +240,10 @@ def _check_reachable(address: str) -> None:
 def format_failure(r: dict, cfg: RunConfig) -> str:
     tail = "\n".join("    " + line for line in (r.get("stderr_tail") or "").splitlines()[-12:])
     cmd = " ".join(r.get("argv") or [])
-    return (f"FAILED {cfg.label()} (exit code {r.get('returncode')}, config {cfg.hash()})\n"
-            f"  command: {cmd}\n  stderr (last lines):\n{tail}")
+    return (
+        f"FAILED {cfg.label()} (exit code {r.get('returncode')}, config {cfg.hash()})\n"
+        f"  command: {cmd}\n  stderr (last lines):\n{tail}"
+    )
 
 
 def grid_columns(grid: list[tuple[str, list[str]]], configs: list[RunConfig]) -> list[str]:
@@ -194,7 +257,7 @@ def grid_columns(grid: list[tuple[str, list[str]]], configs: list[RunConfig]) ->
             cols.append("rng_run")
         elif sk is not None:
             friendly = k
-            for name, tid in (configs[0].attr_ids.items() if configs else []):
+            for name, tid in configs[0].attr_ids.items() if configs else []:
                 if name == k or tid == k or name.lower() == k.lower():
                     friendly = name
             cols.append(f"attr.{friendly}")

@@ -6,6 +6,7 @@
 
 When a summary holds several RNG runs of a configuration, the tables show the mean over runs.
 """
+
 from __future__ import annotations
 
 import math
@@ -24,8 +25,13 @@ def column_order(summary: pd.DataFrame, column: str = "scheduler") -> list[str]:
     return [str(x) for x in pd.unique(summary[column])]
 
 
-def group_table(summary: pd.DataFrame, metric: str, level: str = "type", direction: str = "down",
-                columns: str = "scheduler") -> pd.DataFrame:
+def group_table(
+    summary: pd.DataFrame,
+    metric: str,
+    level: str = "type",
+    direction: str = "down",
+    columns: str = "scheduler",
+) -> pd.DataFrame:
     """rows = groups of ``level``, columns = values of ``columns``, cells = metric (mean over runs)."""
     s = _select(summary, direction, level)
     if s.empty:
@@ -38,8 +44,9 @@ def group_table(summary: pd.DataFrame, metric: str, level: str = "type", directi
     return t.reindex(index=rows, columns=column_order(s, columns))
 
 
-def overall_table(summary: pd.DataFrame, metric_names=None, direction: str = "down",
-                  columns: str = "scheduler") -> pd.DataFrame:
+def overall_table(
+    summary: pd.DataFrame, metric_names=None, direction: str = "down", columns: str = "scheduler"
+) -> pd.DataFrame:
     """rows = metrics, columns = values of ``columns`` (mean over runs)."""
     metric_names = list(metric_names or M.OVERALL_TABLE)
     s = _select(summary, direction, "overall")
@@ -49,11 +56,23 @@ def overall_table(summary: pd.DataFrame, metric_names=None, direction: str = "do
     return t.reindex(columns=column_order(s, columns))
 
 
-def run_table(summary: pd.DataFrame, level: str = "type", direction: str = "down",
-              metric_names=None) -> pd.DataFrame:
+def run_table(
+    summary: pd.DataFrame, level: str = "type", direction: str = "down", metric_names=None
+) -> pd.DataFrame:
     """One configuration: rows = groups, columns = metrics."""
-    metric_names = list(metric_names or ["flows", "throughput_kbps", "delay_mean_ms", "delay_hmean_ms",
-                                         "delay_p99_ms", "jitter_mean_ms", "lost_packets", "loss_ratio"])
+    metric_names = list(
+        metric_names
+        or [
+            "flows",
+            "throughput_kbps",
+            "delay_mean_ms",
+            "delay_hmean_ms",
+            "delay_p99_ms",
+            "jitter_mean_ms",
+            "lost_packets",
+            "loss_ratio",
+        ]
+    )
     s = _select(summary, direction, level)
     if s.empty:
         return pd.DataFrame()
@@ -73,8 +92,15 @@ def _isnum(x) -> bool:
 STYLES = ("text", "markdown")
 
 
-def render_text(df: pd.DataFrame, title: str = "", row_header: str = "",
-                fmt_for=None, metric_rows: bool = False, metric: str | None = None, style: str = "text") -> str:
+def render_text(
+    df: pd.DataFrame,
+    title: str = "",
+    row_header: str = "",
+    fmt_for=None,
+    metric_rows: bool = False,
+    metric: str | None = None,
+    style: str = "text",
+) -> str:
     """A table as aligned plain text, or as a Markdown pipe table (``style="markdown"``).
 
     ``metric_rows``: rows are metric names (format per row); otherwise ``metric`` formats every
@@ -86,7 +112,9 @@ def render_text(df: pd.DataFrame, title: str = "", row_header: str = "",
         if md:
             return f"**{title}**\n\n(no data)\n" if title else "(no data)\n"
         return f"{title}\n  (no data)\n" if title else "(no data)\n"
-    headers = [row_header] + [M.heading(c) if (fmt_for and c in M.METRICS) else str(c) for c in df.columns]
+    headers = [row_header] + [
+        M.heading(c) if (fmt_for and c in M.METRICS) else str(c) for c in df.columns
+    ]
     body = []
     for idx, row in df.iterrows():
         label = M.heading(idx) if metric_rows and idx in M.METRICS else str(idx)
@@ -96,8 +124,10 @@ def render_text(df: pd.DataFrame, title: str = "", row_header: str = "",
             cells.append(_fmt(name, v))
         body.append(cells)
     if md:
+
         def line(cells):
             return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
+
         lines = [f"**{title}**", ""] if title else []
         lines.append(line(headers))
         lines.append("|" + "|".join(["---"] + ["---:"] * (len(headers) - 1)) + "|")
@@ -107,10 +137,16 @@ def render_text(df: pd.DataFrame, title: str = "", row_header: str = "",
     lines = []
     if title:
         lines.append(title)
-    lines.append("  ".join(h.ljust(widths[0]) if i == 0 else h.rjust(widths[i]) for i, h in enumerate(headers)))
+    lines.append(
+        "  ".join(
+            h.ljust(widths[0]) if i == 0 else h.rjust(widths[i]) for i, h in enumerate(headers)
+        )
+    )
     lines.append("  ".join("-" * w for w in widths))
     for r in body:
-        lines.append("  ".join(c.ljust(widths[0]) if i == 0 else c.rjust(widths[i]) for i, c in enumerate(r)))
+        lines.append(
+            "  ".join(c.ljust(widths[0]) if i == 0 else c.rjust(widths[i]) for i, c in enumerate(r))
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -124,17 +160,31 @@ def _fmt(metric_name, v) -> str:
     return str(v)
 
 
-def render_html(df: pd.DataFrame, title: str = "", row_header: str = "", metric_rows: bool = False,
-                metric: str | None = None, fmt_for=None) -> str:
+def render_html(
+    df: pd.DataFrame,
+    title: str = "",
+    row_header: str = "",
+    metric_rows: bool = False,
+    metric: str | None = None,
+    fmt_for=None,
+) -> str:
     import html
+
     if df is None or df.empty:
         return f"<p>{html.escape(title)}: no data</p>"
     out = ["<table class='data'>"]
     if title:
         out.append(f"<caption>{html.escape(title)}</caption>")
-    out.append("<thead><tr><th>" + html.escape(row_header) + "</th>" +
-               "".join(f"<th>{html.escape(M.heading(c) if (fmt_for and c in M.METRICS) else str(c))}</th>"
-                       for c in df.columns) + "</tr></thead><tbody>")
+    out.append(
+        "<thead><tr><th>"
+        + html.escape(row_header)
+        + "</th>"
+        + "".join(
+            f"<th>{html.escape(M.heading(c) if (fmt_for and c in M.METRICS) else str(c))}</th>"
+            for c in df.columns
+        )
+        + "</tr></thead><tbody>"
+    )
     for idx, row in df.iterrows():
         label = M.heading(idx) if metric_rows and idx in M.METRICS else str(idx)
         cells = []
@@ -146,11 +196,27 @@ def render_html(df: pd.DataFrame, title: str = "", row_header: str = "", metric_
     return "\n".join(out)
 
 
-def compare_text(summary: pd.DataFrame, direction: str = "down", level: str = "type", style: str = "text") -> str:
+def compare_text(
+    summary: pd.DataFrame, direction: str = "down", level: str = "type", style: str = "text"
+) -> str:
     """All thesis-style tables of a comparison as text (or Markdown)."""
-    parts = [render_text(overall_table(summary, direction=direction),
-                         f"Overall ({direction}, like thesis Table 3.4)", "metric", metric_rows=True, style=style)]
+    parts = [
+        render_text(
+            overall_table(summary, direction=direction),
+            f"Overall ({direction}, like thesis Table 3.4)",
+            "metric",
+            metric_rows=True,
+            style=style,
+        )
+    ]
     for m in M.TYPE_TABLES:
-        parts.append(render_text(group_table(summary, m, level, direction),
-                                 f"{M.heading(m)} per flow {level} ({direction})", level, metric=m, style=style))
+        parts.append(
+            render_text(
+                group_table(summary, m, level, direction),
+                f"{M.heading(m)} per flow {level} ({direction})",
+                level,
+                metric=m,
+                style=style,
+            )
+        )
     return "\n".join(parts)

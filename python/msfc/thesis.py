@@ -1,4 +1,5 @@
 """The thesis's published result tables (benchmarks/thesis-tables.json) beside ours."""
+
 from __future__ import annotations
 
 import json
@@ -7,7 +8,6 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import metrics as M
 from . import tables as T
 from .errors import UserError
 
@@ -28,12 +28,17 @@ def tables_path(explicit: str | os.PathLike | None = None) -> Path:
     if os.environ.get("MSFC_THESIS_TABLES"):
         cands.append(Path(os.environ["MSFC_THESIS_TABLES"]))
     here = Path(__file__).resolve().parent
-    cands += [here.parent.parent / "benchmarks" / "thesis-tables.json", here / "data" / "thesis-tables.json"]
+    cands += [
+        here.parent.parent / "benchmarks" / "thesis-tables.json",
+        here / "data" / "thesis-tables.json",
+    ]
     for c in cands:
         if c.is_file():
             return c
-    raise UserError("the thesis tables (benchmarks/thesis-tables.json) were not found; pass "
-                    "--thesis-tables FILE or set MSFC_THESIS_TABLES")
+    raise UserError(
+        "the thesis tables (benchmarks/thesis-tables.json) were not found; pass "
+        "--thesis-tables FILE or set MSFC_THESIS_TABLES"
+    )
 
 
 def load(explicit=None) -> dict:
@@ -66,7 +71,9 @@ def _type_map(data: dict, our_types) -> dict[str, str]:
     return out
 
 
-def side_by_side(data: dict, table_id: str, summary: pd.DataFrame, direction: str = "down") -> pd.DataFrame:
+def side_by_side(
+    data: dict, table_id: str, summary: pd.DataFrame, direction: str = "down"
+) -> pd.DataFrame:
     """Columns '<scheduler> thesis', '<scheduler> ours' for every scheduler in both."""
     t = data["tables"][table_id]
     theirs = thesis_table(data, table_id)
@@ -80,15 +87,22 @@ def side_by_side(data: dict, table_id: str, summary: pd.DataFrame, direction: st
             ours.index = theirs.index
     cols = {}
     # in our column order (the order the schedulers were asked for), else the thesis's
-    scheds = [s for s in (ours.columns if not ours.empty else []) if s in theirs.columns] or list(theirs.columns)
+    scheds = [s for s in (ours.columns if not ours.empty else []) if s in theirs.columns] or list(
+        theirs.columns
+    )
     for s in scheds:
         cols[f"{s} thesis"] = theirs[s]
         cols[f"{s} ours"] = ours[s] if (not ours.empty and s in ours.columns) else float("nan")
     return pd.DataFrame(cols, index=theirs.index)
 
 
-def compare_text(summary: pd.DataFrame, table_ids=TABLE_IDS, direction: str = "down", explicit=None,
-                 style: str = "text") -> str:
+def compare_text(
+    summary: pd.DataFrame,
+    table_ids=TABLE_IDS,
+    direction: str = "down",
+    explicit=None,
+    style: str = "text",
+) -> str:
     data = load(explicit)
     parts = []
     for tid in table_ids:

@@ -155,8 +155,9 @@ ReadFlowTypes(const std::string& path, uint32_t prios)
         std::string where = "flow-type file " + path + ", line " + std::to_string(n);
         if (f.size() != 9)
         {
-            throw ConfigError(where + ": expected 9 fields (name protocol count-ratio data-rate "
-                                      "priority directions packet-size on-time off-time), found " +
+            throw ConfigError(where +
+                              ": expected 9 fields (name protocol count-ratio data-rate "
+                              "priority directions packet-size on-time off-time), found " +
                               std::to_string(f.size()) +
                               " (random variables must not contain spaces)");
         }
@@ -207,10 +208,10 @@ ReadFlowTypes(const std::string& path, uint32_t prios)
         }
         if (v >= static_cast<int64_t>(prios))
         {
-            throw bad(4,
-                      "priority must be below the number of classes prios=" +
-                          std::to_string(prios) + " (use 0.." + std::to_string(prios - 1) +
-                          ", or raise the option prios)");
+            throw bad(
+                4,
+                "priority must be below the number of classes prios=" + std::to_string(prios) +
+                    " (use 0.." + std::to_string(prios - 1) + ", or raise the option prios)");
         }
         t.priority = static_cast<uint32_t>(v);
         if (f[5] == "bi")
@@ -244,8 +245,9 @@ ReadFlowTypes(const std::string& path, uint32_t prios)
     }
     if (types.empty())
     {
-        throw ConfigError("flow-type file " + path + " defines no flow type; it needs at least "
-                                                     "one line of 9 fields");
+        throw ConfigError("flow-type file " + path +
+                          " defines no flow type; it needs at least "
+                          "one line of 9 fields");
     }
     uint64_t total = 0;
     for (const auto& t : types)

@@ -6,9 +6,9 @@
 #include "scenario-options.h"
 
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <stdexcept>
-#include <fstream>
 #include <string>
 #include <system_error>
 #include <utility>

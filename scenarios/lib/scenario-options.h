@@ -237,7 +237,6 @@ ParseDouble(const std::string& s, double* out)
     }
 }
 
-
 /// Checks `value` against an ns-3 attribute checker without letting ns-3 abort on
 /// malformed numbers or times.  Returns "" if valid, else what was expected.
 inline std::string
@@ -593,7 +592,8 @@ class Options
             for (size_t j = 0; j < pr.values.size(); ++j)
             {
                 const auto& [k, v] = pr.values[j];
-                os << (j ? ", " : "") << json::Quote(k) << ": " << JsonValue(m_params[m_index.at(k)], v);
+                os << (j ? ", " : "") << json::Quote(k) << ": "
+                   << JsonValue(m_params[m_index.at(k)], v);
             }
             os << "}" << (i + 1 < m_presets.size() ? "," : "") << "\n";
         }
@@ -612,7 +612,8 @@ class Options
     {
         std::ostringstream os;
         os << program << ": " << m_description << "\n\n"
-           << "Usage: " << program << " --out=DIR [--preset=NAME] [--config=FILE] [--option=value ...]\n"
+           << "Usage: " << program
+           << " --out=DIR [--preset=NAME] [--config=FILE] [--option=value ...]\n"
            << "       " << program << " --describe     (options as JSON)\n\n"
            << "Presets (default " << m_defaultPreset << "):\n";
         for (const auto& pr : m_presets)
@@ -694,20 +695,22 @@ class Options
         }
         if (m_index.find(key) == m_index.end())
         {
-            throw ConfigError(where + ": unknown option '" + key + "'; valid options: " +
-                              ValidKeys());
+            throw ConfigError(where + ": unknown option '" + key +
+                              "'; valid options: " + ValidKeys());
         }
         m_values[key] = Normalize(key, value, where);
     }
 
     /// Validates `value` for option `key` and returns its canonical spelling.
-    std::string Normalize(const std::string& key, const std::string& raw, const std::string& where) const
+    std::string Normalize(const std::string& key,
+                          const std::string& raw,
+                          const std::string& where) const
     {
         auto it = m_index.find(key);
         if (it == m_index.end())
         {
-            throw ConfigError(where + ": unknown option '" + key + "'; valid options: " +
-                              ValidKeys());
+            throw ConfigError(where + ": unknown option '" + key +
+                              "'; valid options: " + ValidKeys());
         }
         const Param& p = m_params[it->second];
         std::string v = Trim(raw);
@@ -735,9 +738,7 @@ class Options
             }
             return os.str();
         };
-        auto inRange = [&](double x) {
-            return (!p.min || x >= *p.min) && (!p.max || x <= *p.max);
-        };
+        auto inRange = [&](double x) { return (!p.min || x >= *p.min) && (!p.max || x <= *p.max); };
         switch (p.type)
         {
         case ParamType::Int: {
@@ -875,7 +876,9 @@ class Options
         *attr = key.substr(pos + 2);
     }
 
-    static void CheckNs3Default(const std::string& key, const std::string& value, const std::string& where)
+    static void CheckNs3Default(const std::string& key,
+                                const std::string& value,
+                                const std::string& where)
     {
         std::string type;
         std::string attr;

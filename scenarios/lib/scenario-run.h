@@ -28,7 +28,6 @@
 
 #include <chrono>
 #include <ctime>
-#include <sys/resource.h>
 #include <filesystem>
 #include <functional>
 #include <iomanip>
@@ -37,6 +36,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <sys/resource.h>
 #include <utility>
 #include <vector>
 
@@ -46,11 +46,7 @@ namespace scenario
 {
 
 constexpr const char* kNs3Version = "3.44";
-#ifdef MSFC_VERSION
-constexpr const char* kMsfcVersion = MSFC_VERSION;
-#else
-constexpr const char* kMsfcVersion = "0.1.0";
-#endif
+constexpr const char* kMsfcVersion = MSFC_VERSION; // from the top-level VERSION file (CMake)
 
 /// A number as the output files write it (up to 12 significant digits).
 inline std::string
@@ -233,11 +229,11 @@ class SimulationRun
 /// The scenario's labels of one measured direction of an application (flows.csv).
 struct FlowLabel
 {
-    int64_t app;         ///< the scenario's application number
-    std::string type;    ///< e.g. "TVStream", "Bulk"
-    int64_t priority;    ///< the class the scheduler is meant to give it
-    bool down;           ///< direction of the data
-    double activeS;      ///< configured active time (throughput denominator)
+    int64_t app;      ///< the scenario's application number
+    std::string type; ///< e.g. "TVStream", "Bulk"
+    int64_t priority; ///< the class the scheduler is meant to give it
+    bool down;        ///< direction of the data
+    double activeS;   ///< configured active time (throughput denominator)
 };
 
 /// Labels by the address and port of the data's receiver (the sink).
@@ -341,8 +337,7 @@ WriteFlowFiles(RunOutput& out,
               << "," << Fmt(st.timeLastTxPacket.GetSeconds()) << ","
               << Fmt(st.timeFirstRxPacket.GetSeconds()) << ","
               << Fmt(st.timeLastRxPacket.GetSeconds()) << ","
-              << Fmt(lab ? lab->activeS : unlabelledActiveS) << "," << kind << "," << dscp
-              << "\n";
+              << Fmt(lab ? lab->activeS : unlabelledActiveS) << "," << kind << "," << dscp << "\n";
         for (auto [h, os] :
              {std::pair{&st.delayHistogram, &dh}, std::pair{&st.jitterHistogram, &jh}})
         {
@@ -402,7 +397,8 @@ struct QdiscRecord
 };
 
 /// Splits a queue disc's drops into AQM drops (CoDel's "target exceeded", PIE's
-/// unforced drops, MSFC's CoDel drops, WRED / RB drops) and drops for exceeding a limit (everything else).
+/// unforced drops, MSFC's CoDel drops, WRED / RB drops) and drops for exceeding a limit (everything
+/// else).
 inline void
 SplitDrops(const ns3::QueueDisc::Stats& st, uint64_t* aqm, uint64_t* overload)
 {
@@ -456,8 +452,15 @@ WriteQdiscFile(RunOutput& out, const std::vector<QdiscRecord>& qdiscs)
             for (uint32_t p = 0; p < prios.Get(); ++p)
             {
                 auto cs = m->GetClassStats(p);
-                row(r, p, {cs.enqueuedPackets, cs.enqueuedBytes, cs.dequeuedPackets,
-                           cs.dequeuedBytes, cs.codelDrops, cs.overloadDrops, cs.ecnMarks});
+                row(r,
+                    p,
+                    {cs.enqueuedPackets,
+                     cs.enqueuedBytes,
+                     cs.dequeuedPackets,
+                     cs.dequeuedBytes,
+                     cs.codelDrops,
+                     cs.overloadDrops,
+                     cs.ecnMarks});
             }
             continue;
         }
@@ -468,8 +471,15 @@ WriteQdiscFile(RunOutput& out, const std::vector<QdiscRecord>& qdiscs)
             for (uint32_t c = 0; c < w->GetNClasses(); ++c)
             {
                 auto cs = w->GetClassStats(c);
-                row(r, c, {cs.enqueuedPackets, cs.enqueuedBytes, cs.dequeuedPackets,
-                           cs.dequeuedBytes, cs.aqmDrops, cs.overflowDrops, cs.aqmMarks});
+                row(r,
+                    c,
+                    {cs.enqueuedPackets,
+                     cs.enqueuedBytes,
+                     cs.dequeuedPackets,
+                     cs.dequeuedBytes,
+                     cs.aqmDrops,
+                     cs.overflowDrops,
+                     cs.aqmMarks});
             }
             continue;
         }
@@ -478,10 +488,15 @@ WriteQdiscFile(RunOutput& out, const std::vector<QdiscRecord>& qdiscs)
         uint64_t aqm = 0;
         uint64_t overload = 0;
         SplitDrops(st, &aqm, &overload);
-        row(r, -1, {st.nTotalEnqueuedPackets, st.nTotalEnqueuedBytes,
-                    uint64_t{st.nTotalDequeuedPackets} - st.nTotalDroppedPacketsAfterDequeue,
-                    st.nTotalDequeuedBytes - st.nTotalDroppedBytesAfterDequeue, aqm, overload,
-                    st.nTotalMarkedPackets});
+        row(r,
+            -1,
+            {st.nTotalEnqueuedPackets,
+             st.nTotalEnqueuedBytes,
+             uint64_t{st.nTotalDequeuedPackets} - st.nTotalDroppedPacketsAfterDequeue,
+             st.nTotalDequeuedBytes - st.nTotalDroppedBytesAfterDequeue,
+             aqm,
+             overload,
+             st.nTotalMarkedPackets});
     }
 }
 
@@ -517,7 +532,7 @@ WriteMeta(RunOutput& out,
     {
         meta << ",\n  " << json::Quote(k) << ": " << v;
     }
-    meta << ",\n  \"metrics_version\": 1\n}\n";
+    meta << ",\n  \"format_version\": 1\n}\n";
 }
 
 /**

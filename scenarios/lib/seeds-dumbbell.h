@@ -18,14 +18,14 @@ namespace seeds
 /** The built dumbbell. */
 struct Dumbbell
 {
-    NodeContainer senders;                  //!< left hosts
-    NodeContainer receivers;                //!< right hosts
-    Ptr<Node> r1;                           //!< left router (bottleneck egress)
-    Ptr<Node> r2;                           //!< right router
-    Ptr<NetDevice> bottleneckDev;           //!< R1's bottleneck device
-    Ptr<QueueDisc> bottleneckQdisc;         //!< the scheduler under test
-    std::vector<Ipv4Address> senderAddr;    //!< address of sender i
-    std::vector<Ipv4Address> receiverAddr;  //!< address of receiver i
+    NodeContainer senders;                 //!< left hosts
+    NodeContainer receivers;               //!< right hosts
+    Ptr<Node> r1;                          //!< left router (bottleneck egress)
+    Ptr<Node> r2;                          //!< right router
+    Ptr<NetDevice> bottleneckDev;          //!< R1's bottleneck device
+    Ptr<QueueDisc> bottleneckQdisc;        //!< the scheduler under test
+    std::vector<Ipv4Address> senderAddr;   //!< address of sender i
+    std::vector<Ipv4Address> receiverAddr; //!< address of receiver i
 };
 
 /**

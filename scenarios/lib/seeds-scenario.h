@@ -40,8 +40,7 @@ class FlowIds
         for (auto& [id, st] : monitor->GetFlowStats())
         {
             auto t = classifier->FindFlow(id);
-            m_ids[Key(t.sourceAddress, t.sourcePort, t.destinationAddress, t.destinationPort)] =
-                id;
+            m_ids[Key(t.sourceAddress, t.sourcePort, t.destinationAddress, t.destinationPort)] = id;
         }
     }
 
@@ -91,8 +90,8 @@ MakeScheduler(const std::string& name, uint32_t limitPackets, Time sfqPerturb, u
 {
     if (!SchedulerRegistry::Find(name))
     {
-        throw ConfigError("--scheduler=" + name + ": not a scheduler of this build; valid: " +
-                          SchedulerRegistry::Names());
+        throw ConfigError("--scheduler=" + name +
+                          ": not a scheduler of this build; valid: " + SchedulerRegistry::Names());
     }
     ObjectFactory f =
         SchedulerRegistry::MakeFactory(name, QueueSize(QueueSizeUnit::PACKETS, limitPackets));
@@ -110,9 +109,9 @@ MakeScheduler(const std::string& name, uint32_t limitPackets, Time sfqPerturb, u
 }
 
 /** DSCP code points used for the MSFC classes with 3 classes (docs/algorithm.md). */
-constexpr uint8_t DSCP_CS1 = 8;  //!< class 0
-constexpr uint8_t DSCP_BE = 0;   //!< class 1
-constexpr uint8_t DSCP_EF = 46;  //!< class 2
+constexpr uint8_t DSCP_CS1 = 8; //!< class 0
+constexpr uint8_t DSCP_BE = 0;  //!< class 1
+constexpr uint8_t DSCP_EF = 46; //!< class 2
 
 /**
  * An application that writes `size` bytes every interval (uniform in [minGap, maxGap]) to a
@@ -154,8 +153,9 @@ class PeriodicSender : public Application
         m_socket->Bind();
         m_socket->Connect(m_peer);
         // A random phase so that many periodic flows do not send in lockstep.
-        m_event = Simulator::Schedule(
-            Seconds(m_rng->GetValue(0, m_maxGap.GetSeconds())), &PeriodicSender::Send, this);
+        m_event = Simulator::Schedule(Seconds(m_rng->GetValue(0, m_maxGap.GetSeconds())),
+                                      &PeriodicSender::Send,
+                                      this);
     }
 
     void StopApplication() override

@@ -20,20 +20,38 @@ inline void
 AddSeed001Params(Options& opt, const std::string& defaultScheduler, double minDuration)
 {
     opt.Add({"duration", ParamType::Double, "60", "simulated seconds", "s", minDuration, 100000});
-    opt.Add({"scheduler", ParamType::Choice, defaultScheduler, "scheduler at the bottleneck", "",
-             std::nullopt, std::nullopt, SchedulerChoices()});
+    opt.Add({"scheduler",
+             ParamType::Choice,
+             defaultScheduler,
+             "scheduler at the bottleneck",
+             "",
+             std::nullopt,
+             std::nullopt,
+             SchedulerChoices()});
     opt.Add({"bottleneck-rate", ParamType::DataRate, "2Mbps", "bottleneck rate"});
-    opt.Add({"rtt", ParamType::Time, "100ms", "base round-trip time (bottleneck links carry all but 5 ms)"});
+    opt.Add({"rtt",
+             ParamType::Time,
+             "100ms",
+             "base round-trip time (bottleneck links carry all but 5 ms)"});
     opt.Add({"access-rate", ParamType::DataRate, "100Mbps", "rate of the other links"});
-    opt.Add({"buffer", ParamType::Int, "0",
-             "bottleneck scheduler limit in packets; 0: 2 x BDP in 1500-byte packets", "packets",
-             0, 1e6});
+    opt.Add({"buffer",
+             ParamType::Int,
+             "0",
+             "bottleneck scheduler limit in packets; 0: 2 x BDP in 1500-byte packets",
+             "packets",
+             0,
+             1e6});
     opt.Add({"sfq-perturb", ParamType::Time, "10s", "SFQ perturbation period (0s: off)"});
     opt.Add({"msfc-prios", ParamType::Int, "3", "MSFC classes for --scheduler=Msfc", "", 1, 16});
     opt.Add({"rng-run", ParamType::Int, "1", "ns-3 RngRun (independent replications)", "", 1, 1e9});
     opt.Add({"rng-seed", ParamType::Int, "1", "ns-3 RngSeed", "", 1, 1e9});
-    opt.Add({"delay-bin", ParamType::Double, "0.0005", "FlowMonitor delay histogram bin width", "s",
-             1e-6, 1});
+    opt.Add({"delay-bin",
+             ParamType::Double,
+             "0.0005",
+             "FlowMonitor delay histogram bin width",
+             "s",
+             1e-6,
+             1});
 }
 
 /** TCP defaults of seed 001, the random-number settings and the ns-3 pass-through values. */
@@ -59,8 +77,8 @@ Seed001Buffer(const Options& opt)
     {
         return static_cast<uint32_t>(opt.GetInt("buffer"));
     }
-    double bdpBytes = opt.GetDataRate("bottleneck-rate").GetBitRate() / 8.0 *
-                      opt.GetTime("rtt").GetSeconds();
+    double bdpBytes =
+        opt.GetDataRate("bottleneck-rate").GetBitRate() / 8.0 * opt.GetTime("rtt").GetSeconds();
     return std::max<uint32_t>(2, static_cast<uint32_t>(std::lround(2 * bdpBytes / 1500)));
 }
 
@@ -73,8 +91,9 @@ BuildSeed001(const Options& opt, uint32_t pairs)
     Time core = rtt / 2 - 2 * access;
     if (!core.IsStrictlyPositive())
     {
-        throw ConfigError("--rtt=" + opt.Get("rtt") + " is too small: it must exceed 5ms (the host "
-                    "links take 1.25 ms, two of them each way)");
+        throw ConfigError("--rtt=" + opt.Get("rtt") +
+                          " is too small: it must exceed 5ms (the host "
+                          "links take 1.25 ms, two of them each way)");
     }
     Ptr<QueueDisc> root = MakeScheduler(opt.Get("scheduler"),
                                         Seed001Buffer(opt),

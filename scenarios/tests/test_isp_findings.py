@@ -14,7 +14,6 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pandas as pd
-
 from msfc import metrics as M
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -32,9 +31,19 @@ class ThesisFindings(unittest.TestCase):
         out = Path(cls.tmp.name)
 
         def run(s):
-            subprocess.run([str(PROGRAM), "--preset=quick", "--duration=8", "--rng-run=1",
-                            f"--scheduler={s}", f"--out={out / s}"],
-                           check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            subprocess.run(
+                [
+                    str(PROGRAM),
+                    "--preset=quick",
+                    "--duration=8",
+                    "--rng-run=1",
+                    f"--scheduler={s}",
+                    f"--out={out / s}",
+                ],
+                check=True,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+            )
             flows = M.flow_metrics(M.select_flows(pd.read_csv(out / s / "flows.csv"), "down"))
             return s, flows
 
@@ -74,15 +83,19 @@ class ThesisFindings(unittest.TestCase):
 
     def test_msfc_gives_the_top_class_more_than_fq_codel(self):
         # TVStream is in class 2 (Table 3.3); its rate at this scale is 3 Mbps / 4 = 750 kbps.
-        self.assertGreater(self.throughput("Msfc", "TVStream"),
-                           1.5 * self.throughput("FqCoDel", "TVStream"))
+        self.assertGreater(
+            self.throughput("Msfc", "TVStream"), 1.5 * self.throughput("FqCoDel", "TVStream")
+        )
         self.assertGreater(self.throughput("Msfc", "TVStream"), 700)
 
     def test_interactive_types_fare_alike_under_fq_codel_and_msfc(self):
         for t in ("SSH", "voip", "game"):
             with self.subTest(type=t):
-                self.assertAlmostEqual(self.throughput("Msfc", t), self.throughput("FqCoDel", t),
-                                       delta=0.05 * self.throughput("FqCoDel", t))
+                self.assertAlmostEqual(
+                    self.throughput("Msfc", t),
+                    self.throughput("FqCoDel", t),
+                    delta=0.05 * self.throughput("FqCoDel", t),
+                )
 
 
 if __name__ == "__main__":

@@ -20,39 +20,82 @@ PROGRAM = BUILD / "scenario-isp-tree"
 FLOW_TYPES = ROOT / "scenarios" / "flow-types"
 
 FLOW_COLUMNS = [
-    "flow_id", "app_id", "type", "priority", "direction", "protocol", "src", "dst",
-    "src_port", "dst_port", "tx_packets", "tx_bytes", "rx_packets", "rx_bytes",
-    "lost_packets", "delay_sum_s", "jitter_sum_s", "first_tx_s", "last_tx_s",
-    "first_rx_s", "last_rx_s", "active_s", "kind", "dscp",
+    "flow_id",
+    "app_id",
+    "type",
+    "priority",
+    "direction",
+    "protocol",
+    "src",
+    "dst",
+    "src_port",
+    "dst_port",
+    "tx_packets",
+    "tx_bytes",
+    "rx_packets",
+    "rx_bytes",
+    "lost_packets",
+    "delay_sum_s",
+    "jitter_sum_s",
+    "first_tx_s",
+    "last_tx_s",
+    "first_rx_s",
+    "last_rx_s",
+    "active_s",
+    "kind",
+    "dscp",
 ]
 HIST_COLUMNS = ["flow_id", "bin_start_s", "bin_width_s", "count"]
 QDISC_COLUMNS = [
-    "node", "device", "scheduler", "class", "enqueued_packets", "enqueued_bytes",
-    "dequeued_packets", "dequeued_bytes", "codel_drops", "overload_drops", "ecn_marks",
+    "node",
+    "device",
+    "scheduler",
+    "class",
+    "enqueued_packets",
+    "enqueued_bytes",
+    "dequeued_packets",
+    "dequeued_bytes",
+    "codel_drops",
+    "overload_drops",
+    "ecn_marks",
 ]
 META_KEYS = [
-    "scenario", "config", "scheduler", "rng_run", "rng_seed", "ns3_version", "msfc_version",
-    "wall_seconds", "sim_seconds", "events", "events_per_second", "started_utc",
-    "metrics_version", "run_wall_seconds", "cpu_seconds", "run_cpu_seconds",
+    "scenario",
+    "config",
+    "scheduler",
+    "rng_run",
+    "rng_seed",
+    "ns3_version",
+    "msfc_version",
+    "wall_seconds",
+    "sim_seconds",
+    "events",
+    "events_per_second",
+    "started_utc",
+    "format_version",
+    "run_wall_seconds",
+    "cpu_seconds",
+    "run_cpu_seconds",
 ]
 # DSCP of each class under the default MSFC DSCP map: CS1, CS0, CS2.
 DSCP_OF_CLASS = {0: 8, 1: 0, 2: 16}
 
-THESIS_LINE = ("http TCP 20 15Mbps 1 one 256 "
-               "ns3::NormalRandomVariable[Mean=1|Variance=1|Bound=1] "
-               "ns3::NormalRandomVariable[Mean=1|Variance=1|Bound=1]\n")
+THESIS_LINE = (
+    "http TCP 20 15Mbps 1 one 256 "
+    "ns3::NormalRandomVariable[Mean=1|Variance=1|Bound=1] "
+    "ns3::NormalRandomVariable[Mean=1|Variance=1|Bound=1]\n"
+)
 
 
 def run(*args, timeout=300):
-    return subprocess.run([str(PROGRAM), *args], capture_output=True, text=True,
-                          timeout=timeout)
+    return subprocess.run([str(PROGRAM), *args], capture_output=True, text=True, timeout=timeout)
 
 
 def read_csv(path):
     with open(path, newline="") as f:
         r = csv.reader(f)
         header = next(r)
-        return header, [dict(zip(header, row)) for row in r]
+        return header, [dict(zip(header, row, strict=False)) for row in r]
 
 
 @unittest.skipUnless(PROGRAM.exists(), f"{PROGRAM} not built")
@@ -66,11 +109,15 @@ class DescribeTest(unittest.TestCase):
         for preset in ("thesis", "wrong-priorities", "quick", "tiny"):
             self.assertIn(preset, d["presets"])
         names = {prm["name"]: prm for prm in d["params"]}
-        self.assertEqual(names["scheduler"]["choices"],
-                         ["PfifoFast", "CoDel", "FqCoDel", "Msfc", "FqCobalt", "Pie", "FqPie"])
+        self.assertEqual(
+            names["scheduler"]["choices"],
+            ["PfifoFast", "CoDel", "FqCoDel", "Msfc", "FqCobalt", "Pie", "FqPie"],
+        )
         for prm in d["params"]:
-            self.assertIn(prm["type"], ["int", "double", "bool", "string", "choice",
-                                        "datarate", "time", "path"])
+            self.assertIn(
+                prm["type"],
+                ["int", "double", "bool", "string", "choice", "datarate", "time", "path"],
+            )
             self.assertIn("help", prm)
         # every preset key is a parameter
         for values in d["presets"].values():
@@ -102,9 +149,10 @@ class TinyRunTest(unittest.TestCase):
         for s, (p, out) in self.results.items():
             with self.subTest(scheduler=s):
                 self.assertEqual(p.returncode, 0, p.stderr)
-                self.assertEqual(sorted(os.listdir(out)),
-                                 ["delay_hist.csv", "flows.csv", "jitter_hist.csv",
-                                  "meta.json", "qdisc.csv"])
+                self.assertEqual(
+                    sorted(os.listdir(out)),
+                    ["delay_hist.csv", "flows.csv", "jitter_hist.csv", "meta.json", "qdisc.csv"],
+                )
                 meta = json.loads((out / "meta.json").read_text())
                 for k in META_KEYS:
                     self.assertIn(k, meta)
@@ -124,7 +172,7 @@ class TinyRunTest(unittest.TestCase):
         self.assertTrue(all(float(x[2]) == 3.0 for x in lines))
 
     def test_flows_are_labelled_and_marked(self):
-        for s, (p, out) in self.results.items():
+        for s, (_p, out) in self.results.items():
             with self.subTest(scheduler=s):
                 header, rows = read_csv(out / "flows.csv")
                 self.assertEqual(header, FLOW_COLUMNS)
@@ -138,12 +186,28 @@ class TinyRunTest(unittest.TestCase):
                 self.assertEqual(sorted(apps), list(range(34)))
                 # the cycle of thesis.in: SSH voip game TVStream x3 http x20 download x5 torrent x3
                 types = [apps[i][0]["type"] for i in range(34)]
-                self.assertEqual(types, ["SSH", "voip", "game"] + ["TVStream"] * 3
-                                 + ["http"] * 20 + ["download"] * 5 + ["torrent"] * 3)
+                self.assertEqual(
+                    types,
+                    ["SSH", "voip", "game"]
+                    + ["TVStream"] * 3
+                    + ["http"] * 20
+                    + ["download"] * 5
+                    + ["torrent"] * 3,
+                )
                 prio = {r["type"]: int(r["priority"]) for r in rows}
                 # Table 3.3 priorities (download overridden to 0 by the preset)
-                self.assertEqual(prio, {"SSH": 2, "voip": 2, "game": 2, "TVStream": 2,
-                                        "http": 1, "download": 0, "torrent": 0})
+                self.assertEqual(
+                    prio,
+                    {
+                        "SSH": 2,
+                        "voip": 2,
+                        "game": 2,
+                        "TVStream": 2,
+                        "http": 1,
+                        "download": 0,
+                        "torrent": 0,
+                    },
+                )
                 kinds = {(r["type"], r["direction"], r["kind"], r["protocol"]) for r in rows}
                 # bi types have data both ways; TCP one-way types have acks upstream
                 self.assertIn(("SSH", "up", "data", "TCP"), kinds)
@@ -156,7 +220,7 @@ class TinyRunTest(unittest.TestCase):
                 self.assertGreater(sum(int(r["rx_bytes"]) for r in rows), 100000)
 
     def test_histograms_match_received_packets(self):
-        for s, (p, out) in self.results.items():
+        for s, (_p, out) in self.results.items():
             with self.subTest(scheduler=s):
                 _, flows = read_csv(out / "flows.csv")
                 rx = {r["flow_id"]: int(r["rx_packets"]) for r in flows}
@@ -173,7 +237,7 @@ class TinyRunTest(unittest.TestCase):
                 self.assertEqual(header, HIST_COLUMNS)
 
     def test_qdisc_counters(self):
-        for s, (p, out) in self.results.items():
+        for s, (_p, out) in self.results.items():
             with self.subTest(scheduler=s):
                 header, rows = read_csv(out / "qdisc.csv")
                 self.assertEqual(header, QDISC_COLUMNS)
@@ -185,8 +249,11 @@ class TinyRunTest(unittest.TestCase):
                 if s in ("CoDel", "FqCoDel", "Msfc"):
                     # CoDel drops at dequeue: dequeued excludes them on every row
                     for r in rows:
-                        left = (int(r["enqueued_packets"]) - int(r["dequeued_packets"])
-                                - int(r["codel_drops"]))
+                        left = (
+                            int(r["enqueued_packets"])
+                            - int(r["dequeued_packets"])
+                            - int(r["codel_drops"])
+                        )
                         self.assertGreaterEqual(left, 0, r)
                     self.assertGreater(sum(int(r["codel_drops"]) for r in rows), 0)
 
@@ -205,8 +272,7 @@ class TinyRunTest(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             p = run("--preset=tiny", "--scheduler=FqCoDel", f"--out={d}")
             self.assertEqual(p.returncode, 0, p.stderr)
-            self.assertEqual((Path(d) / "flows.csv").read_text(),
-                             (out / "flows.csv").read_text())
+            self.assertEqual((Path(d) / "flows.csv").read_text(), (out / "flows.csv").read_text())
 
 
 @unittest.skipUnless(PROGRAM.exists(), f"{PROGRAM} not built")
@@ -224,8 +290,10 @@ class BadConfigTest(unittest.TestCase):
         self.assertEqual(p.returncode, 2, p.stderr)
         for e in expect:
             self.assertIn(e, p.stderr)
-        self.assertFalse(self.out.exists() and any(self.out.iterdir()),
-                         "a rejected configuration left files behind")
+        self.assertFalse(
+            self.out.exists() and any(self.out.iterdir()),
+            "a rejected configuration left files behind",
+        )
         return p.stderr
 
     def test_bad_options(self):
@@ -252,8 +320,9 @@ class BadConfigTest(unittest.TestCase):
         cfg = self.dir / "a.cfg"
         cfg.write_text("# comment\nscheduler = CoDel\nbogus = 1\n")
         self.assertBad(f"--config={cfg}", expect=[str(cfg), "line 3", "bogus"])
-        cfg.write_text("scheduler = CoDel  # inline comment\nduration=1\n"
-                       "ns3::CoDelQueueDisc::Target = 10ms\n")
+        cfg.write_text(
+            "scheduler = CoDel  # inline comment\nduration=1\nns3::CoDelQueueDisc::Target = 10ms\n"
+        )
         p = run("--preset=tiny", f"--config={cfg}", "--duration=1.5", f"--out={self.out}")
         self.assertEqual(p.returncode, 0, p.stderr)
         meta = json.loads((self.out / "meta.json").read_text())
@@ -264,21 +333,29 @@ class BadConfigTest(unittest.TestCase):
     def test_flow_type_file_errors(self):
         good = (FLOW_TYPES / "thesis.in").read_text()
         cases = [
-            ("http TCP 20 15Mbps 1 one 256 ns3::ConstantRandomVariable[Constant=1]\n",
-             ["line 1", "expected 9 fields", "found 8"]),
+            (
+                "http TCP 20 15Mbps 1 one 256 ns3::ConstantRandomVariable[Constant=1]\n",
+                ["line 1", "expected 9 fields", "found 8"],
+            ),
             (THESIS_LINE.replace("TCP", "SCTP"), ["line 1", "field 2 (protocol)", "TCP or UDP"]),
             (THESIS_LINE.replace(" 20 ", " x "), ["field 3 (count-ratio)"]),
             (THESIS_LINE.replace("15Mbps", "15Mbananas"), ["field 4 (data-rate)", "data rate"]),
             (THESIS_LINE.replace(" 1 one", " 3 one"), ["field 5 (priority)", "prios=3"]),
             (THESIS_LINE.replace(" one ", " both "), ["field 6 (directions)", "bi", "one"]),
             (THESIS_LINE.replace(" 256 ", " 0 "), ["field 7 (packet-size)"]),
-            (THESIS_LINE.replace("Normal", "Gormal", 1), ["field 8 (on-time)",
-                                                          "ns3::GormalRandomVariable"]),
-            (THESIS_LINE.replace("Variance=1|Bound=1]\n", "Varianse=1]\n"),
-             ["field 9 (off-time)", "no attribute 'Varianse'"]),
+            (
+                THESIS_LINE.replace("Normal", "Gormal", 1),
+                ["field 8 (on-time)", "ns3::GormalRandomVariable"],
+            ),
+            (
+                THESIS_LINE.replace("Variance=1|Bound=1]\n", "Varianse=1]\n"),
+                ["field 9 (off-time)", "no attribute 'Varianse'"],
+            ),
             (THESIS_LINE.replace("Bound=1]\n", "Bound=x]\n"), ["field 9 (off-time)", "'x'"]),
-            (THESIS_LINE.replace("ns3::NormalRandomVariable[Mean", "ns3::Node[Mean", 1),
-             ["field 8", "not a random variable"]),
+            (
+                THESIS_LINE.replace("ns3::NormalRandomVariable[Mean", "ns3::Node[Mean", 1),
+                ["field 8", "not a random variable"],
+            ),
             (THESIS_LINE + THESIS_LINE, ["line 2", "field 1 (name)", "already used"]),
             ("# nothing\n\n", ["defines no flow type"]),
         ]
@@ -295,14 +372,17 @@ class BadConfigTest(unittest.TestCase):
         self.assertEqual(p.returncode, 0, p.stderr)
 
     def test_wrong_priorities_file(self):
-        p = run("--preset=tiny", "--flow-types=wrong-priorities", "--priorities=",
-                f"--out={self.out}")
+        p = run(
+            "--preset=tiny", "--flow-types=wrong-priorities", "--priorities=", f"--out={self.out}"
+        )
         self.assertEqual(p.returncode, 0, p.stderr)
         _, rows = read_csv(self.out / "flows.csv")
         prio = {r["type"]: int(r["priority"]) for r in rows}
         # Table 3.8
-        self.assertEqual(prio, {"SSH": 2, "voip": 2, "game": 2, "TVStream": 1,
-                                "http": 1, "download": 1, "torrent": 0})
+        self.assertEqual(
+            prio,
+            {"SSH": 2, "voip": 2, "game": 2, "TVStream": 1, "http": 1, "download": 1, "torrent": 0},
+        )
 
     def test_priorities_matter_only_to_msfc(self):
         # The wrong-priorities runs of the class-blind schedulers are the thesis runs: with the
@@ -310,14 +390,19 @@ class BadConfigTest(unittest.TestCase):
         # is identical; only the priority and DSCP labels differ. MSFC does change.
         def measured(scheduler, name, flow_types, priorities):
             out = self.dir / f"{scheduler}-{name}"
-            p = run("--preset=tiny", "--last-hop=wifi", "--duration=1.5",
-                    f"--scheduler={scheduler}", f"--flow-types={flow_types}",
-                    f"--priorities={priorities}", f"--out={out}")
+            p = run(
+                "--preset=tiny",
+                "--last-hop=wifi",
+                "--duration=1.5",
+                f"--scheduler={scheduler}",
+                f"--flow-types={flow_types}",
+                f"--priorities={priorities}",
+                f"--out={out}",
+            )
             self.assertEqual(p.returncode, 0, p.stderr)
             _, rows = read_csv(out / "flows.csv")
             labels = [(r["priority"], r["dscp"]) for r in rows]
-            values = [{k: v for k, v in r.items() if k not in ("priority", "dscp")}
-                      for r in rows]
+            values = [{k: v for k, v in r.items() if k not in ("priority", "dscp")} for r in rows]
             return labels, values
 
         for scheduler in ("PfifoFast", "CoDel", "FqCoDel", "Msfc"):
@@ -334,8 +419,14 @@ class BadConfigTest(unittest.TestCase):
         for std in ("80211n", "80211ac"):
             with self.subTest(standard=std):
                 out = self.dir / std
-                p = run("--preset=tiny", "--last-hop=wifi", f"--wifi-standard={std}",
-                        "--duration=1.5", "--scheduler=Msfc", f"--out={out}")
+                p = run(
+                    "--preset=tiny",
+                    "--last-hop=wifi",
+                    f"--wifi-standard={std}",
+                    "--duration=1.5",
+                    "--scheduler=Msfc",
+                    f"--out={out}",
+                )
                 self.assertEqual(p.returncode, 0, p.stderr)
                 _, rows = read_csv(out / "flows.csv")
                 down = [r for r in rows if r["direction"] == "down" and r["kind"] == "data"]
@@ -344,14 +435,22 @@ class BadConfigTest(unittest.TestCase):
                 _, q = read_csv(out / "qdisc.csv")
                 wifi = [r for r in q if r["device"] == "wifi"]
                 # the scheduler sits on the AP and station Wi-Fi devices too
-                self.assertEqual(len({r["node"] for r in wifi}), 14 + int(
-                    json.loads((out / "meta.json").read_text())["clients"]))
+                self.assertEqual(
+                    len({r["node"] for r in wifi}),
+                    14 + int(json.loads((out / "meta.json").read_text())["clients"]),
+                )
                 ap = [r for r in wifi if r["node"].startswith("AP")]
                 self.assertGreater(sum(int(r["dequeued_packets"]) for r in ap), 100)
 
     def test_random_priorities(self):
-        p = run("--preset=tiny", "--priorities=", "--random-priorities=true", "--prios=4",
-                "--scheduler=Msfc", f"--out={self.out}")
+        p = run(
+            "--preset=tiny",
+            "--priorities=",
+            "--random-priorities=true",
+            "--prios=4",
+            "--scheduler=Msfc",
+            f"--out={self.out}",
+        )
         self.assertEqual(p.returncode, 0, p.stderr)
         _, rows = read_csv(self.out / "flows.csv")
         seen = {int(r["priority"]) for r in rows}

@@ -7,12 +7,13 @@ produce the same output byte for byte.
 
 Usage: msfc_reference.py TRACE [-o OUT]
 """
+
 from __future__ import annotations
 
 import argparse
 import sys
 from collections import deque
-from decimal import Decimal, InvalidOperation, ROUND_HALF_UP
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
 MAX_CLASS_QUANTUM = 1 << 40
 
@@ -26,7 +27,9 @@ def ratio_to_fp(text: str) -> int:
     try:
         value = Decimal(text)
     except InvalidOperation:
-        raise TraceError(f"ratio '{text}' is not a number: write e.g. ratio=2 or ratio=1.5")
+        raise TraceError(
+            f"ratio '{text}' is not a number: write e.g. ratio=2 or ratio=1.5"
+        ) from None
     fp = int((value * 65536).quantize(Decimal(1), rounding=ROUND_HALF_UP))
     if not 1 <= fp <= 16 * 65536:
         raise TraceError(f"ratio {text} is outside 1/65536 .. 16")
@@ -38,7 +41,9 @@ def class_quanta(prios: int, quantum: int, ratio_fp: int) -> list[int]:
     for _ in range(1, prios):
         q.append(max(1, (q[-1] * ratio_fp + 32768) >> 16))
     if q[-1] > MAX_CLASS_QUANTUM:
-        raise TraceError("quantum * ratio^(prios-1) exceeds 2^40 bytes: lower ratio, prios or quantum")
+        raise TraceError(
+            "quantum * ratio^(prios-1) exceeds 2^40 bytes: lower ratio, prios or quantum"
+        )
     return q
 
 
@@ -114,11 +119,11 @@ class Msfc:
     def overload_drop(self) -> Flow:
         self.overload_events += 1
         best = None
-        for cl_flows in self.flow:          # class 0 first, then flow 0 first: ties keep lowest
+        for cl_flows in self.flow:  # class 0 first, then flow 0 first: ties keep lowest
             for fl in cl_flows:
                 if best is None or fl.backlog > best.backlog:
                     best = fl
-        threshold = best.backlog            # "at least half": stop once 2*dropped >= threshold
+        threshold = best.backlog  # "at least half": stop once 2*dropped >= threshold
         dropped_bytes = dropped = 0
         while best.pkts and dropped_bytes * 2 < threshold and dropped < self.drop_batch:
             length = best.pkts.popleft()
@@ -171,7 +176,9 @@ class Msfc:
 def parse_header(line: str) -> dict:
     fields = line.split()
     if not fields or fields[0] != "P":
-        raise TraceError("first non-comment line must be the parameter line 'P prios=.. flows=.. ...'")
+        raise TraceError(
+            "first non-comment line must be the parameter line 'P prios=.. flows=.. ...'"
+        )
     params = {}
     for item in fields[1:]:
         key, sep, value = item.partition("=")
@@ -183,9 +190,11 @@ def parse_header(line: str) -> dict:
             try:
                 params[key] = int(value)
             except ValueError:
-                raise TraceError(f"parameter {key}={value} is not an integer")
+                raise TraceError(f"parameter {key}={value} is not an integer") from None
         else:
-            raise TraceError(f"unknown parameter '{key}' (known: prios flows quantum ratio limit drop_batch)")
+            raise TraceError(
+                f"unknown parameter '{key}' (known: prios flows quantum ratio limit drop_batch)"
+            )
     return params
 
 
@@ -204,13 +213,17 @@ def replay(lines) -> list[str]:
             if f[0] == "E" and len(f) == 4:
                 c, fl, length = int(f[1]), int(f[2]), int(f[3])
                 if not (0 <= c < q.prios and 0 <= fl < q.nflows and length >= 1):
-                    raise TraceError(f"enqueue '{line}' out of range (prios={q.prios}, flows={q.nflows})")
+                    raise TraceError(
+                        f"enqueue '{line}' out of range (prios={q.prios}, flows={q.nflows})"
+                    )
                 q.enqueue(c, fl, length)
             elif f[0] == "D" and len(f) == 1:
                 p = q.dequeue()
                 out.append("-" if p is None else f"{p[0]} {p[1]} {p[2]}")
             else:
-                raise TraceError(f"unknown operation '{line}' (expected 'E <class> <flow> <len>' or 'D')")
+                raise TraceError(
+                    f"unknown operation '{line}' (expected 'E <class> <flow> <len>' or 'D')"
+                )
         except (TraceError, ValueError) as e:
             raise TraceError(f"line {lineno}: {e}") from None
     if q is None:

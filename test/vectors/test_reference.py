@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
 """Hand-computed checks of msfc_reference.py (run: python3 test/vectors/test_reference.py)."""
+
 import os
 import sys
 import unittest
@@ -16,11 +17,11 @@ class ReferenceTest(unittest.TestCase):
     def test_quanta_fixed_point(self):
         self.assertEqual(ref.ratio_to_fp("2"), 131072)
         self.assertEqual(ref.ratio_to_fp("1.5"), 98304)
-        self.assertEqual(ref.ratio_to_fp("1.3"), 85197)          # 85196.8 rounds up
+        self.assertEqual(ref.ratio_to_fp("1.3"), 85197)  # 85196.8 rounds up
         self.assertEqual(ref.class_quanta(3, 1514, 98304), [1514, 2271, 3407])  # 3406.5 -> 3407
         self.assertEqual(ref.class_quanta(3, 1, 32768), [1, 1, 1])  # never below 1
         with self.assertRaises(ref.TraceError):
-            ref.class_quanta(16, 1500, 16 * 65536)                # 1500 * 16^15 > 2^40
+            ref.class_quanta(16, 1500, 16 * 65536)  # 1500 * 16^15 > 2^40
 
     def test_ratio_two_pattern(self):
         lines = ["P prios=2 flows=1 quantum=1000 ratio=2"]
@@ -32,11 +33,20 @@ class ReferenceTest(unittest.TestCase):
         lines = ["P prios=1 flows=4 quantum=1500 ratio=2"]
         lines += ["E 0 0 1500", "E 0 0 1500", "E 0 1 500", "E 0 1 500", "E 0 1 500", "E 0 1 500"]
         lines += ["D"] * 7
-        self.assertEqual(run(lines), ["0 0 1500", "0 1 500", "0 1 500", "0 1 500",
-                                      "0 0 1500", "0 1 500", "-"])
+        self.assertEqual(
+            run(lines), ["0 0 1500", "0 1 500", "0 1 500", "0 1 500", "0 0 1500", "0 1 500", "-"]
+        )
 
     def test_empty_and_return(self):
-        lines = ["P prios=3 flows=2 quantum=100 ratio=2", "D", "E 2 1 60", "D", "D", "E 0 0 70", "D"]
+        lines = [
+            "P prios=3 flows=2 quantum=100 ratio=2",
+            "D",
+            "E 2 1 60",
+            "D",
+            "D",
+            "E 0 0 70",
+            "D",
+        ]
         self.assertEqual(run(lines), ["-", "2 1 60", "-", "0 0 70"])
 
     def test_overload_drops_half_of_fattest(self):
@@ -52,7 +62,7 @@ class ReferenceTest(unittest.TestCase):
         q2.enqueue(1, 0, 100)
         q2.enqueue(0, 1, 100)
         self.assertTrue(q2.enqueue(0, 1, 100))
-        self.assertEqual(list(q2.flow[0][1].pkts), [100])      # (0,1) had 200 bytes: fattest
+        self.assertEqual(list(q2.flow[0][1].pkts), [100])  # (0,1) had 200 bytes: fattest
         # the new packet itself is dropped when it was all its flow held and its flow is fattest
         q3 = ref.Msfc(prios=1, flows=2, quantum=1500, ratio="2", limit=1, drop_batch=64)
         q3.enqueue(0, 0, 100)
@@ -60,8 +70,13 @@ class ReferenceTest(unittest.TestCase):
         self.assertEqual(q3.packets, 1)
 
     def test_bad_trace_lines(self):
-        for bad in (["E 0 0 1"], ["P prios=0"], ["P prios=2 wrong=1"],
-                    ["P prios=2", "E 2 0 100"], ["P prios=2", "X"]):
+        for bad in (
+            ["E 0 0 1"],
+            ["P prios=0"],
+            ["P prios=2 wrong=1"],
+            ["P prios=2", "E 2 0 100"],
+            ["P prios=2", "X"],
+        ):
             with self.assertRaises(ref.TraceError):
                 run(bad)
 
