@@ -16,7 +16,8 @@ RESULTS ?= results
 APT_PACKAGES := cmake ninja-build g++ make
 
 .PHONY: all setup deps build lint format test test-ns3 test-python test-kernel bench bench-dumbbell \
-        bench-cost bench-isp-cost bench-kernel bench-seed002 bench-seed003 clean help
+        bench-cost bench-isp-cost bench-kernel bench-seeds bench-seed001 bench-seed002 bench-seed003 \
+        bench-seed004 clean help
 
 all: build
 
@@ -25,8 +26,10 @@ help:
 	@echo "make test    - set up, build and run every test"
 	@echo "make build   - set up and build the ns-3 module, programs and tests"
 	@echo "make lint    - formatters and linters in check mode (make format rewrites)"
-	@echo "make bench-seed003 - seed 003's WFQ+WRED / WFQ+RB / MSFC experiments"
+	@echo "make bench-seeds - the seed experiments of seeds 001, 003 and 004 (tables and figures in SEEDS_OUT)"
+	@echo "make bench-seed001 / bench-seed003 / bench-seed004 - one seed's experiments"
 	@echo "make bench-seed002 - seed 002 (tbf/htb shaping accuracy, HTB vs MSFC guarantee) in the UML kernel"
+	@echo "make bench-isp-cost - simulation cost of the ISP tree per scheduler"
 	@echo "make clean   - remove build outputs (keeps .venv)"
 
 # Debian packages: only installed when a tool is missing.
@@ -72,7 +75,8 @@ format: setup
 test-ns3: build
 	scripts/run-ns3-tests.sh $(BUILD)/msfc-test-runner
 
-# pytest collects tests/ (the msfc package) and the scenario tests (pyproject: testpaths).
+# pytest collects every Python test: tests/ (pyproject: testpaths), with tests/scenarios/,
+# tests/seeds/ and tests/reference/.
 test-python: build
 	MSFC_BUILD_DIR=$(CURDIR)/$(BUILD) $(VENV)/bin/python -m pytest -q
 
@@ -106,16 +110,29 @@ bench-dumbbell: build
 bench-kernel:
 	$(MAKE) -C kernel bench
 
-# Seed 003: WFQ with WRED or rate-based AQM vs MSFC, the seed's three scenarios
-# (docs/seeds.md); figures and tables in $(RESULTS)/seeds/seed003_*.
+# The seeds' experiments (docs/seeds.md), each started with `msfc bench NAME`: tables (CSV and
+# Markdown) and figures in SEEDS_OUT, every simulation kept in SEEDS_OUT/runs/.
+# `make bench-seeds SEEDS_OUT=docs/seeds` refreshes the tables committed in docs/seeds/.
+SEEDS_OUT ?= $(RESULTS)/seeds
+bench-seeds: bench-seed001 bench-seed003 bench-seed004
+
+# Seed 001: thin-stream latency (~15 min) and starvation by thin UDP flows (~10 min).
+bench-seed001: build
+	$(VENV)/bin/msfc bench seed001-thin-streams $(SEEDS_OUT)
+	$(VENV)/bin/msfc bench seed001-starvation $(SEEDS_OUT)
+
+# Seed 003: WFQ with WRED or rate-based AQM vs MSFC, the seed's three scenarios.
 bench-seed003: build
-	@mkdir -p $(RESULTS)/seeds
-	$(VENV)/bin/python benchmarks/seeds/seed003.py $(RESULTS)/seeds
+	$(VENV)/bin/msfc bench seed003 $(SEEDS_OUT)
+
+# Seed 004: CUBIC vs BBR through a TBF bottleneck at 100 Mbit/s (~8 min).
+bench-seed004: build
+	$(VENV)/bin/msfc bench seed004-sfq-fairness $(SEEDS_OUT)
 
 # Seed 002 with the real Linux qdiscs in the UML test kernel (two kernel builds, HZ=100 and
 # HZ=1000, then about 40 minutes of boots): docs/seeds.md "Seed 002".
 bench-seed002: setup
-	$(MAKE) -C kernel bench-shaping SHAPING_OUT=$(CURDIR)/$(RESULTS)/seeds/seed002 \
+	$(MAKE) -C kernel bench-shaping SHAPING_OUT=$(abspath $(SEEDS_OUT))/seed002 \
 	    VENV_PYTHON=$(CURDIR)/$(VENV)/bin/python
 
 bench-cost: build
@@ -125,7 +142,7 @@ bench-cost: build
 
 # Simulation cost of the ISP tree per scheduler (wall, CPU, events; MSFC against FQ-CoDel).
 bench-isp-cost: build
-	$(VENV)/bin/python benchmarks/isp_cost.py $(RESULTS)/isp-cost --preset quick --rounds 2
+	$(VENV)/bin/msfc bench isp-cost $(RESULTS)/isp-cost --preset quick --rounds 2
 
 clean:
 	rm -rf $(BUILD)

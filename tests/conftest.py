@@ -1,7 +1,6 @@
 import os
 import shutil
 import stat
-import sys
 from pathlib import Path
 
 import pytest
@@ -9,7 +8,6 @@ import pytest
 HERE = Path(__file__).resolve().parent
 FIXTURES = HERE / "fixtures"
 REPO = HERE.parent
-sys.path.insert(0, str(REPO / "python"))
 
 
 def _link(src: Path, dst: Path) -> None:

@@ -2,13 +2,13 @@
 
 import json
 import re
+from pathlib import Path
 
 import pandas as pd
 import pytest
-from conftest import REPO
 from msfc import thesis
 
-DATA = json.loads((REPO / "benchmarks" / "thesis-tables.json").read_text())
+DATA = json.loads((Path(thesis.__file__).parent / "data" / "thesis-tables.json").read_text())
 
 
 def test_tables_present_with_all_schedulers_and_types():

@@ -14,7 +14,9 @@ depend on the host's load:
    frame per tick, within 3 % of the tick model of tbf), while htb, whose default burst tc sizes from the
    timer resolution the kernel reports, stays within 3 %.
 
-Usage: check_shaping.py LINUX OUT_DIR      (exit status 0 iff every check passed)
+Usage: check_shaping.py LINUX OUT_DIR      (exit status 0 iff every check passed; run it with
+the project's venv python, which has the msfc package: its shaping metrics are shared with the
+seed 002 benchmark)
 """
 import json
 import os
@@ -22,7 +24,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import shaping_boot  # noqa: E402
-import shaping_metrics as sm  # noqa: E402
+from msfc.seeds import shaping_metrics as sm  # noqa: E402
 
 HZ = 100
 RATE_EXP = {"experiment": "rate", "duration": 6, "warmup": 1, "offer": 1.5,

@@ -9,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import __version__
+from . import __version__, bench
 from .errors import SimulationError, UserError
 
 EPILOG = """examples:
@@ -133,7 +133,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--thesis-tables",
         metavar="FILE",
-        help="thesis tables JSON (default benchmarks/thesis-tables.json)",
+        help="thesis tables JSON (default: the package's data/thesis-tables.json)",
     )
 
     p = sub.add_parser("sweep", help="a parameter grid times RNG runs, here or on a Dask cluster")
@@ -193,6 +193,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="flows shown (default: the one the results were made with)",
     )
+    bench.add_parser(sub)
     return ap
 
 
@@ -666,6 +667,7 @@ COMMANDS = {
     "sweep": cmd_sweep,
     "report": cmd_report,
     "diff": cmd_diff,
+    "bench": bench.cmd_bench,
 }
 
 

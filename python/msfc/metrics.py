@@ -379,3 +379,33 @@ def mean_ci95(values: Iterable[float]) -> tuple[float, float, int]:
     if n == 1:
         return float(v[0]), float("nan"), 1
     return float(v.mean()), float(t95(n - 1) * v.std(ddof=1) / np.sqrt(n)), n
+
+
+# --------------------------------------------------------------------------- samples and shares
+
+
+def sample_percentile(values: Iterable[float], q: float) -> float:
+    """q-th percentile (0..100) of individual samples (e.g. per-packet delays), linear between
+    the two nearest ranks (rank ``(n - 1) * q / 100``); NaN without samples."""
+    if not 0 <= q <= 100:
+        raise ValueError(f"percentile {q} is outside 0..100")
+    v = np.sort(np.asarray(list(values), dtype=float))
+    if len(v) == 0:
+        return float("nan")
+    k = (len(v) - 1) * q / 100.0
+    lo = int(k)
+    hi = min(lo + 1, len(v) - 1)
+    return float(v[lo] + (v[hi] - v[lo]) * (k - lo))
+
+
+def jain_index(values: Iterable[float]) -> float:
+    """Jain's fairness index ``(sum x)^2 / (n * sum x^2)`` of per-flow shares (e.g. throughput):
+    1 when all are equal, 1/n when one flow has everything; 0 when every share is 0."""
+    v = np.asarray(list(values), dtype=float)
+    q = float(np.sum(v * v))
+    return float(np.sum(v) ** 2 / (len(v) * q)) if q > 0 else 0.0
+
+
+def rate_bps(nbytes: float, seconds: float) -> float:
+    """A rate in bit/s from bytes delivered over an interval (0 for an empty interval)."""
+    return nbytes * 8.0 / seconds if seconds > 0 else 0.0

@@ -354,3 +354,56 @@ def write_collected(
     if len(f):
         _write_table(f, Path(out_root) / "flows")
     return s, f
+
+
+# --------------------------------------------------------------------------- benchmarks
+
+
+def run_scenario(
+    build_dir: Path,
+    scenario: str,
+    out_root: Path,
+    options: dict,
+    *,
+    rng_run: int = 1,
+    force: bool = False,
+    timeout: float | None = None,
+) -> Path:
+    """One simulation of ``scenario`` with ``options`` (scenario options by name, ``preset``
+    among them if wanted) into ``out_root/runs/<config hash>``, as ``msfc run`` does it: the
+    options are validated against the program's ``--describe``, a finished run is kept unless
+    ``force``, and the run directory gets the tidy tables. The benchmarks and seed experiments
+    (``msfc bench``) start every simulation through here. Returns the run directory; raises
+    UserError for a bad option and SimulationError when the program fails."""
+    import sys
+
+    from .config import build_config
+    from .programs import describe_scenario, describe_schedulers
+
+    opts = dict(options)
+    preset = opts.pop("preset", None)
+    info = describe_scenario(scenario, Path(build_dir))
+    cfg = build_config(
+        info,
+        [(k, _option_text(v)) for k, v in opts.items()],
+        preset=str(preset) if preset is not None else None,
+        rng_run=rng_run,
+        schedulers_loader=lambda: describe_schedulers(Path(build_dir)),
+    )
+    d = run_dir(out_root, cfg)
+    if not force and is_done(d, cfg):
+        print(f"kept: {d} ({cfg.label()})", file=sys.stderr, flush=True)
+        return d
+    print("run:", " ".join(cfg.argv(info.program, d)), file=sys.stderr, flush=True)
+    t0 = time.time()
+    run_simulation(info.program, cfg, out_root, force=True, timeout=timeout)
+    print(f"  done in {time.time() - t0:.1f} s", file=sys.stderr, flush=True)
+    return d
+
+
+def _option_text(v) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v))
+    return str(v)

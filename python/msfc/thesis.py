@@ -1,4 +1,4 @@
-"""The thesis's published result tables (benchmarks/thesis-tables.json) beside ours."""
+"""The thesis's published result tables (package data msfc/data/thesis-tables.json) beside ours."""
 
 from __future__ import annotations
 
@@ -20,23 +20,19 @@ def tables_for(simulation: str) -> tuple[str, ...]:
 
 
 def tables_path(explicit: str | os.PathLike | None = None) -> Path:
-    """--thesis-tables, else $MSFC_THESIS_TABLES, else benchmarks/ of the source tree, else the copy
-    installed with the package."""
+    """--thesis-tables, else $MSFC_THESIS_TABLES, else the tables installed with the package."""
     cands = []
     if explicit:
         cands.append(Path(explicit))
     if os.environ.get("MSFC_THESIS_TABLES"):
         cands.append(Path(os.environ["MSFC_THESIS_TABLES"]))
     here = Path(__file__).resolve().parent
-    cands += [
-        here.parent.parent / "benchmarks" / "thesis-tables.json",
-        here / "data" / "thesis-tables.json",
-    ]
+    cands.append(here / "data" / "thesis-tables.json")
     for c in cands:
         if c.is_file():
             return c
     raise UserError(
-        "the thesis tables (benchmarks/thesis-tables.json) were not found; pass "
+        "the thesis tables (msfc/data/thesis-tables.json) were not found; pass "
         "--thesis-tables FILE or set MSFC_THESIS_TABLES"
     )
 

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Seed 001, section IV: queueing delay of thin TCP streams next to 1-5 bulk TCP flows.
 
 Part A/B (sec. IV-A, IV-B): one gaming flow (100 B every 638 ms) and 1..5 bulk flows; CDF of
@@ -11,13 +10,19 @@ Part C (sec. IV-C): gaming (600-1000 ms) and VoIP (20-30 ms) flows, cases
 Writes RESULTS/thin_streams_cdf.png, thin_streams.csv (+ .md), thin_streams_voip.png,
 thin_streams_voip.csv (+ .md).
 
-    python3 benchmarks/seeds/thin_streams.py results/seeds           # ~10 min
-    python3 benchmarks/seeds/thin_streams.py results/seeds --quick   # short runs
+    msfc bench seed001-thin-streams results/seeds           # ~15 min
+    msfc bench seed001-thin-streams results/seeds --quick   # short runs
 """
 
 from __future__ import annotations
 
-import seedlib
+from pathlib import Path
+
+import pandas as pd
+
+from .. import bench, seeds
+from .. import metrics as M
+from ..runner import load_raw, run_scenario
 
 # (label, scheduler, thin-class)
 SCHEDULERS = [
@@ -38,22 +43,17 @@ VOIP_CASES = [
 ]
 
 
-def delays_ms(run_dir, types) -> list[float]:
-    """Queueing-delay samples (ms) of the flows whose type is in `types`."""
-    ids = {
-        r["flow_id"]
-        for r in seedlib.flows(run_dir)
-        if r["type"] in types and r["direction"] == "down"
-    }
-    return sorted(
-        float(r["delay_s"]) * 1000
-        for r in seedlib.read_csv(run_dir / "qdelay.csv")
-        if r["flow_id"] in ids
-    )
+def delays_ms(run_dir: Path, types) -> list[float]:
+    """Queueing-delay samples (ms) of the downstream flows whose type is in `types`
+    (qdelay.csv: one row per packet of the thin flows, docs/data-format.md)."""
+    flows = load_raw(run_dir)[0]
+    ids = set(flows.loc[flows["type"].isin(types) & (flows["direction"] == "down"), "flow_id"])
+    q = pd.read_csv(run_dir / "qdelay.csv")
+    return sorted(float(x) * 1000 for x in q.loc[q["flow_id"].isin(ids), "delay_s"])
 
 
-def main() -> None:
-    ap = seedlib.common_args(__doc__.splitlines()[0])
+def main(argv: list[str] | None = None, prog: str | None = None) -> int:
+    ap = bench.common_args(prog, __doc__.splitlines()[0])
     ap.add_argument(
         "--bulk",
         type=int,
@@ -64,28 +64,23 @@ def main() -> None:
     ap.add_argument("--duration", type=float, default=300.0, help="simulated seconds per run")
     ap.add_argument("--quick", action="store_true", help="bulk 1 3 5, 60 s runs")
     ap.add_argument("--skip-voip", action="store_true", help="only parts A/B")
-    a = ap.parse_args()
+    a = ap.parse_args(argv)
     if a.quick:
         a.bulk, a.duration = [1, 3, 5], 60.0
-    pub = seedlib.published()["seed001"]["thin_streams"]
+    build = bench.build_dir(a)
+    pub = seeds.published()["seed001"]["thin_streams"]
 
     # Parts A/B
     res = {}
     for label, sched, cls in SCHEDULERS:
         for n in a.bulk:
-            out = a.results / "runs" / "thin-streams" / f"{sched}-{cls}-{n}"
-            seedlib.run(
-                a.build_dir,
+            out = run_scenario(
+                build,
                 "thin-streams",
-                out,
-                {
-                    "scheduler": sched,
-                    "thin-class": cls,
-                    "bulk-flows": n,
-                    "duration": a.duration,
-                    "rng-run": a.rng_run,
-                },
-                a.reuse,
+                a.results,
+                {"scheduler": sched, "thin-class": cls, "bulk-flows": n, "duration": a.duration},
+                rng_run=a.rng_run,
+                force=not a.reuse,
             )
             res[(label, n)] = delays_ms(out, {"Gaming"})
     header = [
@@ -110,20 +105,20 @@ def main() -> None:
                     label,
                     n,
                     len(d),
-                    seedlib.percentile(d, 50),
-                    seedlib.percentile(d, 90),
-                    seedlib.percentile(d, 99),
+                    M.sample_percentile(d, 50),
+                    M.sample_percentile(d, 90),
+                    M.sample_percentile(d, 99),
                     sum(d) / len(d) if d else float("nan"),
                     seed,
                 ]
             )
-    seedlib.write_table(a.results / "thin_streams.csv", header, rows)
+    seeds.write_table(a.results / "thin_streams.csv", header, rows)
 
-    plt = seedlib.plt()
+    plt = seeds.pyplot()
     cols = 4
     nrow = (len(SCHEDULERS) + cols - 1) // cols
     fig, axes = plt.subplots(nrow, cols, figsize=(4 * cols, 3.2 * nrow), sharex=True, sharey=True)
-    xmax = max([seedlib.percentile(d, 99) for d in res.values() if d] + [10])
+    xmax = max([M.sample_percentile(d, 99) for d in res.values() if d] + [10])
     for ax, (label, _, _) in zip(axes.flat, SCHEDULERS, strict=False):
         for n in a.bulk:
             d = res[(label, n)]
@@ -146,17 +141,16 @@ def main() -> None:
     fig.savefig(a.results / "thin_streams_cdf.png", dpi=110)
     print(f"wrote {a.results / 'thin_streams_cdf.png'}, {a.results / 'thin_streams.csv'}")
     if a.skip_voip:
-        return
+        return 0
 
     # Part C
     vres = {}
     for label, sched, cls in SCHEDULERS:
         for case, nb, nv in VOIP_CASES:
-            out = a.results / "runs" / "thin-streams-voip" / f"{sched}-{cls}-{nb}b{nv}v"
-            seedlib.run(
-                a.build_dir,
+            out = run_scenario(
+                build,
                 "thin-streams",
-                out,
+                a.results,
                 {
                     "preset": "voip",
                     "scheduler": sched,
@@ -164,9 +158,9 @@ def main() -> None:
                     "bulk-flows": nb,
                     "voip-flows": nv,
                     "duration": a.duration,
-                    "rng-run": a.rng_run,
                 },
-                a.reuse,
+                rng_run=a.rng_run,
+                force=not a.reuse,
             )
             vres[(label, case)] = (delays_ms(out, {"Gaming"}), delays_ms(out, {"Voip"}))
     header = ["scheduler", "case", "gaming_p50_ms", "gaming_p90_ms", "voip_p50_ms", "voip_p90_ms"]
@@ -178,18 +172,18 @@ def main() -> None:
                 [
                     label,
                     case,
-                    seedlib.percentile(g, 50),
-                    seedlib.percentile(g, 90),
-                    seedlib.percentile(v, 50),
-                    seedlib.percentile(v, 90),
+                    M.sample_percentile(g, 50),
+                    M.sample_percentile(g, 90),
+                    M.sample_percentile(v, 50),
+                    M.sample_percentile(v, 90),
                 ]
             )
-    seedlib.write_table(a.results / "thin_streams_voip.csv", header, rows)
+    seeds.write_table(a.results / "thin_streams_voip.csv", header, rows)
     fig, axes = plt.subplots(1, len(VOIP_CASES), figsize=(5 * len(VOIP_CASES), 4), sharey=True)
     x = range(len(SCHEDULERS))
     for ax, (case, _, _) in zip(axes, VOIP_CASES, strict=False):
-        g = [seedlib.percentile(vres[(ln, case)][0], 50) for ln, _, _ in SCHEDULERS]
-        v = [seedlib.percentile(vres[(ln, case)][1], 50) for ln, _, _ in SCHEDULERS]
+        g = [M.sample_percentile(vres[(ln, case)][0], 50) for ln, _, _ in SCHEDULERS]
+        v = [M.sample_percentile(vres[(ln, case)][1], 50) for ln, _, _ in SCHEDULERS]
         ax.bar([i - 0.2 for i in x], g, width=0.4, label="gaming (median)")
         ax.bar([i + 0.2 for i in x], v, width=0.4, label="VoIP (median)")
         ax.set_xticks(list(x))
@@ -202,7 +196,4 @@ def main() -> None:
     fig.tight_layout()
     fig.savefig(a.results / "thin_streams_voip.png", dpi=110)
     print(f"wrote {a.results / 'thin_streams_voip.png'}, {a.results / 'thin_streams_voip.csv'}")
-
-
-if __name__ == "__main__":
-    main()
+    return 0

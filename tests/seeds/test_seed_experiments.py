@@ -1,5 +1,6 @@
 """Small seeded versions of the seed experiments (each a few simulated seconds, `--preset=tiny`)
-asserting the experiments' main findings. Run: `pytest benchmarks/seeds` after building.
+asserting the experiments' main findings, run through the runner the benchmarks use
+(msfc.runner.run_scenario). Run: `pytest tests/seeds` after building.
 
 The programs' raw files are read, never their printed text.
 """
@@ -11,42 +12,38 @@ import os
 import subprocess
 from pathlib import Path
 
+import pandas as pd
 import pytest
-import seedlib
+from conftest import REPO
+from msfc import metrics as M
+from msfc.runner import load_raw, run_scenario
 
-BUILD = Path(os.environ.get("MSFC_BUILD_DIR", seedlib.REPO / "build"))
+BUILD = Path(os.environ.get("MSFC_BUILD_DIR", REPO / "build"))
 
 
 def run(scenario: str, tmp_path: Path, **opts) -> Path:
     exe = BUILD / f"scenario-{scenario}"
     if not exe.is_file():
         pytest.fail(f"{exe} missing: build the project first (or set MSFC_BUILD_DIR)")
-    out = tmp_path / "-".join(f"{k}{v}" for k, v in opts.items())
-    cmd = [str(exe), "--preset=tiny", f"--out={out}"] + [
-        f"--{k.replace('_', '-')}={v}" for k, v in opts.items()
-    ]
-    proc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    return out
+    options = {"preset": "tiny", **{k.replace("_", "-"): v for k, v in opts.items()}}
+    return run_scenario(BUILD, scenario, tmp_path, options)
+
+
+def flows(run_dir: Path) -> pd.DataFrame:
+    return M.flow_metrics(load_raw(run_dir)[0])
 
 
 def tcp_kbps(run_dir: Path, type_: str) -> float:
-    return sum(
-        seedlib.throughput_kbps(r)
-        for r in seedlib.flows(run_dir)
-        if r["type"] == type_ and r["direction"] == "down"
-    )
+    f = flows(run_dir)
+    return float(f.loc[(f["type"] == type_) & (f["direction"] == "down"), "throughput_kbps"].sum())
 
 
 def median_delay_ms(run_dir: Path, type_: str = "Gaming") -> float:
-    ids = {r["flow_id"] for r in seedlib.flows(run_dir) if r["type"] == type_}
-    d = sorted(
-        float(r["delay_s"]) * 1000
-        for r in seedlib.read_csv(run_dir / "qdelay.csv")
-        if r["flow_id"] in ids
-    )
+    f = flows(run_dir)
+    q = pd.read_csv(run_dir / "qdelay.csv")
+    d = list(q.loc[q["flow_id"].isin(f.loc[f["type"] == type_, "flow_id"]), "delay_s"] * 1000)
     assert len(d) >= 20, "too few thin-stream samples"
-    return seedlib.percentile(d, 50)
+    return M.sample_percentile(d, 50)
 
 
 # ---------------------------------------------------------------- the contract
@@ -147,8 +144,8 @@ def test_thin_streams_order(tmp_path):
 
 
 def jain_of(run_dir: Path) -> float:
-    rows = [r for r in seedlib.flows(run_dir) if r["direction"] == "down"]
-    return seedlib.jain([seedlib.throughput_kbps(r) for r in rows])
+    f = flows(run_dir)
+    return M.jain_index(f.loc[f["direction"] == "down", "throughput_kbps"].fillna(0.0))
 
 
 def test_sfq_fairness(tmp_path):
@@ -158,8 +155,8 @@ def test_sfq_fairness(tmp_path):
     assert tcp_kbps(none, "Bbr") > 3 * tcp_kbps(none, "Cubic")
     assert jain_of(none) < 0.8
     assert jain_of(sfq) > 0.95
-    ts = seedlib.read_csv(sfq / "timeseries.csv")
-    assert len({r["flow_id"] for r in ts}) == 2 and len(ts) >= 18
+    ts = pd.read_csv(sfq / "timeseries.csv")
+    assert ts["flow_id"].nunique() == 2 and len(ts) >= 18
 
 
 @pytest.mark.parametrize("scheduler", ["FqCoDel", "Msfc"])

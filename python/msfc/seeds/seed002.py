@@ -1,9 +1,9 @@
-#!/usr/bin/env python3
 """Seed 002 with today's Linux: shaping accuracy of tbf/htb and the minimum-rate guarantee
 (HTB vs MSFC), measured with the real qdiscs in the project's User-Mode Linux test kernel.
 
-    make -C kernel bench-shaping            (builds both kernels and tc, then runs this)
-    .venv/bin/python benchmarks/seeds/seed002_shaping.py --out results/seeds/seed002 \
+    make bench-seed002      (= make -C kernel bench-shaping: builds both kernels and tc,
+                             then runs this)
+    msfc bench seed002 --out results/seeds/seed002 \
         --linux-hz100 kernel/build/uml/linux --linux-hz1000 kernel/build/uml-hz1000/linux
 
 Boots (all in time-travel=inf-cpu mode unless said otherwise; see docs/seeds.md):
@@ -25,15 +25,15 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import os
+import subprocess
 import sys
 from pathlib import Path
 
-import seedlib
-
-KERNEL_SCRIPTS = seedlib.REPO / "kernel" / "scripts"
-sys.path.insert(0, str(KERNEL_SCRIPTS))
-import shaping_boot  # noqa: E402
-import shaping_metrics as sm  # noqa: E402
+from .. import seeds
+from ..errors import UserError
+from ..programs import _package_repo_root
+from . import shaping_metrics as sm
 
 RATES = [100_000 * k for k in range(1, 10)] + [
     1_000_000,
@@ -167,7 +167,7 @@ def seed_points(pub: dict) -> list[tuple[float, float, str]]:
 
 
 def rate_figure(rows: list[dict], pub: dict, path: Path) -> None:
-    plt = seedlib.plt()
+    plt = seeds.pyplot()
     setups = sorted({(r["hz"], r["highres"]) for r in rows}, key=lambda s: (s[1] == "on", s[0]))
     n = len(setups)
     cols = 2 if n > 1 else 1
@@ -272,11 +272,11 @@ def rate_table(rows: list[dict], pub: dict, path: Path) -> None:
         else:
             line.append("")
         out.append(line)
-    seedlib.write_table(path, header, out)
+    seeds.write_table(path, header, out)
 
 
 def interference_figures(series: list[dict], summary: list[dict], spec: dict, out: Path) -> None:
-    plt = seedlib.plt()
+    plt = seeds.pyplot()
     fs, fe, g = spec["flood_start"], spec["flood_end"], spec["guarantee_mbit"]
     for hr in sorted({r["highres"] for r in series}):
         sub = [r for r in series if r["highres"] == hr and r["flood_mbit"] == 12]
@@ -340,8 +340,106 @@ def interference_figures(series: list[dict], summary: list[dict], spec: dict, ou
     plt.close(fig)
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def kernel_dir(explicit: Path | None) -> Path:
+    """The kernel/ directory of the source tree (its scripts boot the UML kernel)."""
+    if explicit:
+        d = Path(explicit)
+    else:
+        root = _package_repo_root()
+        d = root / "kernel" if root else Path("kernel")
+    if not (d / "scripts" / "shaping_boot.py").is_file():
+        raise UserError(
+            f"{d / 'scripts' / 'shaping_boot.py'} not found: run from the source tree or pass "
+            f"--kernel-dir (the source tree's kernel/ directory)"
+        )
+    return d.resolve()
+
+
+def boot(kdir: Path, linux, hz, highres, time_travel, spec: dict, out: Path) -> dict:
+    """One boot of the UML kernel running the experiments of `spec`
+    (kernel/scripts/shaping_boot.py); returns its result."""
+    spec_path = out.with_suffix(".spec.json")
+    spec_path.write_text(json.dumps(spec))
+    argv = [
+        sys.executable,
+        str(kdir / "scripts" / "shaping_boot.py"),
+        f"--linux={linux}",
+        f"--hz={hz}",
+        f"--highres={highres}",
+        f"--time-travel={time_travel}",
+        f"--spec={spec_path}",
+        f"--out={out}",
+        "--timeout=3600",
+    ]
+    proc = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    spec_path.unlink()
+    if proc.returncode != 0:
+        raise UserError(
+            f"seed002: the boot failed (exit {proc.returncode}): {' '.join(argv)}\n"
+            + proc.stderr.strip(),
+            1,
+        )
+    return json.loads(out.read_text())
+
+
+#: columns of the guarantee table (interference_summary_table)
+SUMMARY_KEYS = [
+    "hz",
+    "highres",
+    "time_travel",
+    "scheduler",
+    "flood_mbit",
+    "tcp_before_mbit",
+    "tcp_during_mbit",
+    "tcp_after_mbit",
+    "tcp_min_100ms_mbit",
+    "intervals_below_guarantee",
+    "intervals_empty",
+    "intervals",
+    "longest_gap_s",
+    "flood_delivered_mbit",
+]
+
+
+def read_rows(path: Path) -> list[dict]:
+    """A tidy CSV (rate_accuracy.csv, interference_summary.csv) with its numbers as numbers."""
+    with open(path, newline="") as f:
+        return [{k: seeds.cell(v) for k, v in r.items()} for r in csv.DictReader(f)]
+
+
+def write_tables(out: Path, pub: dict) -> tuple[list[dict], list[dict]]:
+    """The derived tables (rate_accuracy_table, rate_accuracy_realtime,
+    interference_summary_table: CSV and Markdown) from the tidy rate_accuracy.csv and
+    interference_summary.csv in `out`. Returns the time-travel rate rows and the summary rows."""
+    rate_all = read_rows(out / "rate_accuracy.csv")
+    rate = [r for r in rate_all if r["time_travel"] == "inf-cpu"]
+    realtime = [r for r in rate_all if r["time_travel"] != "inf-cpu"]
+    if realtime:
+        seeds.write_table(
+            out / "rate_accuracy_realtime.csv",
+            ["shaper", "configured kbit/s", "achieved kbit/s", "ratio"],
+            [
+                [
+                    r["shaper"],
+                    f"{r['configured_bps'] / 1e3:g}",
+                    f"{r['achieved_bps'] / 1e3:.0f}",
+                    r["ratio"],
+                ]
+                for r in realtime
+            ],
+        )
+    rate_table(rate, pub, out / "rate_accuracy_table.csv")
+    inter = read_rows(out / "interference_summary.csv")
+    seeds.write_table(
+        out / "interference_summary_table.csv",
+        SUMMARY_KEYS,
+        [[r[k] for k in SUMMARY_KEYS] for r in inter],
+    )
+    return rate, inter
+
+
+def main(argv: list[str] | None = None, prog: str | None = None) -> int:
+    ap = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", type=Path, required=True, help="results directory (created)")
     ap.add_argument("--linux-hz100", required=True, help="UML kernel built with HZ=100")
     ap.add_argument(
@@ -354,10 +452,22 @@ def main() -> None:
         action="store_true",
         help="skip the real-time (no time travel) cross-check boot",
     )
-    a = ap.parse_args()
+    ap.add_argument(
+        "--kernel-dir",
+        type=Path,
+        help="the source tree's kernel/ directory (default: the one this package is in)",
+    )
+    a = ap.parse_args(argv)
+    kdir = kernel_dir(a.kernel_dir)
+    for opt, linux in (("--linux-hz100", a.linux_hz100), ("--linux-hz1000", a.linux_hz1000)):
+        if linux and not os.access(linux, os.X_OK):
+            raise UserError(
+                f"{opt} {linux}: no UML kernel there; build it first (make -C kernel kernel, "
+                f"make -C kernel kernel-hz1000 for HZ=1000)"
+            )
     raw = a.out / "raw"
     raw.mkdir(parents=True, exist_ok=True)
-    pub = seedlib.published()["seed002"]
+    pub = seeds.published()["seed002"]
 
     results = []
     for name, linux, hz, hr, tt, exps in boots(a):
@@ -369,60 +479,24 @@ def main() -> None:
                 results.append(res)
                 continue
         print(f"seed002: boot {name} (HZ={hz}, high-res timers {hr}, time travel {tt})", flush=True)
-        res = shaping_boot.boot(
-            linux, hz, hr, tt, {"label": name, "experiments": exps}, path, timeout=3600
-        )
+        res = boot(kdir, linux, hz, hr, tt, {"label": name, "experiments": exps}, path)
         print(f"seed002: boot {name} took {res['boot']['wall_s']} s", flush=True)
         results.append(res)
 
-    rate_all = [r for res in results for r in sm.rate_rows(res)]
-    rate = [r for r in rate_all if r["time_travel"] == "inf-cpu"]
-    realtime = [r for r in rate_all if r["time_travel"] != "inf-cpu"]
-    inter = [r for res in results for r in sm.interference_rows(res)]
     series = [
         r
         for res in results
         if res["boot"]["time_travel"] == "inf-cpu"
         for r in sm.interference_series(res)
     ]
-    write_csv(a.out / "rate_accuracy.csv", rate_all)
-    if realtime:
-        seedlib.write_table(
-            a.out / "rate_accuracy_realtime.csv",
-            ["shaper", "configured kbit/s", "achieved kbit/s", "ratio"],
-            [
-                [
-                    r["shaper"],
-                    f"{r['configured_bps'] / 1e3:g}",
-                    f"{r['achieved_bps'] / 1e3:.0f}",
-                    r["ratio"],
-                ]
-                for r in realtime
-            ],
-        )
-    rate_table(rate, pub, a.out / "rate_accuracy_table.csv")
-    rate_figure(rate, pub, a.out / "rate_accuracy.png")
-    write_csv(a.out / "interference_summary.csv", inter)
-    keys = [
-        "hz",
-        "highres",
-        "time_travel",
-        "scheduler",
-        "flood_mbit",
-        "tcp_before_mbit",
-        "tcp_during_mbit",
-        "tcp_after_mbit",
-        "tcp_min_100ms_mbit",
-        "intervals_below_guarantee",
-        "intervals_empty",
-        "intervals",
-        "longest_gap_s",
-        "flood_delivered_mbit",
-    ]
-    seedlib.write_table(
-        a.out / "interference_summary_table.csv", keys, [[r[k] for k in keys] for r in inter]
+    write_csv(a.out / "rate_accuracy.csv", [r for res in results for r in sm.rate_rows(res)])
+    write_csv(
+        a.out / "interference_summary.csv",
+        [r for res in results for r in sm.interference_rows(res)],
     )
     write_csv(a.out / "interference_timeseries.csv", series)
+    rate, inter = write_tables(a.out, pub)
+    rate_figure(rate, pub, a.out / "rate_accuracy.png")
     spec = interference_exp([], a.quick)
     interference_figures(series, inter, spec, a.out)
 
@@ -431,7 +505,4 @@ def main() -> None:
     print("Minimum-rate guarantee (TCP, guaranteed 1 Mbit/s):")
     print(open(a.out / "interference_summary_table.md").read())
     print(f"seed002: outputs in {a.out}")
-
-
-if __name__ == "__main__":
-    main()
+    return 0

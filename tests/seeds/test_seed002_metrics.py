@@ -1,17 +1,12 @@
-"""Metrics of the seed 002 shaping experiments (kernel/scripts/shaping_metrics.py) on
-hand-made results. The experiments themselves run in the UML kernel: `make -C kernel test`
-(kernel/scripts/check_shaping.py) and `make -C kernel bench-shaping`.
+"""Metrics of the seed 002 shaping experiments (msfc.seeds.shaping_metrics) on hand-made
+results. The experiments themselves run in the UML kernel: `make -C kernel test`
+(kernel/scripts/check_shaping.py) and `make bench-seed002`.
 """
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "kernel" / "scripts"))
-import shaping_metrics as sm  # noqa: E402
+from msfc.seeds import shaping_metrics as sm
 
 
 @pytest.mark.parametrize(

@@ -1,6 +1,7 @@
 """Seed 003 in small: the scenario program's short presets (`s1-test`, `s2-test`, `s3-test`)
 under RB, WRED and MSFC, asserting each experiment's main finding as we reproduce it
-(docs/seeds.md). About 30 s of CPU in all. Run: `pytest benchmarks/seeds` after building.
+(docs/seeds.md), run through the runner the benchmarks use (msfc.runner.run_scenario).
+About 30 s of CPU in all. Run: `pytest tests/seeds` after building.
 
 The programs' raw files are read, never their printed text.
 """
@@ -12,10 +13,12 @@ import os
 import subprocess
 from pathlib import Path
 
+import pandas as pd
 import pytest
-import seedlib
+from conftest import REPO
+from msfc.runner import run_scenario
 
-BUILD = Path(os.environ.get("MSFC_BUILD_DIR", seedlib.REPO / "build"))
+BUILD = Path(os.environ.get("MSFC_BUILD_DIR", REPO / "build"))
 EXE = BUILD / "scenario-class-aqm"
 
 
@@ -30,22 +33,16 @@ def runs(tmp_path_factory):
     def get(preset: str, scheduler: str, **opts) -> Path:
         key = (preset, scheduler, tuple(sorted(opts.items())))
         if key not in cache:
-            out = base / "-".join(
-                [preset, scheduler] + [f"{k}{v}" for k, v in sorted(opts.items())]
-            )
-            cmd = [str(EXE), f"--preset={preset}", f"--scheduler={scheduler}", f"--out={out}"]
-            cmd += [f"--{k.replace('_', '-')}={v}" for k, v in opts.items()]
-            proc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-            assert proc.returncode == 0, proc.stderr[-2000:]
-            cache[key] = out
+            options = {"preset": preset, "scheduler": scheduler}
+            options.update({k.replace("_", "-"): v for k, v in opts.items()})
+            cache[key] = run_scenario(BUILD, "class-aqm", base, options)
         return cache[key]
 
     return get
 
 
 def series(out: Path) -> list[dict]:
-    rows = seedlib.read_csv(out / "class_timeseries.csv")
-    return [{k: float(v) for k, v in r.items()} for r in rows]
+    return pd.read_csv(out / "class_timeseries.csv").astype(float).to_dict("records")
 
 
 def mean_rate(out: Path, cls: int, t0: float, t1: float, col: str = "rate_bps") -> float:
@@ -57,7 +54,7 @@ def mean_rate(out: Path, cls: int, t0: float, t1: float, col: str = "rate_bps") 
 def mean_backlog(out: Path, t0: float, t1: float) -> float:
     v = [
         float(r["backlog_packets"])
-        for r in seedlib.read_csv(out / "backlog.csv")
+        for r in pd.read_csv(out / "backlog.csv").to_dict("records")
         if t0 < float(r["time_s"]) <= t1
     ]
     return sum(v) / len(v)
@@ -96,7 +93,7 @@ def test_output_files(runs):
         assert (out / f).is_file(), f
     meta = json.loads((out / "meta.json").read_text())
     assert meta["scenario"] == "class-aqm" and meta["preset"] == "s2-test"
-    q = seedlib.read_csv(out / "qdisc.csv")
+    q = pd.read_csv(out / "qdisc.csv").to_dict("records")
     assert [int(r["class"]) for r in q] == [0, 1, 2, 3], "one qdisc row per class"
     # what the scheduler sent equals what the time series counted
     sent = sum(int(r["dequeued_bytes"]) for r in q)

@@ -1,28 +1,30 @@
-#!/usr/bin/env python3
 """Simulation cost of the ISP-tree benchmark per scheduler: wall time, CPU time, events.
 
-    .venv/bin/python benchmarks/isp_cost.py results/isp-cost                  # quick, 2 rounds
-    .venv/bin/python benchmarks/isp_cost.py results/isp-cost --preset quick-wifi --rounds 1
+    msfc bench isp-cost results/isp-cost                  # quick, 2 rounds
+    msfc bench isp-cost results/isp-cost --preset quick-wifi --rounds 1
 
-Runs `build/scenario-isp-tree --preset=P --scheduler=S` for every scheduler, round after round
-(the schedulers alternate, so a change in the machine's load hits all of them alike), reads
-each run's meta.json and writes `<out>/<preset>/cost.csv` (one row per run) and `cost.md`
-(medians per scheduler, and each scheduler's ratio to the reference, FqCoDel by default).
+Runs the ISP tree (`scenario-isp-tree --preset=P --scheduler=S`) for every scheduler, round
+after round (the schedulers alternate, so a change in the machine's load hits all of them
+alike), reads each run's meta.json and writes `<out>/<preset>/cost.csv` (one row per run) and
+`cost.md` (medians per scheduler, and each scheduler's ratio to the reference, FqCoDel by
+default). Scheduler names are checked against the scheduler registry (`msfc-describe`).
 CPU time is the figure to compare on a machine shared with other work; wall time follows the
-load. Issue target: MSFC at most 1.1x the cost of ns-3's FQ-CoDel on the same preset.
+load. Target: MSFC at most 1.1x the cost of ns-3's FQ-CoDel on the same preset.
 """
 
-import argparse
+from __future__ import annotations
+
 import csv
 import json
-import os
-import shutil
 import statistics
-import subprocess
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from . import bench
+from .config import parse_assignments
+from .errors import UserError
+from .programs import describe_schedulers
+from .runner import run_scenario
+
 FIELDS = [
     "preset",
     "scheduler",
@@ -35,57 +37,64 @@ FIELDS = [
     "events_per_cpu_second",
     "sim_seconds",
 ]
+#: the thesis's four schedulers, the default comparison (as `make bench`)
+DEFAULT_SCHEDULERS = "FqCoDel,Msfc,CoDel,PfifoFast"
 
 
-def run_one(program: Path, preset: str, scheduler: str, out: Path, extra: list[str]) -> dict:
-    if out.exists():
-        shutil.rmtree(out)
-    p = subprocess.run(
-        [
-            str(program),
-            f"--preset={preset}",
-            f"--scheduler={scheduler}",
-            "--progress=false",
-            f"--out={out}",
-            *extra,
-        ],
-        capture_output=True,
-        text=True,
-    )
-    if p.returncode != 0:
-        sys.exit(f"isp_cost: {scheduler} failed (exit {p.returncode}):\n{p.stderr[-2000:]}")
-    meta = json.loads((out / "meta.json").read_text())
-    if "run_cpu_seconds" not in meta:
-        sys.exit(f"isp_cost: {out}/meta.json has no run_cpu_seconds: rebuild (make build)")
-    return meta
+def registry_names(build: Path) -> list[str]:
+    """Every scheduler name of the registry, as msfc-describe lists it."""
+    return list(describe_schedulers(build, required=True))
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("out", type=Path, help="results directory")
+def main(argv: list[str] | None = None, prog: str | None = None) -> int:
+    ap = bench.common_args(prog, __doc__.split("\n")[0])
     ap.add_argument("--preset", default="quick")
-    ap.add_argument("--schedulers", default="FqCoDel,Msfc,CoDel,PfifoFast")
+    ap.add_argument(
+        "--schedulers",
+        default=DEFAULT_SCHEDULERS,
+        help="comma-separated names from the scheduler registry (default: %(default)s; "
+        "`msfc list` shows them all)",
+    )
     ap.add_argument("--reference", default="FqCoDel", help="scheduler the ratios are taken to")
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument(
-        "--build-dir", type=Path, default=Path(os.environ.get("MSFC_BUILD_DIR", ROOT / "build"))
+        "--set",
+        dest="sets",
+        action="append",
+        metavar="KEY=VALUE",
+        help="a further scenario option (repeatable)",
     )
-    ap.add_argument("extra", nargs="*", help="further scenario options, after --")
-    a = ap.parse_args()
-    program = a.build_dir / "scenario-isp-tree"
-    if not program.exists():
-        sys.exit(f"isp_cost: {program} not found: run `make build` first")
+    a = ap.parse_args(argv)
+    build = bench.build_dir(a)
     if a.rounds < 1:
-        sys.exit("isp_cost: --rounds must be at least 1")
+        raise UserError(f"--rounds {a.rounds} is out of range; it must be at least 1")
+    known = registry_names(build)
     scheds = [s for s in a.schedulers.split(",") if s]
+    unknown = [s for s in scheds if s not in known]
+    if unknown:
+        raise UserError(
+            f"--schedulers: unknown scheduler {', '.join(unknown)}; the registry has "
+            f"{', '.join(known)}"
+        )
     if a.reference not in scheds:
-        sys.exit(f"isp_cost: the reference {a.reference} is not among --schedulers")
+        raise UserError(f"the reference {a.reference} is not among --schedulers")
+    extra = dict(parse_assignments(a.sets))
 
-    base = a.out / a.preset
+    base = a.results / a.preset
     rows = []
     for r in range(1, a.rounds + 1):
         for s in scheds:
-            m = run_one(program, a.preset, s, base / "runs" / f"{s}-{r}", a.extra)
+            d = run_scenario(
+                build,
+                "isp-tree",
+                base,
+                {"preset": a.preset, "scheduler": s, **extra},
+                rng_run=a.rng_run,
+                force=True,
+            )
+            m = json.loads((d / "meta.json").read_text())
+            if "run_cpu_seconds" not in m:
+                raise UserError(f"{d}/meta.json has no run_cpu_seconds: rebuild (make build)", 1)
             rows.append(
                 {
                     "preset": a.preset,
@@ -137,7 +146,3 @@ def main() -> int:
     print("\n".join(lines))
     print(f"Output: {base / 'cost.csv'}, {base / 'cost.md'}")
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

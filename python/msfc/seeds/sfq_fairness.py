@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Seed 004: CUBIC vs BBR through a TBF-shaped bottleneck, without and with a fair scheduler.
 
 Runs build/scenario-sfq-fairness for None (TBF's FIFO), SFQ, FQ-CoDel and MSFC, then writes
@@ -6,13 +5,17 @@ RESULTS/sfq_fairness_<rate>.png (throughput of each flow over time per scheduler
 RESULTS/sfq_fairness_<rate>.csv (+ .md): mean throughput per flow and Jain's index, with the
 seed's published numbers beside ours (the seed measured at 1 Gbps).
 
-    python3 benchmarks/seeds/sfq_fairness.py results/seeds                  # 100 Mbps, 60 s (~7 min)
-    python3 benchmarks/seeds/sfq_fairness.py results/seeds --rate=1Gbps     # as the seed (~1 h)
+    msfc bench seed004-sfq-fairness results/seeds                 # 100 Mbps, 60 s (~7 min)
+    msfc bench seed004-sfq-fairness results/seeds --rate=1Gbps    # as the seed (hours)
 """
 
 from __future__ import annotations
 
-import seedlib
+import pandas as pd
+
+from .. import bench, seeds
+from .. import metrics as M
+from ..runner import load_raw, run_scenario
 
 SCHEDULERS = [
     ("no fair scheduler", "None"),
@@ -22,8 +25,8 @@ SCHEDULERS = [
 ]
 
 
-def main() -> None:
-    ap = seedlib.common_args(__doc__.splitlines()[0])
+def main(argv: list[str] | None = None, prog: str | None = None) -> int:
+    ap = bench.common_args(prog, __doc__.splitlines()[0])
     ap.add_argument("--rate", default="100Mbps", help="TBF rate (the seed: 1Gbps)")
     ap.add_argument("--duration", type=float, default=60.0, help="simulated seconds per run")
     ap.add_argument("--quick", action="store_true", help="20 s runs")
@@ -34,32 +37,34 @@ def main() -> None:
         choices=[s for _, s in SCHEDULERS],
         help="schedulers to run (default: all four)",
     )
-    a = ap.parse_args()
+    a = ap.parse_args(argv)
+    build = bench.build_dir(a)
     chosen = [(ln, s) for ln, s in SCHEDULERS if s in a.schedulers]
     if a.quick:
         a.duration = 20.0
-    pub = seedlib.published()["seed004"]
+    pub = seeds.published()["seed004"]
     rate_tag = a.rate.replace(" ", "")
     tag = rate_tag + ("" if a.duration == 60.0 else f"-{int(a.duration)}s")
 
     res = {}
     for label, sched in chosen:
-        out = a.results / "runs" / "sfq-fairness" / f"{sched}-{rate_tag}-{int(a.duration)}s"
-        seedlib.run(
-            a.build_dir,
+        out = run_scenario(
+            build,
             "sfq-fairness",
-            out,
-            {"scheduler": sched, "rate": a.rate, "duration": a.duration, "rng-run": a.rng_run},
-            a.reuse,
+            a.results,
+            {"scheduler": sched, "rate": a.rate, "duration": a.duration},
+            rng_run=a.rng_run,
+            force=not a.reuse,
         )
-        data = [r for r in seedlib.flows(out) if r["direction"] == "down" and r["app_id"] != "-1"]
-        by_id = {r["flow_id"]: r["type"] for r in data}
+        f = M.flow_metrics(load_raw(out)[0])
+        data = f[(f["direction"] == "down") & (f["app_id"] != -1)]
+        by_id = dict(zip(data["flow_id"], data["type"], strict=True))
         series: dict[str, list[tuple[float, float]]] = {}
-        for r in seedlib.read_csv(out / "timeseries.csv"):
-            series.setdefault(by_id.get(r["flow_id"], r["flow_id"]), []).append(
-                (float(r["time_s"]), float(r["throughput_bps"]) / 1e6)
+        for r in pd.read_csv(out / "timeseries.csv").itertuples():
+            series.setdefault(by_id.get(r.flow_id, str(r.flow_id)), []).append(
+                (float(r.time_s), float(r.throughput_bps) / 1e6)
             )
-        mbps = {r["type"]: seedlib.throughput_kbps(r) / 1000 for r in data}
+        mbps = dict(zip(data["type"], data["throughput_kbps"].fillna(0.0) / 1000, strict=True))
         res[label] = (mbps, series)
 
     header = [
@@ -82,15 +87,15 @@ def main() -> None:
                 label,
                 mbps.get("Cubic", 0.0),
                 mbps.get("Bbr", 0.0),
-                seedlib.jain([mbps.get("Cubic", 0.0), mbps.get("Bbr", 0.0)]),
+                M.jain_index([mbps.get("Cubic", 0.0), mbps.get("Bbr", 0.0)]),
                 seed["Cubic"] if seed else "",
                 seed["Bbr"] if seed else "",
-                seedlib.jain([seed["Cubic"], seed["Bbr"]]) if seed else "",
+                M.jain_index([seed["Cubic"], seed["Bbr"]]) if seed else "",
             ]
         )
-    seedlib.write_table(a.results / f"sfq_fairness_{tag}.csv", header, rows)
+    seeds.write_table(a.results / f"sfq_fairness_{tag}.csv", header, rows)
 
-    plt = seedlib.plt()
+    plt = seeds.pyplot()
     fig, axes = plt.subplots(
         len(chosen),
         1,
@@ -108,7 +113,7 @@ def main() -> None:
                 [p[1] for p in pts],
                 label=f"{name} (mean {mbps.get(name, 0):.0f} Mbit/s)",
             )
-        j = seedlib.jain([mbps.get("Cubic", 0.0), mbps.get("Bbr", 0.0)])
+        j = M.jain_index([mbps.get("Cubic", 0.0), mbps.get("Bbr", 0.0)])
         ax.set_title(f"{label}: Jain's index {j:.3f}", fontsize=9)
         ax.set_ylabel("Mbit/s")
         ax.grid(alpha=0.3)
@@ -122,7 +127,4 @@ def main() -> None:
     fig.tight_layout()
     fig.savefig(a.results / f"sfq_fairness_{tag}.png", dpi=110)
     print(f"wrote {a.results / f'sfq_fairness_{tag}.png'}, {a.results / f'sfq_fairness_{tag}.csv'}")
-
-
-if __name__ == "__main__":
-    main()
+    return 0

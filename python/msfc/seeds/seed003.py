@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Seed 003: weighted class scheduling with WRED or rate-based AQM (RB), and MSFC.
 
 Runs build/scenario-class-aqm for the seed's three scenarios and writes, in RESULTS:
@@ -12,8 +11,8 @@ Runs build/scenario-class-aqm for the seed's three scenarios and writes, in RESU
   q = 5/10/20, RB u = 0.8/0.85 and MSFC.
 - seed003_wall.csv: wall time of every simulation.
 
-    python3 benchmarks/seeds/seed003.py results/seeds            # the seed's runs (~10 min)
-    python3 benchmarks/seeds/seed003.py results/seeds --quick    # the test presets (~1 min)
+    msfc bench seed003 results/seeds            # the seed's runs (~10 min)
+    msfc bench seed003 results/seeds --quick    # the test presets (~1 min)
 """
 
 from __future__ import annotations
@@ -21,7 +20,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import seedlib
+import pandas as pd
+
+from .. import bench, seeds
+from ..config import parse_datarate
+from ..runner import run_scenario
 
 SCENARIO = "class-aqm"
 
@@ -43,18 +46,16 @@ S3 = [
 
 
 def timeseries(run_dir: Path) -> list[dict]:
-    rows = seedlib.read_csv(run_dir / "class_timeseries.csv")
-    for r in rows:
-        for k in ("time_s", "offered_bps", "rate_bps", "deadline_bps", "aqm_p"):
-            r[k] = float(r[k])
-        for k in ("class", "active_sources", "drops", "backlog_packets"):
-            r[k] = int(r[k])
-    return rows
+    """class_timeseries.csv: one row per class and sample."""
+    df = pd.read_csv(run_dir / "class_timeseries.csv")
+    types = dict.fromkeys(("time_s", "offered_bps", "rate_bps", "deadline_bps", "aqm_p"), float)
+    types.update(dict.fromkeys(("class", "active_sources", "drops", "backlog_packets"), int))
+    return df.astype(types).to_dict("records")
 
 
 def backlog(run_dir: Path) -> tuple[list[float], list[float]]:
-    rows = seedlib.read_csv(run_dir / "backlog.csv")
-    return [float(r["time_s"]) for r in rows], [float(r["backlog_packets"]) for r in rows]
+    df = pd.read_csv(run_dir / "backlog.csv")
+    return [float(x) for x in df["time_s"]], [float(x) for x in df["backlog_packets"]]
 
 
 def config(run_dir: Path) -> dict:
@@ -80,7 +81,7 @@ def expected_shares(cfg: dict, t: float, offered: dict[int, float]) -> dict[int,
     less than its share (UDP) keeps its rate and leaves the rest to the others."""
     w = numbers(cfg["weights"])
     start, stop = numbers(cfg["class-start"]), numbers(cfg["class-stop"])
-    link = seedlib_rate(cfg["bottleneck-rate"])
+    link = parse_datarate(cfg["bottleneck-rate"])
     active = [c for c in range(len(w)) if start[c] <= t < stop[c]]
     share: dict[int, float] = {}
     left, todo = link, list(active)
@@ -96,14 +97,6 @@ def expected_shares(cfg: dict, t: float, offered: dict[int, float]) -> dict[int,
             left -= offered[c]
             todo.remove(c)
     return share
-
-
-def seedlib_rate(text: str) -> float:
-    units = {"bps": 1, "kbps": 1e3, "Kbps": 1e3, "Mbps": 1e6, "Gbps": 1e9}
-    for u in sorted(units, key=len, reverse=True):
-        if text.endswith(u):
-            return float(text[: -len(u)]) * units[u]
-    return float(text)
 
 
 def phase_table(runs: dict[str, Path], udp_offered=None) -> tuple[list, list]:
@@ -124,7 +117,7 @@ def phase_table(runs: dict[str, Path], udp_offered=None) -> tuple[list, list]:
         cfg = config(out)
         ts = timeseries(out)
         bt, bb = backlog(out)
-        link = seedlib_rate(cfg["bottleneck-rate"])
+        link = parse_datarate(cfg["bottleneck-rate"])
         offered = udp_offered(cfg) if udp_offered else {}
         for a, b in phases(cfg):
             lo = a + min(5.0, (b - a) / 4)
@@ -154,7 +147,7 @@ def seed_class(cfg: dict, c: int) -> int:
 
 
 def plot_rates(runs: dict[str, Path], path: Path, title: str) -> None:
-    plt = seedlib.plt()
+    plt = seeds.pyplot()
     fig, axes = plt.subplots(len(runs), 1, figsize=(8, 2.6 * len(runs)), sharex=True)
     for ax, (label, out) in zip(axes, runs.items(), strict=False):
         cfg = config(out)
@@ -175,14 +168,14 @@ def plot_rates(runs: dict[str, Path], path: Path, title: str) -> None:
 
 
 def plot_backlog(runs: dict[str, Path], path: Path, title: str) -> None:
-    plt = seedlib.plt()
+    plt = seeds.pyplot()
     fig, axes = plt.subplots(len(runs), 1, figsize=(8, 2.4 * len(runs)), sharex=True, sharey=True)
     for ax, (label, out) in zip(axes, runs.items(), strict=False):
         t, b = backlog(out)
         ax.plot(t, b, lw=0.4, color="tab:blue", label="backlog")
         # running mean over about 300 packet times (the seed's thick line)
         cfg = config(out)
-        pkt_s = 8000 / seedlib_rate(cfg["bottleneck-rate"])
+        pkt_s = 8000 / parse_datarate(cfg["bottleneck-rate"])
         dt = t[1] - t[0] if len(t) > 1 else 1
         k = max(1, int(round(300 * pkt_s / dt)))
         avg = [
@@ -210,8 +203,8 @@ def s3_points(out: Path, rt_class: int = 1) -> list[tuple[int, float, float]]:
     ]
 
 
-def main() -> None:
-    ap = seedlib.common_args(__doc__.splitlines()[0])
+def main(argv: list[str] | None = None, prog: str | None = None) -> int:
+    ap = bench.common_args(prog, __doc__.splitlines()[0])
     ap.add_argument(
         "--quick",
         action="store_true",
@@ -224,20 +217,20 @@ def main() -> None:
         default=["s1", "s2", "s3"],
         help="scenarios to run",
     )
-    a = ap.parse_args()
+    a = ap.parse_args(argv)
+    build = bench.build_dir(a)
     suffix = "-test" if a.quick else ""
-    pub = seedlib.published()["seed003"]
+    pub = seeds.published()["seed003"]
     wall = []
 
     def go(preset: str, label: str, sched: str, extra: dict) -> Path:
-        tag = "-".join([sched] + [f"{k}{v}".replace(",", "_") for k, v in extra.items()])
-        out = a.results / "runs" / "seed003" / f"{preset}{suffix}" / tag
-        seedlib.run(
-            a.build_dir,
+        out = run_scenario(
+            build,
             SCENARIO,
-            out,
-            {"preset": preset + suffix, "scheduler": sched, "rng-run": a.rng_run, **extra},
-            a.reuse,
+            a.results,
+            {"preset": preset + suffix, "scheduler": sched, **extra},
+            rng_run=a.rng_run,
+            force=not a.reuse,
         )
         meta = json.loads((out / "meta.json").read_text())
         wall.append(
@@ -259,7 +252,7 @@ def main() -> None:
             "Seed 003 scenario 1: aggregate backlog (seed Fig. 5 RB, Fig. 7 WRED)",
         )
         h, rows = phase_table(runs)
-        seedlib.write_table(a.results / "seed003_s1.csv", h, rows)
+        seeds.write_table(a.results / "seed003_s1.csv", h, rows)
 
     if "s2" in a.only:
         runs = {label: go("s2", label, s, x) for label, s, x in S12}
@@ -275,11 +268,11 @@ def main() -> None:
             return {c: rates[c] * 1e6 for c, k in enumerate(kinds) if k == "udp"}
 
         h, rows = phase_table(runs, udp)
-        seedlib.write_table(a.results / "seed003_s2.csv", h, rows)
+        seeds.write_table(a.results / "seed003_s2.csv", h, rows)
 
     if "s3" in a.only:
         runs = {label: go("s3", label, s, x) for label, s, x in S3}
-        plt = seedlib.plt()
+        plt = seeds.pyplot()
         fig, ax = plt.subplots(figsize=(7.5, 4.5))
         header = [
             "scheduler",
@@ -318,14 +311,11 @@ def main() -> None:
         fig.tight_layout()
         fig.savefig(a.results / "seed003_s3.png", dpi=120)
         plt.close(fig)
-        seedlib.write_table(a.results / "seed003_s3.csv", header, rows)
+        seeds.write_table(a.results / "seed003_s3.csv", header, rows)
 
-    seedlib.write_table(
+    seeds.write_table(
         a.results / "seed003_wall.csv", ["preset", "scheduler", "wall_s", "sim_s", "events"], wall
     )
     print("seed 003 findings (text):", "; ".join(pub["findings"].values()))
     print(f"Output: {a.results}/seed003_*.png, seed003_*.csv (+ .md)")
-
-
-if __name__ == "__main__":
-    main()
+    return 0

@@ -1,6 +1,6 @@
 """Tests of the ISP-tree scenario program (scenarios/scenario-isp-tree.cc).
 
-Runs the built program: `python3 -m unittest discover -s scenarios/tests -v`
+Runs the built program: `pytest tests/scenarios` (or `python3 -m unittest discover -s tests/scenarios -v`)
 (the build directory is taken from $MSFC_BUILD_DIR, default ./build).
 Every simulation here uses the `tiny` preset (about a second each).
 """

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Seed 001, section V: TCP throughput against the number of thin unresponsive UDP flows.
 
 Runs build/scenario-starvation for every scheduler and number of thin flows, then writes
@@ -6,13 +5,17 @@ RESULTS/starvation.png, RESULTS/starvation.csv (+ .md) with the seed's finding b
 then the DoS case (`--preset=dos`: thin traffic above the link rate) with a 33- and a
 1000-packet buffer: RESULTS/starvation_dos.png, starvation_dos.csv (+ .md).
 
-    python3 benchmarks/seeds/starvation.py results/seeds            # full sweep (~15 min)
-    python3 benchmarks/seeds/starvation.py results/seeds --quick    # 3 points, short runs
+    msfc bench seed001-starvation results/seeds            # full sweep (~15 min)
+    msfc bench seed001-starvation results/seeds --quick    # 3 points, short runs
 """
 
 from __future__ import annotations
 
-import seedlib
+from pathlib import Path
+
+from .. import bench, seeds
+from .. import metrics as M
+from ..runner import load_raw, run_scenario
 
 # (label, scheduler, thin-class)
 SCHEDULERS = [
@@ -26,8 +29,20 @@ SCHEDULERS = [
 ]
 
 
-def main() -> None:
-    ap = seedlib.common_args(__doc__.splitlines()[0])
+def tcp_and_thin(run_dir: Path) -> dict:
+    """The bulk TCP flow's throughput (downstream data), the thin flows' total and their loss."""
+    f = M.flow_metrics(load_raw(run_dir)[0])
+    tcp = f[(f["type"] == "Bulk") & (f["direction"] == "down")]
+    thin = f[f["type"] == "ThinUdp"]
+    return {
+        "tcp_kbps": float(tcp["throughput_kbps"].sum()),
+        "thin_kbps": float(thin["throughput_kbps"].sum()),
+        "thin_loss": float(thin["lost_packets"].sum()) / max(1, int(thin["tx_packets"].sum())),
+    }
+
+
+def main(argv: list[str] | None = None, prog: str | None = None) -> int:
+    ap = bench.common_args(prog, __doc__.splitlines()[0])
     ap.add_argument(
         "--thin",
         type=int,
@@ -42,37 +57,24 @@ def main() -> None:
         action="store_true",
         help="skip the DoS case (thin traffic above the link rate)",
     )
-    a = ap.parse_args()
+    a = ap.parse_args(argv)
     if a.quick:
         a.thin, a.duration = [5, 25, 45], 20.0
-    pub = seedlib.published()["seed001"]["starvation"]
+    a.build = bench.build_dir(a)
+    pub = seeds.published()["seed001"]["starvation"]
 
     res: dict[tuple[str, int], dict] = {}
     for label, sched, cls in SCHEDULERS:
         for n in a.thin:
-            out = a.results / "runs" / "starvation" / f"{sched}-{cls}-{n}"
-            seedlib.run(
-                a.build_dir,
+            out = run_scenario(
+                a.build,
                 "starvation",
-                out,
-                {
-                    "scheduler": sched,
-                    "thin-class": cls,
-                    "thin-flows": n,
-                    "duration": a.duration,
-                    "rng-run": a.rng_run,
-                },
-                a.reuse,
+                a.results,
+                {"scheduler": sched, "thin-class": cls, "thin-flows": n, "duration": a.duration},
+                rng_run=a.rng_run,
+                force=not a.reuse,
             )
-            rows = seedlib.flows(out)
-            tcp = [r for r in rows if r["type"] == "Bulk" and r["direction"] == "down"]
-            thin = [r for r in rows if r["type"] == "ThinUdp"]
-            res[(label, n)] = {
-                "tcp_kbps": sum(seedlib.throughput_kbps(r) for r in tcp),
-                "thin_kbps": sum(seedlib.throughput_kbps(r) for r in thin),
-                "thin_loss": sum(int(r["lost_packets"]) for r in thin)
-                / max(1, sum(int(r["tx_packets"]) for r in thin)),
-            }
+            res[(label, n)] = tcp_and_thin(out)
 
     header = [
         "scheduler",
@@ -90,9 +92,9 @@ def main() -> None:
             if label in ("FQ-CoDel", "FQ-CoDel WSPM"):
                 seed = "starved" if n > pub["tcp_starved_above_thin_flows"] else "not starved"
             rows.append([label, n, r["tcp_kbps"], r["thin_kbps"], r["thin_loss"], seed])
-    seedlib.write_table(a.results / "starvation.csv", header, rows)
+    seeds.write_table(a.results / "starvation.csv", header, rows)
 
-    plt = seedlib.plt()
+    plt = seeds.pyplot()
     fig, ax = plt.subplots(figsize=(7.5, 4.5))
     for label, _, _ in SCHEDULERS:
         ax.plot(a.thin, [res[(label, n)]["tcp_kbps"] for n in a.thin], marker="o", label=label)
@@ -113,6 +115,7 @@ def main() -> None:
     print(f"wrote {a.results / 'starvation.png'}, {a.results / 'starvation.csv'}")
     if not a.skip_dos:
         dos(a)
+    return 0
 
 
 def dos(a) -> None:
@@ -122,30 +125,22 @@ def dos(a) -> None:
     res = {}
     for label, sched, cls in SCHEDULERS:
         for buf in buffers:
-            out = a.results / "runs" / "starvation-dos" / f"{sched}-{cls}-b{buf}"
-            seedlib.run(
-                a.build_dir,
+            out = run_scenario(
+                a.build,
                 "starvation",
-                out,
+                a.results,
                 {
                     "preset": "dos",
                     "scheduler": sched,
                     "thin-class": cls,
                     "buffer": buf,
                     "duration": min(a.duration, 30.0),
-                    "rng-run": a.rng_run,
                 },
-                a.reuse,
+                rng_run=a.rng_run,
+                force=not a.reuse,
             )
-            rows = seedlib.flows(out)
-            res[(label, buf)] = (
-                sum(
-                    seedlib.throughput_kbps(r)
-                    for r in rows
-                    if r["type"] == "Bulk" and r["direction"] == "down"
-                ),
-                sum(seedlib.throughput_kbps(r) for r in rows if r["type"] == "ThinUdp"),
-            )
+            r = tcp_and_thin(out)
+            res[(label, buf)] = (r["tcp_kbps"], r["thin_kbps"])
     header = (
         ["scheduler"]
         + [f"tcp_kbps_buffer{b}" for b in buffers]
@@ -155,8 +150,8 @@ def dos(a) -> None:
         [label] + [res[(label, b)][0] for b in buffers] + [res[(label, b)][1] for b in buffers]
         for label, _, _ in SCHEDULERS
     ]
-    seedlib.write_table(a.results / "starvation_dos.csv", header, rows)
-    plt = seedlib.plt()
+    seeds.write_table(a.results / "starvation_dos.csv", header, rows)
+    plt = seeds.pyplot()
     fig, ax = plt.subplots(figsize=(8, 4))
     x = range(len(SCHEDULERS))
     for i, b in enumerate(buffers):
@@ -175,7 +170,3 @@ def dos(a) -> None:
     fig.tight_layout()
     fig.savefig(a.results / "starvation_dos.png", dpi=120)
     print(f"wrote {a.results / 'starvation_dos.png'}, {a.results / 'starvation_dos.csv'}")
-
-
-if __name__ == "__main__":
-    main()
