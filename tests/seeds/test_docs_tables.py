@@ -1,0 +1,46 @@
+"""The result tables under docs/seeds/ are what the benchmarks' aggregation code makes.
+
+docs/seeds/ keeps the CSV tables of the last full runs (`make bench-seeds SEEDS_OUT=docs/seeds`,
+`make bench-seed002 SEEDS_OUT=docs/seeds`); the figures are not committed. Every Markdown table
+there must be the rendering of its CSV, and seed 002's derived tables must be what
+msfc.seeds.seed002 computes from the tidy CSVs next to them.
+"""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+from conftest import REPO
+from msfc import seeds
+from msfc.seeds import seed002
+
+DOCS = REPO / "docs" / "seeds"
+TABLES = sorted(DOCS.rglob("*.md"))
+
+
+def test_docs_seeds_has_tables():
+    assert len(TABLES) >= 10, f"expected the seed result tables in {DOCS}"
+
+
+@pytest.mark.parametrize("md", TABLES, ids=lambda p: str(p.relative_to(DOCS)))
+def test_markdown_table_is_its_csv(md):
+    csv = md.with_suffix(".csv")
+    assert csv.is_file(), f"{md} has no {csv.name}: the tables are written together"
+    header, rows = seeds.read_table(csv)
+    assert md.read_text() == seeds.markdown_table(header, rows), (
+        f"{md} differs from {csv.name}: regenerate with the benchmark (docs/seeds.md)"
+    )
+
+
+def test_seed002_tables_from_the_tidy_csvs(tmp_path):
+    for name in ("rate_accuracy.csv", "interference_summary.csv"):
+        shutil.copy(DOCS / "seed002" / name, tmp_path / name)
+    seed002.write_tables(tmp_path, seeds.published()["seed002"])
+    for name in (
+        "rate_accuracy_table.csv",
+        "rate_accuracy_table.md",
+        "interference_summary_table.csv",
+        "interference_summary_table.md",
+    ):
+        assert (tmp_path / name).read_text() == (DOCS / "seed002" / name).read_text(), name
