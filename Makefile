@@ -103,9 +103,7 @@ bench: build
 	@echo "Output: $(BENCH_OUT).txt (tables), $(BENCH_OUT)/ (raw records, Parquet, report.html)"
 
 bench-dumbbell: build
-	@mkdir -p $(RESULTS)
-	set -o pipefail; $(BUILD)/msfc-dumbbell --schedulers=Msfc,FqCoDel,CoDel,PfifoFast | tee $(RESULTS)/dumbbell.txt
-	@echo "Output: $(RESULTS)/dumbbell.txt"
+	$(VENV)/bin/msfc bench dumbbell $(RESULTS) -- --schedulers=Msfc,FqCoDel,CoDel,PfifoFast
 
 bench-kernel:
 	$(MAKE) -C kernel bench
@@ -136,9 +134,7 @@ bench-seed002: setup
 	    VENV_PYTHON=$(CURDIR)/$(VENV)/bin/python
 
 bench-cost: build
-	@mkdir -p $(RESULTS)
-	set -o pipefail; $(BUILD)/msfc-qdisc-cost | tee $(RESULTS)/qdisc-cost.csv
-	@echo "Output: $(RESULTS)/qdisc-cost.csv"
+	$(VENV)/bin/msfc bench qdisc-cost $(RESULTS)
 
 # Simulation cost of the ISP tree per scheduler (wall, CPU, events; MSFC against FQ-CoDel).
 bench-isp-cost: build

@@ -1,8 +1,9 @@
 """``msfc bench NAME [options]``: the project's benchmarks and the seeds' experiments.
 
-Every benchmark is a module with ``main(argv, prog) -> exit code``; it starts its simulations
-through :func:`msfc.runner.run_scenario` (the seed 002 experiment boots the UML test kernel
-instead, through kernel/scripts/shaping_boot.py). ``msfc bench NAME --help`` shows a
+Every benchmark is a function ``(argv, prog) -> exit code`` (a module's ``main``). The
+simulation benchmarks start every simulation through :func:`msfc.runner.run_scenario`; the
+seed 002 experiment boots the UML test kernel instead (kernel/scripts/shaping_boot.py), and
+``qdisc-cost`` and ``dumbbell`` run one C++ program that prints its own result. ``msfc bench NAME --help`` shows a
 benchmark's own options.
 """
 
@@ -15,8 +16,16 @@ from pathlib import Path
 
 from .errors import SimulationError, UserError
 
-#: name -> (module, one line on what it measures)
+#: name -> (module, or module:function, one line on what it measures)
 BENCHMARKS: dict[str, tuple[str, str]] = {
+    "qdisc-cost": (
+        "msfc.program_bench:qdisc_cost",
+        "per-packet enqueue+dequeue cost of MSFC and FQ-CoDel (msfc-qdisc-cost)",
+    ),
+    "dumbbell": (
+        "msfc.program_bench:dumbbell",
+        "schedulers on a dumbbell with TCP flows in three classes (msfc-dumbbell)",
+    ),
     "isp-cost": (
         "msfc.isp_cost",
         "simulation cost of the ISP tree per scheduler (wall, CPU, events)",
@@ -65,9 +74,10 @@ def cmd_bench(args) -> int:
 def run(name: str, argv: list[str]) -> int:
     if name not in BENCHMARKS:
         raise UserError(f"unknown benchmark '{name}'; benchmarks: {', '.join(BENCHMARKS)}")
-    module = importlib.import_module(BENCHMARKS[name][0])
+    module_name, _, function = BENCHMARKS[name][0].partition(":")
+    entry = getattr(importlib.import_module(module_name), function or "main")
     try:
-        return int(module.main(argv, prog=f"msfc bench {name}") or 0)
+        return int(entry(argv, prog=f"msfc bench {name}") or 0)
     except SimulationError as e:
         print(f"msfc bench {name}: {e}\n  command: {' '.join(e.argv)}", file=sys.stderr)
         if e.stderr_tail:
