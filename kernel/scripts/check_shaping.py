@@ -14,15 +14,14 @@ depend on the host's load:
    frame per tick, within 3 % of the tick model of tbf), while htb, whose default burst tc sizes from the
    timer resolution the kernel reports, stays within 3 %.
 
-Usage: check_shaping.py LINUX OUT_DIR      (exit status 0 iff every check passed)
+Usage (from kernel/): python -m scripts.check_shaping LINUX OUT_DIR   (exit 0 iff every check passed)
 """
 import json
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import shaping_boot  # noqa: E402
-import shaping_metrics as sm  # noqa: E402
+from . import shaping_boot
+from . import shaping_metrics as sm
 
 HZ = 100
 RATE_EXP = {"experiment": "rate", "duration": 6, "warmup": 1, "offer": 1.5,
@@ -47,7 +46,7 @@ def check(ok, what):
 
 def main():
     if len(sys.argv) != 3:
-        sys.exit("usage: check_shaping.py LINUX OUT_DIR")
+        sys.exit("usage: python -m scripts.check_shaping LINUX OUT_DIR   (from kernel/)")
     linux, out = sys.argv[1], sys.argv[2]
     os.makedirs(out, exist_ok=True)
 

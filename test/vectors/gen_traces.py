@@ -3,7 +3,7 @@
 
 Every trace is deterministic (fixed seed): rerunning this script reproduces the committed
 files byte for byte (`gen_traces.py --check` verifies that).  Expected outputs come from
-msfc_reference.py.
+msfc.reference (python/msfc/reference.py).
 """
 from __future__ import annotations
 
@@ -12,8 +12,7 @@ import os
 import random
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import msfc_reference as ref  # noqa: E402
+from msfc import reference as ref
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 

@@ -1,11 +1,8 @@
 #!/usr/bin/env python3
-"""Hand-computed checks of msfc_reference.py (run: python3 test/vectors/test_reference.py)."""
-import os
-import sys
+"""Hand-computed checks of msfc.reference (run: .venv/bin/python test/vectors/test_reference.py)."""
 import unittest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import msfc_reference as ref  # noqa: E402
+from msfc import reference as ref
 
 
 def run(lines):

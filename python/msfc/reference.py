@@ -5,7 +5,7 @@ It replays a cross-check trace (docs/algorithm.md, "Cross-check traces") and pri
 line per dequeue: "<class> <flow> <len>" or "-".  The ns-3 model and the Linux qdisc must
 produce the same output byte for byte.
 
-Usage: msfc_reference.py TRACE [-o OUT]
+Usage: python -m msfc.reference TRACE [-o OUT]
 """
 from __future__ import annotations
 
@@ -227,7 +227,7 @@ def main(argv=None) -> int:
         with open(a.trace) as fh:
             out = replay(fh)
     except (OSError, TraceError) as e:
-        print(f"msfc_reference: {a.trace}: {e}", file=sys.stderr)
+        print(f"msfc.reference: {a.trace}: {e}", file=sys.stderr)
         return 1
     text = "".join(x + "\n" for x in out)
     if a.output:
