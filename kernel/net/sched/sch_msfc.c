@@ -211,11 +211,10 @@ static void flow_queue_add(struct msfc_flow *flow, struct sk_buff *skb)
 /* Over limit or memory_limit: drop from the head of the flow holding the
  * most bytes (ties: lowest class, then lowest flow) until half of its backlog
  * or max_packets packets are gone.  Emptied flows and classes stay on their
- * lists and leave at their next dequeue visit.  Returns the flow.
+ * lists and leave at their next dequeue visit.
  */
-static struct msfc_flow *msfc_overload_drop(struct Qdisc *sch,
-					    u32 max_packets,
-					    struct sk_buff **to_free)
+static void msfc_overload_drop(struct Qdisc *sch, u32 max_packets,
+			       struct sk_buff **to_free)
 {
 	struct msfc_sched_data *q = qdisc_priv(sch);
 	u32 maxbacklog = 0, idx = 0, i, n = q->prios * q->flows_cnt;
@@ -253,7 +252,6 @@ static struct msfc_flow *msfc_overload_drop(struct Qdisc *sch,
 	sch->qstats.overlimits += i;
 	sch->qstats.backlog -= len;
 	sch->q.qlen -= i;
-	return flow;
 }
 
 /* Enqueue into a given class and flow; classification is done by the
@@ -268,7 +266,6 @@ static int msfc_enqueue_flow(struct sk_buff *skb, struct Qdisc *sch, u32 cidx,
 	u32 idx = cidx * q->flows_cnt + fidx;
 	struct msfc_class *cl = &q->classes[cidx];
 	struct msfc_flow *flow = &q->flows[idx];
-	struct msfc_flow *victim;
 	bool memory_limited;
 
 	codel_set_enqueue_time(skb);
@@ -299,17 +296,28 @@ static int msfc_enqueue_flow(struct sk_buff *skb, struct Qdisc *sch, u32 cidx,
 
 	prev_qlen = sch->q.qlen;
 	prev_backlog = sch->qstats.backlog;
-	victim = msfc_overload_drop(sch, q->drop_batch, to_free);
+	msfc_overload_drop(sch, q->drop_batch, to_free);
+	/* memory_limit is a hard bound: half of the fattest flow's bytes may
+	 * hold less truesize than the new packet, so drop on until it fits.
+	 * Every round drops at least one packet while the flows hold any.
+	 */
+	while (q->memory_usage > q->memory_limit) {
+		unsigned int qlen = sch->q.qlen;
+
+		msfc_overload_drop(sch, q->drop_batch, to_free);
+		if (sch->q.qlen == qlen)
+			break;
+	}
 	dropped = prev_qlen - sch->q.qlen;
 	dropped_len = prev_backlog - sch->qstats.backlog;
 	if (memory_limited)
 		q->overmemory_drops += dropped;
 
-	/* The new packet sits at the tail of its flow: it was dropped iff its
-	 * flow was the victim and is now empty.  Then our parents do not count
+	/* The new packet sits at the tail of its flow and drops take heads: it
+	 * was dropped iff its flow is now empty.  Then our parents do not count
 	 * it (NET_XMIT_CN), so it is left out of the backlog reduction.
 	 */
-	if (victim == flow && !flow->head) {
+	if (!flow->head) {
 		qdisc_tree_reduce_backlog(sch, dropped - 1, dropped_len - pkt_len);
 		return NET_XMIT_CN;
 	}

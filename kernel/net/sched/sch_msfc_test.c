@@ -491,6 +491,74 @@ static void msfc_test_limits(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, q->overmemory_drops, q->overload_drops - 5 - 1);
 }
 
+/* memory_limit is a hard bound, also when the new packet's truesize is larger
+ * than that of the packets the overload drop takes from the fattest flow.
+ */
+static void msfc_test_memory_bound(struct kunit *test)
+{
+	const struct msfc_test_attr attrs[] = {
+		{ TCA_MSFC_PRIOS, 2 }, { TCA_MSFC_FLOWS, 8 }, { 0 }
+	};
+	struct Qdisc *sch = msfc_test_create(test, attrs);
+	struct msfc_sched_data *q = qdisc_priv(sch);
+	struct msfc_test_attr mem[] = { { TCA_MSFC_MEMORY_LIMIT, 0 }, { 0 } };
+	struct netlink_ext_ack extack = {};
+	struct sk_buff *to_free = NULL, *big = NULL;
+	u32 small, size, i;
+	int ret;
+
+	/* the fattest flow by bytes: 1000-byte packets of a small truesize */
+	KUNIT_ASSERT_EQ(test, msfc_test_enqueue_flow(sch, 0, 0, 1000), NET_XMIT_SUCCESS);
+	small = q->memory_usage;
+	mem[0].val = 8 * small;
+	KUNIT_ASSERT_EQ(test, msfc_test_change(sch, mem, NULL, 0, &extack), 0);
+	for (i = 1; i < 8; i++)
+		KUNIT_ASSERT_EQ(test, msfc_test_enqueue_flow(sch, 0, 0, 1000), NET_XMIT_SUCCESS);
+	KUNIT_ASSERT_EQ(test, q->memory_usage, 8 * small);
+
+	/* a 100-byte packet with a truesize of many small ones, in another flow:
+	 * half of the fat flow's bytes (4 packets) do not make room for it
+	 */
+	for (size = 1024; size < 16 * small; size += 256) {
+		big = alloc_skb(size, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, big);
+		if (big->truesize > 4 * small && big->truesize <= 7 * small)
+			break;
+		kfree_skb(big);
+		big = NULL;
+	}
+	KUNIT_ASSERT_NOT_NULL_MSG(test, big, "no skb of 4..7 times the truesize %u", small);
+	skb_put_zero(big, 14);
+	big->protocol = htons(ETH_P_ARP);
+	big->mark = 1 << 16 | 3;
+	qdisc_skb_cb(big)->pkt_len = 100;
+	ret = msfc_enqueue_flow(big, sch, 1, 3, &to_free);
+	kfree_skb_list(to_free);
+	KUNIT_EXPECT_LE(test, q->memory_usage, 8 * small);
+	/* it fits once enough of the fat flow is gone */
+	KUNIT_EXPECT_EQ(test, ret, NET_XMIT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, q->classes[1].qlen, 1);
+
+	/* and under a mixed flood the bound holds after every enqueue */
+	for (i = 0; i < 400; i++) {
+		struct sk_buff *skb = alloc_skb((i * 7919) % 5 ? 64 : size, GFP_KERNEL);
+
+		KUNIT_ASSERT_NOT_NULL(test, skb);
+		skb_put_zero(skb, 14);
+		skb->protocol = htons(ETH_P_ARP);
+		qdisc_skb_cb(skb)->pkt_len = 64 + (i * 37) % 1400;
+		to_free = NULL;
+		msfc_enqueue_flow(skb, sch, i % 2, (i * 13) % 8, &to_free);
+		kfree_skb_list(to_free);
+		KUNIT_ASSERT_LE_MSG(test, q->memory_usage, 8 * small,
+				    "memory_usage over memory_limit after enqueue %u", i);
+		if (i % 3 == 0)
+			kfree_skb(msfc_dequeue(sch));
+	}
+	KUNIT_EXPECT_EQ(test, sch->q.qlen,
+			q->classes[0].qlen + q->classes[1].qlen);
+}
+
 struct msfc_bad_case {
 	const char *what;
 	struct msfc_test_attr attrs[3];
@@ -669,6 +737,7 @@ static struct kunit_case msfc_test_cases[] = {
 	KUNIT_CASE(msfc_test_dscp_classes),
 	KUNIT_CASE(msfc_test_codel),
 	KUNIT_CASE(msfc_test_limits),
+	KUNIT_CASE(msfc_test_memory_bound),
 	KUNIT_CASE(msfc_test_invalid),
 	KUNIT_CASE(msfc_test_change_reset),
 	KUNIT_CASE(msfc_test_peek),
