@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Test of the seed 002 findings with the real Linux qdiscs (part of `make -C kernel test`).
 
 Two boots of the UML test kernel (HZ=100) in time-travel=inf-cpu mode, so the results do not
@@ -16,7 +15,7 @@ depend on the host's load:
 
 Usage (from kernel/): python -m scripts.check_shaping LINUX OUT_DIR   (exit 0 iff every check passed)
 """
-import json
+
 import os
 import sys
 

@@ -4,13 +4,18 @@ RCU stalls, soft lockups, kmemleak.  Used by check_boot and check_fuzz."""
 import re
 
 PATTERNS = [
-    ("BUG", re.compile(r"\bBUG: ")),                  # KASAN, sleeping in atomic, lockups
-    ("WARN", re.compile(r"\bWARNING: ")),             # WARN_ON and lockdep reports
+    ("BUG", re.compile(r"\bBUG: ")),  # KASAN, sleeping in atomic, lockups
+    ("WARN", re.compile(r"\bWARNING: ")),  # WARN_ON and lockdep reports
     ("cut here", re.compile(r"-+\[ cut here \]-+")),
     ("UBSAN", re.compile(r"\bUBSAN: ")),
     ("KASAN", re.compile(r"\bKASAN: ")),
-    ("lockdep", re.compile(r"possible (?:recursive|circular) locking|inconsistent lock state"
-                           r"|suspicious RCU usage|lock held when returning")),
+    (
+        "lockdep",
+        re.compile(
+            r"possible (?:recursive|circular) locking|inconsistent lock state"
+            r"|suspicious RCU usage|lock held when returning"
+        ),
+    ),
     ("oops", re.compile(r"\bOops\b|general protection fault|Kernel panic")),
     ("RCU stall", re.compile(r"rcu.*detected stall")),
     ("hung task", re.compile(r"INFO: task .* blocked for more than")),
@@ -39,5 +44,5 @@ def summary(lines, path, context=12):
         text.append(f"  [{kind}] line {n}: {line}")
     first = found[0][1]
     text.append(f"  first report, in context (lines {first}-{first + context}):")
-    text += ["    " + x.rstrip() for x in lines[first - 1:first - 1 + context]]
+    text += ["    " + x.rstrip() for x in lines[first - 1 : first - 1 + context]]
     return "\n".join(text)
