@@ -56,6 +56,11 @@ def main(argv):
             f"prios/flows changes while queued; {c.get('moves', 0)} switches root <-> "
             f"child of tbf"
         )
+        print(
+            f"fuzz: accepted changes that lowered limit below the queued packets: "
+            f"{c.get('limit_lowered_below_qlen', 0)}, memory_limit below the memory held: "
+            f"{c.get('memory_limit_lowered_below_usage', 0)}"
+        )
         before, after = fz["meminfo_before"], fz["meminfo_after"]
         dv = after["VmallocUsed"] - before["VmallocUsed"]
         ds = after["SUnreclaim"] - before["SUnreclaim"]

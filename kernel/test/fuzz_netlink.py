@@ -339,6 +339,7 @@ class Fuzzer:
     def __init__(self, q, rng, log):
         self.q, self.rng, self.log = q, rng, log
         self.cur = None  # expected msfc configuration, None: no msfc
+        self.last = {}  # statistics of the last dump
         self.parent = TC_H_ROOT
         self.counts = {}
         self.failures = []
@@ -495,6 +496,7 @@ class Fuzzer:
             self.fail(f"{what}: options differ from the expected (expected, got): {diff}")
             self.cur = got if len(got) == len(self.cur) else self.cur
         st = msfc_stats(e)
+        self.last = st
         if "memory_usage" in st and st["memory_usage"] > self.cur[MEMORY_LIMIT]:
             self.fail(
                 f"{what}: memory_usage {st['memory_usage']} over memory_limit "
@@ -554,9 +556,37 @@ class Fuzzer:
         )
         busy = exists and (new[PRIOS] != base[PRIOS] or new[FLOWS] != base[FLOWS])
         if self.outcome(mode, err, msg, expect_ok, busy, what):
+            if exists and self.last.get("qlen", 0) > new[LIMIT]:
+                self.count("limit_lowered_below_qlen")
+            if exists and self.last.get("memory_usage", 0) > new[MEMORY_LIMIT]:
+                self.count("memory_limit_lowered_below_usage")
+            if exists and self.last.get("qlen") and busy:
+                self.count("prios_flows_changed_after_drain")
             self.cur = new
         self.count(f"op_{mode}")
         self.verify(f"{mode} {what}")
+
+    def op_shrink(self):
+        """tc qdisc change to a limit / memory_limit below what is queued right now."""
+        qlen, mem = self.last.get("qlen", 0), self.last.get("memory_usage", 0)
+        if self.cur is None or qlen < 2:
+            self.op_modify("change")
+            return
+        attrs = {LIMIT: self.rng.randint(1, qlen - 1)}
+        if mem > 1 and self.rng.random() < 0.5:
+            attrs = {MEMORY_LIMIT: self.rng.randint(1, mem - 1)}
+        body = b"".join(nla(t, struct.pack("=I", v)) for t, v in attrs.items())
+        err, msg, _ = self.q.modify(
+            0, HANDLE, self.parent, b"msfc\0", nla(TCA_OPTIONS | NLA_F_NESTED, body)
+        )
+        what = " ".join(f"{NAMES[t]}={v}" for t, v in attrs.items())
+        if self.outcome("shrink", err, msg, True, False, what):
+            self.cur = {**self.cur, **attrs}
+            self.count(
+                "limit_lowered_below_qlen" if LIMIT in attrs else "memory_limit_lowered_below_usage"
+            )
+        self.count("op_shrink")
+        self.verify(f"shrink {what}")
 
     def op_delete(self):
         err, msg, _ = self.q.modify(0, HANDLE, self.parent, None, None, RTM_DELQDISC)
@@ -650,11 +680,15 @@ class Fuzzer:
             + ["change"] * 40
             + ["replace"] * 16
             + ["delete"] * 8
+            + ["shrink"] * 6
             + ["other"] * 3
             + ["badkind"] * 4
             + ["dump"] * 5
         )
         for i in range(ops):
+            # 1 ms between requests: with time-travel=inf-cpu the guest's clock only moves
+            # while it sleeps, so the traffic (64 frames / 2 ms) and the tbf run meanwhile
+            time.sleep(0.001)
             if i % 250 == 0:
                 self.move()
             if self.cur is None and self.rng.random() < 0.5:
@@ -669,14 +703,13 @@ class Fuzzer:
                 self.count("op_add")
                 self.verify(f"add {what}")
                 continue
-            # 1 ms between requests: with time-travel=inf-cpu the guest's clock only moves
-            # while it sleeps, so the traffic (64 frames / 2 ms) and the tbf run meanwhile
-            time.sleep(0.001)
             op = self.rng.choice(opnames)
             if op in ("add", "change", "replace"):
                 self.op_modify(op)
             elif op == "delete":
                 self.op_delete()
+            elif op == "shrink":
+                self.op_shrink()
             elif op == "other":
                 self.op_other_kind()
             elif op == "badkind":
