@@ -11,7 +11,7 @@ import sys
 
 from . import splats
 
-EXPECTED_CASES = 10
+EXPECTED_CASES = 11
 
 log_path, result_path = sys.argv[1], sys.argv[2]
 try:

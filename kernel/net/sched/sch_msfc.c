@@ -375,6 +375,46 @@ static void drop_func(struct sk_buff *skb, void *ctx)
 	qdisc_qstats_drop(sch);
 }
 
+/* Refills a deficit <= 0 needs to become positive. */
+static u64 msfc_refills(s64 deficit, u64 quantum)
+{
+	return deficit > 0 ? 0 : div64_u64(-deficit, quantum) + 1;
+}
+
+/* A DRR round in which every deficit is still <= 0 after its refill only
+ * adds one quantum to each and leaves the order as it was.  With a small
+ * quantum and large packets that takes up to (packet size / quantum) rounds
+ * over all active flows per packet (2^32 steps for 65536 flows, quantum 1
+ * and 64 KB packets), so such rounds are added at once: k - 1 of them when
+ * every entry needs at least k refills.  The order of service is unchanged.
+ */
+static void msfc_skip_flow_rounds(struct msfc_sched_data *q,
+				  struct msfc_class *cl)
+{
+	u64 k = U64_MAX;
+	struct msfc_flow *flow;
+
+	list_for_each_entry(flow, &cl->flows, flowchain)
+		k = min(k, msfc_refills(flow->deficit, q->quantum));
+	if (k < 2)
+		return;
+	list_for_each_entry(flow, &cl->flows, flowchain)
+		flow->deficit += (k - 1) * q->quantum;
+}
+
+static void msfc_skip_class_rounds(struct msfc_sched_data *q)
+{
+	struct msfc_class *cl;
+	u64 k = U64_MAX;
+
+	list_for_each_entry(cl, &q->active_classes, node)
+		k = min(k, msfc_refills(cl->deficit, cl->quantum));
+	if (k < 2)
+		return;
+	list_for_each_entry(cl, &q->active_classes, node)
+		cl->deficit += (k - 1) * cl->quantum;
+}
+
 /* Inner DRR over the active flows of one class. */
 static struct sk_buff *msfc_class_dequeue(struct Qdisc *sch,
 					  struct msfc_class *cl)
@@ -383,12 +423,17 @@ static struct sk_buff *msfc_class_dequeue(struct Qdisc *sch,
 	struct msfc_flow *flow;
 	struct sk_buff *skb;
 	u32 drops, marks;
+	u32 refills = 0;
 
 	for (;;) {
 		if (list_empty(&cl->flows))
 			return NULL;
 		flow = list_first_entry(&cl->flows, struct msfc_flow, flowchain);
 		if (flow->deficit <= 0) {
+			if (++refills > cl->active_flows) {
+				msfc_skip_flow_rounds(q, cl);
+				refills = 0;
+			}
 			flow->deficit += q->quantum;
 			list_move_tail(&flow->flowchain, &cl->flows);
 			continue;
@@ -421,6 +466,7 @@ static struct sk_buff *__msfc_dequeue(struct Qdisc *sch)
 	struct msfc_sched_data *q = qdisc_priv(sch);
 	struct msfc_class *cl;
 	struct sk_buff *skb;
+	u32 refills = 0;
 
 	for (;;) {
 		if (list_empty(&q->active_classes))
@@ -428,6 +474,10 @@ static struct sk_buff *__msfc_dequeue(struct Qdisc *sch)
 		cl = list_first_entry(&q->active_classes, struct msfc_class,
 				      node);
 		if (cl->deficit <= 0) {
+			if (++refills > q->prios) {
+				msfc_skip_class_rounds(q);
+				refills = 0;
+			}
 			cl->deficit += cl->quantum;
 			list_move_tail(&cl->node, &q->active_classes);
 			continue;

@@ -559,6 +559,32 @@ static void msfc_test_memory_bound(struct kunit *test)
 			q->classes[0].qlen + q->classes[1].qlen);
 }
 
+/* Quantum 1 and huge packets: a flow needs 2^30 DRR rounds per packet.  The
+ * rounds in which nobody can send are skipped at once; stepping through them
+ * one by one would keep this case busy for hours.  The order of service is
+ * that of plain DRR: every flow in turn, twice.
+ */
+static void msfc_test_small_quantum(struct kunit *test)
+{
+	const struct msfc_test_attr attrs[] = {
+		{ TCA_MSFC_PRIOS, 1 }, { TCA_MSFC_FLOWS, 1024 }, { TCA_MSFC_QUANTUM, 1 },
+		{ TCA_MSFC_TARGET, 1000000000 }, { TCA_MSFC_INTERVAL, 2000000000 }, { 0 }
+	};
+	struct Qdisc *sch = msfc_test_create(test, attrs);
+	struct sk_buff *skb;
+	u32 i, n = 0;
+
+	for (i = 0; i < 2 * 1024; i++)
+		KUNIT_ASSERT_EQ(test, msfc_test_enqueue_flow(sch, 0, i % 1024, 1U << 30),
+				NET_XMIT_SUCCESS);
+	while ((skb = msfc_dequeue(sch))) {
+		KUNIT_EXPECT_EQ_MSG(test, skb->mark, n % 1024, "dequeue %u", n);
+		kfree_skb(skb);
+		n++;
+	}
+	KUNIT_EXPECT_EQ(test, n, 2 * 1024);
+}
+
 struct msfc_bad_case {
 	const char *what;
 	struct msfc_test_attr attrs[3];
@@ -738,6 +764,7 @@ static struct kunit_case msfc_test_cases[] = {
 	KUNIT_CASE(msfc_test_codel),
 	KUNIT_CASE(msfc_test_limits),
 	KUNIT_CASE(msfc_test_memory_bound),
+	KUNIT_CASE(msfc_test_small_quantum),
 	KUNIT_CASE(msfc_test_invalid),
 	KUNIT_CASE(msfc_test_change_reset),
 	KUNIT_CASE(msfc_test_peek),
