@@ -80,7 +80,7 @@ test-ns3: build
 test-python: build
 	MSFC_BUILD_DIR=$(CURDIR)/$(BUILD) $(VENV)/bin/python -m pytest -q
 
-test-kernel:
+test-kernel: setup
 	$(MAKE) -C kernel test
 
 test: build

@@ -1,6 +1,6 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+// SPDX-License-Identifier: GPL-2.0
 /*
- * q_msfc.c	Multilevel Stochastically Fair CoDel (MSFC)
+ * Multilevel Stochastically Fair CoDel (MSFC)
  *
  * tc front end: parse, print (text and JSON) and statistics.
  */
@@ -141,13 +141,15 @@ static int msfc_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 		if (strcmp(*argv, "prios") == 0) {
 			NEXT_ARG();
 			if (get_unsigned(&prios, *argv, 0) || !prios || prios > 16) {
-				fprintf(stderr, "msfc: \"prios\" must be 1..16, got \"%s\"\n", *argv);
+				fprintf(stderr, "msfc: \"prios\" must be 1..16, got \"%s\"\n",
+					*argv);
 				return -1;
 			}
 		} else if (strcmp(*argv, "flows") == 0) {
 			NEXT_ARG();
 			if (get_unsigned(&flows, *argv, 0) || !flows || flows > 65536) {
-				fprintf(stderr, "msfc: \"flows\" must be 1..65536, got \"%s\"\n", *argv);
+				fprintf(stderr, "msfc: \"flows\" must be 1..65536, got \"%s\"\n",
+					*argv);
 				return -1;
 			}
 		} else if (strcmp(*argv, "quantum") == 0) {
@@ -209,11 +211,9 @@ static int msfc_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 			if (parse_dscp_map(map, *argv))
 				return -1;
 			have_map = true;
-		} else if (strcmp(*argv, "help") == 0) {
-			explain();
-			return -1;
 		} else {
-			fprintf(stderr, "msfc: unknown option \"%s\"\n", *argv);
+			if (strcmp(*argv, "help") != 0)
+				fprintf(stderr, "msfc: unknown option \"%s\"\n", *argv);
 			explain();
 			return -1;
 		}
@@ -269,7 +269,7 @@ static int msfc_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 
 	SPRINT_BUF(b1);
 
-	if (opt == NULL)
+	if (!opt)
 		return 0;
 	parse_rtattr_nested(tb, TCA_MSFC_MAX, opt);
 
@@ -341,7 +341,7 @@ static int msfc_print_xstats(struct qdisc_util *qu, FILE *f, struct rtattr *xsta
 {
 	struct tc_msfc_xstats _st = {}, *st;
 
-	if (xstats == NULL)
+	if (!xstats)
 		return 0;
 	st = RTA_DATA(xstats);
 	if (RTA_PAYLOAD(xstats) < sizeof(*st)) {

@@ -1,13 +1,17 @@
 #!/usr/bin/env python3
 """Check the log of a UML test boot: KUnit suite sch_msfc and the userspace boot test.
 
-Usage: check_boot.py BOOT_LOG RESULT_JSON   (exit status 0 iff everything passed)
+Any kernel report in the log (KASAN, UBSAN, lockdep, BUG, WARN, oops, kmemleak) fails it.
+
+Usage (from kernel/): python -m scripts.check_boot BOOT_LOG RESULT_JSON   (exit 0 iff all passed)
 """
 import json
 import re
 import sys
 
-EXPECTED_CASES = 9
+from . import splats
+
+EXPECTED_CASES = 11
 
 log_path, result_path = sys.argv[1], sys.argv[2]
 try:
@@ -50,6 +54,10 @@ try:
         problems.append(f"boot test: {res['failed']} of {res['passed'] + res['failed']} checks failed")
 except (OSError, ValueError, KeyError) as e:
     problems.append(f"boot test wrote no result ({e}): see {log_path}")
+
+report = splats.summary(log, log_path)
+if report:
+    problems.append(report)
 
 if problems:
     for p in problems:

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Test of the seed 002 findings with the real Linux qdiscs (part of `make -C kernel test`).
 
 Two boots of the UML test kernel (HZ=100) in time-travel=inf-cpu mode, so the results do not
@@ -14,17 +13,17 @@ depend on the host's load:
    frame per tick, within 3 % of the tick model of tbf), while htb, whose default burst tc sizes from the
    timer resolution the kernel reports, stays within 3 %.
 
-Usage: check_shaping.py LINUX OUT_DIR      (exit status 0 iff every check passed; run it with
-the project's venv python, which has the msfc package: its shaping metrics are shared with the
-seed 002 benchmark)
+Usage (from kernel/): python -m scripts.check_shaping LINUX OUT_DIR   (exit 0 iff every check
+passed; run it with the project's venv python, which has the msfc package: the shaping metrics
+are shared with the seed 002 benchmark)
 """
-import json
+
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import shaping_boot  # noqa: E402
-from msfc.seeds import shaping_metrics as sm  # noqa: E402
+from msfc.seeds import shaping_metrics as sm
+
+from . import shaping_boot
 
 HZ = 100
 RATE_EXP = {"experiment": "rate", "duration": 6, "warmup": 1, "offer": 1.5,
@@ -49,7 +48,7 @@ def check(ok, what):
 
 def main():
     if len(sys.argv) != 3:
-        sys.exit("usage: check_shaping.py LINUX OUT_DIR")
+        sys.exit("usage: python -m scripts.check_shaping LINUX OUT_DIR   (from kernel/)")
     linux, out = sys.argv[1], sys.argv[2]
     os.makedirs(out, exist_ok=True)
 

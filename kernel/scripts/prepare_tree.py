@@ -1,21 +1,25 @@
 #!/usr/bin/env python3
 """Add MSFC to a Linux source tree (6.x) in place; idempotent.
 
-- net/sched/sch_msfc.c, sch_msfc_test.c: symlinks to kernel/net/sched/ of this repository
-- net/sched/Kconfig, net/sched/Makefile: NET_SCH_MSFC (+ KUnit option), sch_msfc.o
+- net/sched/sch_msfc.c, sch_msfc_test.c, sch_msfc_bench.c: symlinks to kernel/net/sched/ of
+  this repository
+- net/sched/Kconfig, net/sched/Makefile: NET_SCH_MSFC (+ KUnit and benchmark probe options),
+  sch_msfc.o, sch_msfc_bench.o
 - include/uapi/linux/pkt_sched.h: the TCA_MSFC_* block of kernel/include/uapi/linux/pkt_sched_msfc.h
 - net/sched/sch_msfc_vectors.h: test/vectors/*.trace + *.expected as C arrays (KUnit replay)
 
-Usage: prepare_tree.py [--copy] LINUX_TREE      (--copy: copy the sources instead of symlinks)
+Usage (from kernel/, with the project's Python that has the msfc package, see `make setup`):
+    python -m scripts.prepare_tree [--copy] LINUX_TREE   (--copy: copy instead of symlinks)
 """
+
 import os
 import sys
+
+from msfc import reference as ref
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 KDIR = os.path.dirname(HERE)
 REPO = os.path.dirname(KDIR)
-sys.path.insert(0, os.path.join(REPO, "test", "vectors"))
-import msfc_reference as ref  # noqa: E402
 
 
 def write_if_changed(path, text):
@@ -101,11 +105,13 @@ def main():
 
     kconfig = os.path.join(sched, "Kconfig")
     text = open(kconfig).read()
-    if "NET_SCH_MSFC" not in text:
-        anchor = "config NET_SCH_CODEL\n"
-        assert anchor in text, "net/sched/Kconfig: no 'config NET_SCH_CODEL' to insert before"
-        text = text.replace(anchor, open(os.path.join(KDIR, "net/sched/Kconfig.msfc")).read() + anchor, 1)
-        write_if_changed(kconfig, text)
+    anchor = "config NET_SCH_CODEL\n"
+    assert anchor in text, "net/sched/Kconfig: no 'config NET_SCH_CODEL' to insert before"
+    if "config NET_SCH_MSFC\n" in text:  # an earlier version: replace it
+        start = text.index("config NET_SCH_MSFC\n")
+        text = text[:start] + text[text.index(anchor, start):]
+    block = open(os.path.join(KDIR, "net/sched/Kconfig.msfc")).read()
+    write_if_changed(kconfig, text.replace(anchor, block + anchor, 1))
 
     mk = os.path.join(sched, "Makefile")
     text = open(mk).read()
@@ -113,7 +119,10 @@ def main():
         anchor = "obj-$(CONFIG_NET_SCH_FQ_CODEL)\t+= sch_fq_codel.o\n"
         assert anchor in text, "net/sched/Makefile: no fq_codel line to insert after"
         text = text.replace(anchor, anchor + "obj-$(CONFIG_NET_SCH_MSFC)\t+= sch_msfc.o\n", 1)
-        write_if_changed(mk, text)
+    if "sch_msfc_bench.o" not in text:
+        anchor = "obj-$(CONFIG_NET_SCH_MSFC)\t+= sch_msfc.o\n"
+        text = text.replace(anchor, anchor + "obj-$(CONFIG_NET_SCH_MSFC_BENCH)\t+= sch_msfc_bench.o\n", 1)
+    write_if_changed(mk, text)
 
     uapi = os.path.join(tree, "include", "uapi", "linux", "pkt_sched.h")
     text = open(uapi).read()

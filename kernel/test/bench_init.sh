@@ -3,7 +3,7 @@
 # fq_codel as root qdisc of the same veth, measured in the kernel (sch_msfc_bench.c).
 . "$MSFC_KDIR/test/uml_env.sh"
 TC=$MSFC_KDIR/build/iproute2-src/iproute2-6.1.0/tc/tc
-P=/sys/module/sch_msfc/parameters/bench
+P=/sys/module/sch_msfc_bench/parameters/bench
 ip link add va type veth peer name vb
 ip link set va up
 ip link set vb up

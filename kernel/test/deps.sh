@@ -20,6 +20,6 @@ EOS
 	need_update=1
 fi
 if [ -n "$missing" ] || [ -n "$need_update" ]; then
-	apt-get update -qq
-	[ -z "$missing" ] || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing
+	apt-get -o DPkg::Lock::Timeout=900 update -qq
+	[ -z "$missing" ] || DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=900 install -y -qq --no-install-recommends $missing
 fi

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * net/sched/sch_msfc.c	Multilevel Stochastically Fair CoDel (MSFC)
+ * Multilevel Stochastically Fair CoDel (MSFC)
  *
  * A fixed number of priority classes share the link by an outer deficit
  * round robin whose class quanta grow geometrically, Q_p = quantum * ratio^p,
@@ -43,14 +43,14 @@
 #include "pkt_sched_msfc.h"	/* out-of-tree build against unpatched headers */
 #endif
 #ifndef MODULE_ALIAS_NET_SCH	/* before 6.9 qdisc modules load as sch_<id> */
-#define MODULE_ALIAS_NET_SCH(id)
+#define MODULE_ALIAS_NET_SCH(id)	MODULE_ALIAS("sch_" id)
 #endif
 
 #define MSFC_MAX_PRIOS		TC_MSFC_MAX_PRIOS
 #define MSFC_MAX_FLOWS		65536
-#define MSFC_MAX_QUANTUM	(1U << 20)
+#define MSFC_MAX_QUANTUM	BIT(20)
 #define MSFC_MAX_RATIO		(16U << 16)
-#define MSFC_MAX_CLASS_QUANTUM	(1ULL << 40)
+#define MSFC_MAX_CLASS_QUANTUM	BIT_ULL(40)
 #define MSFC_MAX_DROP_BATCH	65536
 #define MSFC_MAX_TIME_US	2000000000U	/* codel_time_t wraps at 2^31 units */
 
@@ -211,11 +211,10 @@ static void flow_queue_add(struct msfc_flow *flow, struct sk_buff *skb)
 /* Over limit or memory_limit: drop from the head of the flow holding the
  * most bytes (ties: lowest class, then lowest flow) until half of its backlog
  * or max_packets packets are gone.  Emptied flows and classes stay on their
- * lists and leave at their next dequeue visit.  Returns the flow.
+ * lists and leave at their next dequeue visit.
  */
-static struct msfc_flow *msfc_overload_drop(struct Qdisc *sch,
-					    u32 max_packets,
-					    struct sk_buff **to_free)
+static void msfc_overload_drop(struct Qdisc *sch, u32 max_packets,
+			       struct sk_buff **to_free)
 {
 	struct msfc_sched_data *q = qdisc_priv(sch);
 	u32 maxbacklog = 0, idx = 0, i, n = q->prios * q->flows_cnt;
@@ -253,7 +252,6 @@ static struct msfc_flow *msfc_overload_drop(struct Qdisc *sch,
 	sch->qstats.overlimits += i;
 	sch->qstats.backlog -= len;
 	sch->q.qlen -= i;
-	return flow;
 }
 
 /* Enqueue into a given class and flow; classification is done by the
@@ -268,7 +266,6 @@ static int msfc_enqueue_flow(struct sk_buff *skb, struct Qdisc *sch, u32 cidx,
 	u32 idx = cidx * q->flows_cnt + fidx;
 	struct msfc_class *cl = &q->classes[cidx];
 	struct msfc_flow *flow = &q->flows[idx];
-	struct msfc_flow *victim;
 	bool memory_limited;
 
 	codel_set_enqueue_time(skb);
@@ -299,17 +296,28 @@ static int msfc_enqueue_flow(struct sk_buff *skb, struct Qdisc *sch, u32 cidx,
 
 	prev_qlen = sch->q.qlen;
 	prev_backlog = sch->qstats.backlog;
-	victim = msfc_overload_drop(sch, q->drop_batch, to_free);
+	msfc_overload_drop(sch, q->drop_batch, to_free);
+	/* memory_limit is a hard bound: half of the fattest flow's bytes may
+	 * hold less truesize than the new packet, so drop on until it fits.
+	 * Every round drops at least one packet while the flows hold any.
+	 */
+	while (q->memory_usage > q->memory_limit) {
+		unsigned int qlen = sch->q.qlen;
+
+		msfc_overload_drop(sch, q->drop_batch, to_free);
+		if (sch->q.qlen == qlen)
+			break;
+	}
 	dropped = prev_qlen - sch->q.qlen;
 	dropped_len = prev_backlog - sch->qstats.backlog;
 	if (memory_limited)
 		q->overmemory_drops += dropped;
 
-	/* The new packet sits at the tail of its flow: it was dropped iff its
-	 * flow was the victim and is now empty.  Then our parents do not count
+	/* The new packet sits at the tail of its flow and drops take heads: it
+	 * was dropped iff its flow is now empty.  Then our parents do not count
 	 * it (NET_XMIT_CN), so it is left out of the backlog reduction.
 	 */
-	if (victim == flow && !flow->head) {
+	if (!flow->head) {
 		qdisc_tree_reduce_backlog(sch, dropped - 1, dropped_len - pkt_len);
 		return NET_XMIT_CN;
 	}
@@ -367,6 +375,46 @@ static void drop_func(struct sk_buff *skb, void *ctx)
 	qdisc_qstats_drop(sch);
 }
 
+/* Refills a deficit <= 0 needs to become positive. */
+static u64 msfc_refills(s64 deficit, u64 quantum)
+{
+	return deficit > 0 ? 0 : div64_u64(-deficit, quantum) + 1;
+}
+
+/* A DRR round in which every deficit is still <= 0 after its refill only
+ * adds one quantum to each and leaves the order as it was.  With a small
+ * quantum and large packets that takes up to (packet size / quantum) rounds
+ * over all active flows per packet (2^32 steps for 65536 flows, quantum 1
+ * and 64 KB packets), so such rounds are added at once: k - 1 of them when
+ * every entry needs at least k refills.  The order of service is unchanged.
+ */
+static void msfc_skip_flow_rounds(struct msfc_sched_data *q,
+				  struct msfc_class *cl)
+{
+	u64 k = U64_MAX;
+	struct msfc_flow *flow;
+
+	list_for_each_entry(flow, &cl->flows, flowchain)
+		k = min(k, msfc_refills(flow->deficit, q->quantum));
+	if (k < 2)
+		return;
+	list_for_each_entry(flow, &cl->flows, flowchain)
+		flow->deficit += (k - 1) * q->quantum;
+}
+
+static void msfc_skip_class_rounds(struct msfc_sched_data *q)
+{
+	struct msfc_class *cl;
+	u64 k = U64_MAX;
+
+	list_for_each_entry(cl, &q->active_classes, node)
+		k = min(k, msfc_refills(cl->deficit, cl->quantum));
+	if (k < 2)
+		return;
+	list_for_each_entry(cl, &q->active_classes, node)
+		cl->deficit += (k - 1) * cl->quantum;
+}
+
 /* Inner DRR over the active flows of one class. */
 static struct sk_buff *msfc_class_dequeue(struct Qdisc *sch,
 					  struct msfc_class *cl)
@@ -375,12 +423,17 @@ static struct sk_buff *msfc_class_dequeue(struct Qdisc *sch,
 	struct msfc_flow *flow;
 	struct sk_buff *skb;
 	u32 drops, marks;
+	u32 refills = 0;
 
 	for (;;) {
 		if (list_empty(&cl->flows))
 			return NULL;
 		flow = list_first_entry(&cl->flows, struct msfc_flow, flowchain);
 		if (flow->deficit <= 0) {
+			if (++refills > cl->active_flows) {
+				msfc_skip_flow_rounds(q, cl);
+				refills = 0;
+			}
 			flow->deficit += q->quantum;
 			list_move_tail(&flow->flowchain, &cl->flows);
 			continue;
@@ -413,6 +466,7 @@ static struct sk_buff *__msfc_dequeue(struct Qdisc *sch)
 	struct msfc_sched_data *q = qdisc_priv(sch);
 	struct msfc_class *cl;
 	struct sk_buff *skb;
+	u32 refills = 0;
 
 	for (;;) {
 		if (list_empty(&q->active_classes))
@@ -420,6 +474,10 @@ static struct sk_buff *__msfc_dequeue(struct Qdisc *sch)
 		cl = list_first_entry(&q->active_classes, struct msfc_class,
 				      node);
 		if (cl->deficit <= 0) {
+			if (++refills > q->prios) {
+				msfc_skip_class_rounds(q);
+				refills = 0;
+			}
 			cl->deficit += cl->quantum;
 			list_move_tail(&cl->node, &q->active_classes);
 			continue;
@@ -504,63 +562,68 @@ struct msfc_config {
 	u64 quanta[MSFC_MAX_PRIOS];
 };
 
-static int msfc_get_u32(struct nlattr **tb, int type, u32 lo, u32 hi, u32 *val,
-			const char *msg, struct netlink_ext_ack *extack)
-{
-	u32 v;
+/* Range of each u32 attribute and the message naming it when violated. */
+struct msfc_range {
+	u32 lo, hi;
+	size_t offset;		/* of the value in struct msfc_config */
+	const char *msg;
+};
 
-	if (!tb[type])
-		return 0;
-	v = nla_get_u32(tb[type]);
-	if (v < lo || v > hi) {
-		/* @msg is a string literal: NL_SET_ERR_MSG_ATTR() wants one in place */
-		if (extack)
-			extack->_msg = msg;
-		NL_SET_BAD_ATTR(extack, tb[type]);
-		return -EINVAL;
-	}
-	*val = v;
-	return 0;
-}
+#define MSFC_RANGE(field, lo, hi, msg) \
+	{ lo, hi, offsetof(struct msfc_config, field), msg }
+
+static const struct msfc_range msfc_ranges[TCA_MSFC_MAX + 1] = {
+	[TCA_MSFC_PRIOS] = MSFC_RANGE(prios, 1, MSFC_MAX_PRIOS,
+				      "prios must be 1 .. 16"),
+	[TCA_MSFC_FLOWS] = MSFC_RANGE(flows_cnt, 1, MSFC_MAX_FLOWS,
+				      "flows must be 1 .. 65536"),
+	[TCA_MSFC_QUANTUM] = MSFC_RANGE(quantum, 1, MSFC_MAX_QUANTUM,
+					"quantum must be 1 .. 1048576 bytes"),
+	[TCA_MSFC_RATIO] =
+		MSFC_RANGE(ratio, 1, MSFC_MAX_RATIO,
+			   "ratio must be 1/65536 .. 16 (16.16 fixed point 1 .. 1048576)"),
+	[TCA_MSFC_TARGET] = MSFC_RANGE(target_us, 1, MSFC_MAX_TIME_US,
+				       "target must be 2 us .. 2000 s"),
+	[TCA_MSFC_INTERVAL] = MSFC_RANGE(interval_us, 1, MSFC_MAX_TIME_US,
+					 "interval must be 2 us .. 2000 s"),
+	[TCA_MSFC_LIMIT] = MSFC_RANGE(limit, 1, U32_MAX,
+				      "limit must be at least 1 packet"),
+	[TCA_MSFC_MEMORY_LIMIT] = MSFC_RANGE(memory_limit, 1, 1U << 31,
+					     "memory_limit must be 1 .. 2^31 bytes"),
+	[TCA_MSFC_DROP_BATCH] = MSFC_RANGE(drop_batch, 1, MSFC_MAX_DROP_BATCH,
+					   "drop_batch must be 1 .. 65536"),
+	[TCA_MSFC_ECN] = MSFC_RANGE(ecn, 0, 1, "ecn must be 0 or 1"),
+};
 
 /* Parse and check everything before changing anything. */
 static int msfc_parse(struct Qdisc *sch, struct nlattr *opt,
 		      struct msfc_config *c, struct netlink_ext_ack *extack)
 {
 	struct nlattr *tb[TCA_MSFC_MAX + 1];
-	u32 target_us = 0, interval_us = 0;
 	int err, i;
 
 	err = nla_parse_nested(tb, TCA_MSFC_MAX, opt, msfc_policy, extack);
 	if (err < 0)
 		return err;
 
-	if ((err = msfc_get_u32(tb, TCA_MSFC_PRIOS, 1, MSFC_MAX_PRIOS, &c->prios,
-				"prios must be 1 .. 16", extack)) ||
-	    (err = msfc_get_u32(tb, TCA_MSFC_FLOWS, 1, MSFC_MAX_FLOWS,
-				&c->flows_cnt, "flows must be 1 .. 65536",
-				extack)) ||
-	    (err = msfc_get_u32(tb, TCA_MSFC_QUANTUM, 1, MSFC_MAX_QUANTUM,
-				&c->quantum, "quantum must be 1 .. 1048576 bytes",
-				extack)) ||
-	    (err = msfc_get_u32(tb, TCA_MSFC_RATIO, 1, MSFC_MAX_RATIO, &c->ratio,
-				"ratio must be 1/65536 .. 16 (16.16 fixed point 1 .. 1048576)",
-				extack)) ||
-	    (err = msfc_get_u32(tb, TCA_MSFC_TARGET, 1, MSFC_MAX_TIME_US,
-				&target_us, "target must be 2 us .. 2000 s", extack)) ||
-	    (err = msfc_get_u32(tb, TCA_MSFC_INTERVAL, 1, MSFC_MAX_TIME_US,
-				&interval_us, "interval must be 2 us .. 2000 s", extack)) ||
-	    (err = msfc_get_u32(tb, TCA_MSFC_LIMIT, 1, U32_MAX, &c->limit,
-				"limit must be at least 1 packet", extack)) ||
-	    (err = msfc_get_u32(tb, TCA_MSFC_MEMORY_LIMIT, 1, 1U << 31,
-				&c->memory_limit,
-				"memory_limit must be 1 .. 2^31 bytes", extack)) ||
-	    (err = msfc_get_u32(tb, TCA_MSFC_DROP_BATCH, 1, MSFC_MAX_DROP_BATCH,
-				&c->drop_batch, "drop_batch must be 1 .. 65536",
-				extack)) ||
-	    (err = msfc_get_u32(tb, TCA_MSFC_ECN, 0, 1, &c->ecn,
-				"ecn must be 0 or 1", extack)))
-		return err;
+	for (i = 0; i <= TCA_MSFC_MAX; i++) {
+		const struct msfc_range *r = &msfc_ranges[i];
+		u32 v;
+
+		if (!r->msg || !tb[i])
+			continue;
+		v = nla_get_u32(tb[i]);
+		if (v < r->lo || v > r->hi) {
+			/* r->msg is a literal, but not in place as
+			 * NL_SET_ERR_MSG_ATTR() wants it
+			 */
+			if (extack)
+				extack->_msg = r->msg;
+			NL_SET_BAD_ATTR(extack, tb[i]);
+			return -EINVAL;
+		}
+		*(u32 *)((u8 *)c + r->offset) = v;
+	}
 
 	if (tb[TCA_MSFC_DSCP_MAP]) {
 		const u8 *map = nla_data(tb[TCA_MSFC_DSCP_MAP]);
@@ -576,14 +639,10 @@ static int msfc_parse(struct Qdisc *sch, struct nlattr *opt,
 	}
 
 	/* only convert what was given: us -> codel time -> us is not exact */
-	if (tb[TCA_MSFC_TARGET]) {
-		c->target = ((u64)target_us * NSEC_PER_USEC) >> CODEL_SHIFT;
-		c->target_us = target_us;
-	}
-	if (tb[TCA_MSFC_INTERVAL]) {
-		c->interval = ((u64)interval_us * NSEC_PER_USEC) >> CODEL_SHIFT;
-		c->interval_us = interval_us;
-	}
+	if (tb[TCA_MSFC_TARGET])
+		c->target = ((u64)c->target_us * NSEC_PER_USEC) >> CODEL_SHIFT;
+	if (tb[TCA_MSFC_INTERVAL])
+		c->interval = ((u64)c->interval_us * NSEC_PER_USEC) >> CODEL_SHIFT;
 	if (!c->target || c->target >= c->interval) {
 		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_MSFC_TARGET] ?: tb[TCA_MSFC_INTERVAL],
 				    "target must be at least 2 us and below interval");
@@ -966,7 +1025,6 @@ static void __exit msfc_module_exit(void)
 
 #if IS_ENABLED(CONFIG_NET_SCH_MSFC_KUNIT_TEST)
 #include "sch_msfc_test.c"
-#include "sch_msfc_bench.c"
 #endif
 
 module_init(msfc_module_init)

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Per-packet CPU cost of a device's root qdisc (any kind: msfc, fq_codel, ...).
- * Test kernels only (CONFIG_NET_SCH_MSFC_KUNIT_TEST); included by sch_msfc.c.
+ * Per-packet CPU cost of a device's root qdisc
  *
- *   echo "DEV FLOWS ROUNDS" > /sys/module/sch_msfc/parameters/bench
- *   cat /sys/module/sch_msfc/parameters/bench
+ * Any qdisc kind (msfc, fq_codel, pfifo, ...): the probe only uses the
+ * qdisc's public enqueue/dequeue entry points, so it is built on its own
+ * (CONFIG_NET_SCH_MSFC_BENCH, test kernels only).
+ *
+ *   echo "DEV FLOWS ROUNDS" > /sys/module/sch_msfc_bench/parameters/bench
+ *   cat /sys/module/sch_msfc_bench/parameters/bench
  *
  * enqueues a batch of 256 synthetic IPv4/UDP packets (FLOWS 5-tuples, DSCP
  * CS1/BE/AF41 in turn, 64..1500 bytes) into the root qdisc of DEV in the
@@ -13,12 +16,23 @@
  * reused and their flow hash cleared before every enqueue.
  */
 
+#include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/kernel.h>
+#include <linux/slab.h>
+#include <linux/skbuff.h>
+#include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
 #include <linux/ip.h>
 #include <linux/udp.h>
+#include <linux/in.h>
 #include <linux/ktime.h>
+#include <linux/math64.h>
+#include <linux/sysfs.h>
 #include <linux/sched.h>
+#include <linux/nsproxy.h>
 #include <net/net_namespace.h>
+#include <net/sch_generic.h>
 
 #define MSFC_BENCH_BATCH 256
 

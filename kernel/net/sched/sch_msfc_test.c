@@ -220,8 +220,10 @@ static void msfc_test_vectors(struct kunit *test)
 			struct sk_buff *skb;
 
 			if (op->op == 'E') {
-				KUNIT_ASSERT_GE(test, msfc_test_enqueue_flow(sch, op->cls,
-							op->flow, op->len), 0);
+				int ret = msfc_test_enqueue_flow(sch, op->cls, op->flow,
+								 op->len);
+
+				KUNIT_ASSERT_GE(test, ret, 0);
 				continue;
 			}
 			KUNIT_ASSERT_LT_MSG(test, d, vec->nexp, "%s: more dequeues than expected",
@@ -233,7 +235,8 @@ static void msfc_test_vectors(struct kunit *test)
 						      vec->name, d);
 				continue;
 			}
-			KUNIT_ASSERT_NOT_NULL_MSG(test, skb, "%s: dequeue %u: expected %u %u %u, got none",
+			KUNIT_ASSERT_NOT_NULL_MSG(test, skb,
+						  "%s: dequeue %u: expected %u %u %u, got none",
 						  vec->name, d, exp->cls, exp->flow, exp->len);
 			KUNIT_ASSERT_EQ_MSG(test, skb->mark, (u32)exp->cls << 16 | exp->flow,
 					    "%s: dequeue %u: expected class %u flow %u, got class %u flow %u",
@@ -269,12 +272,14 @@ static void msfc_test_ratio_shares(struct kunit *test)
 		/* priority handle 1:1 .. 1:3 selects class 0 .. 2 */
 		for (i = 0; i < 600; i++) {
 			for (p = 0; p < 3; p++) {
-				struct sk_buff *skb = msfc_test_ip_skb(64 + (i * 97 + p * 31) % 1437,
-								       0, 1000 + i % 7);
+				u32 len = 64 + (i * 97 + p * 31) % 1437;
+				struct sk_buff *skb = msfc_test_ip_skb(len, 0, 1000 + i % 7);
+				int ret;
 
 				KUNIT_ASSERT_NOT_NULL(test, skb);
 				skb->priority = MSFC_TEST_HANDLE | (p + 1);
-				KUNIT_ASSERT_EQ(test, msfc_test_enqueue(sch, skb), NET_XMIT_SUCCESS);
+				ret = msfc_test_enqueue(sch, skb);
+				KUNIT_ASSERT_EQ(test, ret, NET_XMIT_SUCCESS);
 			}
 		}
 		KUNIT_EXPECT_EQ(test, q->classes[0].qlen, 600);
@@ -351,8 +356,9 @@ static void msfc_test_dscp_classes(struct kunit *test)
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		u32 before = q->classes[cases[i].cls].qlen;
 
-		KUNIT_ASSERT_EQ(test, msfc_test_enqueue(sch, msfc_test_ip_skb(100,
-						cases[i].dscp << 2 | INET_ECN_ECT_0, 7)),
+		u8 tos = cases[i].dscp << 2 | INET_ECN_ECT_0;
+
+		KUNIT_ASSERT_EQ(test, msfc_test_enqueue(sch, msfc_test_ip_skb(100, tos, 7)),
 				NET_XMIT_SUCCESS);
 		KUNIT_EXPECT_EQ_MSG(test, q->classes[cases[i].cls].qlen, before + 1,
 				    "DSCP %u should go to class %u", cases[i].dscp, cases[i].cls);
@@ -399,16 +405,16 @@ static void msfc_test_codel(struct kunit *test)
 		struct sk_buff *skb;
 		int i;
 
-		for (i = 0; i < 60; i++)
-			KUNIT_ASSERT_EQ(test, msfc_test_enqueue(sch,
-					msfc_test_ip_skb(1000, INET_ECN_ECT_0, 4242)),
-					NET_XMIT_SUCCESS);
+		for (i = 0; i < 60; i++) {
+			skb = msfc_test_ip_skb(1000, INET_ECN_ECT_0, 4242);
+			KUNIT_ASSERT_EQ(test, msfc_test_enqueue(sch, skb), NET_XMIT_SUCCESS);
+		}
 		msleep(20);
 		skb = msfc_dequeue(sch);	/* above target: starts the interval */
 		KUNIT_ASSERT_NOT_NULL(test, skb);
 		kfree_skb(skb);
 		KUNIT_EXPECT_EQ(test, q->codel_drops, 0);
-		msleep(10);
+		msleep(20);
 		while ((skb = msfc_dequeue(sch))) {
 			got++;
 			ce += INET_ECN_is_ce(ip_hdr(skb)->tos);
@@ -485,6 +491,100 @@ static void msfc_test_limits(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, q->overmemory_drops, q->overload_drops - 5 - 1);
 }
 
+/* memory_limit is a hard bound, also when the new packet's truesize is larger
+ * than that of the packets the overload drop takes from the fattest flow.
+ */
+static void msfc_test_memory_bound(struct kunit *test)
+{
+	const struct msfc_test_attr attrs[] = {
+		{ TCA_MSFC_PRIOS, 2 }, { TCA_MSFC_FLOWS, 8 }, { 0 }
+	};
+	struct Qdisc *sch = msfc_test_create(test, attrs);
+	struct msfc_sched_data *q = qdisc_priv(sch);
+	struct msfc_test_attr mem[] = { { TCA_MSFC_MEMORY_LIMIT, 0 }, { 0 } };
+	struct netlink_ext_ack extack = {};
+	struct sk_buff *to_free = NULL, *big = NULL;
+	u32 small, size, i;
+	int ret;
+
+	/* the fattest flow by bytes: 1000-byte packets of a small truesize */
+	KUNIT_ASSERT_EQ(test, msfc_test_enqueue_flow(sch, 0, 0, 1000), NET_XMIT_SUCCESS);
+	small = q->memory_usage;
+	mem[0].val = 8 * small;
+	KUNIT_ASSERT_EQ(test, msfc_test_change(sch, mem, NULL, 0, &extack), 0);
+	for (i = 1; i < 8; i++)
+		KUNIT_ASSERT_EQ(test, msfc_test_enqueue_flow(sch, 0, 0, 1000), NET_XMIT_SUCCESS);
+	KUNIT_ASSERT_EQ(test, q->memory_usage, 8 * small);
+
+	/* a 100-byte packet with a truesize of many small ones, in another flow:
+	 * half of the fat flow's bytes (4 packets) do not make room for it
+	 */
+	for (size = 1024; size < 16 * small; size += 256) {
+		big = alloc_skb(size, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, big);
+		if (big->truesize > 4 * small && big->truesize <= 7 * small)
+			break;
+		kfree_skb(big);
+		big = NULL;
+	}
+	KUNIT_ASSERT_NOT_NULL_MSG(test, big, "no skb of 4..7 times the truesize %u", small);
+	skb_put_zero(big, 14);
+	big->protocol = htons(ETH_P_ARP);
+	big->mark = 1 << 16 | 3;
+	qdisc_skb_cb(big)->pkt_len = 100;
+	ret = msfc_enqueue_flow(big, sch, 1, 3, &to_free);
+	kfree_skb_list(to_free);
+	KUNIT_EXPECT_LE(test, q->memory_usage, 8 * small);
+	/* it fits once enough of the fat flow is gone */
+	KUNIT_EXPECT_EQ(test, ret, NET_XMIT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, q->classes[1].qlen, 1);
+
+	/* and under a mixed flood the bound holds after every enqueue */
+	for (i = 0; i < 400; i++) {
+		struct sk_buff *skb = alloc_skb((i * 7919) % 5 ? 64 : size, GFP_KERNEL);
+
+		KUNIT_ASSERT_NOT_NULL(test, skb);
+		skb_put_zero(skb, 14);
+		skb->protocol = htons(ETH_P_ARP);
+		qdisc_skb_cb(skb)->pkt_len = 64 + (i * 37) % 1400;
+		to_free = NULL;
+		msfc_enqueue_flow(skb, sch, i % 2, (i * 13) % 8, &to_free);
+		kfree_skb_list(to_free);
+		KUNIT_ASSERT_LE_MSG(test, q->memory_usage, 8 * small,
+				    "memory_usage over memory_limit after enqueue %u", i);
+		if (i % 3 == 0)
+			kfree_skb(msfc_dequeue(sch));
+	}
+	KUNIT_EXPECT_EQ(test, sch->q.qlen,
+			q->classes[0].qlen + q->classes[1].qlen);
+}
+
+/* Quantum 1 and huge packets: a flow needs 2^30 DRR rounds per packet.  The
+ * rounds in which nobody can send are skipped at once; stepping through them
+ * one by one would keep this case busy for hours.  The order of service is
+ * that of plain DRR: every flow in turn, twice.
+ */
+static void msfc_test_small_quantum(struct kunit *test)
+{
+	const struct msfc_test_attr attrs[] = {
+		{ TCA_MSFC_PRIOS, 1 }, { TCA_MSFC_FLOWS, 1024 }, { TCA_MSFC_QUANTUM, 1 },
+		{ TCA_MSFC_TARGET, 1000000000 }, { TCA_MSFC_INTERVAL, 2000000000 }, { 0 }
+	};
+	struct Qdisc *sch = msfc_test_create(test, attrs);
+	struct sk_buff *skb;
+	u32 i, n = 0;
+
+	for (i = 0; i < 2 * 1024; i++)
+		KUNIT_ASSERT_EQ(test, msfc_test_enqueue_flow(sch, 0, i % 1024, 1U << 30),
+				NET_XMIT_SUCCESS);
+	while ((skb = msfc_dequeue(sch))) {
+		KUNIT_EXPECT_EQ_MSG(test, skb->mark, n % 1024, "dequeue %u", n);
+		kfree_skb(skb);
+		n++;
+	}
+	KUNIT_EXPECT_EQ(test, n, 2 * 1024);
+}
+
 struct msfc_bad_case {
 	const char *what;
 	struct msfc_test_attr attrs[3];
@@ -509,7 +609,8 @@ static void msfc_test_invalid(struct kunit *test)
 		{ "target > 2000 s", { { TCA_MSFC_TARGET, 2000000001 } } },
 		{ "interval 0", { { TCA_MSFC_INTERVAL, 0 } } },
 		{ "interval > 2000 s", { { TCA_MSFC_INTERVAL, 2000000001 } } },
-		{ "target >= interval", { { TCA_MSFC_TARGET, 100000 }, { TCA_MSFC_INTERVAL, 100000 } } },
+		{ "target >= interval",
+		  { { TCA_MSFC_TARGET, 100000 }, { TCA_MSFC_INTERVAL, 100000 } } },
 		{ "target above default interval", { { TCA_MSFC_TARGET, 200000 } } },
 		{ "limit 0", { { TCA_MSFC_LIMIT, 0 } } },
 		{ "memory_limit 0", { { TCA_MSFC_MEMORY_LIMIT, 0 } } },
@@ -517,7 +618,8 @@ static void msfc_test_invalid(struct kunit *test)
 		{ "drop_batch 0", { { TCA_MSFC_DROP_BATCH, 0 } } },
 		{ "drop_batch 65537", { { TCA_MSFC_DROP_BATCH, 65537 } } },
 		{ "ecn 2", { { TCA_MSFC_ECN, 2 } } },
-		{ "class quantum over 2^40", { { TCA_MSFC_PRIOS, 16 }, { TCA_MSFC_RATIO, 16 << 16 } } },
+		{ "class quantum over 2^40",
+		  { { TCA_MSFC_PRIOS, 16 }, { TCA_MSFC_RATIO, 16 << 16 } } },
 		{ "dscp map short", { { 0 } }, 63, 0 },
 		{ "dscp map long", { { 0 } }, 65, 0 },
 		{ "dscp map entry 16", { { 0 } }, 64, 16 },
@@ -532,12 +634,15 @@ static void msfc_test_invalid(struct kunit *test)
 
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		struct netlink_ext_ack extack = {};
+		const u8 *dscp_map = NULL;
 		int err;
 
 		memcpy(before, q, sizeof(*q));
 		memset(map, cases[i].mapval, sizeof(map));
-		err = msfc_test_change(sch, cases[i].attrs, cases[i].maplen ? map : NULL,
-				       cases[i].maplen, &extack);
+		if (cases[i].maplen)
+			dscp_map = map;
+		err = msfc_test_change(sch, cases[i].attrs, dscp_map, cases[i].maplen,
+				       &extack);
 		/* netlink policy violations give -ERANGE, our own checks -EINVAL */
 		KUNIT_EXPECT_TRUE_MSG(test, err == -EINVAL || err == -ERANGE,
 				      "%s: error %d", cases[i].what, err);
@@ -612,7 +717,8 @@ static void msfc_test_change_reset(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, q->prios, 4);
 	KUNIT_EXPECT_EQ(test, q->classes[3].quantum, 81000);
 	for (i = 0; i < 8; i++)
-		KUNIT_ASSERT_EQ(test, msfc_test_enqueue_flow(sch, i % 4, 31, 100), NET_XMIT_SUCCESS);
+		KUNIT_ASSERT_EQ(test, msfc_test_enqueue_flow(sch, i % 4, 31, 100),
+				NET_XMIT_SUCCESS);
 	while ((skb = msfc_dequeue(sch))) {
 		n++;
 		kfree_skb(skb);
@@ -657,6 +763,8 @@ static struct kunit_case msfc_test_cases[] = {
 	KUNIT_CASE(msfc_test_dscp_classes),
 	KUNIT_CASE(msfc_test_codel),
 	KUNIT_CASE(msfc_test_limits),
+	KUNIT_CASE(msfc_test_memory_bound),
+	KUNIT_CASE(msfc_test_small_quantum),
 	KUNIT_CASE(msfc_test_invalid),
 	KUNIT_CASE(msfc_test_change_reset),
 	KUNIT_CASE(msfc_test_peek),
