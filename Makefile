@@ -15,7 +15,7 @@ JOBS ?= $(shell nproc)
 RESULTS ?= results
 APT_PACKAGES := cmake ninja-build g++ make
 
-.PHONY: all setup deps build test test-ns3 test-python test-kernel bench bench-dumbbell \
+.PHONY: all setup deps build test test-ns3 test-python test-kernel test-vm bench bench-dumbbell \
         bench-cost bench-isp-cost bench-kernel bench-seed002 bench-seed003 clean help
 
 all: build
@@ -64,10 +64,15 @@ test-python: build
 test-kernel:
 	$(MAKE) -C kernel test
 
+# Debian's stock kernels under qemu: DKMS, the tc plugin, a short traffic check (~2 min).
+test-vm: setup
+	$(MAKE) -C kernel vm-test VENV_PYTHON=$(CURDIR)/$(VENV)/bin/python
+
 test: build
 	@status=0; \
 	$(MAKE) --no-print-directory test-ns3 || status=1; \
 	$(MAKE) --no-print-directory test-kernel || status=1; \
+	$(MAKE) --no-print-directory test-vm || status=1; \
 	$(MAKE) --no-print-directory test-python || status=1; \
 	if [ $$status -ne 0 ]; then echo "make test: FAILED (see above)"; fi; \
 	exit $$status
