@@ -16,7 +16,7 @@ RESULTS ?= results
 APT_PACKAGES := cmake ninja-build g++ make
 
 .PHONY: all setup deps build test test-ns3 test-python test-kernel test-vm bench bench-dumbbell \
-        bench-cost bench-isp-cost bench-kernel bench-seed002 bench-seed003 clean help
+        bench-cost bench-isp-cost bench-kernel bench-linux bench-seed002 bench-seed003 clean help
 
 all: build
 
@@ -94,6 +94,12 @@ bench-dumbbell: build
 
 bench-kernel:
 	$(MAKE) -C kernel bench
+
+# msfc beside cake, an sqm-style HTB, fq_codel and pfifo_fast in Debian's stock kernel under
+# qemu with real traffic (docs/linux-testbed.md); one study per test in $(RESULTS)/linux-testbed.
+bench-linux: setup
+	$(MAKE) -C kernel bench-linux VENV_PYTHON=$(CURDIR)/$(VENV)/bin/python \
+	    BENCH_LINUX_OUT=$(CURDIR)/$(RESULTS)/linux-testbed
 
 # Seed 003: WFQ with WRED or rate-based AQM vs MSFC, the seed's three scenarios
 # (docs/seeds.md); figures and tables in $(RESULTS)/seeds/seed003_*.

@@ -31,7 +31,7 @@ for b in /usr/sbin/tc /usr/bin/ip /usr/sbin/ethtool /usr/bin/iperf3 /usr/bin/irt
 done
 cp "$plugin" "$st/usr/lib/x86_64-linux-gnu/tc/q_msfc.so"
 # Stock modules in dependency order (modprobe resolves them against the unpacked image).
-MODS="virtio_pci virtio_blk veth ifb sch_htb sch_prio sch_netem sch_cake cls_u32 cls_matchall \
+MODS="virtio_pci virtio_blk veth ifb dummy sch_htb sch_prio sch_netem sch_cake cls_u32 cls_matchall \
       act_mirred sch_ingress tcp_bbr pktgen"
 : > "$st/etc/modules.order"
 for m in $MODS; do
