@@ -84,18 +84,14 @@ def test_iperf_udp_losses_come_from_the_server_report():
         }
     ]
     (row,) = tb.iperf_flows(rep, "flood-CS1", 0, 1)
-    assert (
-        row["protocol"] == "UDP" and row["direction"] == "up" and row["priority"] == 0
-    )
+    assert row["protocol"] == "UDP" and row["direction"] == "up" and row["priority"] == 0
     assert (row["tx_packets"], row["rx_packets"], row["lost_packets"]) == (100, 60, 40)
     assert row["rx_bytes"] == 72_000
 
 
 def test_iperf_report_with_an_error_is_rejected():
     with pytest.raises(tb.TestbedError, match="unable to connect"):
-        tb.iperf_flows(
-            {"start": {}, "end": {}, "error": "unable to connect"}, "x", 0, 1
-        )
+        tb.iperf_flows({"start": {}, "end": {}, "error": "unable to connect"}, "x", 0, 1)
 
 
 def test_irtt_gives_one_way_rows_and_rtts():

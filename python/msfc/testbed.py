@@ -61,9 +61,7 @@ class BootResult:
         try:
             return json.loads(raw)
         except json.JSONDecodeError as e:
-            raise TestbedError(
-                f"the guest's {name} is not JSON ({e}): {raw[:200]!r}"
-            ) from e
+            raise TestbedError(f"the guest's {name} is not JSON ({e}): {raw[:200]!r}") from e
 
 
 def _cpio_newc(files: dict[str, bytes]) -> bytes:
@@ -75,8 +73,7 @@ def _cpio_newc(files: dict[str, bytes]) -> bytes:
         nonlocal ino
         nb = name.encode() + b"\0"
         hdr = "070701" + "".join(
-            f"{v:08x}"
-            for v in (ino, mode, 0, 0, 1, 0, len(data), 0, 0, 0, 0, len(nb), 0)
+            f"{v:08x}" for v in (ino, mode, 0, 0, 1, 0, len(data), 0, 0, 0, 0, len(nb), 0)
         )
         out.write(hdr.encode() + nb)
         out.write(b"\0" * ((4 - (110 + len(nb)) % 4) % 4))
@@ -93,9 +90,7 @@ def _cpio_newc(files: dict[str, bytes]) -> bytes:
     return gzip.compress(out.getvalue(), compresslevel=1)
 
 
-def _qemu_argv(
-    accel: str, kernel: Path, initrd: Path, disk: Path, mem_mb: int, smp: int
-):
+def _qemu_argv(accel: str, kernel: Path, initrd: Path, disk: Path, mem_mb: int, smp: int):
     cpu = (
         ["-accel", "kvm", "-cpu", "host,-arch-capabilities"]
         if accel == "kvm"
@@ -146,9 +141,7 @@ def _boot_once(accel, kernel, initrd, job, mem_mb, smp, timeout):
             )
             log = p.stdout.decode("utf-8", "replace")
         except subprocess.TimeoutExpired as e:
-            log = (e.stdout or b"").decode(
-                "utf-8", "replace"
-            ) + f"\n[timeout after {timeout} s]"
+            log = (e.stdout or b"").decode("utf-8", "replace") + f"\n[timeout after {timeout} s]"
         wall = time.monotonic() - t0
         files: dict[str, bytes] = {}
         try:
@@ -176,9 +169,7 @@ def boot(
     ``job/run.sh``); return the guest's /out. ``accel`` auto tries KVM once (remembered in
     ``accel_cache``) and falls back to software emulation (TCG)."""
     if shutil.which(QEMU) is None:
-        raise TestbedError(
-            f"{QEMU} not found: install qemu-system-x86 (make -C kernel vm-deps)"
-        )
+        raise TestbedError(f"{QEMU} not found: install qemu-system-x86 (make -C kernel vm-deps)")
     for f in (kernel, initrd):
         if not Path(f).is_file():
             raise TestbedError(f"{f} does not exist: run make -C kernel vm-image")
@@ -187,9 +178,7 @@ def boot(
     res = _boot_once(accel, kernel, initrd, job, mem_mb, smp, timeout)
     if "job.rc" not in res.files:
         tail = "\n".join(res.log.splitlines()[-15:])
-        raise TestbedError(
-            f"the VM ({accel}) did not finish its job; last lines:\n{tail}"
-        )
+        raise TestbedError(f"the VM ({accel}) did not finish its job; last lines:\n{tail}")
     return res
 
 
@@ -214,11 +203,7 @@ def _probe_accel(kernel, initrd, mem_mb, cache: Path | None) -> str:
             accel, why = "kvm", "KVM boot reached the job"
         else:
             lines = [x for x in res.log.splitlines() if "KVM" in x or "emulation" in x]
-            first = (
-                re.sub(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b.", "", lines[0]).strip()
-                if lines
-                else ""
-            )
+            first = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b.", "", lines[0]).strip() if lines else ""
             why = "KVM boot failed: " + (first or "no job output")
     print(f"testbed: accelerator {accel} ({why})", file=sys.stderr)
     if cache:
@@ -227,9 +212,7 @@ def _probe_accel(kernel, initrd, mem_mb, cache: Path | None) -> str:
     return accel
 
 
-def _job(
-    guest_dir: Path, script: str, env: dict[str, str] | None = None
-) -> dict[str, bytes]:
+def _job(guest_dir: Path, script: str, env: dict[str, str] | None = None) -> dict[str, bytes]:
     lines = "".join(f"export {k}={shlex.quote(v)}\n" for k, v in (env or {}).items())
     run = lines + (guest_dir / script).read_text()
     return {
@@ -249,9 +232,7 @@ class Checks:
 
     def check(self, ok: bool, what: str, detail: str = "") -> bool:
         self.count += 1
-        print(
-            f"  {'ok  ' if ok else 'FAIL'} {what}" + (f": {detail}" if detail else "")
-        )
+        print(f"  {'ok  ' if ok else 'FAIL'} {what}" + (f": {detail}" if detail else ""))
         if not ok:
             self.failed.append(what)
         return ok
@@ -269,9 +250,7 @@ def _step_ok(res: BootResult, c: Checks, step: str, what: str) -> bool:
     return c.check(
         rc == "0",
         what,
-        ""
-        if rc == "0"
-        else f"exit {rc or 'missing'}: {res.text(step + '.err').strip()[:300]}",
+        "" if rc == "0" else f"exit {rc or 'missing'}: {res.text(step + '.err').strip()[:300]}",
     )
 
 
@@ -289,9 +268,7 @@ def class_goodput_bps(report: dict) -> float:
     """Receiver goodput of one iperf3 -J client run (all its parallel streams)."""
     end = report.get("end", {})
     if "sum_received" not in end:
-        raise TestbedError(
-            f"iperf3 report without end.sum_received: {report.get('error', '?')}"
-        )
+        raise TestbedError(f"iperf3 report without end.sum_received: {report.get('error', '?')}")
     return float(end["sum_received"]["bits_per_second"])
 
 
@@ -309,16 +286,10 @@ def selftest(args) -> int:
         accel_cache=Path(args.accel_cache) if args.accel_cache else None,
     )
     kver = next(
-        (
-            ln.split("kernel ")[1].split(",")[0]
-            for ln in res.log.splitlines()
-            if READY_MARK in ln
-        ),
+        (ln.split("kernel ")[1].split(",")[0] for ln in res.log.splitlines() if READY_MARK in ln),
         "?",
     )
-    print(
-        f"testbed selftest: kernel {kver}, {res.accel}, boot + job {res.wall_seconds:.1f} s"
-    )
+    print(f"testbed selftest: kernel {kver}, {res.accel}, boot + job {res.wall_seconds:.1f} s")
     c = Checks()
     c.check(
         res.text("job.rc").strip() == "0",
@@ -329,9 +300,7 @@ def selftest(args) -> int:
     c.check("sch_msfc" in res.text("modules.txt"), "sch_msfc listed in /proc/modules")
     _step_ok(res, c, "add", "tc qdisc add ... msfc (Debian tc with q_msfc.so)")
     opts = (
-        _msfc_opts(res.json("show_add.out"))
-        if _step_ok(res, c, "show_add", "tc -j show")
-        else {}
+        _msfc_opts(res.json("show_add.out")) if _step_ok(res, c, "show_add", "tc -j show") else {}
     )
     c.check(
         opts.get("prios") == 3 and opts.get("ratio") == 2,
@@ -359,9 +328,7 @@ def selftest(args) -> int:
         "class quantum over 2^40 rejected with the kernel's message",
         "Error: quantum * ratio^(prios-1) exceeds 2^40 bytes",
     )
-    _rejected(
-        res, c, "bad_ratio", "ratio 17 rejected by tc's plugin", '"ratio" must be'
-    )
+    _rejected(res, c, "bad_ratio", "ratio 17 rejected by tc's plugin", '"ratio" must be')
     opts = _msfc_opts(res.json("show_after_bad.out"))
     c.check(
         opts.get("ratio") == 1.5 and opts.get("prios") == 3,
@@ -413,8 +380,7 @@ def selftest(args) -> int:
         )
     _step_ok(res, c, "del", "tc qdisc del")
     c.check(
-        not _msfc_opts(res.json("show_del.out"))
-        and "msfc" not in res.text("show_del.out"),
+        not _msfc_opts(res.json("show_del.out")) and "msfc" not in res.text("show_del.out"),
         "msfc gone after delete",
     )
     _step_ok(res, c, "rmmod", "rmmod sch_msfc")
@@ -434,7 +400,15 @@ def selftest(args) -> int:
 # ---------------------------------------------------------------------------------------------
 # bench: msfc beside cake, an sqm-style HTB, fq_codel and pfifo_fast (make bench-linux)
 
-QDISCS = ["msfc", "cake_ds3", "cake_ds4", "sqm", "fq_codel", "pfifo_fast"]
+QDISCS = [
+    "msfc",
+    "msfc_lowrate",
+    "cake_ds3",
+    "cake_ds4",
+    "sqm",
+    "fq_codel",
+    "pfifo_fast",
+]
 TESTS = ["rrul", "shares", "cubic_bbr", "dos_same", "dos_lower", "dos_higher"]
 COST_QDISCS = ["noqueue", "pfifo", "fq_codel", "cake", "msfc"]
 DSCP_NAMES = {0: "BE", 8: "CS1", 34: "AF41", 40: "CS5", 46: "EF"}
@@ -489,9 +463,7 @@ def iperf_flows(report: dict, label: str, app_id: int, first_id: int) -> list[di
     st = report.get("start", {})
     test = st.get("test_start", {})
     if "end" not in report or not report["end"].get("streams"):
-        raise TestbedError(
-            f"iperf3 report of {label} has no results: {report.get('error', '?')}"
-        )
+        raise TestbedError(f"iperf3 report of {label} has no results: {report.get('error', '?')}")
     reverse = bool(test.get("reverse"))
     tos = int(test.get("tos", 0))
     dscp = tos >> 2
@@ -557,8 +529,13 @@ def irtt_flows(report: dict, label: str, app_id: int, first_id: int):
     cli_h, _, cli_p = cfg.get("local_address", ":0").rpartition(":")
     srv_h, _, srv_p = cfg.get("remote_address", ":0").rpartition(":")
     rts = report.get("round_trips", [])
-    if not rts:
-        raise TestbedError(f"irtt report of {label} has no round trips")
+    params = cfg.get("params", {})
+    want = params.get("duration", 0) / max(params.get("interval", 1), 1)
+    if len(rts) < max(1, want / 2):
+        # the client gave up (seen under emulation on a loaded host): not a loss figure
+        raise TestbedError(
+            f"irtt report of {label} has {len(rts)} round trips of {want:.0f}: the client stopped"
+        )
     dur = report["stats"]["duration"] / 1e9
     rows, delays, rtts = [], {}, []
     for k, (direction, key, ipdv) in enumerate(
@@ -650,31 +627,34 @@ def guest_idle(files: dict[str, bytes], prefix: str) -> float:
     return (i1 - i0) / total if total > 0 else float("nan")
 
 
-def convert_test(files: dict[str, bytes], test: str):
+def convert_test(files: dict[str, bytes], test: str, problems: list[str] | None = None):
     """flows.csv rows, delay and jitter histogram rows, RTT samples of one test's guest output."""
     flows, delays, rtts = [], {}, []
+    problems = [] if problems is None else problems
     names = sorted(
-        n
-        for n in files
-        if n.startswith(f"{test}/") and n.endswith((".iperf.json", ".irtt.json"))
+        n for n in files if n.startswith(f"{test}/") and n.endswith((".iperf.json", ".irtt.json"))
     )
     if not names:
         raise TestbedError(f"the guest wrote no reports for {test} (see its job.log)")
     for app_id, n in enumerate(names):
-        base = n.split("/", 1)[1].split(".", 1)[
-            0
-        ]  # e.g. up_dscp46, irtt_dscp0, ten_dscp8
+        base = n.split("/", 1)[1].split(".", 1)[0]  # e.g. up_dscp46, irtt_dscp0, ten_dscp8
         what, _, d = base.rpartition("_dscp")
         dscp = int(d)
         label = f"{what}-{DSCP_NAMES.get(dscp, dscp)}"
-        report = json.loads(files[n])
         first = len(flows) + 1
-        if n.endswith(".irtt.json"):
-            rows, dl, rt = irtt_flows(report, label, app_id, first)
-            delays.update(dl)
-            rtts.extend(rt)
-        else:
-            rows = iperf_flows(report, label, app_id, first)
+        try:
+            report = json.loads(files[n])
+            if n.endswith(".irtt.json"):
+                rows, dl, rt = irtt_flows(report, label, app_id, first)
+                delays.update(dl)
+                rtts.extend(rt)
+            else:
+                rows = iperf_flows(report, label, app_id, first)
+        except (TestbedError, json.JSONDecodeError, KeyError) as e:
+            # one client that failed (e.g. never got through the flood) must not lose the rest
+            err = files.get(n.split(".", 1)[0] + ".err", b"").decode("utf-8", "replace")
+            problems.append(f"{n}: {e} {err.strip()[:200]}".strip())
+            continue
         flows.extend(rows)
     return flows, _hist_rows(delays), rtts
 
@@ -687,25 +667,22 @@ def _write_csv(path: Path, rows: list[dict], columns: list[str]) -> None:
     os.replace(tmp, path)
 
 
-def write_run(
-    root: Path, test: str, qdisc: str, res: BootResult, settings: dict
-) -> str:
+def write_run(root: Path, test: str, qdisc: str, res: BootResult, settings: dict) -> str:
     """One run directory of the study root/<test> in the project's raw format; returns its hash."""
     from . import runner
     from .config import RunConfig
 
-    flows, hist, rtts = convert_test(res.files, test)
+    problems: list[str] = []
+    flows, hist, rtts = convert_test(res.files, test, problems)
+    for p in problems:
+        print(f"testbed bench: {qdisc} {test}: report left out: {p}", file=sys.stderr)
     resolved = {"scheduler": qdisc, **{k: str(v) for k, v in settings.items()}}
     cfg = RunConfig(scenario=f"linux-{test}", resolved=resolved)
     d = root / test / "runs" / cfg.hash()
     d.mkdir(parents=True, exist_ok=True)
     _write_csv(d / "flows.csv", flows, _FLOW_COLUMNS)
-    _write_csv(
-        d / "delay_hist.csv", hist, ["flow_id", "bin_start_s", "bin_width_s", "count"]
-    )
-    _write_csv(
-        d / "jitter_hist.csv", [], ["flow_id", "bin_start_s", "bin_width_s", "count"]
-    )
+    _write_csv(d / "delay_hist.csv", hist, ["flow_id", "bin_start_s", "bin_width_s", "count"])
+    _write_csv(d / "jitter_hist.csv", [], ["flow_id", "bin_start_s", "bin_width_s", "count"])
     _write_csv(
         d / "rtt.csv",
         [{"flow_id": f, "seqno": s, "rtt_s": r} for f, s, r in rtts],
@@ -732,6 +709,7 @@ def write_run(
         "testbed": {
             **res.files_meta,
             "guest_idle": round(guest_idle(res.files, test), 3),
+            "reports_left_out": problems,
         },
     }
     runner.write_json_atomic(d / "meta.json", meta)
@@ -752,11 +730,7 @@ def _version() -> str:
 
 def jain(xs: list[float]) -> float:
     xs = [x for x in xs if not math.isnan(x)]
-    return (
-        sum(xs) ** 2 / (len(xs) * sum(x * x for x in xs))
-        if xs and any(xs)
-        else float("nan")
-    )
+    return sum(xs) ** 2 / (len(xs) * sum(x * x for x in xs)) if xs and any(xs) else float("nan")
 
 
 def bench(args) -> int:
@@ -809,13 +783,17 @@ def bench(args) -> int:
             "boot_wall_seconds": round(res.wall_seconds, 1),
         }
         if res.text("job.rc").strip() != "0":
-            raise TestbedError(
-                f"{q}: the guest job failed:\n{res.text('job.log')[-1500:]}"
-            )
+            raise TestbedError(f"{q}: the guest job failed:\n{res.text('job.log')[-1500:]}")
         print(
             f"testbed bench: {q}: {res.accel}, {res.wall_seconds:.0f} s",
             file=sys.stderr,
         )
+        raw = out / "raw" / q  # the guest's own files, as it wrote them
+        shutil.rmtree(raw, ignore_errors=True)
+        for name, data in res.files.items():
+            (raw / name).parent.mkdir(parents=True, exist_ok=True)
+            (raw / name).write_bytes(data)
+        (raw / "testbed.json").write_text(json.dumps(res.files_meta) + "\n")
         for t in tests:
             hashes[t].append(
                 write_run(
@@ -826,19 +804,7 @@ def bench(args) -> int:
                     {**settings, "kernel": _kernel_of(res), "accel": res.accel},
                 )
             )
-    for t in tests:
-        direction = "up" if t != "rrul" else "down"
-        runner.write_study(
-            out / t,
-            {
-                "kind": "compare",
-                "scenario": f"linux-{t}",
-                "configs": hashes[t],
-                "direction": direction,
-                "argv": [],
-                "testbed": settings,
-            },
-        )
+    _write_studies(out, hashes, settings)
     cost = None
     if args.cost_rounds > 0:
         env = {
@@ -858,9 +824,7 @@ def bench(args) -> int:
             accel_cache=cache,
         )
         if res.text("job.rc").strip() != "0":
-            raise TestbedError(
-                f"cost: the guest job failed:\n{res.text('job.log')[-1500:]}"
-            )
+            raise TestbedError(f"cost: the guest job failed:\n{res.text('job.log')[-1500:]}")
         cost = cost_table(res)
         cost_meta = {
             "kernel": _kernel_of(res),
@@ -873,14 +837,65 @@ def bench(args) -> int:
             "pkt_size": 500,
         }
         runner.write_json_atomic(out / "cost.json", {"meta": cost_meta, "rows": cost})
-    md = tables(out, tests, qdiscs, cost)
+    _finish(out, tests, cost)
+    print(f"testbed bench: {time.monotonic() - t_all:.0f} s; output {out}", file=sys.stderr)
+    return 0
+
+
+def _write_studies(out: Path, hashes: dict[str, list[str]], settings: dict) -> None:
+    from . import runner
+
+    for t, hs in hashes.items():
+        # a later call with other qdiscs but the same settings adds its runs to the study
+        prev = out / t / "study.json"
+        if prev.is_file():
+            old = json.loads(prev.read_text())
+            if old.get("testbed") == settings:
+                hs = [h for h in old["configs"] if h not in hs] + hs
+        runner.write_study(
+            out / t,
+            {
+                "kind": "compare",
+                "scenario": f"linux-{t}",
+                "configs": hs,
+                "direction": "up" if t != "rrul" else "down",
+                "argv": [],
+                "testbed": settings,
+            },
+        )
+
+
+def _finish(out: Path, tests: list[str], cost) -> None:
+    if cost is None and (out / "cost.json").is_file():
+        cost = json.loads((out / "cost.json").read_text())["rows"]
+    md = tables(out, tests, cost)
     (out / "tables.md").write_text(md)
     plots(out, tests)
     print(md)
-    print(
-        f"testbed bench: {time.monotonic() - t_all:.0f} s; output {out}",
-        file=sys.stderr,
-    )
+
+
+def convert(args) -> int:
+    """Rebuild every run from the guests' files kept in OUT/raw/<qdisc>/ (no boot)."""
+    out = Path(args.out)
+    settings = {"rate_kbit": args.rate_kbit, "rtt_ms": args.rtt_ms, "duration_s": args.duration}
+    hashes: dict[str, list[str]] = {}
+    for raw in sorted((out / "raw").glob("*/testbed.json")):
+        q = raw.parent.name
+        files = {
+            str(f.relative_to(raw.parent)): f.read_bytes()
+            for f in raw.parent.rglob("*")
+            if f.is_file()
+        }
+        meta = json.loads(raw.read_text())
+        res = BootResult(meta["accel"], meta.get("boot_wall_seconds", 0.0), files, "", meta)
+        for t in TESTS:
+            if f"{t}/start" in files:
+                run_settings = {**settings, "kernel": meta["kernel"], "accel": meta["accel"]}
+                hashes.setdefault(t, []).append(write_run(out, t, q, res, run_settings))
+    if not hashes:
+        raise TestbedError(f"{out}/raw holds no guest output of make bench-linux")
+    _write_studies(out, hashes, settings)
+    _finish(out, [t for t in TESTS if t in hashes], None)
     return 0
 
 
@@ -908,9 +923,7 @@ def cost_table(res: BootResult) -> list[dict]:
     for q, items in runs.items():
         ns, idle = [], []
         for pre in items:
-            sent = tx_packets(f"{pre}/link_after.json") - tx_packets(
-                f"{pre}/link_before.json"
-            )
+            sent = tx_packets(f"{pre}/link_after.json") - tx_packets(f"{pre}/link_before.json")
             b0, i0 = _cpu(res.text(f"{pre}/cpu_before"))
             b1, i1 = _cpu(res.text(f"{pre}/cpu_after"))
             if sent > 0:
@@ -962,7 +975,7 @@ def _md(header: list[str], rows: list[list]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def tables(out: Path, tests: list[str], qdiscs: list[str], cost) -> str:
+def tables(out: Path, tests: list[str], cost) -> str:
     """Markdown tables of every test, computed from the runs' flows.csv and rtt.csv."""
     import numpy as np
 
@@ -978,20 +991,14 @@ def tables(out: Path, tests: list[str], qdiscs: list[str], cost) -> str:
         for q, f, rtt, meta in _runs(out, "rrul"):
             up = [_mbps(f, type=f"up-{c}") for c in classes]
             down = [_mbps(f, type=f"down-{c}") for c in classes]
-            rows.append(
-                [q, *up, sum(up), *down, sum(down), meta["testbed"]["guest_idle"]]
-            )
+            rows.append([q, *up, sum(up), *down, sum(down), meta["testbed"]["guest_idle"]])
             r = [q]
             for c in ("EF", "BE", "CS1"):
-                ids = f[(f["type"] == f"irtt-{c}") & (f["direction"] == "up")][
-                    "flow_id"
-                ]
+                ids = f[(f["type"] == f"irtt-{c}") & (f["direction"] == "up")]["flow_id"]
                 x = rtt[rtt["flow_id"].isin(ids)]["rtt_s"].to_numpy() * 1000
                 g = f[f["type"] == f"irtt-{c}"]
                 loss = g["lost_packets"].sum() / max(g["tx_packets"].sum(), 1) * 100
-                jit = g["jitter_sum_s"].sum() / max(
-                    (g["rx_packets"] - 1).clip(lower=0).sum(), 1
-                )
+                jit = g["jitter_sum_s"].sum() / max((g["rx_packets"] - 1).clip(lower=0).sum(), 1)
                 r += [
                     float(np.median(x)) if len(x) else float("nan"),
                     float(np.percentile(x, 99)) if len(x) else float("nan"),
@@ -1064,9 +1071,10 @@ def tables(out: Path, tests: list[str], qdiscs: list[str], cost) -> str:
         parts.append(_md(["qdisc", "CUBIC Mbit/s", "BBR Mbit/s", "Jain"], rows))
     dos = [t for t in ("dos_same", "dos_lower", "dos_higher") if t in tests]
     if dos:
-        got: dict[str, list] = {q: [q] for q in qdiscs}
+        got: dict[str, list] = {}
         for t in dos:
             for q, f, _, _ in _runs(out, t):
+                got.setdefault(q, [q])
                 flood = [x for x in f["type"].unique() if x.startswith("flood")]
                 got[q] += [
                     _mbps(f, type="tcp-BE"),
@@ -1132,9 +1140,7 @@ def plots(out: Path, tests: list[str]) -> None:
         fig, axes = plt.subplots(1, 3, figsize=(13, 4), sharey=True)
         for ax, c in zip(axes, ("EF", "BE", "CS1")):
             for q, f, rtt, _ in runs:
-                ids = f[(f["type"] == f"irtt-{c}") & (f["direction"] == "up")][
-                    "flow_id"
-                ]
+                ids = f[(f["type"] == f"irtt-{c}") & (f["direction"] == "up")]["flow_id"]
                 x = np.sort(rtt[rtt["flow_id"].isin(ids)]["rtt_s"].to_numpy() * 1000)
                 if len(x):
                     ax.plot(x, np.arange(1, len(x) + 1) / len(x), label=q)
@@ -1183,9 +1189,7 @@ def plots(out: Path, tests: list[str]) -> None:
             ax.set_xticks([])
         np.atleast_1d(axes)[0].set_ylabel("goodput per flow (Mbit/s)")
         np.atleast_1d(axes)[0].legend(fontsize=8)
-        fig.suptitle(
-            "Class shares: goodput per flow (first bar of a class: the single flow)"
-        )
+        fig.suptitle("Class shares: goodput per flow (first bar of a class: the single flow)")
         fig.tight_layout()
         fig.savefig(out / "shares-goodput.png", dpi=110)
         plt.close(fig)
@@ -1193,55 +1197,46 @@ def plots(out: Path, tests: list[str]) -> None:
 
 def _vm_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--kernel", required=True, help="the stock kernel image (vmlinuz)")
-    p.add_argument(
-        "--initrd", required=True, help="base initramfs (kernel/vm/mkinitramfs.sh)"
-    )
+    p.add_argument("--initrd", required=True, help="base initramfs (kernel/vm/mkinitramfs.sh)")
     p.add_argument("--guest-dir", required=True, help="kernel/vm/guest")
     p.add_argument("--accel", choices=["auto", "kvm", "tcg"], default="auto")
-    p.add_argument(
-        "--accel-cache", help="file remembering the result of the KVM attempt"
-    )
+    p.add_argument("--accel-cache", help="file remembering the result of the KVM attempt")
     p.add_argument("--timeout", type=float, default=600, help="seconds per boot")
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(
-        prog="python -m msfc.testbed", description=__doc__.split("\n")[0]
-    )
+    ap = argparse.ArgumentParser(prog="python -m msfc.testbed", description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="command", required=True)
     p = sub.add_parser("selftest", help="the stock-kernel checks of make test")
     _vm_args(p)
     p.add_argument("--rate-kbit", type=int, default=4000)
-    p.add_argument(
-        "--duration", type=int, default=7, help="seconds of traffic (2 s warm-up)"
-    )
+    p.add_argument("--duration", type=int, default=7, help="seconds of traffic (2 s warm-up)")
     p.add_argument("--log", help="where to write the boot log on failure")
-    p = sub.add_parser(
-        "bench", help="msfc beside cake, sqm-style HTB, fq_codel, pfifo_fast"
-    )
+    p = sub.add_parser("bench", help="msfc beside cake, sqm-style HTB, fq_codel, pfifo_fast")
     _vm_args(p)
-    p.add_argument(
-        "--out", required=True, help="results directory (one study per test)"
-    )
+    p.add_argument("--out", required=True, help="results directory (one study per test)")
     p.add_argument("--qdiscs", default=",".join(QDISCS))
     p.add_argument("--tests", default=",".join(TESTS))
-    p.add_argument(
-        "--rate-kbit", type=int, default=2000, help="bottleneck rate, each way"
-    )
+    p.add_argument("--rate-kbit", type=int, default=2000, help="bottleneck rate, each way")
     p.add_argument("--rtt-ms", type=int, default=40, help="base RTT (netem)")
     p.add_argument("--duration", type=int, default=20, help="seconds per test")
     p.add_argument("--smp", type=int, default=2, help="guest CPUs")
-    p.add_argument(
-        "--cost-rounds", type=int, default=3, help="0: no per-packet cost test"
-    )
+    p.add_argument("--cost-rounds", type=int, default=3, help="0: no per-packet cost test")
     p.add_argument("--cost-pps", type=int, default=2000)
     p.add_argument("--cost-seconds", type=int, default=5)
+    p = sub.add_parser("convert", help="rebuild runs, tables, plots from OUT/raw (no boot)")
+    p.add_argument("--out", required=True)
+    p.add_argument("--rate-kbit", type=int, default=2000)
+    p.add_argument("--rtt-ms", type=int, default=40)
+    p.add_argument("--duration", type=int, default=20)
     args = ap.parse_args(argv)
     try:
         if args.command == "selftest":
             return selftest(args)
         if args.command == "bench":
             return bench(args)
+        if args.command == "convert":
+            return convert(args)
     except TestbedError as e:
         print(f"testbed: {e}", file=sys.stderr)
         return 1

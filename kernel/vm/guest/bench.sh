@@ -34,9 +34,11 @@ iperf_client() {
 	$IP netns exec cli $IPERF3 -c 10.0.2.2 -p "$port" -J "$@" > "$T/$name.iperf.json" 2> "$T/$name.err" &
 	PIDS="$PIDS $!"
 }
-# irtt_start NAME TOS: voice-like isochronous UDP, 20 ms interval, 172-byte packets
+# irtt_start NAME TOS: voice-like isochronous UDP, 20 ms interval, 172-byte packets. One
+# open attempt with a long timeout: a retried handshake whose first reply arrives late makes
+# the client stop after its first packets.
 irtt_start() {
-	$IP netns exec cli $IRTT client -Q -i 20ms -l 172 -d "${DUR}s" --dscp="$2" \
+	$IP netns exec cli $IRTT client -Q -i 20ms -l 172 -d "${DUR}s" --dscp="$2" --timeouts=10s \
 		-o "$T/$1.irtt.json" 10.0.2.2 > /dev/null 2> "$T/$1.err" &
 	PIDS="$PIDS $!"
 }
