@@ -1,6 +1,7 @@
 """The Linux testbed's conversion of guest reports (iperf3 -J, irtt -o json) into flows.csv rows."""
 
 import gzip
+import json
 import shutil
 import subprocess
 
@@ -158,3 +159,18 @@ def test_job_archive_is_a_valid_cpio():
         check=True,
     ).stdout.split()
     assert names == [b"job", b"job/net.sh", b"job/run.sh"]
+
+
+def test_irtt_client_that_stopped_early_is_left_out_not_counted_as_loss():
+    rep = {
+        "config": {"params": {"dscp": 0, "duration": 20_000_000_000, "interval": 20_000_000}},
+        "stats": {"duration": 180_000_000},
+        "round_trips": [{"seqno": 0, "lost": "true", "delay": {}, "ipdv": {}}],
+    }
+    with pytest.raises(tb.TestbedError, match="stopped after 0.2 s"):
+        tb.irtt_flows(rep, "irtt-BE", 0, 1)
+    files = {"rrul/irtt_dscp0.irtt.json": json.dumps(rep).encode(), "rrul/start": b"1"}
+    problems: list[str] = []
+    flows, hist, rtts = tb.convert_test(files, "rrul", problems)
+    assert flows == [] and hist == [] and rtts == []
+    assert len(problems) == 1 and "irtt_dscp0" in problems[0]

@@ -530,11 +530,13 @@ def irtt_flows(report: dict, label: str, app_id: int, first_id: int):
     srv_h, _, srv_p = cfg.get("remote_address", ":0").rpartition(":")
     rts = report.get("round_trips", [])
     params = cfg.get("params", {})
-    want = params.get("duration", 0) / max(params.get("interval", 1), 1)
-    if len(rts) < max(1, want / 2):
-        # the client gave up (seen under emulation on a loaded host): not a loss figure
+    ran = report.get("stats", {}).get("duration", 0)
+    if not rts or ran < params.get("duration", 0) / 2:
+        # the client gave up (seen under emulation on a loaded host): not a loss figure. A
+        # client that ran its time but sent fewer packets (timer misses) is kept.
         raise TestbedError(
-            f"irtt report of {label} has {len(rts)} round trips of {want:.0f}: the client stopped"
+            f"irtt report of {label}: the client stopped after {ran / 1e9:.1f} s "
+            f"({len(rts)} round trips)"
         )
     dur = report["stats"]["duration"] / 1e9
     rows, delays, rtts = [], {}, []
