@@ -12,8 +12,8 @@ for kver in "$@"; do
 	[ -d "/lib/modules/$kver/build" ] || { echo "dkms_install.sh: no headers for $kver: apt-get install linux-headers-$kver" >&2; exit 1; }
 done
 # A source tree already registered under this version is replaced by the staged one.
-if dkms status -m msfc -v "$ver" | grep -q .; then
-	dkms remove -m msfc -v "$ver" --all > /dev/null
+if dkms status -m msfc -v "$ver" 2> /dev/null | grep -q .; then
+	dkms remove -m msfc -v "$ver" --all > /dev/null 2>&1
 fi
 rm -rf "/usr/src/msfc-$ver"
 dkms add "$src" > /dev/null
