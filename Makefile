@@ -15,9 +15,9 @@ JOBS ?= $(shell nproc)
 RESULTS ?= results
 APT_PACKAGES := cmake ninja-build g++ make
 
-.PHONY: all setup deps build lint format test test-ns3 test-python test-kernel bench bench-dumbbell \
-        bench-cost bench-isp-cost bench-kernel bench-seeds bench-seed001 bench-seed002 bench-seed003 \
-        bench-seed004 clean help
+.PHONY: all setup deps build lint format test test-ns3 test-python test-kernel test-vm bench \
+        bench-dumbbell bench-cost bench-isp-cost bench-kernel bench-linux bench-seeds bench-seed001 \
+        bench-seed002 bench-seed003 bench-seed004 clean help
 
 all: build
 
@@ -83,11 +83,16 @@ test-python: build
 test-kernel: setup
 	$(MAKE) -C kernel test
 
+# Debian's stock kernels under qemu: DKMS, the tc plugin, a short traffic check (~2 min).
+test-vm: setup
+	$(MAKE) -C kernel vm-test VENV_PYTHON=$(CURDIR)/$(VENV)/bin/python
+
 test: build
 	@status=0; \
 	$(MAKE) --no-print-directory lint || status=1; \
 	$(MAKE) --no-print-directory test-ns3 || status=1; \
 	$(MAKE) --no-print-directory test-kernel || status=1; \
+	$(MAKE) --no-print-directory test-vm || status=1; \
 	$(MAKE) --no-print-directory test-python || status=1; \
 	if [ $$status -ne 0 ]; then echo "make test: FAILED (see above)"; fi; \
 	exit $$status
@@ -107,6 +112,12 @@ bench-dumbbell: build
 
 bench-kernel:
 	$(MAKE) -C kernel bench
+
+# msfc beside cake, an sqm-style HTB, fq_codel and pfifo_fast in Debian's stock kernel under
+# qemu with real traffic (docs/linux-testbed.md); one study per test in $(RESULTS)/linux-testbed.
+bench-linux: setup
+	$(MAKE) -C kernel bench-linux VENV_PYTHON=$(CURDIR)/$(VENV)/bin/python \
+	    BENCH_LINUX_OUT=$(CURDIR)/$(RESULTS)/linux-testbed
 
 # The seeds' experiments (docs/seeds.md), each started with `msfc bench NAME`: tables (CSV and
 # Markdown) and figures in SEEDS_OUT, every simulation kept in SEEDS_OUT/runs/.

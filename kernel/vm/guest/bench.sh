@@ -1,0 +1,108 @@
+# Job of `make bench-linux` (msfc.testbed bench): one qdisc (QDISC) on the bottleneck of
+# RATE kbit/s in both directions with RTT_MS of netem delay, then each test of TESTS in turn.
+# Output per test in /out/<test>/: iperf3 -J and irtt -o json reports, tc -s -j of the
+# bottleneck, /proc/stat before and after (guest CPU), the test's start time.
+. /job/net.sh
+insmod /lib/modules/sch_msfc.ko
+net_setup
+delay "$RTT_MS"
+bottleneck "$QDISC" "$RATE" || { echo "bench.sh: cannot set up $QDISC"; exit 1; }
+$IP netns exec srv $IRTT server -b 10.0.2.2 -i 0 > /out/irtt-server.log 2>&1 &
+n=0
+until $IP netns exec srv netstat -lun | grep -q "10.0.2.2:2112 "; do
+	n=$((n + 1))
+	[ $n -gt 100 ] && { echo "bench.sh: irtt server did not start"; exit 1; }
+	sleep 0.1
+done
+
+# iperf_server PORT: a one-off iperf3 server in srv, waited for until it listens (they start
+# slowly on a loaded machine under emulation). All servers of a test start before any client,
+# so that the clients run over the same seconds.
+iperf_server() {
+	$IP netns exec srv $IPERF3 -s -1 -p "$1" > /dev/null 2>&1 &
+	n=0
+	until $IP netns exec srv netstat -ltn | grep -q ":$1 "; do
+		n=$((n + 1))
+		[ $n -gt 100 ] && { echo "bench.sh: iperf3 server on $1 did not start"; exit 1; }
+		sleep 0.1
+	done
+}
+# iperf_client PORT NAME ARGS...: the client in cli, its JSON report in $T/NAME.iperf.json
+iperf_client() {
+	port=$1 name=$2
+	shift 2
+	$IP netns exec cli $IPERF3 -c 10.0.2.2 -p "$port" -J "$@" > "$T/$name.iperf.json" 2> "$T/$name.err" &
+	PIDS="$PIDS $!"
+}
+# irtt_start NAME TOS: voice-like isochronous UDP, 20 ms interval, 172-byte packets. One
+# open attempt with a long timeout: a retried handshake whose first reply arrives late makes
+# the client stop after its first packets.
+irtt_start() {
+	$IP netns exec cli $IRTT client -Q -i 20ms -l 172 -d "${DUR}s" --dscp="$2" --timeouts=10s \
+		-o "$T/$1.irtt.json" 10.0.2.2 > /dev/null 2> "$T/$1.err" &
+	PIDS="$PIDS $!"
+}
+begin() {
+	T=/out/$1
+	PIDS=""
+	mkdir -p "$T"
+	cpu_stat > "$T/cpu_before"
+	cut -d " " -f 1 /proc/uptime > "$T/start"
+}
+end() {
+	wait $PIDS	# the clients; the irtt server runs on
+	cut -d " " -f 1 /proc/uptime > "$T/stop"
+	cpu_stat > "$T/cpu_after"
+	for dev in cli_r srv_r; do $IP netns exec rtr $TC -s -j qdisc show dev $dev > "$T/tc_$dev.json"; done
+}
+
+for test in $TESTS; do
+	case $test in
+	rrul)	# 4 TCP uploads and 4 downloads marked BE/CS1/CS5/EF, irtt in EF, BE and CS1
+		for p in 5300 5301 5302 5303 5304 5305 5306 5307; do iperf_server $p; done
+		begin rrul
+		p=5300
+		for d in 0 8 40 46; do
+			iperf_client $p up_dscp$d -t "$DUR" --dscp $d
+			iperf_client $((p + 1)) down_dscp$d -t "$DUR" --dscp $d -R
+			p=$((p + 2))
+		done
+		irtt_start irtt_dscp46 0xb8
+		irtt_start irtt_dscp0 0
+		irtt_start irtt_dscp8 0x20
+		end
+		;;
+	shares)	# bulk TCP uploads, 1 against 10 flows in each of CS1, BE and CS5
+		for p in 5400 5401 5402 5403 5404 5405; do iperf_server $p; done
+		begin shares
+		p=5400
+		for d in 8 0 40; do
+			iperf_client $p one_dscp$d -t "$DUR" --dscp $d -P 1
+			iperf_client $((p + 1)) ten_dscp$d -t "$DUR" --dscp $d -P 10
+			p=$((p + 2))
+		done
+		end
+		;;
+	cubic_bbr)	# CUBIC against BBR, both best effort
+		iperf_server 5500
+		iperf_server 5501
+		begin cubic_bbr
+		iperf_client 5500 cubic_dscp0 -t "$DUR" -C cubic
+		iperf_client 5501 bbr_dscp0 -t "$DUR" -C bbr
+		end
+		;;
+	dos_same|dos_lower|dos_higher)	# seed 001: one BE TCP flow against 10 unresponsive UDP
+		# flows together 120 % of the link, in the same, a lower (CS1), a higher (EF) class
+		case $test in dos_same) fd=0 ;; dos_lower) fd=8 ;; dos_higher) fd=46 ;; esac
+		iperf_server 5600
+		iperf_server 5601
+		begin $test
+		iperf_client 5600 tcp_dscp0 -t "$DUR" --dscp 0
+		iperf_client 5601 flood_dscp$fd -t "$DUR" --dscp $fd -u -P 10 -l 1200 \
+			-b $((RATE * 12 / 100))k
+		end
+		;;
+	*) echo "bench.sh: unknown test $test"; exit 1 ;;
+	esac
+	sleep 1
+done

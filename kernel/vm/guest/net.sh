@@ -1,0 +1,93 @@
+# Sourced by the guest jobs: the test network and the qdiscs under test.
+#
+#   cli (10.0.1.1) --veth-- rtr (10.0.1.2 | 10.0.2.1) --veth-- srv (10.0.2.2)
+#
+# The bottleneck is the router: `bottleneck KIND RATE_KBIT` puts the same rate on both of its
+# egress devices (cli_r toward the client: downloads, srv_r toward the server: uploads).
+# `delay MS` adds netem delay of MS/2 on the client's and the server's egress, so the base RTT
+# is MS and the netem queues are never the bottleneck.  Segmentation offloads are off on every
+# device, so every qdisc sees the packets of the wire.
+IP=/usr/bin/ip
+TC=/usr/sbin/tc
+ETHTOOL=/usr/sbin/ethtool
+IPERF3=/usr/bin/iperf3
+IRTT=/usr/bin/irtt
+
+net_setup() {
+	for n in cli rtr srv; do $IP netns add $n; $IP -n $n link set lo up; done
+	$IP link add cli_c netns cli type veth peer name cli_r netns rtr
+	$IP link add srv_s netns srv type veth peer name srv_r netns rtr
+	$IP -n cli addr add 10.0.1.1/24 dev cli_c
+	$IP -n rtr addr add 10.0.1.2/24 dev cli_r
+	$IP -n rtr addr add 10.0.2.1/24 dev srv_r
+	$IP -n srv addr add 10.0.2.2/24 dev srv_s
+	for p in cli:cli_c rtr:cli_r rtr:srv_r srv:srv_s; do
+		ns=${p%%:*} dev=${p#*:}
+		$IP netns exec $ns $ETHTOOL -K $dev tso off gso off gro off > /dev/null 2>&1
+		$IP -n $ns link set $dev up
+	done
+	$IP -n cli route add default via 10.0.1.2
+	$IP -n srv route add default via 10.0.2.1
+	$IP netns exec rtr sysctl -qw net.ipv4.ip_forward=1
+}
+
+delay() {
+	half=$(( $1 / 2 ))
+	$IP netns exec cli $TC qdisc replace dev cli_c root netem delay ${half}ms limit 100000
+	$IP netns exec srv $TC qdisc replace dev srv_s root netem delay ${half}ms limit 100000
+}
+
+# Our sqm-style shaper: HTB at the link rate with three priority bands, each under fq_codel.
+# Voice and video (CS4-CS7, AF4x, EF, VA) in the first band, guaranteed a quarter and capped
+# at half of the link so it cannot starve the rest; best effort guaranteed half; bulk (CS1,
+# LE) a quarter; idle bandwidth is lent by priority.
+sqm_bands() {
+	dev=$1 r=$2
+	tc_r="$IP netns exec rtr $TC"
+	$tc_r qdisc add dev $dev root handle 1: htb default 12
+	$tc_r class add dev $dev parent 1: classid 1:1 htb rate ${r}kbit
+	$tc_r class add dev $dev parent 1:1 classid 1:11 htb rate $((r / 4))kbit ceil $((r / 2))kbit prio 1
+	$tc_r class add dev $dev parent 1:1 classid 1:12 htb rate $((r / 2))kbit ceil ${r}kbit prio 2
+	$tc_r class add dev $dev parent 1:1 classid 1:13 htb rate $((r / 4))kbit ceil ${r}kbit prio 3
+	for b in 11 12 13; do
+		$tc_r qdisc add dev $dev parent 1:$b handle $b: fq_codel
+	done
+	# DSCP (the upper six bits of the TOS byte) -> band
+	for tos in 0x80 0x88 0x90 0x98 0xa0 0xb0 0xb8 0xc0 0xe0; do	# CS4 AF41-43 CS5 VA EF CS6 CS7
+		$tc_r filter add dev $dev parent 1: protocol ip prio 1 u32 \
+			match ip dsfield $tos 0xfc flowid 1:11
+	done
+	for tos in 0x04 0x20; do	# LE, CS1
+		$tc_r filter add dev $dev parent 1: protocol ip prio 2 u32 \
+			match ip dsfield $tos 0xfc flowid 1:13
+	done
+}
+
+# bottleneck KIND RATE_KBIT: KIND is one of msfc, fq_codel, pfifo_fast (each under an HTB
+# shaper at RATE), msfc_lowrate (msfc with the CoDel settings docs/kernel.md gives for links
+# below 4 Mbit/s), cake_ds3, cake_ds4 (cake's own shaper), sqm (sqm_bands).
+bottleneck() {
+	kind=$1 r=$2
+	for dev in cli_r srv_r; do
+		tc_r="$IP netns exec rtr $TC"
+		case $kind in
+		msfc|fq_codel|pfifo_fast)
+			$tc_r qdisc add dev $dev root handle 1: htb default 1 || return 1
+			$tc_r class add dev $dev parent 1: classid 1:1 htb rate ${r}kbit || return 1
+			$tc_r qdisc add dev $dev parent 1:1 handle 10: $kind || return 1
+			;;
+		msfc_lowrate)
+			$tc_r qdisc add dev $dev root handle 1: htb default 1 || return 1
+			$tc_r class add dev $dev parent 1: classid 1:1 htb rate ${r}kbit || return 1
+			$tc_r qdisc add dev $dev parent 1:1 handle 10: msfc target 15ms interval 150ms || return 1
+			;;
+		cake_ds3) $tc_r qdisc add dev $dev root cake bandwidth ${r}kbit diffserv3 || return 1 ;;
+		cake_ds4) $tc_r qdisc add dev $dev root cake bandwidth ${r}kbit diffserv4 || return 1 ;;
+		sqm) sqm_bands $dev $r || return 1 ;;
+		*) echo "net.sh: unknown qdisc kind $kind" >&2; return 1 ;;
+		esac
+	done
+}
+
+# Guest CPU use: the "cpu" line of /proc/stat (user nice system idle iowait irq softirq ...).
+cpu_stat() { head -n 1 /proc/stat; }

@@ -1,0 +1,51 @@
+# Job of `make -C kernel vm-test`: the DKMS-built sch_msfc in the stock kernel, configured by
+# Debian's tc through the q_msfc.so plugin.  Every step's exit code, stdout and stderr go to
+# /out/<step>.{rc,out,err}; the host checks them (msfc.testbed selftest).
+. /job/net.sh
+O=/out
+RATE=${RATE:-4000}
+step() {	# step NAME COMMAND...: run, keep rc/stdout/stderr
+	name=$1
+	shift
+	"$@" > $O/$name.out 2> $O/$name.err
+	echo $? > $O/$name.rc
+}
+step insmod insmod /lib/modules/sch_msfc.ko
+grep -w sch_msfc /proc/modules > $O/modules.txt
+cat /proc/sys/kernel/tainted > $O/tainted.txt
+net_setup
+R="$IP netns exec rtr $TC"
+$R qdisc add dev srv_r root handle 1: htb default 1
+$R class add dev srv_r parent 1: classid 1:1 htb rate ${RATE}kbit
+step add $R qdisc add dev srv_r parent 1:1 handle 10: msfc prios 3 ratio 2 target 5ms interval 100ms
+step show_add $R -j qdisc show dev srv_r
+step change $R qdisc change dev srv_r parent 1:1 handle 10: msfc ratio 1.5 quantum 1500
+step show_change $R -j qdisc show dev srv_r
+# target alone: tc cannot know the interval (100ms), only the kernel can refuse it
+step bad_target $R qdisc change dev srv_r parent 1:1 handle 10: msfc target 200ms
+step bad_quanta $R qdisc change dev srv_r parent 1:1 handle 10: msfc prios 16 ratio 16 quantum 1048576
+step bad_ratio $R qdisc change dev srv_r parent 1:1 handle 10: msfc ratio 17
+step show_after_bad $R -j qdisc show dev srv_r
+step change_back $R qdisc change dev srv_r parent 1:1 handle 10: msfc ratio 2 quantum 1514
+# Class shares: two TCP uploads in each of CS1, BE and AF41 (classes 0, 1, 2 by the default
+# DSCP map) through the msfc bottleneck; goodput from iperf3's JSON after 2 s of warm-up.
+i=0
+for dscp in 8 0 34; do
+	$IP netns exec srv $IPERF3 -s -1 -p $((5201 + i)) -D > /dev/null 2>&1
+	i=$((i + 1))
+done
+sleep 1
+i=0
+for dscp in 8 0 34; do
+	$IP netns exec cli $IPERF3 -c 10.0.2.2 -p $((5201 + i)) -P 2 -t ${DURATION:-8} -O 2 \
+		--dscp $dscp -J > $O/iperf_class$i.json 2> $O/iperf_class$i.err &
+	i=$((i + 1))
+done
+wait
+step stats_s $R -s qdisc show dev srv_r
+step stats_sj $R -s -j qdisc show dev srv_r
+step class_s $R -s class show dev srv_r
+step del $R qdisc del dev srv_r parent 1:1 handle 10:
+step show_del $R -j qdisc show dev srv_r
+$R qdisc del dev srv_r root
+step rmmod rmmod sch_msfc

@@ -1,0 +1,1249 @@
+"""Linux testbed: Debian's stock kernel under qemu, sch_msfc built by DKMS, Debian's tc.
+
+The guest is the distribution's kernel image booted with an initramfs the project builds
+(``kernel/vm/mkinitramfs.sh``: busybox, Debian's tc/ip/iperf3/irtt, the tc plugin q_msfc.so,
+the DKMS-installed sch_msfc and the kernel's own qdisc modules). A job is a shell script from
+``kernel/vm/guest/`` appended as a second cpio archive; the guest writes its machine-readable
+output (tc -j, iperf3 -J, irtt -o json, /proc/stat) into /out, which ``/init`` stores as a tar
+archive on a virtio disk. This module boots, reads that archive and turns it into checks
+(``selftest``) or into the project's raw result format (``bench``, docs/data-format.md).
+
+    python -m msfc.testbed selftest --kernel VMLINUZ --initrd BASE.cpio.gz --guest-dir DIR
+    python -m msfc.testbed bench --kernel VMLINUZ --initrd BASE.cpio.gz --guest-dir DIR --out DIR
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import io
+import json
+import math
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+QEMU = "qemu-system-x86_64"
+# Under nested KVM the Debian kernel's decompressor stops with an emulation failure (see
+# docs/linux-testbed.md); a KVM attempt that does not reach the job within this time falls
+# back to software emulation.
+KVM_PROBE_SECONDS = 25
+READY_MARK = "msfc-vm: up"
+
+
+class TestbedError(Exception):
+    """A failure with a message that names the problem and the fix."""
+
+
+@dataclass
+class BootResult:
+    accel: str  # "kvm" or "tcg"
+    wall_seconds: float
+    files: dict[str, bytes]  # the guest's /out, by relative path
+    log: str
+    files_meta: dict | None = None
+
+    def text(self, name: str) -> str:
+        return self.files.get(name, b"").decode("utf-8", "replace")
+
+    def json(self, name: str):
+        raw = self.files.get(name)
+        if raw is None:
+            raise TestbedError(f"the guest wrote no {name} (see the boot log)")
+        try:
+            return json.loads(raw)
+        except json.JSONDecodeError as e:
+            raise TestbedError(f"the guest's {name} is not JSON ({e}): {raw[:200]!r}") from e
+
+
+def _cpio_newc(files: dict[str, bytes]) -> bytes:
+    """A gzip-compressed cpio (newc) archive of regular files and their directories."""
+    out = io.BytesIO()
+    ino = 1
+
+    def entry(name: str, mode: int, data: bytes) -> None:
+        nonlocal ino
+        nb = name.encode() + b"\0"
+        hdr = "070701" + "".join(
+            f"{v:08x}" for v in (ino, mode, 0, 0, 1, 0, len(data), 0, 0, 0, 0, len(nb), 0)
+        )
+        out.write(hdr.encode() + nb)
+        out.write(b"\0" * ((4 - (110 + len(nb)) % 4) % 4))
+        out.write(data)
+        out.write(b"\0" * ((4 - len(data) % 4) % 4))
+        ino += 1
+
+    dirs = sorted({str(Path(n).parent) for n in files} - {"."})
+    for d in dirs:
+        entry(d, 0o40755, b"")
+    for name, data in sorted(files.items()):
+        entry(name, 0o100755, data)
+    entry("TRAILER!!!", 0, b"")
+    return gzip.compress(out.getvalue(), compresslevel=1)
+
+
+def _qemu_argv(accel: str, kernel: Path, initrd: Path, disk: Path, mem_mb: int, smp: int):
+    cpu = (
+        ["-accel", "kvm", "-cpu", "host,-arch-capabilities"]
+        if accel == "kvm"
+        else ["-accel", "tcg", "-cpu", "max"]
+    )
+    return [
+        QEMU,
+        *cpu,
+        "-m",
+        str(mem_mb),
+        "-smp",
+        str(smp),
+        "-nographic",
+        "-no-reboot",
+        "-nic",
+        "none",
+        "-kernel",
+        str(kernel),
+        "-initrd",
+        str(initrd),
+        "-append",
+        "console=ttyS0 quiet panic=-1",
+        "-drive",
+        f"file={disk},format=raw,if=virtio",
+    ]
+
+
+def _boot_once(accel, kernel, initrd, job, mem_mb, smp, timeout):
+    with tempfile.TemporaryDirectory(prefix="msfc-vm-") as tmp:
+        tmp = Path(tmp)
+        initrd_all = tmp / "initrd.gz"
+        with open(initrd_all, "wb") as f:
+            f.write(Path(initrd).read_bytes())
+            f.write(_cpio_newc(job))
+        disk = tmp / "out.img"
+        with open(disk, "wb") as f:
+            f.truncate(256 << 20)
+        argv = _qemu_argv(accel, kernel, initrd_all, disk, mem_mb, smp)
+        t0 = time.monotonic()
+        try:
+            p = subprocess.run(
+                argv,
+                check=False,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                timeout=timeout,
+            )
+            log = p.stdout.decode("utf-8", "replace")
+        except subprocess.TimeoutExpired as e:
+            log = (e.stdout or b"").decode("utf-8", "replace") + f"\n[timeout after {timeout} s]"
+        wall = time.monotonic() - t0
+        files: dict[str, bytes] = {}
+        try:
+            with tarfile.open(disk) as tar:
+                for m in tar.getmembers():
+                    if m.isfile():
+                        files[m.name.removeprefix("./")] = tar.extractfile(m).read()
+        except tarfile.TarError:
+            pass  # nothing written: the log tells why
+        return BootResult(accel, wall, files, log)
+
+
+def boot(
+    kernel: Path,
+    initrd: Path,
+    job: dict[str, bytes],
+    *,
+    accel: str = "auto",
+    mem_mb: int = 1024,
+    smp: int = 1,
+    timeout: float = 600,
+    accel_cache: Path | None = None,
+) -> BootResult:
+    """Boot the stock kernel with the base initramfs plus ``job`` (path -> content, must hold
+    ``job/run.sh``); return the guest's /out. ``accel`` auto tries KVM once (remembered in
+    ``accel_cache``) and falls back to software emulation (TCG)."""
+    if shutil.which(QEMU) is None:
+        raise TestbedError(f"{QEMU} not found: install qemu-system-x86 (make -C kernel vm-deps)")
+    for f in (kernel, initrd):
+        if not Path(f).is_file():
+            raise TestbedError(f"{f} does not exist: run make -C kernel vm-image")
+    if accel == "auto":
+        accel = _probe_accel(kernel, initrd, mem_mb, accel_cache)
+    res = _boot_once(accel, kernel, initrd, job, mem_mb, smp, timeout)
+    if "job.rc" not in res.files:
+        tail = "\n".join(res.log.splitlines()[-15:])
+        raise TestbedError(f"the VM ({accel}) did not finish its job; last lines:\n{tail}")
+    return res
+
+
+def _probe_accel(kernel, initrd, mem_mb, cache: Path | None) -> str:
+    key = f"{Path(kernel).resolve()} {os.path.getsize(kernel)}"
+    if cache and cache.is_file():
+        known = json.loads(cache.read_text())
+        if known.get("kernel") == key:
+            return known["accel"]
+    accel, why = "tcg", "/dev/kvm is not accessible"
+    if os.access("/dev/kvm", os.R_OK | os.W_OK):
+        res = _boot_once(
+            "kvm",
+            kernel,
+            initrd,
+            {"job/run.sh": b"true\n"},
+            mem_mb,
+            1,
+            KVM_PROBE_SECONDS,
+        )
+        if READY_MARK in res.log and "job.rc" in res.files:
+            accel, why = "kvm", "KVM boot reached the job"
+        else:
+            lines = [x for x in res.log.splitlines() if "KVM" in x or "emulation" in x]
+            first = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b.", "", lines[0]).strip() if lines else ""
+            why = "KVM boot failed: " + (first or "no job output")
+    print(f"testbed: accelerator {accel} ({why})", file=sys.stderr)
+    if cache:
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        cache.write_text(json.dumps({"kernel": key, "accel": accel, "why": why}) + "\n")
+    return accel
+
+
+def _job(guest_dir: Path, script: str, env: dict[str, str] | None = None) -> dict[str, bytes]:
+    lines = "".join(f"export {k}={shlex.quote(v)}\n" for k, v in (env or {}).items())
+    run = lines + (guest_dir / script).read_text()
+    return {
+        "job/run.sh": run.encode(),
+        "job/net.sh": (guest_dir / "net.sh").read_bytes(),
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# selftest: the checks of `make test`
+
+
+class Checks:
+    def __init__(self) -> None:
+        self.failed: list[str] = []
+        self.count = 0
+
+    def check(self, ok: bool, what: str, detail: str = "") -> bool:
+        self.count += 1
+        print(f"  {'ok  ' if ok else 'FAIL'} {what}" + (f": {detail}" if detail else ""))
+        if not ok:
+            self.failed.append(what)
+        return ok
+
+
+def _msfc_opts(shown) -> dict:
+    for q in shown:
+        if q.get("kind") == "msfc":
+            return q.get("options", {})
+    return {}
+
+
+def _step_ok(res: BootResult, c: Checks, step: str, what: str) -> bool:
+    rc = res.text(f"{step}.rc").strip()
+    return c.check(
+        rc == "0",
+        what,
+        "" if rc == "0" else f"exit {rc or 'missing'}: {res.text(step + '.err').strip()[:300]}",
+    )
+
+
+def _rejected(res: BootResult, c: Checks, step: str, what: str, expect: str) -> None:
+    rc = res.text(f"{step}.rc").strip()
+    err = res.text(f"{step}.err").strip()
+    c.check(
+        rc not in ("", "0") and expect in err,
+        what,
+        f"exit {rc}, stderr {err[:300]!r}, expected {expect!r}",
+    )
+
+
+def class_goodput_bps(report: dict) -> float:
+    """Receiver goodput of one iperf3 -J client run (all its parallel streams)."""
+    end = report.get("end", {})
+    if "sum_received" not in end:
+        raise TestbedError(f"iperf3 report without end.sum_received: {report.get('error', '?')}")
+    return float(end["sum_received"]["bits_per_second"])
+
+
+def selftest(args) -> int:
+    guest = Path(args.guest_dir)
+    env = {"RATE": str(args.rate_kbit), "DURATION": str(args.duration)}
+    t0 = time.monotonic()
+    res = boot(
+        Path(args.kernel),
+        Path(args.initrd),
+        _job(guest, "selftest.sh", env),
+        accel=args.accel,
+        smp=1,
+        timeout=args.timeout,
+        accel_cache=Path(args.accel_cache) if args.accel_cache else None,
+    )
+    kver = next(
+        (ln.split("kernel ")[1].split(",")[0] for ln in res.log.splitlines() if READY_MARK in ln),
+        "?",
+    )
+    print(f"testbed selftest: kernel {kver}, {res.accel}, boot + job {res.wall_seconds:.1f} s")
+    c = Checks()
+    c.check(
+        res.text("job.rc").strip() == "0",
+        "guest job ran to its end",
+        res.text("job.log")[-500:],
+    )
+    _step_ok(res, c, "insmod", "insmod of the DKMS-built sch_msfc.ko")
+    c.check("sch_msfc" in res.text("modules.txt"), "sch_msfc listed in /proc/modules")
+    _step_ok(res, c, "add", "tc qdisc add ... msfc (Debian tc with q_msfc.so)")
+    opts = (
+        _msfc_opts(res.json("show_add.out")) if _step_ok(res, c, "show_add", "tc -j show") else {}
+    )
+    c.check(
+        opts.get("prios") == 3 and opts.get("ratio") == 2,
+        "tc -j qdisc show: prios 3 ratio 2",
+        json.dumps(opts)[:300],
+    )
+    _step_ok(res, c, "change", "tc qdisc change ratio 1.5 quantum 1500")
+    opts = _msfc_opts(res.json("show_change.out"))
+    c.check(
+        opts.get("ratio") == 1.5 and opts.get("quantum") == 1500,
+        "tc -j qdisc show after change: ratio 1.5 quantum 1500",
+        json.dumps(opts)[:300],
+    )
+    _rejected(
+        res,
+        c,
+        "bad_target",
+        "target >= interval rejected with the kernel's message",
+        "Error: target must be at least 2 us and below interval",
+    )
+    _rejected(
+        res,
+        c,
+        "bad_quanta",
+        "class quantum over 2^40 rejected with the kernel's message",
+        "Error: quantum * ratio^(prios-1) exceeds 2^40 bytes",
+    )
+    _rejected(res, c, "bad_ratio", "ratio 17 rejected by tc's plugin", '"ratio" must be')
+    opts = _msfc_opts(res.json("show_after_bad.out"))
+    c.check(
+        opts.get("ratio") == 1.5 and opts.get("prios") == 3,
+        "a rejected change leaves the qdisc as it was",
+        json.dumps(opts)[:300],
+    )
+    _step_ok(res, c, "change_back", "tc qdisc change ratio 2 quantum 1514")
+    # class shares
+    rates = []
+    for i in range(3):
+        try:
+            rates.append(class_goodput_bps(res.json(f"iperf_class{i}.json")))
+        except TestbedError as e:
+            c.check(False, f"iperf3 class {i}", str(e))
+    if len(rates) == 3:
+        total = sum(rates)
+        shares = [r / total for r in rates]
+        want = [1 / 7, 2 / 7, 4 / 7]
+        detail = ", ".join(f"{s:.3f} (want {w:.3f})" for s, w in zip(shares, want))
+        c.check(
+            all(abs(s - w) <= 0.15 * w for s, w in zip(shares, want)),
+            "TCP goodput shares of CS1/BE/AF41 = 1:2:4 within 15 %",
+            detail,
+        )
+        c.check(
+            total >= 0.8 * args.rate_kbit * 1000,
+            "the flows fill the bottleneck",
+            f"{total / 1e6:.2f} Mbit/s of {args.rate_kbit / 1000:.2f}",
+        )
+    _step_ok(res, c, "stats_s", "tc -s qdisc show")
+    c.check(
+        "msfc" in res.text("stats_s.out") and "Sent" in res.text("stats_s.out"),
+        "tc -s qdisc show prints msfc with statistics",
+    )
+    if _step_ok(res, c, "stats_sj", "tc -s -j qdisc show"):
+        q = [x for x in res.json("stats_sj.out") if x.get("kind") == "msfc"]
+        c.check(
+            bool(q) and q[0].get("packets", 0) > 0,
+            "tc -s -j: msfc sent packets",
+            json.dumps(q)[:300],
+        )
+    # iproute2 6.1 prints classes as text only (no JSON for `tc -j class show`)
+    if _step_ok(res, c, "class_s", "tc -s class show"):
+        text = res.text("class_s.out")
+        c.check(
+            all(f"class msfc 10:{i} " in text for i in (1, 2, 3)),
+            "tc -s class show lists msfc classes 10:1, 10:2, 10:3",
+            text[:300],
+        )
+    _step_ok(res, c, "del", "tc qdisc del")
+    c.check(
+        not _msfc_opts(res.json("show_del.out")) and "msfc" not in res.text("show_del.out"),
+        "msfc gone after delete",
+    )
+    _step_ok(res, c, "rmmod", "rmmod sch_msfc")
+    print(
+        f"testbed selftest: {c.count - len(c.failed)}/{c.count} checks passed "
+        f"({time.monotonic() - t0:.0f} s)"
+    )
+    if c.failed:
+        log = Path(args.log) if args.log else None
+        if log:
+            log.write_text(res.log + "\n--- job.log ---\n" + res.text("job.log"))
+            print(f"testbed selftest: FAILED: {', '.join(c.failed)} (boot log: {log})")
+        return 1
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------
+# bench: msfc beside cake, an sqm-style HTB, fq_codel and pfifo_fast (make bench-linux)
+
+QDISCS = [
+    "msfc",
+    "msfc_lowrate",
+    "cake_ds3",
+    "cake_ds4",
+    "sqm",
+    "fq_codel",
+    "pfifo_fast",
+]
+TESTS = ["rrul", "shares", "cubic_bbr", "dos_same", "dos_lower", "dos_higher"]
+COST_QDISCS = ["noqueue", "pfifo", "fq_codel", "cake", "msfc"]
+DSCP_NAMES = {0: "BE", 8: "CS1", 34: "AF41", 40: "CS5", 46: "EF"}
+HIST_BIN_S = 0.0005  # the delay histogram's bin width, as the ns-3 scenarios' default
+
+
+def msfc_class(dscp: int, prios: int = 3) -> int:
+    """The class of docs/algorithm.md's default DSCP map: LE, CS1 -> 0; other precedence 0
+    and 1 -> 1; precedence k -> k clamped to prios - 1."""
+    if dscp in (1, 8):
+        return 0
+    return min(max(dscp >> 3, 1), prios - 1)
+
+
+def _flow_row(**kw) -> dict:
+    row = dict.fromkeys(_FLOW_COLUMNS, 0)
+    row.update(kw)
+    return row
+
+
+_FLOW_COLUMNS = [
+    "flow_id",
+    "app_id",
+    "type",
+    "priority",
+    "direction",
+    "protocol",
+    "src",
+    "dst",
+    "src_port",
+    "dst_port",
+    "tx_packets",
+    "tx_bytes",
+    "rx_packets",
+    "rx_bytes",
+    "lost_packets",
+    "delay_sum_s",
+    "jitter_sum_s",
+    "first_tx_s",
+    "last_tx_s",
+    "first_rx_s",
+    "last_rx_s",
+    "active_s",
+    "kind",
+    "dscp",
+]
+
+
+def iperf_flows(report: dict, label: str, app_id: int, first_id: int) -> list[dict]:
+    """flows.csv rows of one iperf3 -J client report: one per stream. TCP: bytes only (iperf3
+    counts no packets); UDP: packets and losses as the server reported them."""
+    st = report.get("start", {})
+    test = st.get("test_start", {})
+    if "end" not in report or not report["end"].get("streams"):
+        raise TestbedError(f"iperf3 report of {label} has no results: {report.get('error', '?')}")
+    reverse = bool(test.get("reverse"))
+    tos = int(test.get("tos", 0))
+    dscp = tos >> 2
+    conn = {c["socket"]: c for c in st.get("connected", [])}
+    rows = []
+    for k, s in enumerate(report["end"]["streams"]):
+        udp = "udp" in s
+        sock = (s["udp"] if udp else s["sender"])["socket"]
+        c = conn.get(sock, {})
+        cli = (c.get("local_host", ""), c.get("local_port", 0))
+        srv = (c.get("remote_host", ""), c.get("remote_port", 0))
+        src, dst = (srv, cli) if reverse else (cli, srv)
+        common = {
+            "flow_id": first_id + k,
+            "app_id": app_id,
+            "type": label,
+            "priority": msfc_class(dscp),
+            "direction": "down" if reverse else "up",
+            "src": src[0],
+            "dst": dst[0],
+            "src_port": src[1],
+            "dst_port": dst[1],
+            "kind": "data",
+            "dscp": dscp,
+        }
+        if udp:
+            u = s["udp"]
+            per = u["bytes"] / u["packets"] if u["packets"] else 0
+            rx = u["packets"] - u["lost_packets"]
+            rows.append(
+                _flow_row(
+                    **common,
+                    protocol="UDP",
+                    tx_packets=u["packets"],
+                    tx_bytes=u["bytes"],
+                    rx_packets=rx,
+                    rx_bytes=round(rx * per),
+                    lost_packets=u["lost_packets"],
+                    last_tx_s=u["seconds"],
+                    active_s=u["seconds"],
+                )
+            )
+        else:
+            rows.append(
+                _flow_row(
+                    **common,
+                    protocol="TCP",
+                    tx_bytes=s["sender"]["bytes"],
+                    rx_bytes=s["receiver"]["bytes"],
+                    last_tx_s=s["sender"]["seconds"],
+                    last_rx_s=s["receiver"]["seconds"],
+                    active_s=s["receiver"]["seconds"],
+                )
+            )
+    return rows
+
+
+def irtt_flows(report: dict, label: str, app_id: int, first_id: int):
+    """Two flows.csv rows (up: client to server, down: back) of one irtt -o json report, their
+    one-way delays (the guest's namespaces share one clock) and the round-trip times."""
+    cfg = report.get("config", {})
+    dscp = int(cfg.get("params", {}).get("dscp", 0)) >> 2
+    cli_h, _, cli_p = cfg.get("local_address", ":0").rpartition(":")
+    srv_h, _, srv_p = cfg.get("remote_address", ":0").rpartition(":")
+    rts = report.get("round_trips", [])
+    params = cfg.get("params", {})
+    ran = report.get("stats", {}).get("duration", 0)
+    if not rts or ran < params.get("duration", 0) / 2:
+        # the client gave up (seen under emulation on a loaded host): not a loss figure. A
+        # client that ran its time but sent fewer packets (timer misses) is kept.
+        raise TestbedError(
+            f"irtt report of {label}: the client stopped after {ran / 1e9:.1f} s "
+            f"({len(rts)} round trips)"
+        )
+    dur = report["stats"]["duration"] / 1e9
+    rows, delays, rtts = [], {}, []
+    for k, (direction, key, ipdv) in enumerate(
+        (("up", "send", "send"), ("down", "receive", "receive"))
+    ):
+        fid = first_id + k
+        # up: every packet sent; it arrived unless lost "true" or "true_up"
+        sent = (
+            len(rts)
+            if direction == "up"
+            else sum(1 for r in rts if r["lost"] in ("false", "true_down"))
+        )
+        got = [
+            r
+            for r in rts
+            if r["lost"] == "false" or (direction == "up" and r["lost"] == "true_down")
+        ]
+        d = [r["delay"][key] / 1e9 for r in got if key in r.get("delay", {})]
+        j = [abs(r["ipdv"][ipdv]) / 1e9 for r in got if ipdv in r.get("ipdv", {})]
+        src, dst = (
+            ((cli_h, cli_p), (srv_h, srv_p))
+            if direction == "up"
+            else ((srv_h, srv_p), (cli_h, cli_p))
+        )
+        rows.append(
+            _flow_row(
+                flow_id=fid,
+                app_id=app_id,
+                type=label,
+                priority=msfc_class(dscp),
+                direction=direction,
+                protocol="UDP",
+                src=src[0],
+                dst=dst[0],
+                src_port=int(src[1] or 0),
+                dst_port=int(dst[1] or 0),
+                tx_packets=sent,
+                tx_bytes=sent * 172,
+                rx_packets=len(d),
+                rx_bytes=len(d) * 172,
+                lost_packets=sent - len(d),
+                delay_sum_s=sum(d),
+                jitter_sum_s=sum(j),
+                last_tx_s=dur,
+                active_s=dur,
+                kind="data",
+                dscp=dscp,
+            )
+        )
+        delays[fid] = d
+    rtts = [
+        (first_id, r["seqno"], r["delay"]["rtt"] / 1e9)
+        for r in rts
+        if r["lost"] == "false" and "rtt" in r.get("delay", {})
+    ]
+    return rows, delays, rtts
+
+
+def _hist_rows(delays: dict[int, list[float]]) -> list[dict]:
+    rows = []
+    for fid, d in delays.items():
+        counts: dict[int, int] = {}
+        for x in d:
+            b = int(x // HIST_BIN_S)
+            counts[b] = counts.get(b, 0) + 1
+        for b in sorted(counts):
+            rows.append(
+                {
+                    "flow_id": fid,
+                    "bin_start_s": round(b * HIST_BIN_S, 6),
+                    "bin_width_s": HIST_BIN_S,
+                    "count": counts[b],
+                }
+            )
+    return rows
+
+
+def _cpu(text: str) -> tuple[float, float]:
+    """(busy, idle) jiffies of /proc/stat's first line."""
+    v = [float(x) for x in text.split()[1:]]
+    idle = v[3] + (v[4] if len(v) > 4 else 0)
+    return sum(v[:8]) - idle, idle
+
+
+def guest_idle(files: dict[str, bytes], prefix: str) -> float:
+    b0, i0 = _cpu(files[f"{prefix}/cpu_before"].decode())
+    b1, i1 = _cpu(files[f"{prefix}/cpu_after"].decode())
+    total = (b1 - b0) + (i1 - i0)
+    return (i1 - i0) / total if total > 0 else float("nan")
+
+
+def convert_test(files: dict[str, bytes], test: str, problems: list[str] | None = None):
+    """flows.csv rows, delay and jitter histogram rows, RTT samples of one test's guest output."""
+    flows, delays, rtts = [], {}, []
+    problems = [] if problems is None else problems
+    names = sorted(
+        n for n in files if n.startswith(f"{test}/") and n.endswith((".iperf.json", ".irtt.json"))
+    )
+    if not names:
+        raise TestbedError(f"the guest wrote no reports for {test} (see its job.log)")
+    for app_id, n in enumerate(names):
+        base = n.split("/", 1)[1].split(".", 1)[0]  # e.g. up_dscp46, irtt_dscp0, ten_dscp8
+        what, _, d = base.rpartition("_dscp")
+        dscp = int(d)
+        label = f"{what}-{DSCP_NAMES.get(dscp, dscp)}"
+        first = len(flows) + 1
+        try:
+            report = json.loads(files[n])
+            if n.endswith(".irtt.json"):
+                rows, dl, rt = irtt_flows(report, label, app_id, first)
+                delays.update(dl)
+                rtts.extend(rt)
+            else:
+                rows = iperf_flows(report, label, app_id, first)
+        except (TestbedError, json.JSONDecodeError, KeyError) as e:
+            # one client that failed (e.g. never got through the flood) must not lose the rest
+            err = files.get(n.split(".", 1)[0] + ".err", b"").decode("utf-8", "replace")
+            problems.append(f"{n}: {e} {err.strip()[:200]}".strip())
+            continue
+        flows.extend(rows)
+    return flows, _hist_rows(delays), rtts
+
+
+def _write_csv(path: Path, rows: list[dict], columns: list[str]) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    with open(tmp, "w") as f:
+        f.write(",".join(columns) + "\n")
+        f.writelines(",".join(str(r.get(c, "")) for c in columns) + "\n" for r in rows)
+    os.replace(tmp, path)
+
+
+def write_run(root: Path, test: str, qdisc: str, res: BootResult, settings: dict) -> str:
+    """One run directory of the study root/<test> in the project's raw format; returns its hash."""
+    from . import runner
+    from .config import RunConfig
+
+    problems: list[str] = []
+    flows, hist, rtts = convert_test(res.files, test, problems)
+    for p in problems:
+        print(f"testbed bench: {qdisc} {test}: report left out: {p}", file=sys.stderr)
+    resolved = {"scheduler": qdisc, **{k: str(v) for k, v in settings.items()}}
+    cfg = RunConfig(scenario=f"linux-{test}", resolved=resolved)
+    d = root / test / "runs" / cfg.hash()
+    d.mkdir(parents=True, exist_ok=True)
+    _write_csv(d / "flows.csv", flows, _FLOW_COLUMNS)
+    _write_csv(d / "delay_hist.csv", hist, ["flow_id", "bin_start_s", "bin_width_s", "count"])
+    _write_csv(d / "jitter_hist.csv", [], ["flow_id", "bin_start_s", "bin_width_s", "count"])
+    _write_csv(
+        d / "rtt.csv",
+        [{"flow_id": f, "seqno": s, "rtt_s": r} for f, s, r in rtts],
+        ["flow_id", "seqno", "rtt_s"],
+    )
+    for dev in ("cli_r", "srv_r"):
+        raw = res.files.get(f"{test}/tc_{dev}.json")
+        if raw is not None:
+            (d / f"tc_{dev}.json").write_bytes(raw)
+    t0 = float(res.text(f"{test}/start") or 0)
+    t1 = float(res.text(f"{test}/stop") or 0)
+    meta = {
+        "scenario": cfg.scenario,
+        "config": resolved,
+        "scheduler": qdisc,
+        "rng_run": 1,
+        "rng_seed": 0,
+        "ns3_version": None,
+        "msfc_version": _version(),
+        "wall_seconds": round(t1 - t0, 3),
+        "sim_seconds": float(settings["duration_s"]),
+        "started_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "metrics_version": 1,
+        "testbed": {
+            **res.files_meta,
+            "guest_idle": round(guest_idle(res.files, test), 3),
+            "reports_left_out": problems,
+        },
+    }
+    runner.write_json_atomic(d / "meta.json", meta)
+    runner.write_json_atomic(d / "config.json", cfg.to_json())
+    runner.postprocess(d, cfg)
+    return cfg.hash()
+
+
+def _version() -> str:
+    here = Path(__file__).resolve()
+    for p in here.parents:
+        if (p / "VERSION").is_file():
+            return (p / "VERSION").read_text().strip()
+    from . import __version__
+
+    return __version__
+
+
+def jain(xs: list[float]) -> float:
+    xs = [x for x in xs if not math.isnan(x)]
+    return sum(xs) ** 2 / (len(xs) * sum(x * x for x in xs)) if xs and any(xs) else float("nan")
+
+
+def bench(args) -> int:
+    from . import runner
+
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    guest = Path(args.guest_dir)
+    qdiscs = args.qdiscs.split(",")
+    tests = args.tests.split(",")
+    for q in qdiscs:
+        if q not in QDISCS:
+            raise TestbedError(f"unknown qdisc {q}: choose from {', '.join(QDISCS)}")
+    for t in tests:
+        if t not in TESTS:
+            raise TestbedError(f"unknown test {t}: choose from {', '.join(TESTS)}")
+    cache = Path(args.accel_cache) if args.accel_cache else None
+    settings = {
+        "rate_kbit": args.rate_kbit,
+        "rtt_ms": args.rtt_ms,
+        "duration_s": args.duration,
+    }
+    t_all = time.monotonic()
+    hashes: dict[str, list[str]] = {t: [] for t in tests}
+    qemu_version = subprocess.run(
+        [QEMU, "--version"], capture_output=True, text=True, check=False
+    ).stdout.splitlines()[0]
+    for q in qdiscs:
+        env = {
+            "QDISC": q,
+            "RATE": str(args.rate_kbit),
+            "RTT_MS": str(args.rtt_ms),
+            "DUR": str(args.duration),
+            "TESTS": " ".join(tests),
+        }
+        res = boot(
+            Path(args.kernel),
+            Path(args.initrd),
+            _job(guest, "bench.sh", env),
+            accel=args.accel,
+            smp=args.smp,
+            timeout=args.timeout,
+            accel_cache=cache,
+        )
+        res.files_meta = {
+            "kernel": _kernel_of(res),
+            "accel": res.accel,
+            "smp": args.smp,
+            "qemu": qemu_version,
+            "boot_wall_seconds": round(res.wall_seconds, 1),
+        }
+        if res.text("job.rc").strip() != "0":
+            raise TestbedError(f"{q}: the guest job failed:\n{res.text('job.log')[-1500:]}")
+        print(
+            f"testbed bench: {q}: {res.accel}, {res.wall_seconds:.0f} s",
+            file=sys.stderr,
+        )
+        raw = out / "raw" / q  # the guest's own files, as it wrote them
+        shutil.rmtree(raw, ignore_errors=True)
+        for name, data in res.files.items():
+            (raw / name).parent.mkdir(parents=True, exist_ok=True)
+            (raw / name).write_bytes(data)
+        (raw / "testbed.json").write_text(json.dumps(res.files_meta) + "\n")
+        for t in tests:
+            hashes[t].append(
+                write_run(
+                    out,
+                    t,
+                    q,
+                    res,
+                    {**settings, "kernel": _kernel_of(res), "accel": res.accel},
+                )
+            )
+    _write_studies(out, hashes, settings)
+    cost = None
+    if args.cost_rounds > 0:
+        env = {
+            "QDISCS": " ".join(COST_QDISCS),
+            "ROUNDS": str(args.cost_rounds),
+            "PPS": str(args.cost_pps),
+            "COUNT": str(args.cost_pps * args.cost_seconds),
+            "FLOWS": "1024",
+        }
+        res = boot(
+            Path(args.kernel),
+            Path(args.initrd),
+            _job(guest, "cost.sh", env),
+            accel=args.accel,
+            smp=1,
+            timeout=args.timeout,
+            accel_cache=cache,
+        )
+        if res.text("job.rc").strip() != "0":
+            raise TestbedError(f"cost: the guest job failed:\n{res.text('job.log')[-1500:]}")
+        cost = cost_table(res)
+        cost_meta = {
+            "kernel": _kernel_of(res),
+            "accel": res.accel,
+            "smp": 1,
+            "pps": args.cost_pps,
+            "seconds": args.cost_seconds,
+            "rounds": args.cost_rounds,
+            "flows": 1024,
+            "pkt_size": 500,
+        }
+        runner.write_json_atomic(out / "cost.json", {"meta": cost_meta, "rows": cost})
+    _finish(out, tests, cost)
+    print(f"testbed bench: {time.monotonic() - t_all:.0f} s; output {out}", file=sys.stderr)
+    return 0
+
+
+def _write_studies(out: Path, hashes: dict[str, list[str]], settings: dict) -> None:
+    from . import runner
+
+    for t, hs in hashes.items():
+        # a later call with other qdiscs but the same settings adds its runs to the study
+        prev = out / t / "study.json"
+        if prev.is_file():
+            old = json.loads(prev.read_text())
+            if old.get("testbed") == settings:
+                hs = [h for h in old["configs"] if h not in hs] + hs
+        runner.write_study(
+            out / t,
+            {
+                "kind": "compare",
+                "scenario": f"linux-{t}",
+                "configs": hs,
+                "direction": "up" if t != "rrul" else "down",
+                "argv": [],
+                "testbed": settings,
+            },
+        )
+
+
+def _finish(out: Path, tests: list[str], cost) -> None:
+    if cost is None and (out / "cost.json").is_file():
+        cost = json.loads((out / "cost.json").read_text())["rows"]
+    md = tables(out, tests, cost)
+    (out / "tables.md").write_text(md)
+    plots(out, tests)
+    print(md)
+
+
+def convert(args) -> int:
+    """Rebuild every run from the guests' files kept in OUT/raw/<qdisc>/ (no boot)."""
+    out = Path(args.out)
+    settings = {"rate_kbit": args.rate_kbit, "rtt_ms": args.rtt_ms, "duration_s": args.duration}
+    hashes: dict[str, list[str]] = {}
+    for raw in sorted((out / "raw").glob("*/testbed.json")):
+        q = raw.parent.name
+        files = {
+            str(f.relative_to(raw.parent)): f.read_bytes()
+            for f in raw.parent.rglob("*")
+            if f.is_file()
+        }
+        meta = json.loads(raw.read_text())
+        res = BootResult(meta["accel"], meta.get("boot_wall_seconds", 0.0), files, "", meta)
+        for t in TESTS:
+            if f"{t}/start" in files:
+                run_settings = {**settings, "kernel": meta["kernel"], "accel": meta["accel"]}
+                hashes.setdefault(t, []).append(write_run(out, t, q, res, run_settings))
+    if not hashes:
+        raise TestbedError(f"{out}/raw holds no guest output of make bench-linux")
+    _write_studies(out, hashes, settings)
+    _finish(out, [t for t in TESTS if t in hashes], None)
+    return 0
+
+
+def _kernel_of(res: BootResult) -> str:
+    for ln in res.log.splitlines():
+        if READY_MARK in ln:
+            return ln.split("kernel ")[1].split(",")[0]
+    return "?"
+
+
+def cost_table(res: BootResult) -> list[dict]:
+    """Per qdisc: guest CPU nanoseconds per packet (median over rounds), idle share."""
+    runs: dict[str, list[str]] = {}
+    hz = 100.0  # /proc/stat counts USER_HZ ticks
+    for n in sorted(res.files):
+        if n.startswith("cost/") and n.endswith("/link_after.json"):
+            pre = n.rsplit("/", 1)[0]
+            runs.setdefault(pre.split("/")[1].rsplit(".", 1)[0], []).append(pre)
+
+    def tx_packets(name: str) -> int:
+        link = json.loads(res.files[name])[0]
+        return int(link["stats64"]["tx"]["packets"])
+
+    rows = []
+    for q, items in runs.items():
+        ns, idle = [], []
+        for pre in items:
+            sent = tx_packets(f"{pre}/link_after.json") - tx_packets(f"{pre}/link_before.json")
+            b0, i0 = _cpu(res.text(f"{pre}/cpu_before"))
+            b1, i1 = _cpu(res.text(f"{pre}/cpu_after"))
+            if sent > 0:
+                ns.append((b1 - b0) / hz * 1e9 / sent)
+            idle.append((i1 - i0) / max((b1 - b0) + (i1 - i0), 1))
+        ns.sort()
+        rows.append(
+            {
+                "qdisc": q,
+                "ns_per_packet": ns[len(ns) // 2] if ns else float("nan"),
+                "ns_min": ns[0] if ns else float("nan"),
+                "ns_max": ns[-1] if ns else float("nan"),
+                "guest_idle": sum(idle) / len(idle) if idle else float("nan"),
+            }
+        )
+    return rows
+
+
+def _runs(out: Path, test: str):
+    """(qdisc, flows DataFrame, rtt DataFrame, meta) of every run of one test, in study order."""
+    import pandas as pd
+
+    study = json.loads((out / test / "study.json").read_text())
+    for h in study["configs"]:
+        d = out / test / "runs" / h
+        meta = json.loads((d / "meta.json").read_text())
+        yield (
+            meta["scheduler"],
+            pd.read_csv(d / "flows.csv"),
+            pd.read_csv(d / "rtt.csv"),
+            meta,
+        )
+
+
+def _mbps(flows, **match) -> float:
+    f = flows
+    for k, v in match.items():
+        f = f[f[k] == v]
+    f = f[f["active_s"] > 0]
+    return float((f["rx_bytes"] * 8 / f["active_s"]).sum() / 1e6)
+
+
+def _md(header: list[str], rows: list[list]) -> str:
+    def fmt(v):
+        return f"{v:.3g}" if isinstance(v, float) else str(v)
+
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(fmt(v) for v in r) + " |" for r in rows]
+    return "\n".join(lines) + "\n"
+
+
+def tables(out: Path, tests: list[str], cost) -> str:
+    """Markdown tables of every test, computed from the runs' flows.csv and rtt.csv."""
+    import numpy as np
+
+    parts = []
+    s = json.loads((out / tests[0] / "study.json").read_text())["testbed"]
+    parts.append(
+        f"Bottleneck {s['rate_kbit'] / 1000:g} Mbit/s each way, base RTT {s['rtt_ms']} "
+        f"ms, {s['duration_s']} s per test.\n"
+    )
+    if "rrul" in tests:
+        classes = ["EF", "CS5", "BE", "CS1"]
+        rows, lat = [], []
+        for q, f, rtt, meta in _runs(out, "rrul"):
+            up = [_mbps(f, type=f"up-{c}") for c in classes]
+            down = [_mbps(f, type=f"down-{c}") for c in classes]
+            rows.append([q, *up, sum(up), *down, sum(down), meta["testbed"]["guest_idle"]])
+            r = [q]
+            for c in ("EF", "BE", "CS1"):
+                ids = f[(f["type"] == f"irtt-{c}") & (f["direction"] == "up")]["flow_id"]
+                x = rtt[rtt["flow_id"].isin(ids)]["rtt_s"].to_numpy() * 1000
+                g = f[f["type"] == f"irtt-{c}"]
+                loss = g["lost_packets"].sum() / max(g["tx_packets"].sum(), 1) * 100
+                jit = g["jitter_sum_s"].sum() / max((g["rx_packets"] - 1).clip(lower=0).sum(), 1)
+                r += [
+                    float(np.median(x)) if len(x) else float("nan"),
+                    float(np.percentile(x, 99)) if len(x) else float("nan"),
+                    float(loss),
+                    jit * 1000,
+                ]
+            lat.append(r)
+        parts.append("### RRUL-like: TCP goodput per class (Mbit/s)\n")
+        parts.append(
+            _md(
+                [
+                    "qdisc",
+                    *(f"up {c}" for c in classes),
+                    "up total",
+                    *(f"down {c}" for c in classes),
+                    "down total",
+                    "guest idle",
+                ],
+                rows,
+            )
+        )
+        parts.append(
+            "\n### RRUL-like: irtt (20 ms, 172 B) RTT median / p99 (ms), loss (%), "
+            "one-way jitter (ms)\n"
+        )
+        hdr = ["qdisc"]
+        for c in ("EF", "BE", "CS1"):
+            hdr += [f"{c} med", f"{c} p99", f"{c} loss", f"{c} jitter"]
+        parts.append(_md(hdr, lat))
+    if "shares" in tests:
+        rows = []
+        for q, f, _, _ in _runs(out, "shares"):
+            cls = ["CS1", "BE", "CS5"]
+            tot = [_mbps(f, type=f"one-{c}") + _mbps(f, type=f"ten-{c}") for c in cls]
+            all_ = sum(tot) or float("nan")
+            r = [q, *tot, *(x / all_ for x in tot)]
+            for c in cls:
+                g = f[f["type"].isin([f"one-{c}", f"ten-{c}"])]
+                per = list(g["rx_bytes"] * 8 / g["active_s"])
+                one = _mbps(f, type=f"one-{c}")
+                r += [jain(per), one / (_mbps(f, type=f"ten-{c}") / 10 or float("nan"))]
+            rows.append(r)
+        parts.append("\n### Class shares: 1 + 10 TCP uploads in each of CS1, BE, CS5\n")
+        parts.append(
+            _md(
+                [
+                    "qdisc",
+                    "CS1 Mbit/s",
+                    "BE Mbit/s",
+                    "CS5 Mbit/s",
+                    "CS1 share",
+                    "BE share",
+                    "CS5 share",
+                    "CS1 Jain",
+                    "CS1 1-flow/avg",
+                    "BE Jain",
+                    "BE 1-flow/avg",
+                    "CS5 Jain",
+                    "CS5 1-flow/avg",
+                ],
+                rows,
+            )
+        )
+    if "cubic_bbr" in tests:
+        rows = []
+        for q, f, _, _ in _runs(out, "cubic_bbr"):
+            c, b = _mbps(f, type="cubic-BE"), _mbps(f, type="bbr-BE")
+            rows.append([q, c, b, jain([c, b])])
+        parts.append("\n### CUBIC against BBR, one flow each, both BE\n")
+        parts.append(_md(["qdisc", "CUBIC Mbit/s", "BBR Mbit/s", "Jain"], rows))
+    dos = [t for t in ("dos_same", "dos_lower", "dos_higher") if t in tests]
+    if dos:
+        got: dict[str, list] = {}
+        for t in dos:
+            for q, f, _, _ in _runs(out, t):
+                got.setdefault(q, [q])
+                flood = [x for x in f["type"].unique() if x.startswith("flood")]
+                got[q] += [
+                    _mbps(f, type="tcp-BE"),
+                    _mbps(f, type=flood[0]) if flood else 0.0,
+                ]
+        hdr = ["qdisc"]
+        for t in dos:
+            where = {"dos_same": "BE", "dos_lower": "CS1", "dos_higher": "EF"}[t]
+            hdr += [f"TCP (flood {where})", f"flood {where} delivered"]
+        parts.append(
+            "\n### Seed 001's DoS: one BE TCP flow against 10 UDP flows at 120 % of "
+            "the link (Mbit/s)\n"
+        )
+        parts.append(_md(hdr, list(got.values())))
+    if cost:
+        base = {r["qdisc"]: r["ns_per_packet"] for r in cost}
+        rows = []
+        for r in cost:
+            extra = r["ns_per_packet"] - base.get("noqueue", float("nan"))
+            fq = base.get("fq_codel", float("nan")) - base.get("noqueue", float("nan"))
+            rows.append(
+                [
+                    r["qdisc"],
+                    r["ns_per_packet"],
+                    r["ns_min"],
+                    r["ns_max"],
+                    extra,
+                    extra / fq if fq else float("nan"),
+                    r["guest_idle"],
+                ]
+            )
+        parts.append(
+            "\n### Per-packet cost: guest CPU per packet, pktgen through the root qdisc "
+            "of a dummy device (ns)\n"
+        )
+        parts.append(
+            _md(
+                [
+                    "qdisc",
+                    "median",
+                    "min",
+                    "max",
+                    "above noqueue",
+                    "qdisc part / fq_codel's",
+                    "guest idle",
+                ],
+                rows,
+            )
+        )
+    return "\n".join(parts)
+
+
+def plots(out: Path, tests: list[str]) -> None:
+    """RTT CDF per class (rrul) and goodput per class and flow (rrul, shares) as PNG."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    if "rrul" in tests:
+        runs = list(_runs(out, "rrul"))
+        fig, axes = plt.subplots(1, 3, figsize=(13, 4), sharey=True)
+        for ax, c in zip(axes, ("EF", "BE", "CS1")):
+            for q, f, rtt, _ in runs:
+                ids = f[(f["type"] == f"irtt-{c}") & (f["direction"] == "up")]["flow_id"]
+                x = np.sort(rtt[rtt["flow_id"].isin(ids)]["rtt_s"].to_numpy() * 1000)
+                if len(x):
+                    ax.plot(x, np.arange(1, len(x) + 1) / len(x), label=q)
+            ax.set_title(f"irtt RTT, {c}")
+            ax.set_xlabel("RTT (ms)")
+            ax.set_xscale("log")
+            ax.grid(alpha=0.3)
+        axes[0].set_ylabel("CDF")
+        axes[0].legend(fontsize=8)
+        fig.tight_layout()
+        fig.savefig(out / "rrul-rtt-cdf.png", dpi=110)
+        plt.close(fig)
+        fig, axes = plt.subplots(1, 2, figsize=(12, 4), sharey=True)
+        classes = ["EF", "CS5", "BE", "CS1"]
+        for ax, direction in zip(axes, ("up", "down")):
+            w = 0.8 / len(runs)
+            for k, (q, f, _, _) in enumerate(runs):
+                ax.bar(
+                    np.arange(4) + k * w,
+                    [_mbps(f, type=f"{direction}-{c}") for c in classes],
+                    w,
+                    label=q,
+                )
+            ax.set_xticks(np.arange(4) + 0.4 - w / 2, classes)
+            ax.set_title(f"RRUL-like TCP goodput per class, {direction}load")
+            ax.set_ylabel("Mbit/s")
+        axes[0].legend(fontsize=8)
+        fig.tight_layout()
+        fig.savefig(out / "rrul-goodput.png", dpi=110)
+        plt.close(fig)
+    if "shares" in tests:
+        runs = list(_runs(out, "shares"))
+        fig, axes = plt.subplots(1, len(runs), figsize=(3 * len(runs), 4), sharey=True)
+        for ax, (q, f, _, _) in zip(np.atleast_1d(axes), runs):
+            pos = 0
+            for c, col in (
+                ("CS1", "tab:blue"),
+                ("BE", "tab:green"),
+                ("CS5", "tab:red"),
+            ):
+                g = f[f["type"].isin([f"one-{c}", f"ten-{c}"])].sort_values("type")
+                v = (g["rx_bytes"] * 8 / g["active_s"] / 1e6).to_numpy()
+                ax.bar(np.arange(pos, pos + len(v)), v, color=col, label=c)
+                pos += len(v) + 1
+            ax.set_title(q)
+            ax.set_xticks([])
+        np.atleast_1d(axes)[0].set_ylabel("goodput per flow (Mbit/s)")
+        np.atleast_1d(axes)[0].legend(fontsize=8)
+        fig.suptitle("Class shares: goodput per flow (first bar of a class: the single flow)")
+        fig.tight_layout()
+        fig.savefig(out / "shares-goodput.png", dpi=110)
+        plt.close(fig)
+
+
+def _vm_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--kernel", required=True, help="the stock kernel image (vmlinuz)")
+    p.add_argument("--initrd", required=True, help="base initramfs (kernel/vm/mkinitramfs.sh)")
+    p.add_argument("--guest-dir", required=True, help="kernel/vm/guest")
+    p.add_argument("--accel", choices=["auto", "kvm", "tcg"], default="auto")
+    p.add_argument("--accel-cache", help="file remembering the result of the KVM attempt")
+    p.add_argument("--timeout", type=float, default=600, help="seconds per boot")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m msfc.testbed", description=__doc__.split("\n")[0])
+    sub = ap.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("selftest", help="the stock-kernel checks of make test")
+    _vm_args(p)
+    p.add_argument("--rate-kbit", type=int, default=4000)
+    p.add_argument("--duration", type=int, default=7, help="seconds of traffic (2 s warm-up)")
+    p.add_argument("--log", help="where to write the boot log on failure")
+    p = sub.add_parser("bench", help="msfc beside cake, sqm-style HTB, fq_codel, pfifo_fast")
+    _vm_args(p)
+    p.add_argument("--out", required=True, help="results directory (one study per test)")
+    p.add_argument("--qdiscs", default=",".join(QDISCS))
+    p.add_argument("--tests", default=",".join(TESTS))
+    p.add_argument("--rate-kbit", type=int, default=2000, help="bottleneck rate, each way")
+    p.add_argument("--rtt-ms", type=int, default=40, help="base RTT (netem)")
+    p.add_argument("--duration", type=int, default=20, help="seconds per test")
+    p.add_argument("--smp", type=int, default=2, help="guest CPUs")
+    p.add_argument("--cost-rounds", type=int, default=3, help="0: no per-packet cost test")
+    p.add_argument("--cost-pps", type=int, default=2000)
+    p.add_argument("--cost-seconds", type=int, default=5)
+    p = sub.add_parser("convert", help="rebuild runs, tables, plots from OUT/raw (no boot)")
+    p.add_argument("--out", required=True)
+    p.add_argument("--rate-kbit", type=int, default=2000)
+    p.add_argument("--rtt-ms", type=int, default=40)
+    p.add_argument("--duration", type=int, default=20)
+    args = ap.parse_args(argv)
+    try:
+        if args.command == "selftest":
+            return selftest(args)
+        if args.command == "bench":
+            return bench(args)
+        if args.command == "convert":
+            return convert(args)
+    except TestbedError as e:
+        print(f"testbed: {e}", file=sys.stderr)
+        return 1
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,176 @@
+"""The Linux testbed's conversion of guest reports (iperf3 -J, irtt -o json) into flows.csv rows."""
+
+import gzip
+import json
+import shutil
+import subprocess
+
+import pytest
+from msfc import testbed as tb
+
+
+def iperf_tcp(reverse: bool, tos: int) -> dict:
+    return {
+        "start": {
+            "connected": [
+                {
+                    "socket": 5,
+                    "local_host": "10.0.1.1",
+                    "local_port": 40000,
+                    "remote_host": "10.0.2.2",
+                    "remote_port": 5300,
+                }
+            ],
+            "test_start": {"protocol": "TCP", "reverse": int(reverse), "tos": tos},
+        },
+        "end": {
+            "streams": [
+                {
+                    "sender": {"socket": 5, "seconds": 10.2, "bytes": 1_000_000},
+                    "receiver": {"socket": 5, "seconds": 10.0, "bytes": 900_000},
+                }
+            ]
+        },
+    }
+
+
+def test_msfc_class_is_the_default_map():
+    assert [tb.msfc_class(d) for d in (1, 8, 0, 10, 14, 16, 34, 40, 46, 56)] == [
+        0,
+        0,
+        1,
+        1,
+        1,
+        2,
+        2,
+        2,
+        2,
+        2,
+    ]
+    assert tb.msfc_class(46, prios=8) == 5
+    assert tb.msfc_class(34, prios=8) == 4
+
+
+def test_iperf_tcp_download_goes_from_server_to_client():
+    (row,) = tb.iperf_flows(iperf_tcp(reverse=True, tos=0xB8), "down-EF", 3, 7)
+    assert row["direction"] == "down"
+    assert (row["src"], row["src_port"], row["dst"], row["dst_port"]) == (
+        "10.0.2.2",
+        5300,
+        "10.0.1.1",
+        40000,
+    )
+    assert row["dscp"] == 46 and row["priority"] == 2
+    assert (row["tx_bytes"], row["rx_bytes"], row["active_s"]) == (
+        1_000_000,
+        900_000,
+        10.0,
+    )
+    # iperf3 counts no TCP packets: no packet, delay or loss figures are made up
+    assert row["tx_packets"] == row["rx_packets"] == row["lost_packets"] == 0
+    assert set(tb._FLOW_COLUMNS) <= set(row)
+
+
+def test_iperf_udp_losses_come_from_the_server_report():
+    rep = iperf_tcp(reverse=False, tos=0x20)
+    rep["end"]["streams"] = [
+        {
+            "udp": {
+                "socket": 5,
+                "seconds": 10.0,
+                "bytes": 120_000,
+                "packets": 100,
+                "lost_packets": 40,
+            }
+        }
+    ]
+    (row,) = tb.iperf_flows(rep, "flood-CS1", 0, 1)
+    assert row["protocol"] == "UDP" and row["direction"] == "up" and row["priority"] == 0
+    assert (row["tx_packets"], row["rx_packets"], row["lost_packets"]) == (100, 60, 40)
+    assert row["rx_bytes"] == 72_000
+
+
+def test_iperf_report_with_an_error_is_rejected():
+    with pytest.raises(tb.TestbedError, match="unable to connect"):
+        tb.iperf_flows({"start": {}, "end": {}, "error": "unable to connect"}, "x", 0, 1)
+
+
+def test_irtt_gives_one_way_rows_and_rtts():
+    def rt(seq, lost, send=None, recv=None):
+        r = {"seqno": seq, "lost": lost, "delay": {}, "ipdv": {}}
+        if send is not None:
+            r["delay"]["send"] = send
+            r["ipdv"]["send"] = 1_000_000
+        if recv is not None:
+            r["delay"]["receive"] = recv
+            r["ipdv"]["receive"] = -2_000_000
+        if send is not None and recv is not None:
+            r["delay"]["rtt"] = send + recv
+        return r
+
+    rep = {
+        "config": {
+            "local_address": "10.0.1.1:5555",
+            "remote_address": "10.0.2.2:2112",
+            "params": {"dscp": 184},
+        },
+        "stats": {"duration": 2_000_000_000},
+        "round_trips": [
+            rt(0, "false", 20_000_000, 21_000_000),
+            rt(1, "true_down", 30_000_000),
+            rt(2, "true"),
+            rt(3, "false", 22_000_000, 23_000_000),
+        ],
+    }
+    rows, delays, rtts = tb.irtt_flows(rep, "irtt-EF", 1, 10)
+    up, down = rows
+    assert (up["direction"], up["src_port"], up["dst_port"], up["priority"]) == (
+        "up",
+        5555,
+        2112,
+        2,
+    )
+    assert (up["tx_packets"], up["rx_packets"], up["lost_packets"]) == (4, 3, 1)
+    assert up["delay_sum_s"] == pytest.approx(0.072)
+    assert (down["tx_packets"], down["rx_packets"], down["lost_packets"]) == (3, 2, 1)
+    assert down["delay_sum_s"] == pytest.approx(0.044)
+    assert down["jitter_sum_s"] == pytest.approx(0.004)
+    assert delays == {
+        10: pytest.approx([0.02, 0.03, 0.022]),
+        11: pytest.approx([0.021, 0.023]),
+    }
+    assert rtts == [(10, 0, pytest.approx(0.041)), (10, 3, pytest.approx(0.045))]
+    hist = tb._hist_rows({11: [0.0211, 0.0212, 0.0232]})
+    assert [(h["bin_start_s"], h["count"]) for h in hist] == [(0.021, 2), (0.023, 1)]
+
+
+def test_jain():
+    assert tb.jain([1.0, 1.0, 1.0]) == pytest.approx(1.0)
+    assert tb.jain([1.0, 0.0]) == pytest.approx(0.5)
+
+
+@pytest.mark.skipif(shutil.which("cpio") is None, reason="needs cpio")
+def test_job_archive_is_a_valid_cpio():
+    arc = tb._cpio_newc({"job/run.sh": b"echo hi\n", "job/net.sh": b"x=1\n"})
+    names = subprocess.run(
+        ["cpio", "-it", "--quiet"],
+        input=gzip.decompress(arc),
+        capture_output=True,
+        check=True,
+    ).stdout.split()
+    assert names == [b"job", b"job/net.sh", b"job/run.sh"]
+
+
+def test_irtt_client_that_stopped_early_is_left_out_not_counted_as_loss():
+    rep = {
+        "config": {"params": {"dscp": 0, "duration": 20_000_000_000, "interval": 20_000_000}},
+        "stats": {"duration": 180_000_000},
+        "round_trips": [{"seqno": 0, "lost": "true", "delay": {}, "ipdv": {}}],
+    }
+    with pytest.raises(tb.TestbedError, match="stopped after 0.2 s"):
+        tb.irtt_flows(rep, "irtt-BE", 0, 1)
+    files = {"rrul/irtt_dscp0.irtt.json": json.dumps(rep).encode(), "rrul/start": b"1"}
+    problems: list[str] = []
+    flows, hist, rtts = tb.convert_test(files, "rrul", problems)
+    assert flows == [] and hist == [] and rtts == []
+    assert len(problems) == 1 and "irtt_dscp0" in problems[0]
