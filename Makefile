@@ -118,6 +118,7 @@ bench-seed002: setup
 	$(MAKE) -C kernel bench-shaping SHAPING_OUT=$(CURDIR)/$(RESULTS)/seeds/seed002 \
 	    VENV_PYTHON=$(CURDIR)/$(VENV)/bin/python
 
+# Per-packet cost of MSFC against FQ-CoDel (benchmarks/msfc-qdisc-cost.cc; progress on stderr).
 bench-cost: build
 	@mkdir -p $(RESULTS)
 	set -o pipefail; $(BUILD)/msfc-qdisc-cost | tee $(RESULTS)/qdisc-cost.csv
