@@ -133,8 +133,7 @@ main(int argc, char** argv)
                 std::cerr << "msfc-qdisc-cost: " << done << "/" << total << " " << name << ", "
                           << flows << " flows, repetition " << r + 1 << "/" << reps << ": "
                           << samples[name].back() << " ns/packet (" << std::fixed
-                          << std::setprecision(0) << elapsed << " s elapsed, about "
-                          << elapsed / done * (total - done) << " s to go)" << std::defaultfloat
+                          << std::setprecision(0) << elapsed << " s elapsed)" << std::defaultfloat
                           << std::setprecision(6) << std::endl;
             }
         }
