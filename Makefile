@@ -144,6 +144,7 @@ bench-seed002: setup
 	$(MAKE) -C kernel bench-shaping SHAPING_OUT=$(abspath $(SEEDS_OUT))/seed002 \
 	    VENV_PYTHON=$(CURDIR)/$(VENV)/bin/python
 
+# Per-packet cost of MSFC against FQ-CoDel (benchmarks/msfc-qdisc-cost.cc; progress on stderr).
 bench-cost: build
 	$(VENV)/bin/msfc bench qdisc-cost $(RESULTS)
 

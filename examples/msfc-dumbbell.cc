@@ -2,6 +2,8 @@
  * msfc-dumbbell: TCP flows in three priority classes share a bottleneck;
  * the same traffic runs once under each scheduler given, and the program
  * prints per-class goodput, delay and losses, and MSFC's class counters.
+ * The network and the experiment are the scenario library's dumbbell
+ * (scenarios/lib/dumbbell.h): one host pair per flow.
  *
  *   msfc-dumbbell [--schedulers=Msfc,FqCoDel] [--duration=20] [--rate=10Mbps]
  *                 [--flowsPerClass=2] [--ratio=2] [--udpMbps=0]
@@ -9,8 +11,9 @@
  * SPDX-License-Identifier: GPL-2.0-only
  */
 
+#include "scenarios/lib/dumbbell.h"
+
 #include "ns3/core-module.h"
-#include "ns3/msfc-dumbbell-helper.h"
 #include "ns3/msfc-queue-disc.h"
 #include "ns3/scheduler-registry.h"
 
@@ -19,6 +22,10 @@
 #include <sstream>
 
 using namespace ns3;
+using msfc::scenario::DumbbellConfig;
+using msfc::scenario::DumbbellFlow;
+using msfc::scenario::DumbbellResult;
+using msfc::scenario::RunDumbbell;
 
 int
 main(int argc, char** argv)
@@ -50,7 +57,7 @@ main(int argc, char** argv)
     Config::SetDefault("ns3::MsfcQueueDisc::Ratio", DoubleValue(ratio));
 
     DumbbellConfig cfg;
-    cfg.bottleneckRate = DataRate(rate);
+    cfg.links.bottleneckRate = DataRate(rate);
     cfg.duration = Seconds(duration);
     cfg.warmup = Seconds(std::min(5.0, duration / 4));
     cfg.rngRun = run;

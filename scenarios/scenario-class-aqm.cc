@@ -15,6 +15,7 @@
 
 #include "ns3/applications-module.h"
 #include "ns3/dscp-classifier.h"
+#include "ns3/msfc-queue-disc.h"
 #include "ns3/weighted-class-queue-disc.h"
 
 using namespace ns3;
@@ -205,16 +206,18 @@ struct ClassMeter
     }
 };
 
-int
-Run(int argc, char** argv)
+/// The options and presets of the scenario.
+ScenarioSpec
+Spec()
 {
-    SimulationRun run;
-    Options opt("class-aqm",
-                "seed 003: weighted class scheduling with WRED or rate-based AQM vs MSFC on a "
-                "1-2 Mbps DiffServ link; per-class rates, backlog and goodput within a delay "
-                "deadline over time");
-    opt.Add({"duration", ParamType::Double, "220", "simulated seconds", "s", 1, 100000});
-    opt.Add({"scheduler",
+    return {
+        "class-aqm",
+        "seed 003: weighted class scheduling with WRED or rate-based AQM vs MSFC on a "
+        "1-2 Mbps DiffServ link; per-class rates, backlog and goodput within a delay "
+        "deadline over time",
+        {
+            {"duration", ParamType::Double, "220", "simulated seconds", "s", 1, 100000},
+            {"scheduler",
              ParamType::Choice,
              "WfqRb",
              "scheduler at the DiffServ link",
@@ -230,205 +233,187 @@ Run(int argc, char** argv)
                                         "Msfc",
                                         "FqCoDel",
                                         "CoDel",
-                                        "Fifo"})});
-    opt.Add({"bottleneck-rate", ParamType::DataRate, "1Mbps", "rate of the DiffServ link X"});
-    opt.Add({"rtt",
+                                        "Fifo"})},
+            {"bottleneck-rate", ParamType::DataRate, "1Mbps", "rate of the DiffServ link X"},
+            {"rtt",
              ParamType::Time,
              "40ms",
-             "base round-trip time (host links take 1 ms each way, the link X the rest)"});
-    opt.Add({"access-rate", ParamType::DataRate, "100Mbps", "rate of the host links"});
-    opt.Add({"buffer",
+             "base round-trip time (host links take 1 ms each way, the link X the rest)"},
+            {"access-rate", ParamType::DataRate, "100Mbps", "rate of the host links"},
+            {"buffer",
              ParamType::Int,
              "200",
              "packets the bottleneck scheduler holds",
              "packets",
              1,
-             1e6});
-    opt.Add({"classes",
+             1e6},
+            {"classes",
              ParamType::Int,
              "4",
              "number of classes (class classes-1 most important)",
              "",
              1,
-             8});
-    opt.Add({"weights",
+             8},
+            {"weights",
              ParamType::String,
              "126,251,501,1001",
-             "work quantum W of each class in bytes, class 0 first (the seed's W in bits / 8)"});
-    opt.Add({"class-kind",
+             "work quantum W of each class in bytes, class 0 first (the seed's W in bits / 8)"},
+            {"class-kind",
              ParamType::String,
              "tcp,tcp,tcp,tcp",
-             "sources of each class: tcp (saturated TCP) or udp (constant rate), class 0 first"});
-    opt.Add({"class-sources",
+             "sources of each class: tcp (saturated TCP) or udp (constant rate), class 0 first"},
+            {"class-sources",
              ParamType::String,
              "16,16,8,8",
-             "sources per class (for the ramp class: its number at the end), class 0 first"});
-    opt.Add({"class-udp-mbps",
+             "sources per class (for the ramp class: its number at the end), class 0 first"},
+            {"class-udp-mbps",
              ParamType::String,
              "0,0,0,0",
-             "rate of a UDP source of each class (Mbit/s), class 0 first"});
-    opt.Add({"class-start", ParamType::String, "60,40,20,0", "start of each class (s)"});
-    opt.Add({"class-stop", ParamType::String, "220,180,140,100", "stop of each class (s)"});
-    opt.Add({"ramp-class",
+             "rate of a UDP source of each class (Mbit/s), class 0 first"},
+            {"class-start", ParamType::String, "60,40,20,0", "start of each class (s)"},
+            {"class-stop", ParamType::String, "220,180,140,100", "stop of each class (s)"},
+            {"ramp-class",
              ParamType::Int,
              "-1",
              "class whose TCP sessions are added linearly from --ramp-from at its start to "
              "its --class-sources at its stop (-1: none)",
              "",
              -1,
-             7});
-    opt.Add({"ramp-from",
+             7},
+            {"ramp-from",
              ParamType::Int,
              "50",
              "sessions of the ramp class at its start",
              "",
              1,
-             100000});
-    opt.Add({"wred-q",
+             100000},
+            {"wred-q",
              ParamType::Double,
              "10",
              "WRED: q, the weighted average backlog (packets) at which P reaches 1 (P = avg/q)",
              "packets",
              0.001,
-             1e6});
-    opt.Add({"wred-weight",
+             1e6},
+            {"wred-weight",
              ParamType::Double,
              "0.02",
              "WRED: EWMA weight of the backlog",
              "",
              1e-6,
-             1});
-    opt.Add({"rb-u",
+             1},
+            {"rb-u",
              ParamType::String,
              "0.93",
-             "RB: target utilisation u, one value or one per class (class 0 first)"});
-    opt.Add({"rb-history",
+             "RB: target utilisation u, one value or one per class (class 0 first)"},
+            {"rb-history",
              ParamType::Int,
              "100",
              "RB: served packets H of the capacity estimate",
              "",
              1,
-             1 << 20});
-    opt.Add({"rb-tau", ParamType::Time, "100ms", "RB: time constant of the arrival rate estimate"});
-    opt.Add({"msfc-ratio",
+             1 << 20},
+            {"rb-tau", ParamType::Time, "100ms", "RB: time constant of the arrival rate estimate"},
+            {"msfc-ratio",
              ParamType::Double,
              "2",
              "MSFC: bandwidth ratio of adjacent classes (2: 8:4:2:1 with 4 classes)",
              "",
              0.0001,
-             16});
-    opt.Add({"deadline",
+             16},
+            {"deadline",
              ParamType::Time,
              "50ms",
-             "queueing delay up to which a served packet counts as delivered in time"});
-    opt.Add({"sample-interval",
+             "queueing delay up to which a served packet counts as delivered in time"},
+            {"sample-interval",
              ParamType::Double,
              "1",
              "interval of the per-class time series",
              "s",
              0.001,
-             1000});
-    opt.Add({"backlog-interval",
+             1000},
+            {"backlog-interval",
              ParamType::Double,
              "0.05",
              "interval of the aggregate backlog samples",
              "s",
              0.001,
-             1000});
-    opt.Add({"rng-run", ParamType::Int, "1", "ns-3 RngRun (independent replications)", "", 1, 1e9});
-    opt.Add({"rng-seed", ParamType::Int, "1", "ns-3 RngSeed", "", 1, 1e9});
-    opt.Add({"delay-bin",
+             1000},
+            {"rng-run", ParamType::Int, "1", "ns-3 RngRun (independent replications)", "", 1, 1e9},
+            {"rng-seed", ParamType::Int, "1", "ns-3 RngSeed", "", 1, 1e9},
+            {"delay-bin",
              ParamType::Double,
              "0.001",
              "FlowMonitor delay histogram bin width",
              "s",
              1e-6,
-             1});
-
-    const std::vector<std::pair<std::string, std::string>> s1 = {{"duration", "220"},
-                                                                 {"bottleneck-rate", "1Mbps"},
-                                                                 {"rtt", "40ms"},
-                                                                 {"classes", "4"},
-                                                                 {"weights", "126,251,501,1001"},
-                                                                 {"class-kind", "tcp,tcp,tcp,tcp"},
-                                                                 {"class-sources", "16,16,8,8"},
-                                                                 {"class-udp-mbps", "0,0,0,0"},
-                                                                 {"class-start", "60,40,20,0"},
-                                                                 {"class-stop", "220,180,140,100"},
-                                                                 {"ramp-class", "-1"},
-                                                                 {"rb-u", "0.93"}};
-    auto with = [](std::vector<std::pair<std::string, std::string>> base,
-                   const std::vector<std::pair<std::string, std::string>>& over) {
-        for (const auto& [k, v] : over)
+             1},
+        },
         {
-            bool found = false;
-            for (auto& [bk, bv] : base)
-            {
-                if (bk == k)
-                {
-                    bv = v;
-                    found = true;
-                }
-            }
-            if (!found)
-            {
-                base.emplace_back(k, v);
-            }
-        }
-        return base;
-    };
-    const auto s2 = with(s1,
-                         {{"duration", "150"},
-                          {"rtt", "20ms"},
-                          {"class-kind", "udp,tcp,tcp,udp"},
-                          {"class-sources", "1,16,16,1"},
-                          {"class-udp-mbps", "0.05,0,0,0.8"},
-                          {"class-start", "0,100,50,0"},
-                          {"class-stop", "150,150,150,150"}});
-    const auto s3 = with(s1,
-                         {{"duration", "450"},
-                          {"bottleneck-rate", "2Mbps"},
-                          {"classes", "2"},
-                          {"weights", "251,251"},
-                          {"class-kind", "tcp,tcp"},
-                          {"class-sources", "8,450"},
-                          {"class-udp-mbps", "0,0"},
-                          {"class-start", "0,0"},
-                          {"class-stop", "450,450"},
-                          {"ramp-class", "1"},
-                          {"ramp-from", "50"},
-                          {"rb-u", "0.95,0.8"},
-                          {"msfc-ratio", "1"},
-                          {"sample-interval", "10"}});
-    opt.AddPreset("s1", "seed scenario 1: four TCP classes switched on and off, 220 s", s1);
-    opt.AddPreset("s2", "seed scenario 2: UDP 0.8 Mbps, 16+16 TCP, UDP 0.05 Mbps, 150 s", s2);
-    opt.AddPreset("s3",
-                  "seed scenario 3: real-time class ramping 50..450 TCP sessions vs 8 bulk "
-                  "TCP on 2 Mbps, 450 s",
-                  s3);
-    opt.AddPreset(
-        "s1-test",
-        "scenario 1 compressed to 44 s (tests)",
-        with(s1, {{"duration", "44"}, {"class-start", "12,8,4,0"}, {"class-stop", "44,36,28,20"}}));
-    opt.AddPreset(
-        "s2-test",
-        "scenario 2 compressed to 30 s (tests)",
-        with(s2,
-             {{"duration", "30"}, {"class-start", "0,20,10,0"}, {"class-stop", "30,30,30,30"}}));
-    opt.AddPreset("s3-test",
-                  "scenario 3 with 20..120 sessions in 60 s (tests)",
-                  with(s3,
-                       {{"duration", "60"},
-                        {"class-sources", "8,120"},
-                        {"ramp-from", "20"},
-                        {"class-stop", "60,60"}}));
-    opt.SetDefaultPreset("s1");
-    std::optional<Options::Request> req = ParseCommandLine(opt, argc, argv);
-    if (!req)
-    {
-        return 0;
-    }
+            {"s1",
+             "seed scenario 1: four TCP classes switched on and off, 220 s",
+             {{"duration", "220"},
+              {"bottleneck-rate", "1Mbps"},
+              {"rtt", "40ms"},
+              {"classes", "4"},
+              {"weights", "126,251,501,1001"},
+              {"class-kind", "tcp,tcp,tcp,tcp"},
+              {"class-sources", "16,16,8,8"},
+              {"class-udp-mbps", "0,0,0,0"},
+              {"class-start", "60,40,20,0"},
+              {"class-stop", "220,180,140,100"},
+              {"ramp-class", "-1"},
+              {"rb-u", "0.93"}}},
+            {"s2",
+             "seed scenario 2: UDP 0.8 Mbps, 16+16 TCP, UDP 0.05 Mbps, 150 s",
+             {{"duration", "150"},
+              {"rtt", "20ms"},
+              {"class-kind", "udp,tcp,tcp,udp"},
+              {"class-sources", "1,16,16,1"},
+              {"class-udp-mbps", "0.05,0,0,0.8"},
+              {"class-start", "0,100,50,0"},
+              {"class-stop", "150,150,150,150"}},
+             "s1"},
+            {"s3",
+             "seed scenario 3: real-time class ramping 50..450 TCP sessions vs 8 bulk "
+             "TCP on 2 Mbps, 450 s",
+             {{"duration", "450"},
+              {"bottleneck-rate", "2Mbps"},
+              {"classes", "2"},
+              {"weights", "251,251"},
+              {"class-kind", "tcp,tcp"},
+              {"class-sources", "8,450"},
+              {"class-udp-mbps", "0,0"},
+              {"class-start", "0,0"},
+              {"class-stop", "450,450"},
+              {"ramp-class", "1"},
+              {"ramp-from", "50"},
+              {"rb-u", "0.95,0.8"},
+              {"msfc-ratio", "1"},
+              {"sample-interval", "10"}},
+             "s1"},
+            {"s1-test",
+             "scenario 1 compressed to 44 s (tests)",
+             {{"duration", "44"}, {"class-start", "12,8,4,0"}, {"class-stop", "44,36,28,20"}},
+             "s1"},
+            {"s2-test",
+             "scenario 2 compressed to 30 s (tests)",
+             {{"duration", "30"}, {"class-start", "0,20,10,0"}, {"class-stop", "30,30,30,30"}},
+             "s2"},
+            {"s3-test",
+             "scenario 3 with 20..120 sessions in 60 s (tests)",
+             {{"duration", "60"},
+              {"class-sources", "8,120"},
+              {"ramp-from", "20"},
+              {"class-stop", "60,60"}},
+             "s3"},
+        },
+        "s1"};
+}
 
+/// TCP defaults of seed 003, the random-number settings and the ns-3 pass-through values.
+void
+ConfigureNs3(const Options& opt)
+{
     RngSeedManager::SetSeed(static_cast<uint32_t>(opt.GetInt("rng-seed")));
     RngSeedManager::SetRun(static_cast<uint64_t>(opt.GetInt("rng-run")));
     Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(TcpNewReno::GetTypeId()));
@@ -442,7 +427,12 @@ Run(int argc, char** argv)
     Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(8 * 948));
     Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(1 << 18));
     opt.ApplyNs3Defaults();
+}
 
+/// The classes' sources from the per-class options (checked against --classes).
+std::vector<ClassSpec>
+ResolveClasses(const Options& opt)
+{
     const double duration = opt.GetDouble("duration");
     const uint32_t n = static_cast<uint32_t>(opt.GetInt("classes"));
     std::vector<std::string> kinds = SplitList(opt.Get("class-kind"));
@@ -509,7 +499,13 @@ Run(int argc, char** argv)
         }
     }
 
-    // The scheduler, with the experiment's classes.
+    return spec;
+}
+
+/// The scheduler under test, with the experiment's classes.
+Ptr<QueueDisc>
+MakeRoot(const Options& opt, uint32_t n)
+{
     const std::string sched = opt.Get("scheduler");
     if (!SchedulerRegistry::Find(sched))
     {
@@ -547,6 +543,13 @@ Run(int argc, char** argv)
         w->AssignStreams(static_cast<int64_t>(opt.GetInt("rng-run")) * 1000);
     }
 
+    return root;
+}
+
+/// The dumbbell: host pair c for class c, the scheduler at the DiffServ link X.
+Dumbbell
+BuildTopology(const Options& opt, uint32_t n, Ptr<QueueDisc> root)
+{
     Time access = MilliSeconds(1);
     Time core = opt.GetTime("rtt") / 2 - 2 * access;
     if (!core.IsStrictlyPositive())
@@ -555,14 +558,16 @@ Run(int argc, char** argv)
                           " is too small: it must exceed 4ms (the "
                           "host links take 1 ms, two of them each way)");
     }
-    Dumbbell d = BuildDumbbell(n,
-                               opt.GetDataRate("bottleneck-rate"),
-                               core,
-                               opt.GetDataRate("access-rate"),
-                               access,
-                               root,
-                               1000);
+    return BuildDumbbell(
+        {n, opt.GetDataRate("bottleneck-rate"), core, opt.GetDataRate("access-rate"), access, 1000},
+        root);
+}
 
+/// The sources of every class; returns their labels.
+FlowLabels
+InstallTraffic(Dumbbell& d, const std::vector<ClassSpec>& spec)
+{
+    const uint32_t n = spec.size();
     // Sources: class c uses host pair c; DSCP = the default map's code point for class c.
     FlowLabels labels;
     Ptr<UniformRandomVariable> rng = CreateObject<UniformRandomVariable>();
@@ -605,73 +610,132 @@ Run(int argc, char** argv)
         }
     }
 
-    // Per-class and aggregate time series at the bottleneck.
-    ClassMeter meter;
-    meter.nClasses = n;
-    meter.classifier.Configure(n, "", false);
-    meter.deadline = opt.GetTime("deadline").GetSeconds();
-    meter.now.assign(n, {});
-    meter.last.assign(n, {});
-    root->TraceConnectWithoutContext("Enqueue", MakeCallback(&ClassMeter::OnEnqueue, &meter));
-    root->TraceConnectWithoutContext("Dequeue", MakeCallback(&ClassMeter::OnDequeue, &meter));
-    root->TraceConnectWithoutContext("DropBeforeEnqueue",
-                                     MakeCallback(&ClassMeter::OnDropBefore, &meter));
-    root->TraceConnectWithoutContext("DropAfterDequeue",
-                                     MakeCallback(&ClassMeter::OnDropAfter, &meter));
+    return labels;
+}
 
-    RunOutput out(req->outDir); // checks the directory before the simulation
-    std::ofstream& ts = out.Open("class_timeseries.csv");
-    ts << "time_s,class,active_sources,offered_bps,rate_bps,deadline_bps,drops,backlog_packets,"
-          "aqm_p\n";
-    std::ofstream& bl = out.Open("backlog.csv");
-    bl << "time_s,backlog_packets\n";
-    const double interval = opt.GetDouble("sample-interval");
-    const double blInterval = opt.GetDouble("backlog-interval");
-    Ptr<WeightedClassQueueDisc> wcq = DynamicCast<WeightedClassQueueDisc>(root);
-    bool rb = false;
-    if (wcq)
+/// Per-class and aggregate time series at the bottleneck: class_timeseries.csv every
+/// sample-interval, backlog.csv every backlog-interval.  Lives until the run's files are
+/// written.
+class TimeSeries
+{
+  public:
+    TimeSeries(const Options& opt, const std::vector<ClassSpec>& spec, Ptr<QueueDisc> root)
+        : m_spec(spec),
+          m_root(root),
+          m_n(spec.size()),
+          m_duration(opt.GetDouble("duration")),
+          m_interval(opt.GetDouble("sample-interval")),
+          m_blInterval(opt.GetDouble("backlog-interval"))
     {
-        EnumValue<WeightedClassQueueDisc::Aqm> aqm;
-        wcq->GetAttribute("Aqm", aqm);
-        rb = aqm.Get() == WeightedClassQueueDisc::RB;
+        m_meter.nClasses = m_n;
+        m_meter.classifier.Configure(m_n, "", false);
+        m_meter.deadline = opt.GetTime("deadline").GetSeconds();
+        m_meter.now.assign(m_n, {});
+        m_meter.last.assign(m_n, {});
+        root->TraceConnectWithoutContext("Enqueue", MakeCallback(&ClassMeter::OnEnqueue, &m_meter));
+        root->TraceConnectWithoutContext("Dequeue", MakeCallback(&ClassMeter::OnDequeue, &m_meter));
+        root->TraceConnectWithoutContext("DropBeforeEnqueue",
+                                         MakeCallback(&ClassMeter::OnDropBefore, &m_meter));
+        root->TraceConnectWithoutContext("DropAfterDequeue",
+                                         MakeCallback(&ClassMeter::OnDropAfter, &m_meter));
     }
-    std::function<void()> sample = [&]() {
-        double t = Simulator::Now().GetSeconds();
-        for (uint32_t c = 0; c < n; ++c)
+
+    /// Opens the files and schedules the first samples.
+    void Start(RunOutput& out)
+    {
+        m_ts = &out.Open("class_timeseries.csv");
+        *m_ts << "time_s,class,active_sources,offered_bps,rate_bps,deadline_bps,drops,"
+                 "backlog_packets,aqm_p\n";
+        m_bl = &out.Open("backlog.csv");
+        *m_bl << "time_s,backlog_packets\n";
+        m_wcq = DynamicCast<WeightedClassQueueDisc>(m_root);
+        if (m_wcq)
         {
-            auto& cur = meter.now[c];
-            auto& prev = meter.last[c];
+            EnumValue<WeightedClassQueueDisc::Aqm> aqm;
+            m_wcq->GetAttribute("Aqm", aqm);
+            m_rb = aqm.Get() == WeightedClassQueueDisc::RB;
+        }
+        Simulator::Schedule(Seconds(m_interval), &TimeSeries::Sample, this);
+        Simulator::Schedule(Seconds(m_blInterval), &TimeSeries::SampleBacklog, this);
+    }
+
+  private:
+    void Sample()
+    {
+        double t = Simulator::Now().GetSeconds();
+        for (uint32_t c = 0; c < m_n; ++c)
+        {
+            auto& cur = m_meter.now[c];
+            auto& prev = m_meter.last[c];
             uint32_t active = 0;
-            for (double st : spec[c].startOf)
+            for (double st : m_spec[c].startOf)
             {
-                active += (st <= t && t < spec[c].stop) ? 1 : 0;
+                active += (st <= t && t < m_spec[c].stop) ? 1 : 0;
             }
-            ts << Fmt(t) << "," << c << "," << active << ","
-               << Fmt((cur.offeredBytes - prev.offeredBytes) * 8.0 / interval) << ","
-               << Fmt((cur.servedBytes - prev.servedBytes) * 8.0 / interval) << ","
-               << Fmt((cur.deadlineBytes - prev.deadlineBytes) * 8.0 / interval) << ","
-               << (cur.drops - prev.drops) << "," << cur.backlog << ","
-               << (rb ? Fmt(wcq->GetRateBasedAqm().Probability(c)) : std::string("-1")) << "\n";
+            *m_ts << Fmt(t) << "," << c << "," << active << ","
+                  << Fmt((cur.offeredBytes - prev.offeredBytes) * 8.0 / m_interval) << ","
+                  << Fmt((cur.servedBytes - prev.servedBytes) * 8.0 / m_interval) << ","
+                  << Fmt((cur.deadlineBytes - prev.deadlineBytes) * 8.0 / m_interval) << ","
+                  << (cur.drops - prev.drops) << "," << cur.backlog << ","
+                  << (m_rb ? Fmt(m_wcq->GetRateBasedAqm().Probability(c)) : std::string("-1"))
+                  << "\n";
             prev = cur;
         }
-        if (t + interval <= duration + 1e-9)
+        if (t + m_interval <= m_duration + 1e-9)
         {
-            Simulator::Schedule(Seconds(interval), sample);
+            Simulator::Schedule(Seconds(m_interval), &TimeSeries::Sample, this);
         }
-    };
-    Simulator::Schedule(Seconds(interval), sample);
-    std::function<void()> sampleBacklog = [&]() {
-        bl << Fmt(Simulator::Now().GetSeconds()) << "," << root->GetNPackets() << "\n";
-        if (Simulator::Now().GetSeconds() + blInterval <= duration + 1e-9)
-        {
-            Simulator::Schedule(Seconds(blInterval), sampleBacklog);
-        }
-    };
-    Simulator::Schedule(Seconds(blInterval), sampleBacklog);
+    }
 
+    void SampleBacklog()
+    {
+        *m_bl << Fmt(Simulator::Now().GetSeconds()) << "," << m_root->GetNPackets() << "\n";
+        if (Simulator::Now().GetSeconds() + m_blInterval <= m_duration + 1e-9)
+        {
+            Simulator::Schedule(Seconds(m_blInterval), &TimeSeries::SampleBacklog, this);
+        }
+    }
+
+    const std::vector<ClassSpec>& m_spec;
+    Ptr<QueueDisc> m_root;
+    uint32_t m_n;
+    double m_duration;
+    double m_interval;
+    double m_blInterval;
+    ClassMeter m_meter;
+    std::ofstream* m_ts{nullptr};
+    std::ofstream* m_bl{nullptr};
+    Ptr<WeightedClassQueueDisc> m_wcq;
+    bool m_rb{false};
+};
+
+int
+Run(int argc, char** argv)
+{
+    SimulationRun run;
+    Options opt(Spec());
+    std::optional<Options::Request> req = ParseCommandLine(opt, argc, argv);
+    if (!req)
+    {
+        return 0;
+    }
+    ConfigureNs3(opt);
+    const std::vector<ClassSpec> spec = ResolveClasses(opt);
+    const uint32_t n = spec.size();
+
+    // topology, traffic
+    Ptr<QueueDisc> root = MakeRoot(opt, n);
+    Dumbbell d = BuildTopology(opt, n, root);
+    FlowLabels labels = InstallTraffic(d, spec);
+
+    // measurement
+    TimeSeries series(opt, spec, root);
+    RunOutput out(req->outDir); // checks the directory before the simulation
+    series.Start(out);
     FlowMeasurement flows(opt.GetDouble("delay-bin"), opt.GetDouble("delay-bin"));
-    run.Run(duration, true, 1e-6); // the samples at exactly `duration` run too
+    run.Run(opt.GetDouble("duration"), true, 1e-6); // the samples at exactly `duration` run too
     flows.Write(out, labels, 0.0);
+    const std::string sched = opt.Get("scheduler");
     FinishRun(out, opt, sched, run, {BottleneckRecord(d, sched)});
     return 0;
 }

@@ -13,9 +13,9 @@
 // Options, presets and output files: docs/isp-tree.md and docs/data-format.md.
 
 #include "lib/flow-types.h"
-#include "lib/json-util.h"
+#include "lib/json.h"
+#include "lib/options.h"
 #include "lib/run-output.h"
-#include "lib/scenario-options.h"
 #include "lib/scenario-run.h"
 
 #include "ns3/applications-module.h"
@@ -23,28 +23,17 @@
 #include "ns3/flow-monitor-module.h"
 #include "ns3/internet-module.h"
 #include "ns3/mobility-module.h"
+#include "ns3/msfc-queue-disc.h"
 #include "ns3/network-module.h"
 #include "ns3/point-to-point-module.h"
 #include "ns3/scheduler-registry.h"
 #include "ns3/traffic-control-module.h"
 #include "ns3/wifi-module.h"
 
-#if __has_include("ns3/msfc-queue-disc.h")
-#include "ns3/msfc-queue-disc.h"
-#define MSFC_HAVE_QUEUE_DISC 1
-#else
-#define MSFC_HAVE_QUEUE_DISC 0
-#endif
-
 #include <algorithm>
-#include <chrono>
 #include <cmath>
-#include <ctime>
-#include <filesystem>
-#include <iomanip>
 #include <iostream>
 #include <map>
-#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -55,327 +44,315 @@ using namespace msfc::scenario;
 namespace
 {
 
-const char* kScenario = "isp-tree";
-
-/// Where the shipped flow-type files live (scenarios/flow-types next to this source).
-std::filesystem::path
-ShippedFlowTypeDir()
+/// The thesis's queue-disc limits by queue-disc type, as multiples of the base limit (link
+/// rate x limit-time / 8, in packets): pfifo_fast 1x, the single-queue AQMs 50x, the
+/// flow-queue schedulers 1024x.
+const std::map<std::string, uint32_t>&
+LimitFactors()
 {
-    return std::filesystem::path(__FILE__).parent_path() / "flow-types";
-}
-
-/// The schedulers this scenario accepts (names from the SchedulerRegistry) and each one's
-/// limit as a multiple of the base limit (link rate x limit-time / 8, in packets; thesis
-/// configuration).
-const std::vector<std::pair<std::string, uint32_t>>&
-SchedulerLimitFactors()
-{
-    static const std::vector<std::pair<std::string, uint32_t>> f = {
-        {"PfifoFast", 1},
-        {"CoDel", 50},
-        {"FqCoDel", 1024},
-        {"Msfc", 1024},
-        {"FqCobalt", 1024},
-        {"Pie", 50},
-        {"FqPie", 1024},
+    static const std::map<std::string, uint32_t> f = {
+        {"ns3::PfifoFastQueueDisc", 1},
+        {"ns3::CoDelQueueDisc", 50},
+        {"ns3::PieQueueDisc", 50},
+        {"ns3::FqCoDelQueueDisc", 1024},
+        {"ns3::FqCobaltQueueDisc", 1024},
+        {"ns3::FqPieQueueDisc", 1024},
+        {"ns3::MsfcQueueDisc", 1024},
     };
     return f;
 }
 
+/// The schedulers this scenario accepts: those of the SchedulerRegistry whose queue-disc type
+/// has a thesis limit, in the registry's order.  Variants with fixed attributes are left out:
+/// the scenario sets MSFC's classes and ratio itself.
 std::vector<std::string>
 SchedulerChoices()
 {
     std::vector<std::string> names;
-    for (const auto& [n, f] : SchedulerLimitFactors())
+    for (const auto& s : SchedulerRegistry::All())
     {
-        names.push_back(n);
-    }
-    return SchedulerRegistry::Select(names);
-}
-
-uint32_t
-SchedulerLimitFactor(const std::string& name)
-{
-    for (const auto& [n, f] : SchedulerLimitFactors())
-    {
-        if (n == name)
+        if (s.attributes.empty() && LimitFactors().count(s.typeId) > 0)
         {
-            return f;
+            names.push_back(s.name);
         }
     }
-    throw std::logic_error("no limit factor for scheduler " + name);
+    return names;
 }
 
-Options
-MakeOptions()
+/// The options and presets of the scenario.  Parameter defaults are the values of the
+/// default preset (quick); every preset lists all values in which it differs from them.
+ScenarioSpec
+Spec()
 {
-    // Parameter defaults are the values of the default preset (quick); every preset
-    // lists all values in which it differs from them.
-    Options o(kScenario,
-              "MSFC thesis benchmark: ISP access tree (server, gateways, Wi-Fi or point-to-point "
-              "access points, clients) with the thesis flow types, scheduler on every device");
-    auto P = [&o](std::string name,
-                  ParamType type,
-                  std::string def,
-                  std::string help,
-                  std::string unit = "",
-                  std::optional<double> mn = std::nullopt,
-                  std::optional<double> mx = std::nullopt,
-                  std::vector<std::string> choices = {}) {
-        o.Add(Param{name, type, def, help, unit, mn, mx, choices});
-    };
-    P("scheduler",
-      ParamType::Choice,
-      "Msfc",
-      "queue disc installed on every device of every node",
-      "",
-      std::nullopt,
-      std::nullopt,
-      SchedulerChoices());
-    P("duration",
-      ParamType::Double,
-      "20",
-      "simulated seconds (applications run from 0.1 s to duration-0.1 s)",
-      "s",
-      0.5,
-      100000);
-    P("tree",
-      ParamType::String,
-      "3,1,3,5,4,0,2,0,0,0,2",
-      "children per node of the gateway tree in breadth-first order from G1 (later nodes: 0); "
-      "nodes with children are gateways, leaves are access points");
-    P("link-rate",
-      ParamType::DataRate,
-      "25Mbps",
-      "rate of the gateway-gateway and gateway-AP links",
-      "bit/s",
-      1000,
-      1e12);
-    P("link-delay",
-      ParamType::Time,
-      "5ms",
-      "one-way delay of the gateway-gateway and gateway-AP links",
-      "s",
-      0,
-      10);
-    P("server-rate",
-      ParamType::DataRate,
-      "250Mbps",
-      "rate of the server-G1 link",
-      "bit/s",
-      1000,
-      1e12);
-    P("server-delay", ParamType::Time, "50ms", "one-way delay of the server-G1 link", "s", 0, 10);
-    P("last-hop",
-      ParamType::Choice,
-      "p2p",
-      "AP-client links: wifi (one BSS per AP, as in the thesis) or p2p (point-to-point, much "
-      "faster to simulate)",
-      "",
-      std::nullopt,
-      std::nullopt,
-      {"wifi", "p2p"});
-    P("last-hop-rate",
-      ParamType::DataRate,
-      "5Mbps",
-      "rate of the AP-client links when last-hop=p2p",
-      "bit/s",
-      1000,
-      1e12);
-    P("last-hop-delay",
-      ParamType::Time,
-      "1ms",
-      "one-way delay of the AP-client links when last-hop=p2p",
-      "s",
-      0,
-      10);
-    P("wifi-standard",
-      ParamType::Choice,
-      "80211n",
-      "80211n: 802.11n at 2.4 GHz, 20 MHz (the thesis configuration); 80211ac: 802.11ac at 5 GHz, "
-      "80 MHz (the thesis text)",
-      "",
-      std::nullopt,
-      std::nullopt,
-      {"80211n", "80211ac"});
-    P("wifi-channels",
-      ParamType::Choice,
-      "per-ap",
-      "per-ap: every BSS on its own Yans channel (APs are 300 m apart, out of each other's "
-      "range); shared: one channel for all (slower)",
-      "",
-      std::nullopt,
-      std::nullopt,
-      {"per-ap", "shared"});
-    P("wifi-radius",
-      ParamType::Double,
-      "50",
-      "clients are placed uniformly on a disc of this radius around their AP",
-      "m",
-      0,
-      1000);
-    P("ap-spacing",
-      ParamType::Double,
-      "300",
-      "distance between neighbouring APs (on a line)",
-      "m",
-      1,
-      100000);
-    P("clients-min",
-      ParamType::Int,
-      "8",
-      "fewest clients per AP (uniform integer draw)",
-      "",
-      1,
-      10000);
-    P("clients-max",
-      ParamType::Int,
-      "12",
-      "most clients per AP (uniform integer draw)",
-      "",
-      1,
-      10000);
-    P("apps",
-      ParamType::Int,
-      "280",
-      "applications in total (a bi type's upload counts with its download)",
-      "",
-      1,
-      15000);
-    P("flow-types",
-      ParamType::Path,
-      "thesis",
-      "flow-type file (thesis appendix A.2 format); thesis and wrong-priorities name the shipped "
-      "files in scenarios/flow-types");
-    P("priorities",
-      ParamType::String,
-      "download=0",
-      "per-type priority overrides, e.g. download=0,TVStream=2 (empty: the file's priorities)");
-    P("rate-scale",
-      ParamType::Double,
-      "0.25",
-      "multiplies every flow-type data rate; with link rates scaled alike, the load stays that of "
-      "the thesis and the run needs proportionally fewer events",
-      "",
-      1e-6,
-      1e6);
-    P("random-priorities",
-      ParamType::Bool,
-      "false",
-      "give every application a uniform random class in 0..prios-1 instead of its type's priority");
-    P("prios",
-      ParamType::Int,
-      "3",
-      "number of classes (sets ns3::MsfcQueueDisc::Prios; priorities must be below it)",
-      "",
-      1,
-      8);
-    P("ratio",
-      ParamType::Double,
-      "2",
-      "MSFC bandwidth ratio between neighbouring classes (sets ns3::MsfcQueueDisc::Ratio)",
-      "",
-      1.0 / 65536,
-      16);
-    P("device-queue",
-      ParamType::Time,
-      "1.25ms",
-      "point-to-point device transmit queue, in time at the link rate",
-      "s",
-      0.000001,
-      10);
-    P("limit-time",
-      ParamType::Time,
-      "100us",
-      "queue disc limit base: link rate x limit-time / 8 packets; PfifoFast 1x, CoDel and Pie "
-      "50x, FqCoDel, FqCobalt, FqPie and Msfc 1024x",
-      "s",
-      0.000000001,
-      10);
-    P("tcp-segment", ParamType::Int, "1448", "TCP segment size (bytes)", "B", 16, 65000);
-    P("delay-bin",
-      ParamType::Time,
-      "0.5ms",
-      "bin width of the per-flow delay histograms",
-      "s",
-      1e-7,
-      10);
-    P("jitter-bin",
-      ParamType::Time,
-      "0.5ms",
-      "bin width of the per-flow jitter histograms",
-      "s",
-      1e-7,
-      10);
-    P("rng-run", ParamType::Int, "1", "ns-3 RNG run number (independent replications)", "", 1, 1e9);
-    P("rng-seed", ParamType::Int, "1", "ns-3 RNG seed", "", 1, 1e9);
-    P("progress",
-      ParamType::Bool,
-      "true",
-      "write 'progress <done> <total>' lines on stderr every simulated second");
+    return {
+        "isp-tree",
+        "MSFC thesis benchmark: ISP access tree (server, gateways, Wi-Fi or point-to-point "
+        "access points, clients) with the thesis flow types, scheduler on every device",
+        {
+            {"scheduler",
+             ParamType::Choice,
+             "Msfc",
+             "queue disc installed on every device of every node",
+             "",
+             std::nullopt,
+             std::nullopt,
+             SchedulerChoices()},
+            {"duration",
+             ParamType::Double,
+             "20",
+             "simulated seconds (applications run from 0.1 s to duration-0.1 s)",
+             "s",
+             0.5,
+             100000},
+            {"tree",
+             ParamType::String,
+             "3,1,3,5,4,0,2,0,0,0,2",
+             "children per node of the gateway tree in breadth-first order from G1 (later nodes: "
+             "0); "
+             "nodes with children are gateways, leaves are access points"},
+            {"link-rate",
+             ParamType::DataRate,
+             "25Mbps",
+             "rate of the gateway-gateway and gateway-AP links",
+             "bit/s",
+             1000,
+             1e12},
+            {"link-delay",
+             ParamType::Time,
+             "5ms",
+             "one-way delay of the gateway-gateway and gateway-AP links",
+             "s",
+             0,
+             10},
+            {"server-rate",
+             ParamType::DataRate,
+             "250Mbps",
+             "rate of the server-G1 link",
+             "bit/s",
+             1000,
+             1e12},
+            {"server-delay",
+             ParamType::Time,
+             "50ms",
+             "one-way delay of the server-G1 link",
+             "s",
+             0,
+             10},
+            {"last-hop",
+             ParamType::Choice,
+             "p2p",
+             "AP-client links: wifi (one BSS per AP, as in the thesis) or p2p (point-to-point, "
+             "much "
+             "faster to simulate)",
+             "",
+             std::nullopt,
+             std::nullopt,
+             {"wifi", "p2p"}},
+            {"last-hop-rate",
+             ParamType::DataRate,
+             "5Mbps",
+             "rate of the AP-client links when last-hop=p2p",
+             "bit/s",
+             1000,
+             1e12},
+            {"last-hop-delay",
+             ParamType::Time,
+             "1ms",
+             "one-way delay of the AP-client links when last-hop=p2p",
+             "s",
+             0,
+             10},
+            {"wifi-standard",
+             ParamType::Choice,
+             "80211n",
+             "80211n: 802.11n at 2.4 GHz, 20 MHz (the thesis configuration); 80211ac: 802.11ac at "
+             "5 GHz, "
+             "80 MHz (the thesis text)",
+             "",
+             std::nullopt,
+             std::nullopt,
+             {"80211n", "80211ac"}},
+            {"wifi-channels",
+             ParamType::Choice,
+             "per-ap",
+             "per-ap: every BSS on its own Yans channel (APs are 300 m apart, out of each other's "
+             "range); shared: one channel for all (slower)",
+             "",
+             std::nullopt,
+             std::nullopt,
+             {"per-ap", "shared"}},
+            {"wifi-radius",
+             ParamType::Double,
+             "50",
+             "clients are placed uniformly on a disc of this radius around their AP",
+             "m",
+             0,
+             1000},
+            {"ap-spacing",
+             ParamType::Double,
+             "300",
+             "distance between neighbouring APs (on a line)",
+             "m",
+             1,
+             100000},
+            {"clients-min",
+             ParamType::Int,
+             "8",
+             "fewest clients per AP (uniform integer draw)",
+             "",
+             1,
+             10000},
+            {"clients-max",
+             ParamType::Int,
+             "12",
+             "most clients per AP (uniform integer draw)",
+             "",
+             1,
+             10000},
+            {"apps",
+             ParamType::Int,
+             "280",
+             "applications in total (a bi type's upload counts with its download)",
+             "",
+             1,
+             15000},
+            {"flow-types",
+             ParamType::Path,
+             "thesis",
+             "flow-type file (thesis appendix A.2 format); thesis and wrong-priorities name the "
+             "shipped "
+             "files in scenarios/flow-types"},
+            {"priorities",
+             ParamType::String,
+             "download=0",
+             "per-type priority overrides, e.g. download=0,TVStream=2 (empty: the file's "
+             "priorities)"},
+            {"rate-scale",
+             ParamType::Double,
+             "0.25",
+             "multiplies every flow-type data rate; with link rates scaled alike, the load stays "
+             "that of "
+             "the thesis and the run needs proportionally fewer events",
+             "",
+             1e-6,
+             1e6},
+            {"random-priorities",
+             ParamType::Bool,
+             "false",
+             "give every application a uniform random class in 0..prios-1 instead of its type's "
+             "priority"},
+            {"prios",
+             ParamType::Int,
+             "3",
+             "number of classes (sets ns3::MsfcQueueDisc::Prios; priorities must be below it)",
+             "",
+             1,
+             8},
+            {"ratio",
+             ParamType::Double,
+             "2",
+             "MSFC bandwidth ratio between neighbouring classes (sets ns3::MsfcQueueDisc::Ratio)",
+             "",
+             1.0 / 65536,
+             16},
+            {"device-queue",
+             ParamType::Time,
+             "1.25ms",
+             "point-to-point device transmit queue, in time at the link rate",
+             "s",
+             0.000001,
+             10},
+            {"limit-time",
+             ParamType::Time,
+             "100us",
+             "queue disc limit base: link rate x limit-time / 8 packets; PfifoFast 1x, CoDel and "
+             "Pie "
+             "50x, FqCoDel, FqCobalt, FqPie and Msfc 1024x",
+             "s",
+             0.000000001,
+             10},
+            {"tcp-segment", ParamType::Int, "1448", "TCP segment size (bytes)", "B", 16, 65000},
+            {"delay-bin",
+             ParamType::Time,
+             "0.5ms",
+             "bin width of the per-flow delay histograms",
+             "s",
+             1e-7,
+             10},
+            {"jitter-bin",
+             ParamType::Time,
+             "0.5ms",
+             "bin width of the per-flow jitter histograms",
+             "s",
+             1e-7,
+             10},
+            {"rng-run",
+             ParamType::Int,
+             "1",
+             "ns-3 RNG run number (independent replications)",
+             "",
+             1,
+             1e9},
+            {"rng-seed", ParamType::Int, "1", "ns-3 RNG seed", "", 1, 1e9},
+            {"progress",
+             ParamType::Bool,
+             "true",
+             "write 'progress <done> <total>' lines on stderr every simulated second"},
 
-    o.AddPreset("thesis",
-                "the thesis benchmark: ~140 Wi-Fi (802.11n 2.4 GHz) clients, 280 applications, "
-                "100 s, Table 3.3 priorities (hours of wall time)",
-                {{"duration", "100"},
-                 {"link-rate", "100Mbps"},
-                 {"server-rate", "1Gbps"},
-                 {"rate-scale", "1"},
-                 {"last-hop", "wifi"},
-                 {"wifi-standard", "80211n"},
-                 {"clients-min", "8"},
-                 {"clients-max", "12"},
-                 {"apps", "280"},
-                 {"flow-types", "thesis"},
-                 {"priorities", "download=0"}});
-    o.AddPreset("wrong-priorities",
-                "the thesis's section 3.3 run: as thesis, with the Table 3.8 priorities",
-                {{"duration", "100"},
-                 {"link-rate", "100Mbps"},
-                 {"server-rate", "1Gbps"},
-                 {"rate-scale", "1"},
-                 {"last-hop", "wifi"},
-                 {"wifi-standard", "80211n"},
-                 {"clients-min", "8"},
-                 {"clients-max", "12"},
-                 {"apps", "280"},
-                 {"flow-types", "wrong-priorities"},
-                 {"priorities", ""}});
-    o.AddPreset(
-        "quick",
-        "thesis tree and traffic mix with every rate scaled to 1/4, point-to-point last hop, "
-        "20 s: about a minute of CPU per scheduler",
-        {{"duration", "20"},
-         {"last-hop", "p2p"},
-         {"link-rate", "25Mbps"},
-         {"server-rate", "250Mbps"},
-         {"last-hop-rate", "5Mbps"},
-         {"rate-scale", "0.25"},
-         {"clients-min", "8"},
-         {"clients-max", "12"},
-         {"apps", "280"},
-         {"flow-types", "thesis"},
-         {"priorities", "download=0"}});
-    o.AddPreset("quick-wifi",
-                "as quick, with the Wi-Fi (802.11n) last hop and 2-3 clients per AP: a few "
-                "minutes per scheduler",
-                {{"last-hop", "wifi"}, {"clients-min", "2"}, {"clients-max", "3"}});
-    o.AddPreset("tiny",
-                "about a second of wall time, for tests: 1-2 clients per AP, 34 applications, "
-                "rates scaled to 1/10, 3 s",
-                {{"duration", "3"},
-                 {"last-hop", "p2p"},
-                 {"last-hop-rate", "2Mbps"},
-                 {"rate-scale", "0.1"},
-                 {"link-rate", "10Mbps"},
-                 {"server-rate", "100Mbps"},
-                 {"clients-min", "1"},
-                 {"clients-max", "2"},
-                 {"apps", "34"},
-                 {"flow-types", "thesis"},
-                 {"priorities", "download=0"}});
-    o.SetDefaultPreset("quick");
-    return o;
+        },
+        {
+            {"thesis",
+             "the thesis benchmark: ~140 Wi-Fi (802.11n 2.4 GHz) clients, 280 applications, "
+             "100 s, Table 3.3 priorities (hours of wall time)",
+             {{"duration", "100"},
+              {"link-rate", "100Mbps"},
+              {"server-rate", "1Gbps"},
+              {"rate-scale", "1"},
+              {"last-hop", "wifi"},
+              {"wifi-standard", "80211n"},
+              {"clients-min", "8"},
+              {"clients-max", "12"},
+              {"apps", "280"},
+              {"flow-types", "thesis"},
+              {"priorities", "download=0"}}},
+            {"wrong-priorities",
+             "the thesis's section 3.3 run: as thesis, with the Table 3.8 priorities",
+             {{"flow-types", "wrong-priorities"}, {"priorities", ""}},
+             "thesis"},
+            {"quick",
+             "thesis tree and traffic mix with every rate scaled to 1/4, point-to-point last hop, "
+             "20 s: about a minute of CPU per scheduler",
+             {{"duration", "20"},
+              {"last-hop", "p2p"},
+              {"link-rate", "25Mbps"},
+              {"server-rate", "250Mbps"},
+              {"last-hop-rate", "5Mbps"},
+              {"rate-scale", "0.25"},
+              {"clients-min", "8"},
+              {"clients-max", "12"},
+              {"apps", "280"},
+              {"flow-types", "thesis"},
+              {"priorities", "download=0"}}},
+            {"quick-wifi",
+             "as quick, with the Wi-Fi (802.11n) last hop and 2-3 clients per AP: a few "
+             "minutes per scheduler",
+             {{"last-hop", "wifi"}, {"clients-min", "2"}, {"clients-max", "3"}}},
+            {"tiny",
+             "about a second of wall time, for tests: 1-2 clients per AP, 34 applications, "
+             "rates scaled to 1/10, 3 s",
+             {{"duration", "3"},
+              {"last-hop", "p2p"},
+              {"last-hop-rate", "2Mbps"},
+              {"rate-scale", "0.1"},
+              {"link-rate", "10Mbps"},
+              {"server-rate", "100Mbps"},
+              {"clients-min", "1"},
+              {"clients-max", "2"},
+              {"apps", "34"},
+              {"flow-types", "thesis"},
+              {"priorities", "download=0"}}},
+        },
+        "quick"};
 }
 
 std::vector<uint32_t>
@@ -401,32 +378,6 @@ ParseTree(const std::string& s)
                           "'; the root G1 needs at least one child (first number >= 1)");
     }
     return v;
-}
-
-std::string
-ResolveFlowTypePath(const std::string& v)
-{
-    if (std::filesystem::exists(v))
-    {
-        return v;
-    }
-    if (v.find('/') == std::string::npos)
-    {
-        auto shipped = ShippedFlowTypeDir() / v;
-        if (std::filesystem::exists(shipped))
-        {
-            return shipped.string();
-        }
-        shipped = ShippedFlowTypeDir() / (v + ".in");
-        if (std::filesystem::exists(shipped))
-        {
-            return shipped.string();
-        }
-    }
-    throw ConfigError("option 'flow-types': no file '" + v +
-                      "'; give a path to a flow-type file, or thesis / wrong-priorities for the "
-                      "files shipped in " +
-                      ShippedFlowTypeDir().string());
 }
 
 /// Applies "type=prio,type=prio" overrides.
@@ -481,85 +432,111 @@ ApplyPriorityOverrides(std::vector<FlowType>& types, const std::string& spec, ui
     }
 }
 
-struct AppRecord
+/// The options of a run, resolved and checked against each other.
+struct Settings
 {
-    uint32_t id;
-    uint32_t type;
-    uint32_t priority;
-    uint32_t client;
+    std::string scheduler;
+    std::string schedulerTypeId;
+    uint32_t limitFactor;
+    bool userLimit; //!< the user set the scheduler's MaxSize (ns3:: pass-through)
+    double duration;
+    std::vector<uint32_t> tree;
+    uint32_t prios;
+    uint32_t clientsMin;
+    uint32_t clientsMax;
+    uint32_t nApps;
+    bool randomPrio;
+    std::string flowTypePath;
+    std::vector<FlowType> types;
+    bool wifiLastHop;
+    DataRate linkRate;
+    DataRate serverRate;
+    DataRate lastHopRate;
+    Time limitTime;
+    Time deviceQueue;
 };
 
-int
-Run(int argc, char** argv)
+Settings
+ResolveSettings(const Options& opt)
 {
-    SimulationRun run;
-
-#if MSFC_HAVE_QUEUE_DISC
-    MsfcQueueDisc::GetTypeId(); // keep the MSFC library linked and its TypeId registered
-#endif
-
-    Options opt = MakeOptions();
-    std::optional<Options::Request> parsed = ParseCommandLine(opt, argc, argv);
-    if (!parsed)
-    {
-        return 0;
-    }
-    const Options::Request& req = *parsed;
-
-    // ---- resolve and cross-check options ----
-    const std::string scheduler = opt.Get("scheduler");
-    const SchedulerInfo* sched = SchedulerRegistry::Find(scheduler);
+    Settings cfg;
+    cfg.scheduler = opt.Get("scheduler");
+    const SchedulerInfo* sched = SchedulerRegistry::Find(cfg.scheduler);
     if (sched == nullptr)
     {
-        throw ConfigError("scheduler '" + scheduler +
+        throw ConfigError("scheduler '" + cfg.scheduler +
                           "' is not part of this build; choose one of " +
                           SchedulerRegistry::Names() + " (or rebuild with its queue disc)");
     }
-    const uint32_t limitFactor = SchedulerLimitFactor(scheduler);
-    const double duration = opt.GetDouble("duration");
-    const auto tree = ParseTree(opt.Get("tree"));
-    const uint32_t prios = static_cast<uint32_t>(opt.GetInt("prios"));
-    const uint32_t clientsMin = static_cast<uint32_t>(opt.GetInt("clients-min"));
-    const uint32_t clientsMax = static_cast<uint32_t>(opt.GetInt("clients-max"));
-    if (clientsMin > clientsMax)
+    cfg.schedulerTypeId = sched->typeId;
+    cfg.limitFactor = LimitFactors().at(sched->typeId);
+    cfg.userLimit = false;
+    cfg.duration = opt.GetDouble("duration");
+    cfg.tree = ParseTree(opt.Get("tree"));
+    cfg.prios = static_cast<uint32_t>(opt.GetInt("prios"));
+    cfg.clientsMin = static_cast<uint32_t>(opt.GetInt("clients-min"));
+    cfg.clientsMax = static_cast<uint32_t>(opt.GetInt("clients-max"));
+    if (cfg.clientsMin > cfg.clientsMax)
     {
-        throw ConfigError("clients-min (" + std::to_string(clientsMin) +
-                          ") is larger than clients-max (" + std::to_string(clientsMax) +
+        throw ConfigError("clients-min (" + std::to_string(cfg.clientsMin) +
+                          ") is larger than clients-max (" + std::to_string(cfg.clientsMax) +
                           "); give clients-min <= clients-max");
     }
-    const uint32_t nApps = static_cast<uint32_t>(opt.GetInt("apps"));
-    const bool randomPrio = opt.GetBool("random-priorities");
-    if (randomPrio && !Trim(opt.Get("priorities")).empty())
+    cfg.nApps = static_cast<uint32_t>(opt.GetInt("apps"));
+    cfg.randomPrio = opt.GetBool("random-priorities");
+    if (cfg.randomPrio && !Trim(opt.Get("priorities")).empty())
     {
         throw ConfigError("options 'priorities' and 'random-priorities=true' exclude each other; "
                           "give priorities= (empty) or random-priorities=false");
     }
-    const std::string flowTypePath = ResolveFlowTypePath(opt.Get("flow-types"));
-    std::vector<FlowType> types = ReadFlowTypes(flowTypePath, prios);
-    ApplyPriorityOverrides(types, opt.Get("priorities"), prios);
-    const bool wifiLastHop = opt.Get("last-hop") == "wifi";
-    const DataRate linkRate = opt.GetDataRate("link-rate");
-    const DataRate serverRate = opt.GetDataRate("server-rate");
-    const DataRate lastHopRate = opt.GetDataRate("last-hop-rate");
-    const Time limitTime = opt.GetTime("limit-time");
-    const Time deviceQueue = opt.GetTime("device-queue");
+    cfg.flowTypePath = ResolveFlowTypePath(opt.Get("flow-types"));
+    cfg.types = ReadFlowTypes(cfg.flowTypePath, cfg.prios);
+    ApplyPriorityOverrides(cfg.types, opt.Get("priorities"), cfg.prios);
+    cfg.wifiLastHop = opt.Get("last-hop") == "wifi";
+    cfg.linkRate = opt.GetDataRate("link-rate");
+    cfg.serverRate = opt.GetDataRate("server-rate");
+    cfg.lastHopRate = opt.GetDataRate("last-hop-rate");
+    cfg.limitTime = opt.GetTime("limit-time");
+    cfg.deviceQueue = opt.GetTime("device-queue");
+    return cfg;
+}
 
-    RunOutput out(req.outDir); // checks the directory before the long part
-
-    // ---- ns-3 defaults: ours first, then the user's pass-through values ----
+/// ns-3 defaults: ours first, then the user's pass-through values.
+void
+ConfigureNs3(const Options& opt, Settings& cfg)
+{
     RngSeedManager::SetSeed(static_cast<uint32_t>(opt.GetInt("rng-seed")));
     RngSeedManager::SetRun(static_cast<uint64_t>(opt.GetInt("rng-run")));
     Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(TcpNewReno::GetTypeId()));
     Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(opt.GetInt("tcp-segment")));
-    if (scheduler == "Msfc")
+    if (cfg.scheduler == "Msfc")
     {
-        Config::SetDefault("ns3::MsfcQueueDisc::Prios", StringValue(std::to_string(prios)));
+        Config::SetDefault("ns3::MsfcQueueDisc::Prios", StringValue(std::to_string(cfg.prios)));
         Config::SetDefault("ns3::MsfcQueueDisc::Ratio", StringValue(opt.Get("ratio")));
     }
     opt.ApplyNs3Defaults();
-    const bool userLimit = opt.HasNs3Override(sched->typeId + "::MaxSize");
+    cfg.userLimit = opt.HasNs3Override(cfg.schedulerTypeId + "::MaxSize");
+}
 
-    // ---- topology ----
+/// The built network.
+struct Topology
+{
+    NodeContainer server;
+    NodeContainer treeNodes;
+    NodeContainer clients;
+    std::vector<uint32_t> aps; //!< tree indices of the access points, in BFS order
+    uint32_t nGateways;
+    uint32_t nClients;
+    Ipv4Address serverAddr;
+    std::vector<Ipv4Address> clientAddr;
+    std::vector<QdiscRecord> qdiscs; //!< every scheduler installed, in installation order
+};
+
+/// The server, the gateway tree, the access points and their clients, with the scheduler
+/// under test on every device.
+Topology
+BuildTopology(const Options& opt, const Settings& cfg)
+{
     NodeContainer server;
     server.Create(1);
     Names::Add("server", server.Get(0));
@@ -569,7 +546,7 @@ Run(int argc, char** argv)
     std::vector<std::vector<uint32_t>> children{{}};
     for (size_t i = 0; i < parent.size(); ++i)
     {
-        uint32_t c = i < tree.size() ? tree[i] : 0;
+        uint32_t c = i < cfg.tree.size() ? cfg.tree[i] : 0;
         for (uint32_t k = 0; k < c; ++k)
         {
             children[i].push_back(static_cast<uint32_t>(parent.size()));
@@ -612,7 +589,7 @@ Run(int argc, char** argv)
     uint32_t nClients = 0;
     for (size_t a = 0; a < aps.size(); ++a)
     {
-        uint32_t n = clientDraw->GetInteger(clientsMin, clientsMax);
+        uint32_t n = clientDraw->GetInteger(cfg.clientsMin, cfg.clientsMax);
         clientsPerAp.push_back(n);
         nClients += n;
     }
@@ -638,15 +615,15 @@ Run(int argc, char** argv)
 
     std::vector<QdiscRecord> qdiscs;
     auto installScheduler = [&](Ptr<NetDevice> dev, DataRate rate, const std::string& peer) {
-        uint64_t base = static_cast<uint64_t>(
-            std::llround(static_cast<double>(rate.GetBitRate()) * limitTime.GetSeconds() / 8.0));
+        uint64_t base = static_cast<uint64_t>(std::llround(static_cast<double>(rate.GetBitRate()) *
+                                                           cfg.limitTime.GetSeconds() / 8.0));
         base = std::max<uint64_t>(base, 1);
-        uint64_t limit = std::min<uint64_t>(base * limitFactor, 0xFFFFFFFFu);
+        uint64_t limit = std::min<uint64_t>(base * cfg.limitFactor, 0xFFFFFFFFu);
         Ptr<QueueDisc> q = SchedulerRegistry::Create(
-            scheduler,
-            userLimit ? QueueSize() : QueueSize(QueueSizeUnit::PACKETS, limit));
+            cfg.scheduler,
+            cfg.userLimit ? QueueSize() : QueueSize(QueueSizeUnit::PACKETS, limit));
         dev->GetNode()->GetObject<TrafficControlLayer>()->SetRootQueueDiscOnDevice(dev, q);
-        qdiscs.push_back({Names::FindName(dev->GetNode()), peer, scheduler, q});
+        qdiscs.push_back({Names::FindName(dev->GetNode()), peer, cfg.scheduler, q});
     };
 
     Ipv4AddressHelper p2pAddr("10.0.0.0", "255.255.255.252");
@@ -654,8 +631,8 @@ Run(int argc, char** argv)
         PointToPointHelper p2p;
         p2p.SetDeviceAttribute("DataRate", DataRateValue(rate));
         p2p.SetChannelAttribute("Delay", TimeValue(delay));
-        uint64_t qbytes = static_cast<uint64_t>(
-            std::llround(static_cast<double>(rate.GetBitRate()) * deviceQueue.GetSeconds() / 8.0));
+        uint64_t qbytes = static_cast<uint64_t>(std::llround(
+            static_cast<double>(rate.GetBitRate()) * cfg.deviceQueue.GetSeconds() / 8.0));
         qbytes = std::max<uint64_t>(qbytes, 1600); // room for at least one full-size frame
         p2p.SetQueue("ns3::DropTailQueue<Packet>",
                      "MaxSize",
@@ -669,15 +646,18 @@ Run(int argc, char** argv)
     };
 
     Ipv4InterfaceContainer serverIfc =
-        connectP2p(server.Get(0), treeNodes.Get(0), serverRate, opt.GetTime("server-delay"));
+        connectP2p(server.Get(0), treeNodes.Get(0), cfg.serverRate, opt.GetTime("server-delay"));
     const Ipv4Address serverAddr = serverIfc.GetAddress(0);
     for (size_t i = 1; i < nTree; ++i)
     {
-        connectP2p(treeNodes.Get(parent[i]), treeNodes.Get(i), linkRate, opt.GetTime("link-delay"));
+        connectP2p(treeNodes.Get(parent[i]),
+                   treeNodes.Get(i),
+                   cfg.linkRate,
+                   opt.GetTime("link-delay"));
     }
 
     std::vector<Ipv4Address> clientAddr(nClients);
-    if (wifiLastHop)
+    if (cfg.wifiLastHop)
     {
         MobilityHelper mobility;
         Ptr<ListPositionAllocator> apPos = CreateObject<ListPositionAllocator>();
@@ -750,10 +730,10 @@ Run(int argc, char** argv)
             m.SetMobilityModel("ns3::ConstantPositionMobilityModel");
             m.Install(sta);
 
-            installScheduler(apDev.Get(0), linkRate, "wifi");
+            installScheduler(apDev.Get(0), cfg.linkRate, "wifi");
             for (uint32_t k = 0; k < staDev.GetN(); ++k)
             {
-                installScheduler(staDev.Get(k), linkRate, "wifi");
+                installScheduler(staDev.Get(k), cfg.linkRate, "wifi");
             }
             Ipv4InterfaceContainer apIfc = wifiAddr.Assign(apDev);
             Ipv4InterfaceContainer staIfc = wifiAddr.Assign(staDev);
@@ -771,20 +751,43 @@ Run(int argc, char** argv)
         {
             Ipv4InterfaceContainer ifc = connectP2p(treeNodes.Get(aps[clientAp[c]]),
                                                     clients.Get(c),
-                                                    lastHopRate,
+                                                    cfg.lastHopRate,
                                                     opt.GetTime("last-hop-delay"));
             clientAddr[c] = ifc.GetAddress(1);
         }
     }
     Ipv4GlobalRoutingHelper::PopulateRoutingTables();
 
-    // ---- applications ----
+    return {server, treeNodes, clients, aps, nGateways, nClients, serverAddr, clientAddr, qdiscs};
+}
+
+struct AppRecord
+{
+    uint32_t id;
+    uint32_t type;
+    uint32_t priority;
+    uint32_t client;
+};
+
+/// What InstallTraffic made.
+struct Traffic
+{
+    FlowLabels labels;
+    uint32_t applications;
+    double appStart; //!< every application's start (s)
+    double appStop;  //!< and stop
+};
+
+/// The applications of the flow types, cycled over the clients.
+Traffic
+InstallTraffic(const Options& opt, const Settings& cfg, Topology& topo)
+{
     // Types are repeated count-ratio times each, in file order, cycling until
     // `apps` applications exist; application i runs on client i mod clients.
     std::vector<uint32_t> cycle;
-    for (uint32_t t = 0; t < types.size(); ++t)
+    for (uint32_t t = 0; t < cfg.types.size(); ++t)
     {
-        for (uint32_t k = 0; k < types[t].countRatio; ++k)
+        for (uint32_t k = 0; k < cfg.types[t].countRatio; ++k)
         {
             cycle.push_back(t);
         }
@@ -792,15 +795,16 @@ Run(int argc, char** argv)
     Ptr<UniformRandomVariable> prioDraw = CreateObject<UniformRandomVariable>();
     prioDraw->SetStream(2);
     std::vector<AppRecord> apps;
-    for (uint32_t i = 0; i < nApps; ++i)
+    for (uint32_t i = 0; i < cfg.nApps; ++i)
     {
         uint32_t t = cycle[i % cycle.size()];
-        uint32_t p = randomPrio ? prioDraw->GetInteger(0, prios - 1) : types[t].priority;
-        apps.push_back({i, t, p, i % nClients});
+        uint32_t p =
+            cfg.randomPrio ? prioDraw->GetInteger(0, cfg.prios - 1) : cfg.types[t].priority;
+        apps.push_back({i, t, p, i % topo.nClients});
     }
 
     const double appStart = 0.1;
-    const double appStop = duration - 0.1;
+    const double appStop = cfg.duration - 0.1;
     FlowLabels labels;
     const double rateScale = opt.GetDouble("rate-scale");
     auto appRateBps = [rateScale](const FlowType& t) {
@@ -816,7 +820,7 @@ Run(int argc, char** argv)
                        uint16_t port,
                        bool down) {
         const AppRecord& ar = apps[appIdx];
-        const FlowType& t = types[ar.type];
+        const FlowType& t = cfg.types[ar.type];
         const std::string factory = t.udp ? "ns3::UdpSocketFactory" : "ns3::TcpSocketFactory";
         const uint8_t tos =
             static_cast<uint8_t>(MsfcQueueDisc::DscpForDefaultClass(ar.priority) << 2);
@@ -835,7 +839,7 @@ Run(int argc, char** argv)
         PacketSinkHelper sinkHelper(factory, InetSocketAddress(Ipv4Address::GetAny(), port));
         ApplicationContainer s = sinkHelper.Install(dst);
         s.Start(Seconds(0.0));
-        s.Stop(Seconds(duration));
+        s.Stop(Seconds(cfg.duration));
         if (!t.udp)
         {
             // TCP acknowledgements carry the class of their connection: the accepted
@@ -844,66 +848,93 @@ Run(int argc, char** argv)
             Simulator::Schedule(Seconds(appStart / 2),
                                 [sink, tos]() { sink->GetListeningSocket()->SetIpTos(tos); });
         }
-        labels.Add(dstAddr,
-                   port,
-                   FlowLabel{ar.id, types[ar.type].name, ar.priority, down, appStop - appStart});
+        labels.Add(
+            dstAddr,
+            port,
+            FlowLabel{ar.id, cfg.types[ar.type].name, ar.priority, down, appStop - appStart});
     };
     for (uint32_t i = 0; i < apps.size(); ++i)
     {
         const AppRecord& ar = apps[i];
         uint16_t port = static_cast<uint16_t>(10000 + ar.id);
-        Ptr<Node> client = clients.Get(ar.client);
-        install(i, server.Get(0), client, clientAddr[ar.client], port, true);
-        if (types[ar.type].bidirectional)
+        Ptr<Node> client = topo.clients.Get(ar.client);
+        install(i, topo.server.Get(0), client, topo.clientAddr[ar.client], port, true);
+        if (cfg.types[ar.type].bidirectional)
         {
-            install(i, client, server.Get(0), serverAddr, port, false);
+            install(i, client, topo.server.Get(0), topo.serverAddr, port, false);
         }
     }
 
-    // ---- measurement ----
+    return {labels, static_cast<uint32_t>(apps.size()), appStart, appStop};
+}
+
+/// With MSFC: checks, once the queue discs are initialised, that the DSCP marking lands
+/// every priority in its class.
+void
+ScheduleDscpCheck(const Settings& cfg, const Topology& topo, double at)
+{
+    if (cfg.scheduler != "Msfc")
+    {
+        return;
+    }
+    Ptr<MsfcQueueDisc> probe = DynamicCast<MsfcQueueDisc>(topo.qdiscs.front().qdisc);
+    const uint32_t prios = cfg.prios;
+    Simulator::Schedule(Seconds(at), [probe, prios]() {
+        for (uint32_t p = 0; p < prios; ++p)
+        {
+            uint32_t got = probe->ClassOfDscp(MsfcQueueDisc::DscpForDefaultClass(p));
+            if (got != p)
+            {
+                std::cerr << "isp-tree: warning: DSCP "
+                          << int(MsfcQueueDisc::DscpForDefaultClass(p)) << " marks priority " << p
+                          << " but ns3::MsfcQueueDisc::DscpMap puts it in class " << got
+                          << std::endl;
+            }
+        }
+    });
+}
+
+int
+Run(int argc, char** argv)
+{
+    SimulationRun run;
+    Options opt(Spec());
+    std::optional<Options::Request> parsed = ParseCommandLine(opt, argc, argv);
+    if (!parsed)
+    {
+        return 0;
+    }
+    const Options::Request& req = *parsed;
+    Settings cfg = ResolveSettings(opt);
+    RunOutput out(req.outDir); // checks the directory before the long part
+    ConfigureNs3(opt, cfg);
+
+    // topology, traffic
+    Topology topo = BuildTopology(opt, cfg);
+    Traffic traffic = InstallTraffic(opt, cfg, topo);
+
+    // measurement
     FlowMeasurement flows(opt.GetTime("delay-bin").GetSeconds(),
                           opt.GetTime("jitter-bin").GetSeconds());
+    ScheduleDscpCheck(cfg, topo, traffic.appStart / 2);
+    std::cerr << "isp-tree: " << cfg.scheduler << ", " << topo.nGateways << " gateways, "
+              << topo.aps.size() << " APs, " << topo.nClients << " clients ("
+              << (cfg.wifiLastHop ? "Wi-Fi" : "point-to-point") << "), " << traffic.applications
+              << " applications, " << cfg.duration << " s simulated" << std::endl;
 
-#if MSFC_HAVE_QUEUE_DISC
-    if (scheduler == "Msfc")
-    {
-        // The DSCP marking must land every application in its class (checked once
-        // the queue discs are initialised, i.e. after time 0).
-        Ptr<MsfcQueueDisc> probe = DynamicCast<MsfcQueueDisc>(qdiscs.front().qdisc);
-        Simulator::Schedule(Seconds(appStart / 2), [probe, prios]() {
-            for (uint32_t p = 0; p < prios; ++p)
-            {
-                uint32_t got = probe->ClassOfDscp(MsfcQueueDisc::DscpForDefaultClass(p));
-                if (got != p)
-                {
-                    std::cerr << "isp-tree: warning: DSCP "
-                              << int(MsfcQueueDisc::DscpForDefaultClass(p)) << " marks priority "
-                              << p << " but ns3::MsfcQueueDisc::DscpMap puts it in class " << got
-                              << std::endl;
-                }
-            }
-        });
-    }
-#endif
-    std::cerr << "isp-tree: " << scheduler << ", " << nGateways << " gateways, " << aps.size()
-              << " APs, " << nClients << " clients (" << (wifiLastHop ? "Wi-Fi" : "point-to-point")
-              << "), " << apps.size() << " applications, " << duration << " s simulated"
-              << std::endl;
+    run.Run(cfg.duration, opt.GetBool("progress"));
 
-    run.Run(duration, opt.GetBool("progress"));
-
-    // ---- output ----
-    const uint32_t unmatched = flows.Write(out, labels, appStop - appStart);
+    const uint32_t unmatched = flows.Write(out, traffic.labels, traffic.appStop - traffic.appStart);
     FinishRun(out,
               opt,
-              scheduler,
+              cfg.scheduler,
               run,
-              qdiscs,
-              {{"flow_types_file", json::Quote(flowTypePath)},
-               {"gateways", std::to_string(nGateways)},
-               {"access_points", std::to_string(aps.size())},
-               {"clients", std::to_string(nClients)},
-               {"applications", std::to_string(apps.size())},
+              topo.qdiscs,
+              {{"flow_types_file", json::Quote(cfg.flowTypePath)},
+               {"gateways", std::to_string(topo.nGateways)},
+               {"access_points", std::to_string(topo.aps.size())},
+               {"clients", std::to_string(topo.nClients)},
+               {"applications", std::to_string(traffic.applications)},
                {"flows", std::to_string(flows.Monitor()->GetFlowStats().size())},
                {"unlabelled_flows", std::to_string(unmatched)}});
     std::cerr << "isp-tree: done in " << Fmt(run.WallSeconds()) << " s wall (" << run.Events()

@@ -13,19 +13,18 @@ using namespace seeds;
 namespace
 {
 
-int
-Run(int argc, char** argv)
+/// The options and presets of the scenario.
+ScenarioSpec
+Spec()
 {
-    SimulationRun run;
-    Options opt("starvation",
-                "seed 001 sec. V: one bulk TCP flow vs N thin unresponsive UDP flows on a 2 Mbps "
-                "dumbbell; TCP throughput per scheduler");
-    AddSeed001Params(opt, "FqCoDel", 2);
-    opt.Add({"thin-flows", ParamType::Int, "30", "number of thin UDP flows", "", 0, 1000});
-    opt.Add(
-        {"thin-size", ParamType::Int, "100", "UDP payload of a thin-flow packet", "B", 1, 1472});
-    opt.Add({"thin-interval", ParamType::Time, "30ms", "time between two packets of a thin flow"});
-    opt.Add({"thin-class",
+    std::vector<Param> params = Seed001Params("FqCoDel", 2);
+    params.insert(
+        params.end(),
+        {
+            {"thin-flows", ParamType::Int, "30", "number of thin UDP flows", "", 0, 1000},
+            {"thin-size", ParamType::Int, "100", "UDP payload of a thin-flow packet", "B", 1, 1472},
+            {"thin-interval", ParamType::Time, "30ms", "time between two packets of a thin flow"},
+            {"thin-class",
              ParamType::Choice,
              "same",
              "MSFC class of the thin flows: same as the TCP flow (BE), higher (EF) or lower "
@@ -33,38 +32,37 @@ Run(int argc, char** argv)
              "",
              std::nullopt,
              std::nullopt,
-             {"same", "higher", "lower"}});
-    opt.Add({"tcp-start", ParamType::Double, "1", "start of the bulk TCP flow", "s", 0, 1000});
-    opt.AddPreset("paper", "the seed's 60 s runs", {{"duration", "60"}});
-    opt.AddPreset("tiny",
-                  "12 s with 40 thin flows (tests)",
-                  {{"duration", "12"}, {"thin-flows", "40"}});
-    // Thin traffic above the link rate (45 x 228-byte packets / 30 ms = 2.7 Mbit/s): a DoS.
-    opt.AddPreset(
-        "dos",
-        "thin traffic above the link rate",
-        {{"duration", "30"}, {"thin-flows", "45"}, {"thin-size", "200"}, {"buffer", "1000"}});
-    opt.SetDefaultPreset("paper");
-    std::optional<Options::Request> req = ParseCommandLine(opt, argc, argv);
-    if (!req)
-    {
-        return 0;
-    }
-    ConfigureSeed001(opt);
+             {"same", "higher", "lower"}},
+            {"tcp-start", ParamType::Double, "1", "start of the bulk TCP flow", "s", 0, 1000},
+        });
+    return {
+        "starvation",
+        "seed 001 sec. V: one bulk TCP flow vs N thin unresponsive UDP flows on a 2 Mbps "
+        "dumbbell; TCP throughput per scheduler",
+        params,
+        {
+            {"paper", "the seed's 60 s runs", {{"duration", "60"}}},
+            {"tiny", "12 s with 40 thin flows (tests)", {{"duration", "12"}, {"thin-flows", "40"}}},
+            // Thin traffic above the link rate (45 x 228-byte packets / 30 ms = 2.7 Mbit/s):
+            // a DoS.
+            {"dos",
+             "thin traffic above the link rate",
+             {{"duration", "30"}, {"thin-flows", "45"}, {"thin-size", "200"}, {"buffer", "1000"}}},
+        },
+        "paper"};
+}
 
-    double duration = opt.GetDouble("duration");
-    double tcpStart = opt.GetDouble("tcp-start");
-    if (tcpStart >= duration)
-    {
-        throw ConfigError("--tcp-start=" + opt.Get("tcp-start") +
-                          " must be below --duration=" + opt.Get("duration"));
-    }
-    uint32_t nThin = static_cast<uint32_t>(opt.GetInt("thin-flows"));
-    std::string thinClass = opt.Get("thin-class");
-    uint8_t thinDscp = thinClass == "same" ? DSCP_BE : (thinClass == "higher" ? DSCP_EF : DSCP_CS1);
-    int thinPrio = thinClass == "same" ? 1 : (thinClass == "higher" ? 2 : 0);
+/// The traffic: the bulk TCP flow on host pair 0, thin flow k on pair k + 1.
+FlowLabels
+InstallTraffic(const Options& opt, Dumbbell& d, uint32_t nThin)
+{
+    const double duration = opt.GetDouble("duration");
+    const double tcpStart = opt.GetDouble("tcp-start");
+    const std::string thinClass = opt.Get("thin-class");
+    const uint8_t thinDscp =
+        thinClass == "same" ? DSCP_BE : (thinClass == "higher" ? DSCP_EF : DSCP_CS1);
+    const int thinPrio = thinClass == "same" ? 1 : (thinClass == "higher" ? 2 : 0);
 
-    Dumbbell d = BuildSeed001(opt, nThin + 1);
     FlowLabels labels;
     AddBulk(d, 0, 5000, DSCP_BE, tcpStart, duration);
     labels.Add(d.receiverAddr[0], 5000, {0, "Bulk", 1, true, duration - tcpStart});
@@ -86,12 +84,36 @@ Run(int argc, char** argv)
                     rng);
         labels.Add(d.receiverAddr[k + 1], port, {k + 1, "ThinUdp", thinPrio, true, duration - 0.1});
     }
+    return labels;
+}
 
+int
+Run(int argc, char** argv)
+{
+    SimulationRun run;
+    Options opt(Spec());
+    std::optional<Options::Request> req = ParseCommandLine(opt, argc, argv);
+    if (!req)
+    {
+        return 0;
+    }
+    ConfigureSeed001(opt);
+    const double duration = opt.GetDouble("duration");
+    if (opt.GetDouble("tcp-start") >= duration)
+    {
+        throw ConfigError("--tcp-start=" + opt.Get("tcp-start") +
+                          " must be below --duration=" + opt.Get("duration"));
+    }
+    const uint32_t nThin = static_cast<uint32_t>(opt.GetInt("thin-flows"));
+
+    // topology, traffic
+    Dumbbell d = BuildSeed001(opt, nThin + 1);
+    FlowLabels labels = InstallTraffic(opt, d, nThin);
+
+    // measurement
     RunOutput out(req->outDir); // checks the directory before the simulation
     FlowMeasurement flows(opt.GetDouble("delay-bin"), opt.GetDouble("delay-bin"));
-
     run.Run(duration);
-
     flows.Write(out, labels, 0.0);
     const std::string sched = opt.Get("scheduler");
     FinishRun(out, opt, sched, run, {BottleneckRecord(d, sched)});

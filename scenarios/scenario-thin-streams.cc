@@ -47,29 +47,29 @@ struct DelaySampler
     }
 };
 
-int
-Run(int argc, char** argv)
+/// The options and presets of the scenario.
+ScenarioSpec
+Spec()
 {
-    SimulationRun run;
-    Options opt("thin-streams",
-                "seed 001 sec. IV: queueing delay of thin TCP streams (gaming, VoIP) next to "
-                "bulk TCP flows on a 2 Mbps dumbbell, per scheduler");
-    AddSeed001Params(opt, "FqCoDel", 10);
-    opt.Add({"bulk-flows", ParamType::Int, "5", "bulk TCP flows (1500-byte packets)", "", 0, 200});
-    opt.Add({"gaming-flows", ParamType::Int, "1", "thin TCP gaming flows", "", 0, 200});
-    opt.Add({"gaming-min-gap", ParamType::Time, "638ms", "shortest time between gaming packets"});
-    opt.Add({"gaming-max-gap", ParamType::Time, "638ms", "longest time between gaming packets"});
-    opt.Add({"voip-flows", ParamType::Int, "0", "thin TCP VoIP flows", "", 0, 200});
-    opt.Add({"voip-min-gap", ParamType::Time, "20ms", "shortest time between VoIP packets"});
-    opt.Add({"voip-max-gap", ParamType::Time, "30ms", "longest time between VoIP packets"});
-    opt.Add({"thin-size",
+    std::vector<Param> params = Seed001Params("FqCoDel", 10);
+    params.insert(
+        params.end(),
+        {
+            {"bulk-flows", ParamType::Int, "5", "bulk TCP flows (1500-byte packets)", "", 0, 200},
+            {"gaming-flows", ParamType::Int, "1", "thin TCP gaming flows", "", 0, 200},
+            {"gaming-min-gap", ParamType::Time, "638ms", "shortest time between gaming packets"},
+            {"gaming-max-gap", ParamType::Time, "638ms", "longest time between gaming packets"},
+            {"voip-flows", ParamType::Int, "0", "thin TCP VoIP flows", "", 0, 200},
+            {"voip-min-gap", ParamType::Time, "20ms", "shortest time between VoIP packets"},
+            {"voip-max-gap", ParamType::Time, "30ms", "longest time between VoIP packets"},
+            {"thin-size",
              ParamType::Int,
              "100",
              "application bytes per thin-stream packet",
              "B",
              1,
-             1448});
-    opt.Add({"thin-class",
+             1448},
+            {"thin-class",
              ParamType::Choice,
              "same",
              "MSFC class of the thin streams: same as the bulk flows (BE) or higher (EF); "
@@ -77,29 +77,37 @@ Run(int argc, char** argv)
              "",
              std::nullopt,
              std::nullopt,
-             {"same", "higher"}});
-    opt.Add({"warmup",
+             {"same", "higher"}},
+            {"warmup",
              ParamType::Double,
              "5",
              "thin-stream packets before this time are not sampled",
              "s",
              0,
-             10000});
-    opt.AddPreset("paper", "the seed's 300 s runs, gaming streams", {{"duration", "300"}});
-    opt.AddPreset("voip",
-                  "one bulk flow and one VoIP stream, 300 s",
-                  {{"duration", "300"},
-                   {"bulk-flows", "1"},
-                   {"voip-flows", "1"},
-                   {"gaming-min-gap", "600ms"},
-                   {"gaming-max-gap", "1000ms"}});
-    opt.AddPreset("tiny", "30 s (tests)", {{"duration", "30"}});
-    opt.SetDefaultPreset("paper");
-    std::optional<Options::Request> req = ParseCommandLine(opt, argc, argv);
-    if (!req)
-    {
-        return 0;
-    }
+             10000},
+        });
+    return {"thin-streams",
+            "seed 001 sec. IV: queueing delay of thin TCP streams (gaming, VoIP) next to "
+            "bulk TCP flows on a 2 Mbps dumbbell, per scheduler",
+            params,
+            {
+                {"paper", "the seed's 300 s runs, gaming streams", {{"duration", "300"}}},
+                {"voip",
+                 "one bulk flow and one VoIP stream, 300 s",
+                 {{"duration", "300"},
+                  {"bulk-flows", "1"},
+                  {"voip-flows", "1"},
+                  {"gaming-min-gap", "600ms"},
+                  {"gaming-max-gap", "1000ms"}}},
+                {"tiny", "30 s (tests)", {{"duration", "30"}}},
+            },
+            "paper"};
+}
+
+/// Checks what the option table cannot: the gaps' order and the warm-up.
+void
+CheckOptions(const Options& opt)
+{
     if (opt.GetTime("gaming-min-gap") > opt.GetTime("gaming-max-gap") ||
         opt.GetTime("voip-min-gap") > opt.GetTime("voip-max-gap") ||
         !opt.GetTime("gaming-min-gap").IsStrictlyPositive() ||
@@ -109,31 +117,30 @@ Run(int argc, char** argv)
                           opt.Get("gaming-min-gap") + ".." + opt.Get("gaming-max-gap") + ", voip " +
                           opt.Get("voip-min-gap") + ".." + opt.Get("voip-max-gap") + ")");
     }
-    double duration = opt.GetDouble("duration");
-    double warmup = opt.GetDouble("warmup");
-    if (warmup >= duration)
+    if (opt.GetDouble("warmup") >= opt.GetDouble("duration"))
     {
         throw ConfigError("--warmup=" + opt.Get("warmup") +
                           " must be below --duration=" + opt.Get("duration"));
     }
-    ConfigureSeed001(opt);
+}
 
-    uint32_t nBulk = static_cast<uint32_t>(opt.GetInt("bulk-flows"));
-    uint32_t nGame = static_cast<uint32_t>(opt.GetInt("gaming-flows"));
-    uint32_t nVoip = static_cast<uint32_t>(opt.GetInt("voip-flows"));
-    if (nGame + nVoip == 0)
-    {
-        throw ConfigError(
-            "no thin stream to measure: set --gaming-flows or --voip-flows to 1 or more");
-    }
-    bool higher = opt.Get("thin-class") == "higher";
-    uint8_t thinDscp = higher ? DSCP_EF : DSCP_BE;
-    int thinPrio = higher ? 2 : 1;
-    uint32_t size = static_cast<uint32_t>(opt.GetInt("thin-size"));
+/// The traffic: bulk flows first, then the gaming and the VoIP streams, one host pair each;
+/// the thin streams' receivers are added to the sampler's watch list.
+FlowLabels
+InstallTraffic(const Options& opt,
+               Dumbbell& d,
+               uint32_t nBulk,
+               uint32_t nGame,
+               uint32_t nVoip,
+               DelaySampler& sampler)
+{
+    const double duration = opt.GetDouble("duration");
+    const bool higher = opt.Get("thin-class") == "higher";
+    const uint8_t thinDscp = higher ? DSCP_EF : DSCP_BE;
+    const int thinPrio = higher ? 2 : 1;
+    const uint32_t size = static_cast<uint32_t>(opt.GetInt("thin-size"));
 
-    Dumbbell d = BuildSeed001(opt, nBulk + nGame + nVoip);
     FlowLabels labels;
-    DelaySampler sampler;
     Ptr<UniformRandomVariable> rng = CreateObject<UniformRandomVariable>();
     uint32_t i = 0;
     for (uint32_t k = 0; k < nBulk; ++k, ++i)
@@ -160,18 +167,13 @@ Run(int argc, char** argv)
     {
         thin("Voip", opt.GetTime("voip-min-gap"), opt.GetTime("voip-max-gap"));
     }
-    Simulator::Schedule(Seconds(warmup), [&sampler, &d]() {
-        d.bottleneckQdisc->TraceConnectWithoutContext(
-            "Dequeue",
-            MakeCallback(&DelaySampler::OnDequeue, &sampler));
-    });
+    return labels;
+}
 
-    RunOutput out(req->outDir); // checks the directory before the simulation
-    FlowMeasurement flows(opt.GetDouble("delay-bin"), opt.GetDouble("delay-bin"));
-
-    run.Run(duration);
-
-    flows.Write(out, labels, 0.0);
+/// Writes qdelay.csv: the sampler's queueing delays with FlowMonitor's flow ids.
+void
+WriteQueueDelays(RunOutput& out, const DelaySampler& sampler, FlowMeasurement& flows)
+{
     FlowIds ids(flows.Classifier(), flows.Monitor());
     std::ofstream& q = out.Open("qdelay.csv");
     q << "flow_id,time_s,delay_s\n";
@@ -190,6 +192,46 @@ Run(int argc, char** argv)
             q << id << "," << Fmt(t) << "," << Fmt(dl) << "\n";
         }
     }
+}
+
+int
+Run(int argc, char** argv)
+{
+    SimulationRun run;
+    Options opt(Spec());
+    std::optional<Options::Request> req = ParseCommandLine(opt, argc, argv);
+    if (!req)
+    {
+        return 0;
+    }
+    CheckOptions(opt);
+    ConfigureSeed001(opt);
+    const double duration = opt.GetDouble("duration");
+    const uint32_t nBulk = static_cast<uint32_t>(opt.GetInt("bulk-flows"));
+    const uint32_t nGame = static_cast<uint32_t>(opt.GetInt("gaming-flows"));
+    const uint32_t nVoip = static_cast<uint32_t>(opt.GetInt("voip-flows"));
+    if (nGame + nVoip == 0)
+    {
+        throw ConfigError(
+            "no thin stream to measure: set --gaming-flows or --voip-flows to 1 or more");
+    }
+
+    // topology, traffic
+    Dumbbell d = BuildSeed001(opt, nBulk + nGame + nVoip);
+    DelaySampler sampler;
+    FlowLabels labels = InstallTraffic(opt, d, nBulk, nGame, nVoip, sampler);
+
+    // measurement: thin-stream delays at the bottleneck after the warm-up, FlowMonitor
+    Simulator::Schedule(Seconds(opt.GetDouble("warmup")), [&sampler, &d]() {
+        d.bottleneckQdisc->TraceConnectWithoutContext(
+            "Dequeue",
+            MakeCallback(&DelaySampler::OnDequeue, &sampler));
+    });
+    RunOutput out(req->outDir); // checks the directory before the simulation
+    FlowMeasurement flows(opt.GetDouble("delay-bin"), opt.GetDouble("delay-bin"));
+    run.Run(duration);
+    flows.Write(out, labels, 0.0);
+    WriteQueueDelays(out, sampler, flows);
     const std::string sched = opt.Get("scheduler");
     FinishRun(out, opt, sched, run, {BottleneckRecord(d, sched)});
     return 0;

@@ -5,13 +5,15 @@
  * SPDX-License-Identifier: GPL-2.0-only
  */
 
+#include "scenarios/lib/dumbbell.h"
+
 #include "ns3/core-module.h"
-#include "ns3/msfc-dumbbell-helper.h"
 #include "ns3/test.h"
 
 #include <cmath>
 
 using namespace ns3;
+using namespace msfc::scenario;
 
 /**
  * Goodput shares of three TCP classes through one bottleneck.

@@ -4,39 +4,21 @@
 #ifndef MSFC_SCENARIOS_LIB_SCENARIO_RUN_H
 #define MSFC_SCENARIOS_LIB_SCENARIO_RUN_H
 
-#include "json-util.h"
+#include "options.h"
 #include "run-output.h"
-#include "scenario-options.h"
 
-#include "ns3/core-module.h"
-#include "ns3/flow-monitor-module.h"
-#include "ns3/internet-module.h"
-#include "ns3/traffic-control-module.h"
-
-#if __has_include("ns3/msfc-queue-disc.h")
-#include "ns3/msfc-queue-disc.h"
-#define MSFC_SCENARIO_HAVE_MSFC 1
-#else
-#define MSFC_SCENARIO_HAVE_MSFC 0
-#endif
-#if __has_include("ns3/weighted-class-queue-disc.h")
-#include "ns3/weighted-class-queue-disc.h"
-#define MSFC_SCENARIO_HAVE_WCQ 1
-#else
-#define MSFC_SCENARIO_HAVE_WCQ 0
-#endif
+#include "ns3/flow-monitor-helper.h"
+#include "ns3/flow-monitor.h"
+#include "ns3/ipv4-address.h"
+#include "ns3/ipv4-flow-classifier.h"
+#include "ns3/queue-disc.h"
 
 #include <chrono>
-#include <ctime>
-#include <filesystem>
+#include <cstdint>
 #include <functional>
-#include <iomanip>
-#include <iostream>
 #include <map>
 #include <optional>
-#include <sstream>
 #include <string>
-#include <sys/resource.h>
 #include <utility>
 #include <vector>
 
@@ -45,77 +27,25 @@ namespace msfc
 namespace scenario
 {
 
-constexpr const char* kNs3Version = "3.44";
-constexpr const char* kMsfcVersion = MSFC_VERSION; // from the top-level VERSION file (CMake)
-
 /// A number as the output files write it (up to 12 significant digits).
-inline std::string
-Fmt(double v)
-{
-    std::ostringstream os;
-    os << std::setprecision(12) << v;
-    return os.str();
-}
+std::string Fmt(double v);
 
 /// The current time, ISO 8601 UTC.
-inline std::string
-UtcNow()
-{
-    std::time_t t = std::time(nullptr);
-    char buf[32];
-    std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-    return buf;
-}
+std::string UtcNow();
 
 /**
  * Parses the command line of a scenario program.  Prints the --describe document or
  * the --help text and returns nothing when that was asked for; otherwise returns the
  * request, which always has an output directory.  Throws ConfigError.
  */
-inline std::optional<Options::Request>
-ParseCommandLine(Options& opt, int argc, char** argv)
-{
-    Options::Request req = opt.Parse(argc, argv);
-    if (req.describe)
-    {
-        std::cout << opt.DescribeJson();
-        return std::nullopt;
-    }
-    if (req.help)
-    {
-        std::cout << opt.HelpText(std::filesystem::path(argv[0]).filename().string());
-        return std::nullopt;
-    }
-    if (req.outDir.empty())
-    {
-        throw ConfigError("no output directory: give --out=DIR (see --help)");
-    }
-    return req;
-}
+std::optional<Options::Request> ParseCommandLine(Options& opt, int argc, char** argv);
 
 /**
  * Runs a scenario program's body with the exit codes of docs/data-format.md: 2 for a
  * configuration error (the message names the option and what is allowed), 1 for any
  * other failure.
  */
-inline int
-Main(const std::string& program, const std::function<int()>& body)
-{
-    try
-    {
-        return body();
-    }
-    catch (const ConfigError& e)
-    {
-        std::cerr << program << ": error: " << e.what() << std::endl;
-        return 2;
-    }
-    catch (const std::exception& e)
-    {
-        std::cerr << program << ": failed: " << e.what() << std::endl;
-        return 1;
-    }
-}
+int Main(const std::string& program, const std::function<int()>& body);
 
 /**
  * The simulation run with its wall-clock times and progress lines
@@ -125,56 +55,19 @@ class SimulationRun
 {
   public:
     /// Starts the wall clock (call it first thing in the program).
-    SimulationRun()
-        : m_startedUtc(UtcNow()),
-          m_wallStart(std::chrono::steady_clock::now())
-    {
-    }
+    SimulationRun();
 
     /// Runs the simulation for `duration` simulated seconds (plus `extraSeconds` to let
     /// events scheduled at the end run).
-    void Run(double duration, bool progress = true, double extraSeconds = 0.0)
-    {
-        m_duration = duration;
-        if (progress)
-        {
-            ns3::Simulator::Schedule(ns3::Seconds(1.0), &SimulationRun::Progress, duration);
-        }
-        m_runStart = std::chrono::steady_clock::now();
-        m_runCpuStart = CpuSeconds();
-        ns3::Simulator::Stop(ns3::Seconds(duration) + ns3::Seconds(extraSeconds));
-        ns3::Simulator::Run();
-        m_runEnd = std::chrono::steady_clock::now();
-        m_runCpuEnd = CpuSeconds();
-        m_events = ns3::Simulator::GetEventCount();
-        if (progress)
-        {
-            std::cerr << "progress " << Fmt(duration) << " " << Fmt(duration) << std::endl;
-        }
-    }
+    void Run(double duration, bool progress = true, double extraSeconds = 0.0);
 
     /// Wall seconds since the program started.
-    double WallSeconds() const
-    {
-        return std::chrono::duration<double>(std::chrono::steady_clock::now() - m_wallStart)
-            .count();
-    }
-
+    double WallSeconds() const;
     /// Wall seconds of Simulator::Run.
-    double RunWallSeconds() const
-    {
-        return std::chrono::duration<double>(m_runEnd - m_runStart).count();
-    }
-
+    double RunWallSeconds() const;
     /// CPU seconds (user + system) of this process so far: the cost of a run on a machine
     /// shared with other work, where wall time depends on the load.
-    static double CpuSeconds()
-    {
-        rusage ru{};
-        getrusage(RUSAGE_SELF, &ru);
-        return ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
-               1e-6 * (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
-    }
+    static double CpuSeconds();
 
     /// CPU seconds of Simulator::Run.
     double RunCpuSeconds() const
@@ -187,11 +80,7 @@ class SimulationRun
         return m_events;
     }
 
-    double EventsPerSecond() const
-    {
-        double w = RunWallSeconds();
-        return w > 0 ? m_events / w : 0.0;
-    }
+    double EventsPerSecond() const;
 
     double Duration() const
     {
@@ -204,17 +93,7 @@ class SimulationRun
     }
 
   private:
-    using Simulator = ns3::Simulator;
-
-    static void Progress(double total)
-    {
-        double now = Simulator::Now().GetSeconds();
-        std::cerr << "progress " << Fmt(now) << " " << Fmt(total) << std::endl;
-        if (now + 1.0 < total - 1e-9)
-        {
-            Simulator::Schedule(ns3::Seconds(1.0), &SimulationRun::Progress, total);
-        }
-    }
+    static void Progress(double total);
 
     std::string m_startedUtc;
     std::chrono::steady_clock::time_point m_wallStart;
@@ -240,16 +119,8 @@ struct FlowLabel
 class FlowLabels
 {
   public:
-    void Add(ns3::Ipv4Address sink, uint16_t port, FlowLabel label)
-    {
-        m_labels[{sink, port}] = std::move(label);
-    }
-
-    const FlowLabel* Find(ns3::Ipv4Address sink, uint16_t port) const
-    {
-        auto it = m_labels.find({sink, port});
-        return it == m_labels.end() ? nullptr : &it->second;
-    }
+    void Add(ns3::Ipv4Address sink, uint16_t port, FlowLabel label);
+    const FlowLabel* Find(ns3::Ipv4Address sink, uint16_t port) const;
 
   private:
     struct Key
@@ -273,114 +144,27 @@ class FlowLabels
  * @param unlabelledActiveS active_s written for flows no label matches
  * @return the number of flows no label matches
  */
-inline uint32_t
-WriteFlowFiles(RunOutput& out,
-               ns3::Ptr<ns3::FlowMonitor> monitor,
-               ns3::Ptr<ns3::Ipv4FlowClassifier> classifier,
-               const FlowLabels& labels,
-               double unlabelledActiveS)
-{
-    monitor->CheckForLostPackets();
-    std::ofstream& flows = out.Open("flows.csv");
-    flows << "flow_id,app_id,type,priority,direction,protocol,src,dst,src_port,dst_port,"
-             "tx_packets,tx_bytes,rx_packets,rx_bytes,lost_packets,delay_sum_s,jitter_sum_s,"
-             "first_tx_s,last_tx_s,first_rx_s,last_rx_s,active_s,kind,dscp\n";
-    std::ofstream& dh = out.Open("delay_hist.csv");
-    dh << "flow_id,bin_start_s,bin_width_s,count\n";
-    std::ofstream& jh = out.Open("jitter_hist.csv");
-    jh << "flow_id,bin_start_s,bin_width_s,count\n";
-    uint32_t unmatched = 0;
-    for (const auto& [fid, st] : monitor->GetFlowStats())
-    {
-        ns3::Ipv4FlowClassifier::FiveTuple ft = classifier->FindFlow(fid);
-        std::string kind = "data";
-        bool down = true;
-        const FlowLabel* lab = labels.Find(ft.destinationAddress, ft.destinationPort);
-        if (lab != nullptr)
-        {
-            down = lab->down;
-        }
-        else if ((lab = labels.Find(ft.sourceAddress, ft.sourcePort)) != nullptr)
-        {
-            down = !lab->down;
-            kind = "ack";
-        }
-        else
-        {
-            ++unmatched;
-        }
-        // The DSCP seen by the classifier (most frequent, if several).
-        int dscp = -1;
-        uint32_t best = 0;
-        for (const auto& [d, n] : classifier->GetDscpCounts(fid))
-        {
-            if (n > best)
-            {
-                best = n;
-                dscp = static_cast<int>(d);
-            }
-        }
-        std::string proto = ft.protocol == 6    ? "TCP"
-                            : ft.protocol == 17 ? "UDP"
-                                                : std::to_string(ft.protocol);
-        std::ostringstream src;
-        std::ostringstream dst;
-        src << ft.sourceAddress;
-        dst << ft.destinationAddress;
-        flows << fid << "," << (lab ? lab->app : -1) << ","
-              << (lab ? lab->type : std::string("unknown")) << "," << (lab ? lab->priority : -1)
-              << "," << (down ? "down" : "up") << "," << proto << "," << src.str() << ","
-              << dst.str() << "," << ft.sourcePort << "," << ft.destinationPort << ","
-              << st.txPackets << "," << st.txBytes << "," << st.rxPackets << "," << st.rxBytes
-              << "," << st.lostPackets << "," << Fmt(st.delaySum.GetSeconds()) << ","
-              << Fmt(st.jitterSum.GetSeconds()) << "," << Fmt(st.timeFirstTxPacket.GetSeconds())
-              << "," << Fmt(st.timeLastTxPacket.GetSeconds()) << ","
-              << Fmt(st.timeFirstRxPacket.GetSeconds()) << ","
-              << Fmt(st.timeLastRxPacket.GetSeconds()) << ","
-              << Fmt(lab ? lab->activeS : unlabelledActiveS) << "," << kind << "," << dscp << "\n";
-        for (auto [h, os] :
-             {std::pair{&st.delayHistogram, &dh}, std::pair{&st.jitterHistogram, &jh}})
-        {
-            for (uint32_t b = 0; b < h->GetNBins(); ++b)
-            {
-                uint32_t n = h->GetBinCount(b);
-                if (n > 0)
-                {
-                    *os << fid << "," << Fmt(h->GetBinStart(b)) << "," << Fmt(h->GetBinWidth(b))
-                        << "," << n << "\n";
-                }
-            }
-        }
-    }
-    return unmatched;
-}
+uint32_t WriteFlowFiles(RunOutput& out,
+                        ns3::Ptr<ns3::FlowMonitor> monitor,
+                        ns3::Ptr<ns3::Ipv4FlowClassifier> classifier,
+                        const FlowLabels& labels,
+                        double unlabelledActiveS);
 
 /// FlowMonitor on every node, with the histogram bin widths of the options.
 class FlowMeasurement
 {
   public:
-    FlowMeasurement(double delayBinSeconds, double jitterBinSeconds)
-    {
-        m_helper.SetMonitorAttribute("DelayBinWidth", ns3::DoubleValue(delayBinSeconds));
-        m_helper.SetMonitorAttribute("JitterBinWidth", ns3::DoubleValue(jitterBinSeconds));
-        m_monitor = m_helper.InstallAll();
-    }
+    FlowMeasurement(double delayBinSeconds, double jitterBinSeconds);
 
     ns3::Ptr<ns3::FlowMonitor> Monitor() const
     {
         return m_monitor;
     }
 
-    ns3::Ptr<ns3::Ipv4FlowClassifier> Classifier()
-    {
-        return ns3::DynamicCast<ns3::Ipv4FlowClassifier>(m_helper.GetClassifier());
-    }
+    ns3::Ptr<ns3::Ipv4FlowClassifier> Classifier();
 
     /// Writes the flow files (see WriteFlowFiles); returns the number of unlabelled flows.
-    uint32_t Write(RunOutput& out, const FlowLabels& labels, double unlabelledActiveS)
-    {
-        return WriteFlowFiles(out, m_monitor, Classifier(), labels, unlabelledActiveS);
-    }
+    uint32_t Write(RunOutput& out, const FlowLabels& labels, double unlabelledActiveS);
 
   private:
     ns3::FlowMonitorHelper m_helper;
@@ -397,28 +181,9 @@ struct QdiscRecord
 };
 
 /// Splits a queue disc's drops into AQM drops (CoDel's "target exceeded", PIE's
-/// unforced drops, MSFC's CoDel drops, WRED / RB drops) and drops for exceeding a limit (everything
-/// else).
-inline void
-SplitDrops(const ns3::QueueDisc::Stats& st, uint64_t* aqm, uint64_t* overload)
-{
-    auto isAqm = [](const std::string& reason) {
-        std::string l = Lower(reason);
-        return l.find("target exceeded") != std::string::npos ||
-               l.find("codel drop") != std::string::npos ||
-               l.find("unforced drop") != std::string::npos ||
-               l.find("aqm drop") != std::string::npos;
-    };
-    *aqm = 0;
-    *overload = 0;
-    for (const auto* m : {&st.nDroppedPacketsBeforeEnqueue, &st.nDroppedPacketsAfterDequeue})
-    {
-        for (const auto& [reason, n] : *m)
-        {
-            (isAqm(reason) ? *aqm : *overload) += n;
-        }
-    }
-}
+/// unforced drops, MSFC's CoDel drops, WRED / RB drops) and drops for exceeding a limit
+/// (everything else).
+void SplitDrops(const ns3::QueueDisc::Stats& st, uint64_t* aqm, uint64_t* overload);
 
 /**
  * Writes qdisc.csv: one row per queue disc (class -1), or one per class for MSFC and the
@@ -427,131 +192,28 @@ SplitDrops(const ns3::QueueDisc::Stats& st, uint64_t* aqm, uint64_t* overload)
  * own "dequeued" also counts packets dropped after dequeue (CoDel's drops), MSFC's class
  * counters do not, so the ns-3 figure is reduced by those drops and every row means the same.
  */
-inline void
-WriteQdiscFile(RunOutput& out, const std::vector<QdiscRecord>& qdiscs)
-{
-    std::ofstream& qd = out.Open("qdisc.csv");
-    qd << "node,device,scheduler,class,enqueued_packets,enqueued_bytes,dequeued_packets,"
-          "dequeued_bytes,codel_drops,overload_drops,ecn_marks\n";
-    // one row: the queue disc's identity, then the counters in the header's order
-    auto row = [&qd](const QdiscRecord& r, int64_t cls, std::initializer_list<uint64_t> counters) {
-        qd << r.node << "," << r.device << "," << r.scheduler << "," << cls;
-        for (uint64_t c : counters)
-        {
-            qd << "," << c;
-        }
-        qd << "\n";
-    };
-    for (const auto& r : qdiscs)
-    {
-#if MSFC_SCENARIO_HAVE_MSFC
-        if (ns3::Ptr<ns3::MsfcQueueDisc> m = ns3::DynamicCast<ns3::MsfcQueueDisc>(r.qdisc))
-        {
-            ns3::UintegerValue prios;
-            m->GetAttribute("Prios", prios);
-            for (uint32_t p = 0; p < prios.Get(); ++p)
-            {
-                auto cs = m->GetClassStats(p);
-                row(r,
-                    p,
-                    {cs.enqueuedPackets,
-                     cs.enqueuedBytes,
-                     cs.dequeuedPackets,
-                     cs.dequeuedBytes,
-                     cs.codelDrops,
-                     cs.overloadDrops,
-                     cs.ecnMarks});
-            }
-            continue;
-        }
-#endif
-#if MSFC_SCENARIO_HAVE_WCQ
-        if (auto w = ns3::DynamicCast<ns3::WeightedClassQueueDisc>(r.qdisc))
-        {
-            for (uint32_t c = 0; c < w->GetNClasses(); ++c)
-            {
-                auto cs = w->GetClassStats(c);
-                row(r,
-                    c,
-                    {cs.enqueuedPackets,
-                     cs.enqueuedBytes,
-                     cs.dequeuedPackets,
-                     cs.dequeuedBytes,
-                     cs.aqmDrops,
-                     cs.overflowDrops,
-                     cs.aqmMarks});
-            }
-            continue;
-        }
-#endif
-        const ns3::QueueDisc::Stats& st = r.qdisc->GetStats();
-        uint64_t aqm = 0;
-        uint64_t overload = 0;
-        SplitDrops(st, &aqm, &overload);
-        row(r,
-            -1,
-            {st.nTotalEnqueuedPackets,
-             st.nTotalEnqueuedBytes,
-             uint64_t{st.nTotalDequeuedPackets} - st.nTotalDroppedPacketsAfterDequeue,
-             st.nTotalDequeuedBytes - st.nTotalDroppedBytesAfterDequeue,
-             aqm,
-             overload,
-             st.nTotalMarkedPackets});
-    }
-}
+void WriteQdiscFile(RunOutput& out, const std::vector<QdiscRecord>& qdiscs);
 
 /**
  * Writes meta.json.
  * @param extra further "key": value pairs (values already JSON), after the common keys
  */
-inline void
-WriteMeta(RunOutput& out,
-          const Options& opt,
-          const std::string& scheduler,
-          const SimulationRun& run,
-          const std::vector<std::pair<std::string, std::string>>& extra = {})
-{
-    std::ofstream& meta = out.Open("meta.json");
-    meta << "{\n  \"scenario\": " << json::Quote(opt.Scenario())
-         << ",\n  \"preset\": " << json::Quote(opt.PresetName())
-         << ",\n  \"config\": " << opt.ResolvedJson()
-         << ",\n  \"scheduler\": " << json::Quote(scheduler)
-         << ",\n  \"rng_run\": " << ns3::RngSeedManager::GetRun()
-         << ",\n  \"rng_seed\": " << ns3::RngSeedManager::GetSeed()
-         << ",\n  \"ns3_version\": " << json::Quote(kNs3Version)
-         << ",\n  \"msfc_version\": " << json::Quote(kMsfcVersion)
-         << ",\n  \"wall_seconds\": " << json::Number(run.WallSeconds())
-         << ",\n  \"run_wall_seconds\": " << json::Number(run.RunWallSeconds())
-         << ",\n  \"cpu_seconds\": " << json::Number(SimulationRun::CpuSeconds())
-         << ",\n  \"run_cpu_seconds\": " << json::Number(run.RunCpuSeconds())
-         << ",\n  \"sim_seconds\": " << json::Number(run.Duration())
-         << ",\n  \"events\": " << run.Events()
-         << ",\n  \"events_per_second\": " << json::Number(run.EventsPerSecond())
-         << ",\n  \"started_utc\": " << json::Quote(run.StartedUtc());
-    for (const auto& [k, v] : extra)
-    {
-        meta << ",\n  " << json::Quote(k) << ": " << v;
-    }
-    meta << ",\n  \"format_version\": 1\n}\n";
-}
+void WriteMeta(RunOutput& out,
+               const Options& opt,
+               const std::string& scheduler,
+               const SimulationRun& run,
+               const std::vector<std::pair<std::string, std::string>>& extra = {});
 
 /**
  * The end of every run: writes qdisc.csv and meta.json, renames all files into place
  * and destroys the simulation.
  */
-inline void
-FinishRun(RunOutput& out,
-          const Options& opt,
-          const std::string& scheduler,
-          const SimulationRun& run,
-          const std::vector<QdiscRecord>& qdiscs,
-          const std::vector<std::pair<std::string, std::string>>& extraMeta = {})
-{
-    WriteQdiscFile(out, qdiscs);
-    WriteMeta(out, opt, scheduler, run, extraMeta);
-    out.Commit();
-    ns3::Simulator::Destroy();
-}
+void FinishRun(RunOutput& out,
+               const Options& opt,
+               const std::string& scheduler,
+               const SimulationRun& run,
+               const std::vector<QdiscRecord>& qdiscs,
+               const std::vector<std::pair<std::string, std::string>>& extraMeta = {});
 
 } // namespace scenario
 } // namespace msfc

@@ -5,155 +5,46 @@
  *
  * SPDX-License-Identifier: GPL-2.0-only
  */
-#ifndef SEEDS_SEED001_H
-#define SEEDS_SEED001_H
+#ifndef MSFC_SCENARIOS_LIB_SEEDS_SEED001_H
+#define MSFC_SCENARIOS_LIB_SEEDS_SEED001_H
 
-#include "seeds-dumbbell.h"
+#include "dumbbell.h"
+#include "seeds-scenario.h"
 
-#include "ns3/applications-module.h"
+#include <string>
+#include <vector>
 
 namespace seeds
 {
 
-/** Options shared by both seed-001 scenarios. */
-inline void
-AddSeed001Params(Options& opt, const std::string& defaultScheduler, double minDuration)
-{
-    opt.Add({"duration", ParamType::Double, "60", "simulated seconds", "s", minDuration, 100000});
-    opt.Add({"scheduler",
-             ParamType::Choice,
-             defaultScheduler,
-             "scheduler at the bottleneck",
-             "",
-             std::nullopt,
-             std::nullopt,
-             SchedulerChoices()});
-    opt.Add({"bottleneck-rate", ParamType::DataRate, "2Mbps", "bottleneck rate"});
-    opt.Add({"rtt",
-             ParamType::Time,
-             "100ms",
-             "base round-trip time (bottleneck links carry all but 5 ms)"});
-    opt.Add({"access-rate", ParamType::DataRate, "100Mbps", "rate of the other links"});
-    opt.Add({"buffer",
-             ParamType::Int,
-             "0",
-             "bottleneck scheduler limit in packets; 0: 2 x BDP in 1500-byte packets",
-             "packets",
-             0,
-             1e6});
-    opt.Add({"sfq-perturb", ParamType::Time, "10s", "SFQ perturbation period (0s: off)"});
-    opt.Add({"msfc-prios", ParamType::Int, "3", "MSFC classes for --scheduler=Msfc", "", 1, 16});
-    opt.Add({"rng-run", ParamType::Int, "1", "ns-3 RngRun (independent replications)", "", 1, 1e9});
-    opt.Add({"rng-seed", ParamType::Int, "1", "ns-3 RngSeed", "", 1, 1e9});
-    opt.Add({"delay-bin",
-             ParamType::Double,
-             "0.0005",
-             "FlowMonitor delay histogram bin width",
-             "s",
-             1e-6,
-             1});
-}
+/** The options shared by both seed-001 scenarios, in listing order. */
+std::vector<Param> Seed001Params(const std::string& defaultScheduler, double minDuration);
 
 /** TCP defaults of seed 001, the random-number settings and the ns-3 pass-through values. */
-inline void
-ConfigureSeed001(const Options& opt)
-{
-    RngSeedManager::SetSeed(static_cast<uint32_t>(opt.GetInt("rng-seed")));
-    RngSeedManager::SetRun(static_cast<uint64_t>(opt.GetInt("rng-run")));
-    Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(TcpNewReno::GetTypeId()));
-    Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(1448)); // 1500 B packets
-    Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(3));
-    Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(true));
-    Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(1 << 20));
-    Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(1 << 20));
-    opt.ApplyNs3Defaults(); // the user's --ns3::Type::Attribute values win over ours
-}
+void ConfigureSeed001(const Options& opt);
 
 /** Bottleneck limit in packets: the option, or 2 x BDP in 1500-byte packets. */
-inline uint32_t
-Seed001Buffer(const Options& opt)
-{
-    if (opt.GetInt("buffer") > 0)
-    {
-        return static_cast<uint32_t>(opt.GetInt("buffer"));
-    }
-    double bdpBytes =
-        opt.GetDataRate("bottleneck-rate").GetBitRate() / 8.0 * opt.GetTime("rtt").GetSeconds();
-    return std::max<uint32_t>(2, static_cast<uint32_t>(std::lround(2 * bdpBytes / 1500)));
-}
+uint32_t Seed001Buffer(const Options& opt);
 
 /** Build the seed-001 dumbbell with the chosen scheduler. */
-inline Dumbbell
-BuildSeed001(const Options& opt, uint32_t pairs)
-{
-    Time rtt = opt.GetTime("rtt");
-    Time access = MicroSeconds(1250); // 1.25 ms per host link as in the seed
-    Time core = rtt / 2 - 2 * access;
-    if (!core.IsStrictlyPositive())
-    {
-        throw ConfigError("--rtt=" + opt.Get("rtt") +
-                          " is too small: it must exceed 5ms (the host "
-                          "links take 1.25 ms, two of them each way)");
-    }
-    Ptr<QueueDisc> root = MakeScheduler(opt.Get("scheduler"),
-                                        Seed001Buffer(opt),
-                                        opt.GetTime("sfq-perturb"),
-                                        static_cast<uint32_t>(opt.GetInt("msfc-prios")));
-    return BuildDumbbell(pairs,
-                         opt.GetDataRate("bottleneck-rate"),
-                         core,
-                         opt.GetDataRate("access-rate"),
-                         access,
-                         root,
-                         300);
-}
+Dumbbell BuildSeed001(const Options& opt, uint32_t pairs);
 
 /** A TCP bulk sender (BulkSend) on sender i towards receiver i. */
-inline void
-AddBulk(Dumbbell& d, uint32_t i, uint16_t port, uint8_t dscp, double start, double stop)
-{
-    BulkSendHelper bulk("ns3::TcpSocketFactory", InetSocketAddress(d.receiverAddr[i], port));
-    bulk.SetAttribute("MaxBytes", UintegerValue(0));
-    bulk.SetAttribute("SendSize", UintegerValue(1448));
-    bulk.SetAttribute("Tos", UintegerValue(dscp << 2));
-    ApplicationContainer a = bulk.Install(d.senders.Get(i));
-    a.Start(Seconds(start));
-    a.Stop(Seconds(stop));
-    PacketSinkHelper sink("ns3::TcpSocketFactory", InetSocketAddress(Ipv4Address::GetAny(), port));
-    ApplicationContainer s = sink.Install(d.receivers.Get(i));
-    s.Start(Seconds(0));
-}
+void AddBulk(Dumbbell& d, uint32_t i, uint16_t port, uint8_t dscp, double start, double stop);
 
 /** A periodic sender of `size` bytes (TCP or UDP) on sender i towards receiver i. */
-inline void
-AddPeriodic(Dumbbell& d,
-            uint32_t i,
-            uint16_t port,
-            bool tcp,
-            uint32_t size,
-            Time minGap,
-            Time maxGap,
-            uint8_t dscp,
-            double start,
-            double stop,
-            Ptr<UniformRandomVariable> rng)
-{
-    std::string factory = tcp ? "ns3::TcpSocketFactory" : "ns3::UdpSocketFactory";
-    Ptr<PeriodicSender> app = CreateObject<PeriodicSender>();
-    app->Setup(TypeId::LookupByName(factory),
-               InetSocketAddress(d.receiverAddr[i], port),
-               size,
-               minGap,
-               maxGap,
-               dscp << 2,
-               rng);
-    d.senders.Get(i)->AddApplication(app);
-    app->SetStartTime(Seconds(start));
-    app->SetStopTime(Seconds(stop));
-    PacketSinkHelper sink(factory, InetSocketAddress(Ipv4Address::GetAny(), port));
-    sink.Install(d.receivers.Get(i)).Start(Seconds(0));
-}
+void AddPeriodic(Dumbbell& d,
+                 uint32_t i,
+                 uint16_t port,
+                 bool tcp,
+                 uint32_t size,
+                 Time minGap,
+                 Time maxGap,
+                 uint8_t dscp,
+                 double start,
+                 double stop,
+                 Ptr<UniformRandomVariable> rng);
 
 } // namespace seeds
 
-#endif /* SEEDS_SEED001_H */
+#endif

@@ -1,11 +1,8 @@
-// Minimal JSON writing helpers for the scenario programs.
-#ifndef MSFC_SCENARIOS_LIB_JSON_UTIL_H
-#define MSFC_SCENARIOS_LIB_JSON_UTIL_H
+#include "json.h"
 
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <string>
 
 namespace msfc
 {
@@ -14,7 +11,7 @@ namespace scenario
 namespace json
 {
 
-inline std::string
+std::string
 Quote(const std::string& s)
 {
     std::string out = "\"";
@@ -53,8 +50,7 @@ Quote(const std::string& s)
     return out + "\"";
 }
 
-/// A JSON number; shortest representation that reads back exactly (NaN/inf -> null).
-inline std::string
+std::string
 Number(double v)
 {
     if (!std::isfinite(v))
@@ -82,5 +78,3 @@ Number(double v)
 } // namespace json
 } // namespace scenario
 } // namespace msfc
-
-#endif
