@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Summarise build/bench-result.json: median ns per packet (enqueue + dequeue) per qdisc and
 number of flows, as a Markdown table.  Usage: bench_summary.py RESULT_JSON"""
+
 import json
 import re
 import statistics
@@ -19,5 +20,7 @@ for q, by in rows.items():
     cells = []
     for f in flows:
         v = by.get(f, [])
-        cells.append(f"{statistics.median(v):.0f} ns (min {min(v)}, max {max(v)}, n={len(v)})" if v else "-")
+        cells.append(
+            f"{statistics.median(v):.0f} ns (min {min(v)}, max {max(v)}, n={len(v)})" if v else "-"
+        )
     print(f"| `{q}` | " + " | ".join(cells) + " |")

@@ -5,6 +5,7 @@ Any kernel report in the log (KASAN, UBSAN, lockdep, BUG, WARN, oops, kmemleak) 
 
 Usage (from kernel/): python -m scripts.check_boot BOOT_LOG RESULT_JSON   (exit 0 iff all passed)
 """
+
 import json
 import re
 import sys
@@ -37,8 +38,10 @@ for line in log:
         problems.append(line.strip())
 
 if suite_ok is None:
-    problems.append("KUnit suite sch_msfc did not report (kernel did not boot or the suite is "
-                    f"not built): see {log_path}")
+    problems.append(
+        "KUnit suite sch_msfc did not report (kernel did not boot or the suite is "
+        f"not built): see {log_path}"
+    )
 elif len(cases) != EXPECTED_CASES or not all(cases.values()) or not suite_ok:
     bad = [n for n, ok in cases.items() if not ok]
     problems.append(f"KUnit: {len(cases)} cases reported, failing: {bad or 'none'}")
@@ -46,12 +49,20 @@ elif len(cases) != EXPECTED_CASES or not all(cases.values()) or not suite_ok:
 try:
     res = json.load(open(result_path))
     for t in res["tests"]:
-        print(("ok   " if t["ok"] else "FAIL ") + t["what"] + (f"  [{t['detail']}]" if not t["ok"] else ""))
+        print(
+            ("ok   " if t["ok"] else "FAIL ")
+            + t["what"]
+            + (f"  [{t['detail']}]" if not t["ok"] else "")
+        )
     for r in res.get("runs", []):
-        print(f"traffic {r['label']}: shares {r['shares']} ideal {r['ideal']} "
-              f"{r['rate_mbit']} Mbit/s over {r['window_s']} s, iperf3 goodput {r['iperf3_goodput_mbit']} Mbit/s")
+        print(
+            f"traffic {r['label']}: shares {r['shares']} ideal {r['ideal']} "
+            f"{r['rate_mbit']} Mbit/s over {r['window_s']} s, iperf3 goodput {r['iperf3_goodput_mbit']} Mbit/s"
+        )
     if res["failed"] or not res["passed"]:
-        problems.append(f"boot test: {res['failed']} of {res['passed'] + res['failed']} checks failed")
+        problems.append(
+            f"boot test: {res['failed']} of {res['passed'] + res['failed']} checks failed"
+        )
 except (OSError, ValueError, KeyError) as e:
     problems.append(f"boot test wrote no result ({e}): see {log_path}")
 
@@ -63,5 +74,7 @@ if problems:
     for p in problems:
         print("check_boot: " + p, file=sys.stderr)
     sys.exit(1)
-print(f"check_boot: KUnit {len(cases)}/{EXPECTED_CASES} cases passed, boot test "
-      f"{res['passed']} checks passed")
+print(
+    f"check_boot: KUnit {len(cases)}/{EXPECTED_CASES} cases passed, boot test "
+    f"{res['passed']} checks passed"
+)

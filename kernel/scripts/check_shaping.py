@@ -26,13 +26,26 @@ from msfc.seeds import shaping_metrics as sm
 from . import shaping_boot
 
 HZ = 100
-RATE_EXP = {"experiment": "rate", "duration": 6, "warmup": 1, "offer": 1.5,
-            "shapers": [{"name": "tbf-mtu", "kind": "tbf", "burst": 1514},
-                        {"name": "htb", "kind": "htb"}],
-            "rates": [500000, 1000000, 2000000]}
-INTERFERENCE_EXP = {"experiment": "interference", "schedulers": ["fifo", "htb", "msfc"],
-                    "flood_mbit": [12], "link_mbit": 10, "guarantee_mbit": 1, "tcp_mbit": 1.5,
-                    "duration": 12, "flood_start": 3, "flood_end": 10, "bin": 0.1}
+RATE_EXP = {
+    "experiment": "rate",
+    "duration": 6,
+    "warmup": 1,
+    "offer": 1.5,
+    "shapers": [{"name": "tbf-mtu", "kind": "tbf", "burst": 1514}, {"name": "htb", "kind": "htb"}],
+    "rates": [500000, 1000000, 2000000],
+}
+INTERFERENCE_EXP = {
+    "experiment": "interference",
+    "schedulers": ["fifo", "htb", "msfc"],
+    "flood_mbit": [12],
+    "link_mbit": 10,
+    "guarantee_mbit": 1,
+    "tcp_mbit": 1.5,
+    "duration": 12,
+    "flood_start": 3,
+    "flood_end": 10,
+    "bin": 0.1,
+}
 
 failures = []
 count = 0
@@ -52,51 +65,81 @@ def main():
     linux, out = sys.argv[1], sys.argv[2]
     os.makedirs(out, exist_ok=True)
 
-    fine = shaping_boot.boot(linux, HZ, "on", "inf-cpu",
-                             {"label": "test-fine", "experiments": [RATE_EXP, INTERFERENCE_EXP]},
-                             os.path.join(out, "fine.json"), timeout=900)
+    fine = shaping_boot.boot(
+        linux,
+        HZ,
+        "on",
+        "inf-cpu",
+        {"label": "test-fine", "experiments": [RATE_EXP, INTERFERENCE_EXP]},
+        os.path.join(out, "fine.json"),
+        timeout=900,
+    )
     print(f"# boot with high-res timers: {fine['boot']['wall_s']} s", flush=True)
     for r in sm.rate_rows(fine):
-        check(abs(r["ratio"] - 1) <= 0.02,
-              f"fine timers: {r['shaper']} at {r['configured_bps'] / 1e6:g} Mbit/s achieves "
-              f"{r['achieved_bps'] / 1e6:.4f} (ratio {r['ratio']}, allowed 0.98-1.02)")
+        check(
+            abs(r["ratio"] - 1) <= 0.02,
+            f"fine timers: {r['shaper']} at {r['configured_bps'] / 1e6:g} Mbit/s achieves "
+            f"{r['achieved_bps'] / 1e6:.4f} (ratio {r['ratio']}, allowed 0.98-1.02)",
+        )
     rows = {r["scheduler"]: r for r in sm.interference_rows(fine)}
     for s in ("htb", "msfc"):
         r = rows[s]
-        check(r["tcp_during_mbit"] >= 0.9,
-              f"{s}: TCP keeps {r['tcp_during_mbit']} Mbit/s (>= 0.9) under a 12 Mbit/s flood")
-        check(r["intervals_empty"] == 0 and r["longest_gap_s"] <= 0.3,
-              f"{s}: TCP never stalls (empty 100 ms intervals {r['intervals_empty']}, "
-              f"longest gap {r['longest_gap_s']} s <= 0.3)")
-        check(r["intervals_below_guarantee"] <= 0.1 * r["intervals"],
-              f"{s}: {r['intervals_below_guarantee']} of {r['intervals']} 100 ms intervals below "
-              f"90 % of 1 Mbit/s (<= 10 %)")
-        check(r["flood_delivered_mbit"] >= 7.5,
-              f"{s}: the flood still gets the rest of the link ({r['flood_delivered_mbit']} Mbit/s >= 7.5)")
+        check(
+            r["tcp_during_mbit"] >= 0.9,
+            f"{s}: TCP keeps {r['tcp_during_mbit']} Mbit/s (>= 0.9) under a 12 Mbit/s flood",
+        )
+        check(
+            r["intervals_empty"] == 0 and r["longest_gap_s"] <= 0.3,
+            f"{s}: TCP never stalls (empty 100 ms intervals {r['intervals_empty']}, "
+            f"longest gap {r['longest_gap_s']} s <= 0.3)",
+        )
+        check(
+            r["intervals_below_guarantee"] <= 0.1 * r["intervals"],
+            f"{s}: {r['intervals_below_guarantee']} of {r['intervals']} 100 ms intervals below "
+            f"90 % of 1 Mbit/s (<= 10 %)",
+        )
+        check(
+            r["flood_delivered_mbit"] >= 7.5,
+            f"{s}: the flood still gets the rest of the link ({r['flood_delivered_mbit']} Mbit/s >= 7.5)",
+        )
     r = rows["fifo"]
-    check(r["tcp_during_mbit"] < 0.9,
-          f"fifo: without a scheduler TCP falls below the guarantee ({r['tcp_during_mbit']} Mbit/s < 0.9)")
+    check(
+        r["tcp_during_mbit"] < 0.9,
+        f"fifo: without a scheduler TCP falls below the guarantee ({r['tcp_during_mbit']} Mbit/s < 0.9)",
+    )
 
     coarse_exp = dict(RATE_EXP, rates=[500000, 2000000])
-    coarse = shaping_boot.boot(linux, HZ, "off", "inf-cpu",
-                               {"label": "test-coarse", "experiments": [coarse_exp]},
-                               os.path.join(out, "coarse.json"), timeout=900)
+    coarse = shaping_boot.boot(
+        linux,
+        HZ,
+        "off",
+        "inf-cpu",
+        {"label": "test-coarse", "experiments": [coarse_exp]},
+        os.path.join(out, "coarse.json"),
+        timeout=900,
+    )
     print(f"# boot without high-res timers: {coarse['boot']['wall_s']} s", flush=True)
     for r in sm.rate_rows(coarse):
         rate = r["configured_bps"]
         if r["kind"] == "tbf":
             model = sm.tbf_tick_rate(rate, HZ, 1514)
-            check(abs(r["achieved_bps"] / model - 1) <= 0.03 and r["ratio"] <= 0.8,
-                  f"coarse timers: tbf one-frame bucket at {rate / 1e6:g} Mbit/s is quantised to "
-                  f"{r['achieved_bps'] / 1e6:.4f} (model {model / 1e6:.4f}, ratio {r['ratio']})")
+            check(
+                abs(r["achieved_bps"] / model - 1) <= 0.03 and r["ratio"] <= 0.8,
+                f"coarse timers: tbf one-frame bucket at {rate / 1e6:g} Mbit/s is quantised to "
+                f"{r['achieved_bps'] / 1e6:.4f} (model {model / 1e6:.4f}, ratio {r['ratio']})",
+            )
         else:
-            check(abs(r["ratio"] - 1) <= 0.03,
-                  f"coarse timers: htb at {rate / 1e6:g} Mbit/s achieves "
-                  f"{r['achieved_bps'] / 1e6:.4f} (ratio {r['ratio']}, allowed 0.97-1.03)")
+            check(
+                abs(r["ratio"] - 1) <= 0.03,
+                f"coarse timers: htb at {rate / 1e6:g} Mbit/s achieves "
+                f"{r['achieved_bps'] / 1e6:.4f} (ratio {r['ratio']}, allowed 0.97-1.03)",
+            )
 
     if failures:
-        print(f"check_shaping: {len(failures)} of {count} checks failed (results in {out})",
-              file=sys.stderr)
+        print(
+            f"check_shaping: {len(failures)} of {count} checks failed (results in {out})",
+            file=sys.stderr,
+        )
         sys.exit(1)
     print(f"check_shaping: all {count} checks passed")
 

@@ -13,6 +13,7 @@
 The result JSON is test/shaping.py's, plus "boot": how the kernel was started.  Exit status 0
 iff the guest ran every experiment; otherwise the error and the log's tail are printed.
 """
+
 import argparse
 import json
 import os
@@ -28,26 +29,41 @@ KDIR = os.path.dirname(HERE)
 def boot(linux, hz, highres, time_travel, spec, out, log=None, timeout=1800, mem="512M"):
     """Run the experiments of `spec` (dict) in one boot; returns the result dict."""
     if not os.access(linux, os.X_OK):
-        raise SystemExit(f"shaping_boot: no UML kernel at {linux}: build it first "
-                         f"(make -C kernel kernel, or kernel-hz1000 for HZ=1000)")
+        raise SystemExit(
+            f"shaping_boot: no UML kernel at {linux}: build it first "
+            f"(make -C kernel kernel, or kernel-hz1000 for HZ=1000)"
+        )
     if highres not in ("on", "off"):
         raise SystemExit(f"shaping_boot: --highres must be on or off, not {highres!r}")
     if time_travel not in ("inf-cpu", "basic", "off"):
-        raise SystemExit(f"shaping_boot: --time-travel must be inf-cpu, basic or off, not {time_travel!r}")
+        raise SystemExit(
+            f"shaping_boot: --time-travel must be inf-cpu, basic or off, not {time_travel!r}"
+        )
     out = os.path.abspath(out)
     os.makedirs(os.path.dirname(out), exist_ok=True)
     spec = dict(spec, expect_highres=(highres == "on"), hz=hz)
-    fd, spec_path = tempfile.mkstemp(prefix="shaping-spec-", suffix=".json",
-                                     dir=os.path.dirname(out))
+    fd, spec_path = tempfile.mkstemp(
+        prefix="shaping-spec-", suffix=".json", dir=os.path.dirname(out)
+    )
     with os.fdopen(fd, "w") as fh:
         json.dump(spec, fh)
     if not log:
         log = (out[:-5] if out.endswith(".json") else out) + ".log"
     log = os.path.abspath(log)
-    args = [os.path.abspath(linux), f"mem={mem}", "rootfstype=hostfs", "rootflags=/", "rw",
-            "con=null", "con0=fd:0,fd:1", "kunit.enable=0",
-            f"MSFC_KDIR={KDIR}", f"MSFC_SPEC={spec_path}", f"MSFC_RESULT={out}",
-            f"init={KDIR}/test/shaping_init.sh"]
+    args = [
+        os.path.abspath(linux),
+        f"mem={mem}",
+        "rootfstype=hostfs",
+        "rootflags=/",
+        "rw",
+        "con=null",
+        "con0=fd:0,fd:1",
+        "kunit.enable=0",
+        f"MSFC_KDIR={KDIR}",
+        f"MSFC_SPEC={spec_path}",
+        f"MSFC_RESULT={out}",
+        f"init={KDIR}/test/shaping_init.sh",
+    ]
     if highres == "off":
         args += ["highres=off", "nohz=off"]
     if time_travel == "inf-cpu":
@@ -59,8 +75,14 @@ def boot(linux, hz, highres, time_travel, spec, out, log=None, timeout=1800, mem
     t0 = time.time()
     try:
         with open(log, "w") as lf:
-            subprocess.run(args, stdin=subprocess.DEVNULL, stdout=lf, stderr=subprocess.STDOUT,
-                           timeout=timeout, cwd=os.path.dirname(out))
+            subprocess.run(
+                args,
+                stdin=subprocess.DEVNULL,
+                stdout=lf,
+                stderr=subprocess.STDOUT,
+                timeout=timeout,
+                cwd=os.path.dirname(out),
+            )
     except subprocess.TimeoutExpired:
         pass
     finally:
@@ -68,12 +90,19 @@ def boot(linux, hz, highres, time_travel, spec, out, log=None, timeout=1800, mem
     wall = time.time() - t0
     try:
         res = json.load(open(out))
-    except (OSError, ValueError):
+    except (OSError, ValueError) as err:
         tail = open(log, errors="replace").read()[-3000:]
-        raise SystemExit(f"shaping_boot: the guest wrote no result ({wall:.0f} s, timeout "
-                         f"{timeout} s); log {log}, its end:\n{tail}")
-    res["boot"] = {"hz": hz, "highres": highres, "time_travel": time_travel,
-                   "wall_s": round(wall, 1), "linux": os.path.abspath(linux)}
+        raise SystemExit(
+            f"shaping_boot: the guest wrote no result ({wall:.0f} s, timeout "
+            f"{timeout} s); log {log}, its end:\n{tail}"
+        ) from err
+    res["boot"] = {
+        "hz": hz,
+        "highres": highres,
+        "time_travel": time_travel,
+        "wall_s": round(wall, 1),
+        "linux": os.path.abspath(linux),
+    }
     with open(out, "w") as fh:
         json.dump(res, fh)
     if not res.get("ok"):

@@ -8,12 +8,14 @@ keeps 100 Hz.  Used by the shaping benchmark (docs/kernel.md, "Shaping accuracy"
 
 Usage: uml_selectable_hz.py LINUX_TREE
 """
+
 import os
 import sys
 
 OLD = "config HZ\n\tint\n\tdefault 100\n"
-NEW = ("config HZ\n\tint \"Timer frequency (HZ) of the UML kernel\"\n"
-       "\trange 100 10000\n\tdefault 100\n")
+NEW = (
+    'config HZ\n\tint "Timer frequency (HZ) of the UML kernel"\n\trange 100 10000\n\tdefault 100\n'
+)
 
 
 def main():
@@ -23,13 +25,17 @@ def main():
     try:
         text = open(path).read()
     except OSError as e:
-        sys.exit(f"uml_selectable_hz: cannot read {path}: {e.strerror} "
-                 "(pass the top directory of a Linux source tree)")
+        sys.exit(
+            f"uml_selectable_hz: cannot read {path}: {e.strerror} "
+            "(pass the top directory of a Linux source tree)"
+        )
     if NEW in text:
         return
     if OLD not in text:
-        sys.exit(f"uml_selectable_hz: {path} has no plain `config HZ` block with default 100; "
-                 "this Linux version is not supported, adapt OLD in this script")
+        sys.exit(
+            f"uml_selectable_hz: {path} has no plain `config HZ` block with default 100; "
+            "this Linux version is not supported, adapt OLD in this script"
+        )
     with open(path, "w") as fh:
         fh.write(text.replace(OLD, NEW, 1))
 

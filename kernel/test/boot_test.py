@@ -9,6 +9,7 @@ netlink error messages, and that the measured class shares follow the ratio.
 Prints TAP ("ok N - ..." / "not ok N - ...") and writes a JSON result file.
 Usage: boot_test.py KERNEL_DIR RESULT_JSON
 """
+
 import json
 import os
 import re
@@ -20,9 +21,9 @@ KDIR = sys.argv[1]
 RESULT = sys.argv[2]
 TC = os.path.join(KDIR, "build/iproute2-src/iproute2-6.1.0/tc/tc")
 RATE_MBIT = 4
-DURATION = 8           # s of traffic per run
-WARMUP = 2             # s excluded from the share measurement
-TOLERANCE = 0.10       # relative deviation allowed from the ideal share
+DURATION = 8  # s of traffic per run
+WARMUP = 2  # s excluded from the share measurement
+TOLERANCE = 0.10  # relative deviation allowed from the ideal share
 # class -> DS field (TOS byte): CS1 = 8 << 2, BE = 0, AF41 = 34 << 2
 TOS = {0: 8 << 2, 1: 0, 2: 34 << 2}
 
@@ -76,21 +77,48 @@ def class_bytes():
             continue
         st = re.search(r"Sent (\d+) bytes (\d+) pkt \(dropped (\d+), overlimits (\d+)", b)
         x = re.search(r"quantum (\d+) deficit (-?\d+) active_flows (\d+)", b)
-        e = re.search(r"enqueued (\d+) pkt (\d+) bytes codel_drops (\d+) overload_drops (\d+) ecn_marks (\d+)", b)
+        e = re.search(
+            r"enqueued (\d+) pkt (\d+) bytes codel_drops (\d+) overload_drops (\d+) ecn_marks (\d+)",
+            b,
+        )
         if not (st and x and e):
             raise RuntimeError(f"tc -s class show: cannot parse {b!r}")
         out[int(m.group(1), 16) - 1] = {
-            "stats": {"bytes": int(st.group(1)), "packets": int(st.group(2)),
-                      "drops": int(st.group(3)), "overlimits": int(st.group(4))},
-            "quantum": int(x.group(1)), "deficit": int(x.group(2)), "active_flows": int(x.group(3)),
-            "enq_packets": int(e.group(1)), "codel_drops": int(e.group(3))}
+            "stats": {
+                "bytes": int(st.group(1)),
+                "packets": int(st.group(2)),
+                "drops": int(st.group(3)),
+                "overlimits": int(st.group(4)),
+            },
+            "quantum": int(x.group(1)),
+            "deficit": int(x.group(2)),
+            "active_flows": int(x.group(3)),
+            "enq_packets": int(e.group(1)),
+            "codel_drops": int(e.group(3)),
+        }
     return out
 
 
 def setup():
     sh(["ip", "netns", "add", "a"])
     sh(["ip", "netns", "add", "b"])
-    sh(["ip", "link", "add", "va", "netns", "a", "type", "veth", "peer", "name", "vb", "netns", "b"])
+    sh(
+        [
+            "ip",
+            "link",
+            "add",
+            "va",
+            "netns",
+            "a",
+            "type",
+            "veth",
+            "peer",
+            "name",
+            "vb",
+            "netns",
+            "b",
+        ]
+    )
     for ns, dev, addr in (("a", "va", "10.0.0.1/24"), ("b", "vb", "10.0.0.2/24")):
         sh(["ip", "addr", "add", addr, "dev", dev], ns=ns)
         sh(["ip", "link", "set", dev, "up"], ns=ns)
@@ -99,12 +127,53 @@ def setup():
 
 def traffic_run(ratio_fp, label):
     """Three iperf3 clients (4 TCP flows each), one per class; returns measured shares."""
-    servers = [subprocess.Popen(["ip", "netns", "exec", "b", "iperf3", "-s", "-1", "-B", "10.0.0.2", "-p", str(5201 + c)],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for c in range(3)]
+    servers = [
+        subprocess.Popen(
+            [
+                "ip",
+                "netns",
+                "exec",
+                "b",
+                "iperf3",
+                "-s",
+                "-1",
+                "-B",
+                "10.0.0.2",
+                "-p",
+                str(5201 + c),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        for c in range(3)
+    ]
     time.sleep(1.5)
-    clients = [subprocess.Popen(["ip", "netns", "exec", "a", "iperf3", "-c", "10.0.0.2", "-p", str(5201 + c),
-                                 "-t", str(DURATION), "-P", "4", "-S", str(TOS[c]), "-J"],
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for c in range(3)]
+    clients = [
+        subprocess.Popen(
+            [
+                "ip",
+                "netns",
+                "exec",
+                "a",
+                "iperf3",
+                "-c",
+                "10.0.0.2",
+                "-p",
+                str(5201 + c),
+                "-t",
+                str(DURATION),
+                "-P",
+                "4",
+                "-S",
+                str(TOS[c]),
+                "-J",
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for c in range(3)
+    ]
     time.sleep(WARMUP)
     before = class_bytes()
     t0 = time.monotonic()
@@ -130,12 +199,19 @@ def traffic_run(ratio_fp, label):
     weights = [1, r, r * r]
     ideal = [w / sum(weights) for w in weights]
     shares = [delta[c] / total if total else 0 for c in range(3)]
-    run = {"label": label, "ratio": r, "window_s": round(elapsed, 2),
-           "class_bytes": [delta[c] for c in range(3)],
-           "rate_mbit": round(total * 8 / elapsed / 1e6, 3) if elapsed else 0,
-           "shares": [round(x, 4) for x in shares], "ideal": [round(x, 4) for x in ideal],
-           "iperf3_goodput_mbit": [round(goodput[c] / 1e6, 3) if goodput[c] else None for c in range(3)],
-           "drops": [after[c]["stats"]["drops"] for c in range(3)]}
+    run = {
+        "label": label,
+        "ratio": r,
+        "window_s": round(elapsed, 2),
+        "class_bytes": [delta[c] for c in range(3)],
+        "rate_mbit": round(total * 8 / elapsed / 1e6, 3) if elapsed else 0,
+        "shares": [round(x, 4) for x in shares],
+        "ideal": [round(x, 4) for x in ideal],
+        "iperf3_goodput_mbit": [
+            round(goodput[c] / 1e6, 3) if goodput[c] else None for c in range(3)
+        ],
+        "drops": [after[c]["stats"]["drops"] for c in range(3)],
+    }
     results["runs"].append(run)
     print("# " + json.dumps(run), flush=True)
     return shares, ideal, run
@@ -147,55 +223,158 @@ def main():
 
     # --- add under an HTB shaper, the example of the man page
     tc("qdisc", "add", "dev", "va", "root", "handle", "1:", "htb", "default", "1")
-    tc("class", "add", "dev", "va", "parent", "1:", "classid", "1:1", "htb",
-       "rate", f"{RATE_MBIT}mbit", "ceil", f"{RATE_MBIT}mbit", "burst", "6k")
-    p = tc("qdisc", "add", "dev", "va", "parent", "1:1", "handle", "10:", "msfc",
-           "prios", "3", "ratio", "2", "target", "5ms", "interval", "100ms", check=False)
-    report(p.returncode == 0, "tc qdisc add ... msfc prios 3 ratio 2 target 5ms interval 100ms",
-           p.stderr.strip())
+    tc(
+        "class",
+        "add",
+        "dev",
+        "va",
+        "parent",
+        "1:",
+        "classid",
+        "1:1",
+        "htb",
+        "rate",
+        f"{RATE_MBIT}mbit",
+        "ceil",
+        f"{RATE_MBIT}mbit",
+        "burst",
+        "6k",
+    )
+    p = tc(
+        "qdisc",
+        "add",
+        "dev",
+        "va",
+        "parent",
+        "1:1",
+        "handle",
+        "10:",
+        "msfc",
+        "prios",
+        "3",
+        "ratio",
+        "2",
+        "target",
+        "5ms",
+        "interval",
+        "100ms",
+        check=False,
+    )
+    report(
+        p.returncode == 0,
+        "tc qdisc add ... msfc prios 3 ratio 2 target 5ms interval 100ms",
+        p.stderr.strip(),
+    )
 
     q = msfc_qdisc()
     opts = (q or {}).get("options", {})
-    report(q is not None and q["handle"] == "10:" and opts.get("prios") == 3
-           and opts.get("ratio_fp") == 131072 and opts.get("target") == 5000
-           and opts.get("interval") == 100000 and opts.get("limit") == 10240
-           and opts.get("flows") == 1024 and opts.get("quantum") == 1514
-           and len(opts.get("dscp_map", [])) == 64 and opts["dscp_map"][46] == 5
-           and opts["dscp_map"][8] == 0 and opts.get("ecn") is False,
-           "tc -j qdisc show: options as configured, defaults as documented", json.dumps(opts))
+    report(
+        q is not None
+        and q["handle"] == "10:"
+        and opts.get("prios") == 3
+        and opts.get("ratio_fp") == 131072
+        and opts.get("target") == 5000
+        and opts.get("interval") == 100000
+        and opts.get("limit") == 10240
+        and opts.get("flows") == 1024
+        and opts.get("quantum") == 1514
+        and len(opts.get("dscp_map", [])) == 64
+        and opts["dscp_map"][46] == 5
+        and opts["dscp_map"][8] == 0
+        and opts.get("ecn") is False,
+        "tc -j qdisc show: options as configured, defaults as documented",
+        json.dumps(opts),
+    )
 
     text = tc("-s", "qdisc", "show", "dev", "va").stdout
-    report(re.search(r"qdisc msfc 10: parent 1:1 prios 3 ratio 2 flows 1024 quantum 1514 "
-                     r"target 5(\.0)?ms interval 100(\.0)?ms limit 10240p", text) is not None
-           and "codel_drops" in text and "active_flows" in text,
-           "tc -s qdisc show: text options and global xstats", text.replace("\n", " | ")[:400])
+    report(
+        re.search(
+            r"qdisc msfc 10: parent 1:1 prios 3 ratio 2 flows 1024 quantum 1514 "
+            r"target 5(\.0)?ms interval 100(\.0)?ms limit 10240p",
+            text,
+        )
+        is not None
+        and "codel_drops" in text
+        and "active_flows" in text,
+        "tc -s qdisc show: text options and global xstats",
+        text.replace("\n", " | ")[:400],
+    )
 
     cls = class_bytes()
-    report(sorted(cls) == [0, 1, 2] and cls[2].get("quantum") == 1514 * 4
-           and all("active_flows" in c for c in cls.values()),
-           "tc -s class show: one class per prio with quantum * ratio^p",
-           json.dumps({k: v.get("quantum") for k, v in cls.items()}))
+    report(
+        sorted(cls) == [0, 1, 2]
+        and cls[2].get("quantum") == 1514 * 4
+        and all("active_flows" in c for c in cls.values()),
+        "tc -s class show: one class per prio with quantum * ratio^p",
+        json.dumps({k: v.get("quantum") for k, v in cls.items()}),
+    )
 
     # --- errors from the kernel carry a message naming the fix
-    p = tc("qdisc", "change", "dev", "va", "parent", "1:1", "handle", "10:", "msfc",
-           "prios", "16", "ratio", "16", check=False)
-    report(p.returncode != 0 and "exceeds 2^40 bytes" in p.stderr,
-           "kernel rejects quantum * ratio^15 > 2^40 with an extack message", p.stderr.strip())
-    p = tc("qdisc", "change", "dev", "va", "parent", "1:1", "handle", "10:", "msfc",
-           "target", "200ms", check=False)
-    report(p.returncode != 0 and "target must be at least 2 us and below interval" in p.stderr,
-           "kernel rejects target >= interval", p.stderr.strip())
-    p = tc("qdisc", "add", "dev", "va", "parent", "1:1", "handle", "11:", "msfc", "ratio", "17",
-           check=False)
+    p = tc(
+        "qdisc",
+        "change",
+        "dev",
+        "va",
+        "parent",
+        "1:1",
+        "handle",
+        "10:",
+        "msfc",
+        "prios",
+        "16",
+        "ratio",
+        "16",
+        check=False,
+    )
+    report(
+        p.returncode != 0 and "exceeds 2^40 bytes" in p.stderr,
+        "kernel rejects quantum * ratio^15 > 2^40 with an extack message",
+        p.stderr.strip(),
+    )
+    p = tc(
+        "qdisc",
+        "change",
+        "dev",
+        "va",
+        "parent",
+        "1:1",
+        "handle",
+        "10:",
+        "msfc",
+        "target",
+        "200ms",
+        check=False,
+    )
+    report(
+        p.returncode != 0 and "target must be at least 2 us and below interval" in p.stderr,
+        "kernel rejects target >= interval",
+        p.stderr.strip(),
+    )
+    p = tc(
+        "qdisc",
+        "add",
+        "dev",
+        "va",
+        "parent",
+        "1:1",
+        "handle",
+        "11:",
+        "msfc",
+        "ratio",
+        "17",
+        check=False,
+    )
     report(p.returncode != 0 and "ratio" in p.stderr, "tc rejects ratio 17", p.stderr.strip())
 
     # --- traffic: shares follow ratio 2
     shares, ideal, run = traffic_run(131072, "ratio 2")
-    report(run["rate_mbit"] > RATE_MBIT * 0.8 and
-           all(abs(s - i) <= TOLERANCE * i for s, i in zip(shares, ideal)),
-           f"TCP in 3 classes through a {RATE_MBIT} Mbit HTB class: shares {shares} "
-           f"within {int(TOLERANCE * 100)}% of {ideal}",
-           f"{run['rate_mbit']} Mbit/s measured")
+    report(
+        run["rate_mbit"] > RATE_MBIT * 0.8
+        and all(abs(s - i) <= TOLERANCE * i for s, i in zip(shares, ideal, strict=False)),
+        f"TCP in 3 classes through a {RATE_MBIT} Mbit HTB class: shares {shares} "
+        f"within {int(TOLERANCE * 100)}% of {ideal}",
+        f"{run['rate_mbit']} Mbit/s measured",
+    )
 
     # --- JSON statistics after traffic, read while the qdisc is quiet: the qdisc and class
     # counters come from two tc calls, and late packets of the finished connections (FINs,
@@ -206,68 +385,193 @@ def main():
         if (msfc_qdisc("-s") or {}).get("bytes") == st.get("bytes"):
             break
         time.sleep(0.1)
-    report(st.get("bytes", 0) > 1e6 and st.get("packets", 0) > 500 and st.get("maxpacket", 0) >= 1500
-           and all(k in st for k in ("codel_drops", "overload_drops", "overmemory_drops", "ecn_marks",
-                                     "overload_events", "memory_used", "active_classes", "active_flows"))
-           and st.get("drops") == st.get("codel_drops", -1) + st.get("overload_drops", -1)
-           and sum(c["stats"]["bytes"] for c in cls.values()) == st.get("bytes"),
-           "tc -s -j qdisc show: xstats present, drops = codel + overload, class bytes add up",
-           json.dumps({**{k: st.get(k) for k in ("bytes", "packets", "drops", "codel_drops",
-                                                  "overload_drops", "maxpacket")},
-                       "class_bytes": sum(c["stats"]["bytes"] for c in cls.values())}))
+    report(
+        st.get("bytes", 0) > 1e6
+        and st.get("packets", 0) > 500
+        and st.get("maxpacket", 0) >= 1500
+        and all(
+            k in st
+            for k in (
+                "codel_drops",
+                "overload_drops",
+                "overmemory_drops",
+                "ecn_marks",
+                "overload_events",
+                "memory_used",
+                "active_classes",
+                "active_flows",
+            )
+        )
+        and st.get("drops") == st.get("codel_drops", -1) + st.get("overload_drops", -1)
+        and sum(c["stats"]["bytes"] for c in cls.values()) == st.get("bytes"),
+        "tc -s -j qdisc show: xstats present, drops = codel + overload, class bytes add up",
+        json.dumps(
+            {
+                **{
+                    k: st.get(k)
+                    for k in (
+                        "bytes",
+                        "packets",
+                        "drops",
+                        "codel_drops",
+                        "overload_drops",
+                        "maxpacket",
+                    )
+                },
+                "class_bytes": sum(c["stats"]["bytes"] for c in cls.values()),
+            }
+        ),
+    )
 
     # --- change at run time: ratio 1.5, same qdisc, no packet lost by the change itself
-    qb = msfc_qdisc()
-    p = tc("qdisc", "change", "dev", "va", "parent", "1:1", "handle", "10:", "msfc",
-           "ratio", "1.5", "quantum", "1500", check=False)
+    msfc_qdisc()
+    p = tc(
+        "qdisc",
+        "change",
+        "dev",
+        "va",
+        "parent",
+        "1:1",
+        "handle",
+        "10:",
+        "msfc",
+        "ratio",
+        "1.5",
+        "quantum",
+        "1500",
+        check=False,
+    )
     qa = msfc_qdisc()
-    report(p.returncode == 0 and qa["options"]["ratio_fp"] == 98304 and qa["options"]["quantum"] == 1500
-           and qa["options"]["prios"] == 3,
-           "tc qdisc change ratio 1.5 quantum 1500", p.stderr.strip())
+    report(
+        p.returncode == 0
+        and qa["options"]["ratio_fp"] == 98304
+        and qa["options"]["quantum"] == 1500
+        and qa["options"]["prios"] == 3,
+        "tc qdisc change ratio 1.5 quantum 1500",
+        p.stderr.strip(),
+    )
     shares, ideal, run = traffic_run(98304, "ratio 1.5")
-    report(all(abs(s - i) <= TOLERANCE * i for s, i in zip(shares, ideal)),
-           f"after change: shares {shares} within {int(TOLERANCE * 100)}% of {ideal}")
+    report(
+        all(abs(s - i) <= TOLERANCE * i for s, i in zip(shares, ideal, strict=False)),
+        f"after change: shares {shares} within {int(TOLERANCE * 100)}% of {ideal}",
+    )
 
     # --- tc filter classifies into a class (classid minor = class + 1)
-    p = tc("filter", "add", "dev", "va", "parent", "10:", "protocol", "ip", "prio", "1", "u32",
-           "match", "ip", "protocol", "17", "0xff", "match", "ip", "dport", "9", "0xffff",
-           "classid", "10:3", check=False)
+    p = tc(
+        "filter",
+        "add",
+        "dev",
+        "va",
+        "parent",
+        "10:",
+        "protocol",
+        "ip",
+        "prio",
+        "1",
+        "u32",
+        "match",
+        "ip",
+        "protocol",
+        "17",
+        "0xff",
+        "match",
+        "ip",
+        "dport",
+        "9",
+        "0xffff",
+        "classid",
+        "10:3",
+        check=False,
+    )
     before = class_bytes()
-    sender = ("import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); "
-              "s.setsockopt(socket.IPPROTO_IP, socket.IP_TOS, 32); "
-              "[s.sendto(b'x' * 100, ('10.0.0.2', 9)) for _ in range(20)]")
+    sender = (
+        "import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); "
+        "s.setsockopt(socket.IPPROTO_IP, socket.IP_TOS, 32); "
+        "[s.sendto(b'x' * 100, ('10.0.0.2', 9)) for _ in range(20)]"
+    )
     sh([sys.executable, "-c", sender], ns="a")
     time.sleep(0.5)
     after = class_bytes()
     moved = after[2]["enq_packets"] - before[2]["enq_packets"]
     stayed = after[0]["enq_packets"] - before[0]["enq_packets"]
-    report(p.returncode == 0 and moved == 20 and stayed == 0,
-           "tc filter u32 classid 10:3 puts UDP to port 9 marked CS1 (class 0 by DSCP) into class 2",
-           f"class 2 +{moved}, class 0 +{stayed} {p.stderr.strip()}")
+    report(
+        p.returncode == 0 and moved == 20 and stayed == 0,
+        "tc filter u32 classid 10:3 puts UDP to port 9 marked CS1 (class 0 by DSCP) into class 2",
+        f"class 2 +{moved}, class 0 +{stayed} {p.stderr.strip()}",
+    )
 
     # --- prios/flows change on the now idle qdisc
     tc("filter", "del", "dev", "va", "parent", "10:", check=False)
-    p = tc("qdisc", "change", "dev", "va", "parent", "1:1", "handle", "10:", "msfc",
-           "prios", "4", "flows", "64", "dscp_map", "ef:3,cs1:1", check=False)
+    p = tc(
+        "qdisc",
+        "change",
+        "dev",
+        "va",
+        "parent",
+        "1:1",
+        "handle",
+        "10:",
+        "msfc",
+        "prios",
+        "4",
+        "flows",
+        "64",
+        "dscp_map",
+        "ef:3,cs1:1",
+        check=False,
+    )
     q = msfc_qdisc()
-    report(p.returncode == 0 and q["options"]["prios"] == 4 and q["options"]["flows"] == 64
-           and q["options"]["dscp_map"][46] == 3 and q["options"]["dscp_map"][8] == 1
-           and len(class_bytes()) == 4,
-           "tc qdisc change prios 4 flows 64 dscp_map ef:3,cs1:1 on an idle qdisc", p.stderr.strip())
+    report(
+        p.returncode == 0
+        and q["options"]["prios"] == 4
+        and q["options"]["flows"] == 64
+        and q["options"]["dscp_map"][46] == 3
+        and q["options"]["dscp_map"][8] == 1
+        and len(class_bytes()) == 4,
+        "tc qdisc change prios 4 flows 64 dscp_map ef:3,cs1:1 on an idle qdisc",
+        p.stderr.strip(),
+    )
     text = tc("qdisc", "show", "dev", "va").stdout
-    report("dscp_map 8:1,46:3" in text, "text output lists the changed DSCP map entries",
-           text.replace("\n", " | "))
+    report(
+        "dscp_map 8:1,46:3" in text,
+        "text output lists the changed DSCP map entries",
+        text.replace("\n", " | "),
+    )
 
     # --- delete; msfc as root qdisc of the other end; replace by fq_codel
     p = tc("qdisc", "del", "dev", "va", "parent", "1:1", "handle", "10:", check=False)
     report(p.returncode == 0 and msfc_qdisc() is None, "tc qdisc del", p.stderr.strip())
-    p = sh([TC, "qdisc", "add", "dev", "vb", "root", "msfc", "ecn", "limit", "1000",
-            "memory_limit", "4Mb", "drop_batch", "32"], ns="b", check=False)
+    p = sh(
+        [
+            TC,
+            "qdisc",
+            "add",
+            "dev",
+            "vb",
+            "root",
+            "msfc",
+            "ecn",
+            "limit",
+            "1000",
+            "memory_limit",
+            "4Mb",
+            "drop_batch",
+            "32",
+        ],
+        ns="b",
+        check=False,
+    )
     out = sh([TC, "-j", "qdisc", "show", "dev", "vb"], ns="b").stdout
     o = json.loads(out)[0].get("options", {})
-    report(p.returncode == 0 and o.get("ecn") is True and o.get("limit") == 1000
-           and o.get("memory_limit") == 4 * 1024 * 1024 and o.get("drop_batch") == 32,
-           "msfc as root qdisc with ecn, limit, memory_limit, drop_batch", p.stderr.strip() + out[:300])
+    report(
+        p.returncode == 0
+        and o.get("ecn") is True
+        and o.get("limit") == 1000
+        and o.get("memory_limit") == 4 * 1024 * 1024
+        and o.get("drop_batch") == 32,
+        "msfc as root qdisc with ecn, limit, memory_limit, drop_batch",
+        p.stderr.strip() + out[:300],
+    )
     p = sh([TC, "qdisc", "del", "dev", "vb", "root"], ns="b", check=False)
     report(p.returncode == 0, "tc qdisc del root")
 

@@ -23,9 +23,9 @@ Usage: shaping.py KERNEL_DIR SPEC_JSON RESULT_JSON
 The result JSON holds the spec, the guest's timer facts and one record per flow with its
 received bytes per `bin` seconds.
 """
+
 import ctypes
 import errno
-import heapq
 import json
 import os
 import select
@@ -37,11 +37,11 @@ import time
 
 KDIR = sys.argv[1] if len(sys.argv) > 1 else ""
 TC = os.path.join(KDIR, "build/iproute2-src/iproute2-6.1.0/tc/tc")
-IP_LEN = 1400                    # IP packet length of every UDP packet
-FRAME = IP_LEN + 14              # what tc counts on veth (Ethernet header, no FCS)
-PAYLOAD = IP_LEN - 28            # UDP payload
-TOS_TCP = 34 << 2                # AF41 -> msfc class 2 of 3
-TOS_FLOOD = 8 << 2               # CS1  -> msfc class 0
+IP_LEN = 1400  # IP packet length of every UDP packet
+FRAME = IP_LEN + 14  # what tc counts on veth (Ethernet header, no FCS)
+PAYLOAD = IP_LEN - 28  # UDP payload
+TOS_TCP = 34 << 2  # AF41 -> msfc class 2 of 3
+TOS_FLOOD = 8 << 2  # CS1  -> msfc class 0
 CLONE_NEWNET = 0x40000000
 LIBC = ctypes.CDLL(None, use_errno=True)
 
@@ -81,11 +81,18 @@ def timer_facts():
         elif w.startswith("time-travel="):
             tt = w.split("=", 1)[1]
     clock = open("/sys/devices/system/clocksource/clocksource0/current_clocksource").read().strip()
-    return {"psched_hz": res_hz, "highres": res_hz == 1000000000, "time_travel": tt,
-            "clocksource": clock, "cmdline": cmdline, "kernel": os.uname().release}
+    return {
+        "psched_hz": res_hz,
+        "highres": res_hz == 1000000000,
+        "time_travel": tt,
+        "clocksource": clock,
+        "cmdline": cmdline,
+        "kernel": os.uname().release,
+    }
 
 
 # ------------------------------------------------------------------ network set-up
+
 
 def reset_netns():
     for ns in ("a", "b"):
@@ -112,45 +119,157 @@ def add_pair(i):
 def setup_rate_shaper(dev, shaper, rate):
     kind = shaper["kind"]
     if kind == "tbf":
-        tc("qdisc", "add", "dev", dev, "root", "tbf", "rate", f"{rate}bit",
-           "burst", f"{shaper['burst']}b", "limit", f"{shaper.get('limit', 30000)}b")
+        tc(
+            "qdisc",
+            "add",
+            "dev",
+            dev,
+            "root",
+            "tbf",
+            "rate",
+            f"{rate}bit",
+            "burst",
+            f"{shaper['burst']}b",
+            "limit",
+            f"{shaper.get('limit', 30000)}b",
+        )
     elif kind == "htb":
         tc("qdisc", "add", "dev", dev, "root", "handle", "1:", "htb", "default", "1")
         extra = []
         if "burst" in shaper:
             extra = ["burst", f"{shaper['burst']}b", "cburst", f"{shaper['burst']}b"]
-        tc("class", "add", "dev", dev, "parent", "1:", "classid", "1:1", "htb",
-           "rate", f"{rate}bit", "ceil", f"{rate}bit", *extra)
+        tc(
+            "class",
+            "add",
+            "dev",
+            dev,
+            "parent",
+            "1:",
+            "classid",
+            "1:1",
+            "htb",
+            "rate",
+            f"{rate}bit",
+            "ceil",
+            f"{rate}bit",
+            *extra,
+        )
         tc("qdisc", "add", "dev", dev, "parent", "1:1", "pfifo", "limit", "20")
     else:
         raise ValueError(f"unknown shaper kind {kind!r} (use tbf or htb)")
 
 
 def setup_bottleneck(dev, sched, link_mbit, guarantee_mbit):
-    tc("qdisc", "add", "dev", dev, "root", "handle", "1:", "htb", "default", "1" if sched != "htb" else "20")
-    tc("class", "add", "dev", dev, "parent", "1:", "classid", "1:1", "htb",
-       "rate", f"{link_mbit}mbit", "ceil", f"{link_mbit}mbit")
+    tc(
+        "qdisc",
+        "add",
+        "dev",
+        dev,
+        "root",
+        "handle",
+        "1:",
+        "htb",
+        "default",
+        "1" if sched != "htb" else "20",
+    )
+    tc(
+        "class",
+        "add",
+        "dev",
+        dev,
+        "parent",
+        "1:",
+        "classid",
+        "1:1",
+        "htb",
+        "rate",
+        f"{link_mbit}mbit",
+        "ceil",
+        f"{link_mbit}mbit",
+    )
     if sched == "fifo":
         tc("qdisc", "add", "dev", dev, "parent", "1:1", "pfifo", "limit", "100")
     elif sched == "msfc":
-        tc("qdisc", "add", "dev", dev, "parent", "1:1", "handle", "10:", "msfc",
-           "prios", "3", "ratio", "2")
+        tc(
+            "qdisc",
+            "add",
+            "dev",
+            dev,
+            "parent",
+            "1:1",
+            "handle",
+            "10:",
+            "msfc",
+            "prios",
+            "3",
+            "ratio",
+            "2",
+        )
     elif sched == "htb":
         # the guaranteed class (rate = guarantee) borrows first (prio 0); the flood class
         # gets the rest of the link as its rate and borrows after it (prio 1)
-        tc("class", "add", "dev", dev, "parent", "1:1", "classid", "1:10", "htb",
-           "rate", f"{guarantee_mbit * 1000}kbit", "ceil", f"{link_mbit}mbit", "prio", "0")
-        tc("class", "add", "dev", dev, "parent", "1:1", "classid", "1:20", "htb",
-           "rate", f"{(link_mbit - guarantee_mbit) * 1000}kbit", "ceil", f"{link_mbit}mbit", "prio", "1")
+        tc(
+            "class",
+            "add",
+            "dev",
+            dev,
+            "parent",
+            "1:1",
+            "classid",
+            "1:10",
+            "htb",
+            "rate",
+            f"{guarantee_mbit * 1000}kbit",
+            "ceil",
+            f"{link_mbit}mbit",
+            "prio",
+            "0",
+        )
+        tc(
+            "class",
+            "add",
+            "dev",
+            dev,
+            "parent",
+            "1:1",
+            "classid",
+            "1:20",
+            "htb",
+            "rate",
+            f"{(link_mbit - guarantee_mbit) * 1000}kbit",
+            "ceil",
+            f"{link_mbit}mbit",
+            "prio",
+            "1",
+        )
         tc("qdisc", "add", "dev", dev, "parent", "1:10", "pfifo", "limit", "100")
         tc("qdisc", "add", "dev", dev, "parent", "1:20", "pfifo", "limit", "100")
-        tc("filter", "add", "dev", dev, "parent", "1:", "protocol", "ip", "prio", "1", "u32",
-           "match", "ip", "protocol", "6", "0xff", "flowid", "1:10")
+        tc(
+            "filter",
+            "add",
+            "dev",
+            dev,
+            "parent",
+            "1:",
+            "protocol",
+            "ip",
+            "prio",
+            "1",
+            "u32",
+            "match",
+            "ip",
+            "protocol",
+            "6",
+            "0xff",
+            "flowid",
+            "1:10",
+        )
     else:
         raise ValueError(f"unknown scheduler {sched!r} (use fifo, htb or msfc)")
 
 
 # ------------------------------------------------------------------ flows
+
 
 class Recorder:
     """Bytes per bin, delivery gaps, and the span of the deliveries after `warmup`."""
@@ -159,9 +278,9 @@ class Recorder:
         self.t0, self.binw, self.warmup = t0, binw, warmup
         self.bins = [0] * nbins
         self.last = None
-        self.gaps = []          # (start, length) of every delivery gap
+        self.gaps = []  # (start, length) of every delivery gap
         self.first = None
-        self.w_first = self.w_last = None   # first / last delivery after warmup
+        self.w_first = self.w_last = None  # first / last delivery after warmup
         self.w_bytes = self.w_first_bytes = self.w_count = 0
 
     def add(self, now, nbytes):
@@ -226,7 +345,7 @@ class UdpFlow:
                 n = len(self.rx.recv(65536))
             except BlockingIOError:
                 return
-            rec.add(now, n + 42)       # UDP + IP + Ethernet headers: frame bytes
+            rec.add(now, n + 42)  # UDP + IP + Ethernet headers: frame bytes
 
 
 class TcpFlow:
@@ -274,7 +393,9 @@ class TcpFlow:
     def data_segs_in(self):
         """(data segments received, TCP timestamps on) from the receiver's struct tcp_info."""
         info = self.rx.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 256)
-        return struct.unpack_from("I", info, 152)[0], bool(info[5] & 1)  # tcpi_data_segs_in, tcpi_options
+        return struct.unpack_from("I", info, 152)[0], bool(
+            info[5] & 1
+        )  # tcpi_data_segs_in, tcpi_options
 
     def drain(self, now, rec):
         """Records frame bytes as tc counts them: payload + headers of every data segment."""
@@ -321,6 +442,7 @@ def event_loop(flows, t0, end, binw, warmup=0.0):
 
 # ------------------------------------------------------------------ experiments
 
+
 def run_rate(exp):
     reset_netns()
     duration, warmup, binw = exp["duration"], exp["warmup"], exp.get("bin", 0.1)
@@ -328,40 +450,64 @@ def run_rate(exp):
     flows, meta = [], []
     port = 9000
     i = 0
-    for sh_i, shaper in enumerate(exp["shapers"]):
+    for _sh_i, shaper in enumerate(exp["shapers"]):
         for rate in exp["rates"]:
             dev, src, dst = add_pair(i)
             setup_rate_shaper(dev, shaper, rate)
             name = f"{shaper['name']}@{rate}"
             flows.append(UdpFlow(name, src, dst, port, rate * offer, 0.0, duration))
-            meta.append({"name": name, "dev": dev, "shaper": shaper["name"], "kind": shaper["kind"],
-                         "burst": shaper.get("burst"), "configured_bps": rate,
-                         "offered_bps": rate * offer})
+            meta.append(
+                {
+                    "name": name,
+                    "dev": dev,
+                    "shaper": shaper["name"],
+                    "kind": shaper["kind"],
+                    "burst": shaper.get("burst"),
+                    "configured_bps": rate,
+                    "offered_bps": rate * offer,
+                }
+            )
             i += 1
     t0 = time.monotonic()
-    w0 = time.time()              # guest clock (virtual in time-travel mode)
+    w0 = time.time()  # guest clock (virtual in time-travel mode)
     recs, wakeups = event_loop(flows, t0, t0 + duration, binw, warmup)
     guest = time.time() - w0
     qstats = json.loads(tc("-s", "-j", "qdisc", "show"))
     out = []
-    for f, m in zip(flows, meta):
+    for f, m in zip(flows, meta, strict=False):
         r = recs[f.name]
         # rate of the output stream: bytes after the first delivery over the span of the
         # deliveries (exact for a periodic output, no window-edge error of +-1 packet)
         span = (r.w_last - r.w_first) if r.w_count >= 2 else 0.0
         achieved = (r.w_bytes - r.w_first_bytes) * 8 / span if span > 0 else 0.0
-        m.update({"achieved_bps": achieved, "delivered": r.w_count, "span_s": span,
-                  "window_bps": r.w_bytes * 8 / (duration - warmup), "bins": r.bins, "sent": f.sent,
-                  "send_errors": f.send_errors,
-                  "qdisc": [q for q in qstats if q.get("dev") == m["dev"]]})
+        m.update(
+            {
+                "achieved_bps": achieved,
+                "delivered": r.w_count,
+                "span_s": span,
+                "window_bps": r.w_bytes * 8 / (duration - warmup),
+                "bins": r.bins,
+                "sent": f.sent,
+                "send_errors": f.send_errors,
+                "qdisc": [q for q in qstats if q.get("dev") == m["dev"]],
+            }
+        )
         out.append(m)
-        print(f"shaping: {m['name']}: configured {m['configured_bps']} achieved "
-              f"{m['achieved_bps']:.0f} ({m['achieved_bps'] / m['configured_bps']:.3f})", flush=True)
+        print(
+            f"shaping: {m['name']}: configured {m['configured_bps']} achieved "
+            f"{m['achieved_bps']:.0f} ({m['achieved_bps'] / m['configured_bps']:.3f})",
+            flush=True,
+        )
     for f in flows:
         f.tx.close()
         f.rx.close()
-    return {"experiment": "rate", "spec": exp, "flows": out, "wakeups": wakeups,
-            "guest_s": round(guest, 1)}
+    return {
+        "experiment": "rate",
+        "spec": exp,
+        "flows": out,
+        "wakeups": wakeups,
+        "guest_s": round(guest, 1),
+    }
 
 
 def run_interference(exp):
@@ -375,16 +521,32 @@ def run_interference(exp):
             tcp = TcpFlow("tcp", src, dst, 5001, exp["tcp_mbit"] * 1e6, 0.0, duration, TOS_TCP)
             flows = [tcp]
             if flood > 0:
-                flows.append(UdpFlow("flood", src, dst, 9000, flood * 1e6, exp["flood_start"],
-                                     exp["flood_end"], TOS_FLOOD))
+                flows.append(
+                    UdpFlow(
+                        "flood",
+                        src,
+                        dst,
+                        9000,
+                        flood * 1e6,
+                        exp["flood_start"],
+                        exp["flood_end"],
+                        TOS_FLOOD,
+                    )
+                )
             t0 = time.monotonic()
-            w0 = time.time()              # guest clock (virtual in time-travel mode)
+            w0 = time.time()  # guest clock (virtual in time-travel mode)
             recs, wakeups = event_loop(flows, t0, t0 + duration, binw)
             guest = time.time() - w0
             info = sh(["ss", "-tin"], ns="a")
             qstats = json.loads(tc("-s", "-j", "qdisc", "show", "dev", dev))
-            rec = {"scheduler": sched, "flood_mbit": flood, "guest_s": round(guest, 1),
-                   "wakeups": wakeups, "ss": info, "qdisc": qstats}
+            rec = {
+                "scheduler": sched,
+                "flood_mbit": flood,
+                "guest_s": round(guest, 1),
+                "wakeups": wakeups,
+                "ss": info,
+                "qdisc": qstats,
+            }
             for f in flows:
                 r = recs[f.name]
                 rec[f.name] = {"bins": r.bins, "first": r.first, "last": r.last}
@@ -400,10 +562,13 @@ def run_interference(exp):
                 f.tx.close()
                 f.rx.close()
             fs, fe = exp["flood_start"], exp["flood_end"]
-            b = rec["tcp"]["bins"][int(fs / binw):int(fe / binw)]
+            b = rec["tcp"]["bins"][int(fs / binw) : int(fe / binw)]
             mean = sum(b) * 8 / (fe - fs) / 1e6 if b else 0
-            print(f"shaping: interference {sched} flood {flood} Mbit/s: TCP {mean:.3f} Mbit/s "
-                  f"during the flood (guest clock {guest:.1f} s)", flush=True)
+            print(
+                f"shaping: interference {sched} flood {flood} Mbit/s: TCP {mean:.3f} Mbit/s "
+                f"during the flood (guest clock {guest:.1f} s)",
+                flush=True,
+            )
             out.append(rec)
     return {"experiment": "interference", "spec": exp, "runs": out}
 
@@ -419,8 +584,10 @@ def main():
     print("shaping: timer " + json.dumps(result["timer"]), flush=True)
     want = spec.get("expect_highres")
     if want is not None and want != result["timer"]["highres"]:
-        result["error"] = (f"boot asked for high-resolution timers {'on' if want else 'off'} but "
-                           f"/proc/net/psched reports {result['timer']['psched_hz']} Hz resolution")
+        result["error"] = (
+            f"boot asked for high-resolution timers {'on' if want else 'off'} but "
+            f"/proc/net/psched reports {result['timer']['psched_hz']} Hz resolution"
+        )
     else:
         try:
             for exp in spec["experiments"]:
@@ -435,7 +602,9 @@ def main():
     with open(tmp, "w") as fh:
         json.dump(result, fh)
     os.replace(tmp, sys.argv[3])
-    print("shaping: " + ("done" if result["ok"] else "error: " + result.get("error", "")), flush=True)
+    print(
+        "shaping: " + ("done" if result["ok"] else "error: " + result.get("error", "")), flush=True
+    )
 
 
 if __name__ == "__main__":

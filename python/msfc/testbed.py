@@ -347,9 +347,9 @@ def selftest(args) -> int:
         total = sum(rates)
         shares = [r / total for r in rates]
         want = [1 / 7, 2 / 7, 4 / 7]
-        detail = ", ".join(f"{s:.3f} (want {w:.3f})" for s, w in zip(shares, want))
+        detail = ", ".join(f"{s:.3f} (want {w:.3f})" for s, w in zip(shares, want, strict=False))
         c.check(
-            all(abs(s - w) <= 0.15 * w for s, w in zip(shares, want)),
+            all(abs(s - w) <= 0.15 * w for s, w in zip(shares, want, strict=False)),
             "TCP goodput shares of CS1/BE/AF41 = 1:2:4 within 15 %",
             detail,
         )
@@ -1140,7 +1140,7 @@ def plots(out: Path, tests: list[str]) -> None:
     if "rrul" in tests:
         runs = list(_runs(out, "rrul"))
         fig, axes = plt.subplots(1, 3, figsize=(13, 4), sharey=True)
-        for ax, c in zip(axes, ("EF", "BE", "CS1")):
+        for ax, c in zip(axes, ("EF", "BE", "CS1"), strict=False):
             for q, f, rtt, _ in runs:
                 ids = f[(f["type"] == f"irtt-{c}") & (f["direction"] == "up")]["flow_id"]
                 x = np.sort(rtt[rtt["flow_id"].isin(ids)]["rtt_s"].to_numpy() * 1000)
@@ -1157,7 +1157,7 @@ def plots(out: Path, tests: list[str]) -> None:
         plt.close(fig)
         fig, axes = plt.subplots(1, 2, figsize=(12, 4), sharey=True)
         classes = ["EF", "CS5", "BE", "CS1"]
-        for ax, direction in zip(axes, ("up", "down")):
+        for ax, direction in zip(axes, ("up", "down"), strict=False):
             w = 0.8 / len(runs)
             for k, (q, f, _, _) in enumerate(runs):
                 ax.bar(
@@ -1176,7 +1176,7 @@ def plots(out: Path, tests: list[str]) -> None:
     if "shares" in tests:
         runs = list(_runs(out, "shares"))
         fig, axes = plt.subplots(1, len(runs), figsize=(3 * len(runs), 4), sharey=True)
-        for ax, (q, f, _, _) in zip(np.atleast_1d(axes), runs):
+        for ax, (q, f, _, _) in zip(np.atleast_1d(axes), runs, strict=False):
             pos = 0
             for c, col in (
                 ("CS1", "tab:blue"),
