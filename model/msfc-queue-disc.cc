@@ -11,7 +11,6 @@
 
 #include "ns3/boolean.h"
 #include "ns3/double.h"
-#include "ns3/drop-tail-queue.h"
 #include "ns3/log.h"
 #include "ns3/queue.h"
 #include "ns3/simulator.h"
@@ -38,10 +37,6 @@ constexpr uint32_t MAX_FLOWS = 65536;
 constexpr uint32_t MAX_QUANTUM = 1048576;
 constexpr double MAX_RATIO = 16.0;
 constexpr uint32_t MAX_DROP_BATCH = 65536;
-
-// Reciprocal square root in Q0.16, as in the CoDel reference control law.
-constexpr int REC_INV_SQRT_BITS = 16;
-constexpr int REC_INV_SQRT_SHIFT = 32 - REC_INV_SQRT_BITS;
 
 /// DSCP code point names accepted in DscpMap.
 const std::map<std::string, uint8_t>&
@@ -167,7 +162,27 @@ MsfcQueueDisc::GetTypeId()
                           "docs/algorithm.md; classes >= Prios are clamped to Prios-1",
                           StringValue(""),
                           MakeStringAccessor(&MsfcQueueDisc::m_dscpMapSpec),
-                          MakeStringChecker());
+                          MakeStringChecker())
+            .AddTraceSource("ClassBacklog",
+                            "Packets and bytes queued in a class, fired whenever they change "
+                            "(enqueue, dequeue, CoDel or overload drop)",
+                            MakeTraceSourceAccessor(&MsfcQueueDisc::m_classBacklogTrace),
+                            "ns3::MsfcQueueDisc::ClassBacklogCallback")
+            .AddTraceSource("Sojourn",
+                            "Sojourn time of every packet handed to the device, with its class "
+                            "and flow queue",
+                            MakeTraceSourceAccessor(&MsfcQueueDisc::m_sojournTrace),
+                            "ns3::MsfcQueueDisc::SojournCallback")
+            .AddTraceSource("CoDelState",
+                            "CoDel state of a flow queue (dropping, count, drop_next), fired "
+                            "when a dequeue changes it",
+                            MakeTraceSourceAccessor(&MsfcQueueDisc::m_codelStateTrace),
+                            "ns3::MsfcQueueDisc::CoDelStateCallback")
+            .AddTraceSource("OverloadDrop",
+                            "A packet dropped from the fattest flow because the queue disc held "
+                            "more than MaxSize, with its class and flow queue",
+                            MakeTraceSourceAccessor(&MsfcQueueDisc::m_overloadDropTrace),
+                            "ns3::MsfcQueueDisc::OverloadDropCallback");
     return tid;
 }
 
@@ -188,6 +203,7 @@ MsfcQueueDisc::DoDispose()
     NS_LOG_FUNCTION(this);
     m_flows.clear();
     m_classes.clear();
+    m_store = nullptr;
     m_activeHead = m_activeTail = NIL;
     QueueDisc::DoDispose();
 }
@@ -388,6 +404,8 @@ MsfcQueueDisc::CheckConfig()
         std::cerr << error << std::endl;
         return false;
     }
+    m_store = CreateObject<FlowPacketStore>();
+    AddInternalQueue(m_store);
     return true;
 }
 
@@ -398,8 +416,7 @@ MsfcQueueDisc::InitializeParams()
     uint32_t deviceMtu = QueueDiscDeviceMtu(*this);
     m_mtu = deviceMtu ? deviceMtu : QUEUE_DISC_DEFAULT_MTU;
     m_quantum = m_quantumAttr ? m_quantumAttr : m_mtu;
-    m_targetNs = m_target.GetNanoSeconds();
-    m_intervalNs = m_interval.GetNanoSeconds();
+    m_codel.Configure(m_target, m_interval, m_mtu, CoDelCore::Flavour::LINUX);
 
     auto quanta = ComputeClassQuanta(m_quantum,
                                      static_cast<uint32_t>(std::llround(m_ratio * 65536.0)),
@@ -410,6 +427,7 @@ MsfcQueueDisc::InitializeParams()
     {
         m_classes[p].quantum = quanta[p];
     }
+    static_assert(sizeof(Flow) == 72, "flow record size is documented (docs/design.md)");
     m_flows.assign(static_cast<size_t>(m_prios) * m_nFlows, Flow{});
     m_activeHead = m_activeTail = NIL;
 
@@ -491,21 +509,13 @@ MsfcQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
     Flow& flow = m_flows[idx];
     Class& c = m_classes[cls];
 
-    if (!flow.queue)
-    {
-        flow.queue = CreateObject<DropTailQueue<QueueDiscItem>>();
-        flow.queue->SetMaxSize(QueueSize(QueueSizeUnit::PACKETS, UINT32_MAX));
-        AddInternalQueue(flow.queue);
-    }
     uint32_t size = item->GetSize();
-    bool ok = flow.queue->Enqueue(item);
-    NS_ASSERT_MSG(ok, "flow queue refused a packet");
-    (void)ok;
-    flow.backlogBytes += size;
+    m_store->PushBack(flow.packets, item);
     c.stats.enqueuedPackets++;
     c.stats.enqueuedBytes += size;
     c.stats.backlogPackets++;
     c.stats.backlogBytes += size;
+    m_classBacklogTrace(cls, c.stats.backlogPackets, c.stats.backlogBytes);
 
     if (!flow.active)
     {
@@ -555,9 +565,9 @@ MsfcQueueDisc::OverloadDrop()
     uint64_t maxBytes = 0;
     for (uint32_t i = 0; i < m_flows.size(); ++i)
     {
-        if (m_flows[i].backlogBytes > maxBytes)
+        if (m_flows[i].packets.bytes > maxBytes)
         {
-            maxBytes = m_flows[i].backlogBytes;
+            maxBytes = m_flows[i].packets.bytes;
             fat = i;
         }
     }
@@ -581,6 +591,7 @@ MsfcQueueDisc::OverloadDrop()
         ++n;
         m_classes[cls].stats.overloadDrops++;
         DropAfterDequeue(item, OVERLOAD_DROP);
+        m_overloadDropTrace(item, cls, fat % m_nFlows);
     }
     NS_LOG_DEBUG("Dropped " << n << " packets (" << dropped << " bytes) from flow " << fat);
     return n;
@@ -589,136 +600,66 @@ MsfcQueueDisc::OverloadDrop()
 Ptr<QueueDiscItem>
 MsfcQueueDisc::PopHead(uint32_t cls, Flow& flow)
 {
-    if (!flow.queue)
-    {
-        return nullptr;
-    }
-    Ptr<QueueDiscItem> item = flow.queue->Dequeue();
+    Ptr<QueueDiscItem> item = m_store->PopFront(flow.packets);
     if (item)
     {
         uint32_t size = item->GetSize();
-        flow.backlogBytes -= size;
         Class& c = m_classes[cls];
         c.stats.backlogPackets--;
         c.stats.backlogBytes -= size;
+        m_classBacklogTrace(cls, c.stats.backlogPackets, c.stats.backlogBytes);
     }
     return item;
-}
-
-int64_t
-MsfcQueueDisc::ControlLaw(int64_t t, uint16_t recInvSqrt) const
-{
-    // t + interval / sqrt(count), with 1/sqrt(count) in Q0.16
-    unsigned __int128 scaled = static_cast<unsigned __int128>(m_intervalNs) *
-                               (static_cast<uint32_t>(recInvSqrt) << REC_INV_SQRT_SHIFT);
-    return t + static_cast<int64_t>(scaled >> 32);
-}
-
-void
-MsfcQueueDisc::NewtonStep(Flow& flow)
-{
-    // One Newton iteration of x' = x * (3 - count * x^2) / 2 in fixed point.
-    uint32_t invsqrt = static_cast<uint32_t>(flow.recInvSqrt) << REC_INV_SQRT_SHIFT;
-    uint32_t invsqrt2 = static_cast<uint32_t>((static_cast<uint64_t>(invsqrt) * invsqrt) >> 32);
-    uint64_t val = (uint64_t{3} << 32) - static_cast<uint64_t>(flow.count) * invsqrt2;
-    val >>= 2;
-    val = (val * invsqrt) >> (32 - 2 + 1);
-    flow.recInvSqrt = static_cast<uint16_t>(val >> REC_INV_SQRT_SHIFT);
-}
-
-bool
-MsfcQueueDisc::CoDelShouldDrop(Flow& flow, Ptr<const QueueDiscItem> item, int64_t now)
-{
-    if (!item)
-    {
-        flow.firstAboveTime = 0;
-        return false;
-    }
-    int64_t sojourn = now - item->GetTimeStamp().GetNanoSeconds();
-    if (sojourn < m_targetNs || flow.backlogBytes <= m_mtu)
-    {
-        flow.firstAboveTime = 0;
-        return false;
-    }
-    if (flow.firstAboveTime == 0)
-    {
-        flow.firstAboveTime = now + m_intervalNs;
-        return false;
-    }
-    return now > flow.firstAboveTime;
 }
 
 Ptr<QueueDiscItem>
 MsfcQueueDisc::CoDelDequeue(uint32_t cls, Flow& flow)
 {
-    Class& c = m_classes[cls];
-    Ptr<QueueDiscItem> item = PopHead(cls, flow);
-    if (!item)
+    /// The flow's operations as CoDelCore needs them.
+    struct Ops
     {
-        flow.dropping = false;
-        return nullptr;
-    }
-    int64_t now = Simulator::Now().GetNanoSeconds();
-    bool drop = CoDelShouldDrop(flow, item, now);
-    if (flow.dropping)
-    {
-        if (!drop)
+        MsfcQueueDisc* q;
+        uint32_t cls;
+        Flow& flow;
+
+        Ptr<QueueDiscItem> Pop()
         {
-            flow.dropping = false;
+            return q->PopHead(cls, flow);
         }
-        else
+
+        uint64_t Backlog() const
         {
-            while (flow.dropping && now >= flow.dropNext)
+            return flow.packets.bytes;
+        }
+
+        bool Mark(Ptr<QueueDiscItem> item)
+        {
+            if (q->m_useEcn && q->QueueDisc::Mark(item, CODEL_MARK))
             {
-                flow.count++;
-                NewtonStep(flow);
-                if (m_useEcn && Mark(item, CODEL_MARK))
-                {
-                    c.stats.ecnMarks++;
-                    flow.dropNext = ControlLaw(flow.dropNext, flow.recInvSqrt);
-                    return item;
-                }
-                c.stats.codelDrops++;
-                DropAfterDequeue(item, CODEL_DROP);
-                item = PopHead(cls, flow);
-                if (!CoDelShouldDrop(flow, item, now))
-                {
-                    flow.dropping = false;
-                }
-                else
-                {
-                    flow.dropNext = ControlLaw(flow.dropNext, flow.recInvSqrt);
-                }
+                q->m_classes[cls].stats.ecnMarks++;
+                return true;
             }
+            return false;
         }
-    }
-    else if (drop)
+
+        void Drop(Ptr<QueueDiscItem> item)
+        {
+            q->m_classes[cls].stats.codelDrops++;
+            q->DropAfterDequeue(item, CODEL_DROP);
+        }
+    } ops{this, cls, flow};
+
+    CoDelVars before = flow.codel;
+    Ptr<QueueDiscItem> item = m_codel.Dequeue(flow.codel, Simulator::Now().GetNanoSeconds(), ops);
+    const CoDelVars& after = flow.codel;
+    if (after.dropping != before.dropping || after.count != before.count ||
+        after.dropNext != before.dropNext)
     {
-        if (m_useEcn && Mark(item, CODEL_MARK))
-        {
-            c.stats.ecnMarks++;
-        }
-        else
-        {
-            c.stats.codelDrops++;
-            DropAfterDequeue(item, CODEL_DROP);
-            item = PopHead(cls, flow);
-            CoDelShouldDrop(flow, item, now);
-        }
-        flow.dropping = true;
-        uint32_t delta = flow.count - flow.lastCount;
-        if (delta > 1 && now - flow.dropNext < 16 * m_intervalNs)
-        {
-            flow.count = delta;
-            NewtonStep(flow);
-        }
-        else
-        {
-            flow.count = 1;
-            flow.recInvSqrt = static_cast<uint16_t>(~0U >> REC_INV_SQRT_SHIFT);
-        }
-        flow.lastCount = flow.count;
-        flow.dropNext = ControlLaw(now, flow.recInvSqrt);
+        m_codelStateTrace(cls,
+                          static_cast<uint32_t>(&flow - m_flows.data()) % m_nFlows,
+                          after.dropping,
+                          after.count,
+                          NanoSeconds(after.dropNext));
     }
     return item;
 }
@@ -756,6 +697,7 @@ MsfcQueueDisc::ClassDequeue(uint32_t cls)
             continue;
         }
         flow.deficit -= item->GetSize();
+        m_sojournTrace(cls, idx % m_nFlows, Simulator::Now() - item->GetTimeStamp());
         return item;
     }
     return nullptr;
