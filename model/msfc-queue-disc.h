@@ -74,7 +74,7 @@ class MsfcQueueDisc : public QueueDisc
     static constexpr const char* OVERLOAD_DROP = "Overload drop"; //!< dropped above MaxSize
 
     /// Largest number of classes.
-    static constexpr uint32_t MAX_PRIOS = 16;
+    static constexpr uint32_t MAX_PRIOS = DscpClassifier::MAX_CLASSES;
     /// Largest class quantum accepted (bytes).
     static constexpr uint64_t MAX_CLASS_QUANTUM = uint64_t{1} << 40;
 
@@ -105,9 +105,8 @@ class MsfcQueueDisc : public QueueDisc
      */
     uint32_t ClassOfDscp(uint8_t dscp) const;
     /**
-     * A DSCP that the default map puts in class `cls` when Prios > cls: CS1 for 0, best
-     * effort (CS0) for 1, CS<cls> for 2..7.  Only class selectors are used, so ns-3's
-     * TOS-to-socket-priority mapping gives every one of them socket priority 0.
+     * A DSCP that the default map puts in class `cls` when Prios > cls
+     * (DscpClassifier::DscpForDefaultClass).
      * @param cls class 0..7 (aborts otherwise: class selectors name eight classes)
      * @return the DSCP code point
      */
@@ -123,17 +122,6 @@ class MsfcQueueDisc : public QueueDisc
     static std::vector<uint64_t> ComputeClassQuanta(uint64_t quantum,
                                                     uint32_t ratioFixed,
                                                     uint32_t prios);
-    /**
-     * Parse a DSCP map specification ("EF=2, CS1=0, 10=0").
-     * @param spec the text
-     * @param map filled with class numbers for the listed code points, -1 elsewhere
-     * @param error set to a message when the text is malformed
-     * @return true on success
-     */
-    static bool ParseDscpMap(const std::string& spec,
-                             std::array<int32_t, 64>& map,
-                             std::string& error);
-
     /**
      * Check the configured attributes.
      * @return an empty string when valid, else a message naming the attribute,

@@ -7,7 +7,7 @@
 
 #include "weighted-class-queue-disc.h"
 
-#include "msfc-queue-disc.h"
+#include "dscp-classifier.h"
 
 #include "ns3/boolean.h"
 #include "ns3/double.h"
@@ -295,7 +295,7 @@ WeightedClassQueueDisc::ValidateConfiguration() const
     else
     {
         std::array<int32_t, 64> map;
-        if (!MsfcQueueDisc::ParseDscpMap(m_dscpMapSpec, map, e))
+        if (!DscpClassifier::ParseDscpMap(m_dscpMapSpec, map, e))
         {
             err << e;
         }
