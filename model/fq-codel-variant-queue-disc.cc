@@ -7,6 +7,7 @@
 
 #include "queue-disc-mtu.h"
 
+#include "ns3/abort.h"
 #include "ns3/boolean.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
@@ -45,15 +46,15 @@ FqCoDelVariantQueueDisc::GetTypeId()
                           MakeBooleanAccessor(&FqCoDelVariantQueueDisc::m_useEcn),
                           MakeBooleanChecker())
             .AddAttribute("Target",
-                          "CoDel target queueing delay",
+                          "CoDel target queueing delay (> 0, <= Interval)",
                           TimeValue(MilliSeconds(5)),
                           MakeTimeAccessor(&FqCoDelVariantQueueDisc::m_target),
-                          MakeTimeChecker())
+                          MakeTimeChecker(NanoSeconds(1)))
             .AddAttribute("Interval",
-                          "CoDel interval",
+                          "CoDel interval (>= Target)",
                           TimeValue(MilliSeconds(100)),
                           MakeTimeAccessor(&FqCoDelVariantQueueDisc::m_interval),
-                          MakeTimeChecker())
+                          MakeTimeChecker(NanoSeconds(1)))
             .AddAttribute("MaxSize",
                           "Packets held at most (must be in packets)",
                           QueueSizeValue(QueueSize("10240p")),
@@ -65,10 +66,11 @@ FqCoDelVariantQueueDisc::GetTypeId()
                           MakeUintegerAccessor(&FqCoDelVariantQueueDisc::m_flows),
                           MakeUintegerChecker<uint32_t>(1, 65536))
             .AddAttribute("Quantum",
-                          "DRR quantum in bytes (0: the device MTU, 1500 when not on a device)",
+                          "DRR quantum in bytes, 0..1048576 (0: the device MTU, 1500 when not "
+                          "on a device)",
                           UintegerValue(0),
                           MakeUintegerAccessor(&FqCoDelVariantQueueDisc::m_quantumAttr),
-                          MakeUintegerChecker<uint32_t>())
+                          MakeUintegerChecker<uint32_t>(0, 1048576))
             .AddAttribute("DropBatchSize",
                           "Packets dropped at most from the fattest flow per overload",
                           UintegerValue(64),
@@ -144,25 +146,22 @@ bool
 FqCoDelVariantQueueDisc::CheckConfig()
 {
     NS_LOG_FUNCTION(this);
-    if (GetNQueueDiscClasses() > 0 || GetNInternalQueues() > 0 || GetNPacketFilters() > 0)
-    {
-        NS_LOG_ERROR("FqCoDelVariantQueueDisc takes no classes, internal queues or packet "
-                     "filters: it hashes packets itself; remove them");
-        return false;
-    }
-    if (GetMaxSize().GetUnit() != QueueSizeUnit::PACKETS || GetMaxSize().GetValue() == 0)
-    {
-        NS_LOG_ERROR("FqCoDelVariantQueueDisc MaxSize must be at least 1 packet, in packets "
-                     "(e.g. \"10240p\"), got "
-                     << GetMaxSize());
-        return false;
-    }
-    if (!m_interval.IsStrictlyPositive() || !m_target.IsStrictlyPositive() || m_target > m_interval)
-    {
-        NS_LOG_ERROR("FqCoDelVariantQueueDisc needs 0 < Target <= Interval, got Target "
-                     << m_target.As(Time::MS) << " Interval " << m_interval.As(Time::MS));
-        return false;
-    }
+    // Configuration errors end the simulation through ns-3's error path with the message
+    // (a false return would only give QueueDisc's generic "configuration is not correct").
+    NS_ABORT_MSG_IF(
+        GetNQueueDiscClasses() > 0 || GetNInternalQueues() > 0 || GetNPacketFilters() > 0,
+        "FqCoDelVariantQueueDisc: it takes no classes, internal queues or packet filters (it "
+        "hashes packets itself); remove them");
+    NS_ABORT_MSG_IF(GetMaxSize().GetUnit() != QueueSizeUnit::PACKETS ||
+                        GetMaxSize().GetValue() == 0,
+                    "FqCoDelVariantQueueDisc: MaxSize=" << GetMaxSize()
+                                                        << " must be at least 1 packet, in "
+                                                           "packets (e.g. \"10240p\")");
+    NS_ABORT_MSG_IF(!m_interval.IsStrictlyPositive() || !m_target.IsStrictlyPositive() ||
+                        m_target > m_interval,
+                    "FqCoDelVariantQueueDisc: Target=" << m_target.As(Time::MS)
+                                                       << " must be > 0 and at most Interval="
+                                                       << m_interval.As(Time::MS));
     m_store = CreateObject<FlowPacketStore>();
     AddInternalQueue(m_store);
     if (m_quantumAttr == 0)

@@ -9,6 +9,7 @@
 
 #include "queue-disc-mtu.h"
 
+#include "ns3/abort.h"
 #include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/log.h"
@@ -277,31 +278,16 @@ bool
 MsfcQueueDisc::CheckConfig()
 {
     NS_LOG_FUNCTION(this);
-    if (GetNQueueDiscClasses() > 0)
-    {
-        NS_LOG_ERROR("MsfcQueueDisc cannot have classes");
-        std::cerr << "MsfcQueueDisc: it cannot have queue disc classes (it builds its own)\n";
-        return false;
-    }
-    if (GetNPacketFilters() > 0)
-    {
-        NS_LOG_ERROR("MsfcQueueDisc needs no packet filter");
-        std::cerr << "MsfcQueueDisc: it classifies by itself; remove the packet filters\n";
-        return false;
-    }
-    if (GetNInternalQueues() > 0)
-    {
-        NS_LOG_ERROR("MsfcQueueDisc cannot have internal queues");
-        std::cerr << "MsfcQueueDisc: it creates its own internal queues; do not add any\n";
-        return false;
-    }
+    // Configuration errors end the simulation through ns-3's error path with the message
+    // (a false return would only give QueueDisc's generic "configuration is not correct").
+    NS_ABORT_MSG_IF(GetNQueueDiscClasses() > 0,
+                    "MsfcQueueDisc: it cannot have queue disc classes (it builds its own)");
+    NS_ABORT_MSG_IF(GetNPacketFilters() > 0,
+                    "MsfcQueueDisc: it classifies by itself; remove the packet filters");
+    NS_ABORT_MSG_IF(GetNInternalQueues() > 0,
+                    "MsfcQueueDisc: it creates its own internal queues; do not add any");
     std::string error = ValidateConfiguration();
-    if (!error.empty())
-    {
-        NS_LOG_ERROR(error);
-        std::cerr << error << std::endl;
-        return false;
-    }
+    NS_ABORT_MSG_IF(!error.empty(), error);
     m_store = CreateObject<FlowPacketStore>();
     AddInternalQueue(m_store);
     return true;

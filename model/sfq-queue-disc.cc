@@ -7,6 +7,7 @@
 
 #include "queue-disc-mtu.h"
 
+#include "ns3/abort.h"
 #include "ns3/boolean.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
@@ -151,23 +152,17 @@ bool
 SfqQueueDisc::CheckConfig()
 {
     NS_LOG_FUNCTION(this);
-    if (GetNQueueDiscClasses() > 0 || GetNInternalQueues() > 0 || GetNPacketFilters() > 0)
-    {
-        NS_LOG_ERROR("SfqQueueDisc takes no classes, internal queues or packet filters: it "
-                     "hashes packets itself; remove them");
-        return false;
-    }
-    if (GetMaxSize().GetUnit() != QueueSizeUnit::PACKETS)
-    {
-        NS_LOG_ERROR("SfqQueueDisc MaxSize must be in packets (e.g. \"127p\"), got "
-                     << GetMaxSize());
-        return false;
-    }
-    if (GetMaxSize().GetValue() == 0)
-    {
-        NS_LOG_ERROR("SfqQueueDisc MaxSize must be at least 1p");
-        return false;
-    }
+    // Configuration errors end the simulation through ns-3's error path with the message
+    // (a false return would only give QueueDisc's generic "configuration is not correct").
+    NS_ABORT_MSG_IF(
+        GetNQueueDiscClasses() > 0 || GetNInternalQueues() > 0 || GetNPacketFilters() > 0,
+        "SfqQueueDisc: it takes no classes, internal queues or packet filters (it hashes "
+        "packets itself); remove them");
+    NS_ABORT_MSG_IF(GetMaxSize().GetUnit() != QueueSizeUnit::PACKETS,
+                    "SfqQueueDisc: MaxSize=" << GetMaxSize()
+                                             << " must be given in packets (e.g. \"127p\")");
+    NS_ABORT_MSG_IF(GetMaxSize().GetValue() == 0,
+                    "SfqQueueDisc: MaxSize=" << GetMaxSize() << " must be at least 1p");
     m_store = CreateObject<FlowPacketStore>();
     AddInternalQueue(m_store);
     if (m_quantumAttr == 0)
