@@ -4,14 +4,138 @@
 
 #include "dscp-classifier.h"
 
-#include "msfc-queue-disc.h"
-
+#include "ns3/abort.h"
 #include "ns3/socket.h"
 
 #include <algorithm>
+#include <cctype>
+#include <map>
+#include <sstream>
 
 namespace ns3
 {
+
+namespace
+{
+
+/// DSCP code point names accepted in DscpMap.
+const std::map<std::string, uint8_t>&
+DscpNames()
+{
+    static const std::map<std::string, uint8_t> names = {
+        {"CS0", 0},   {"BE", 0},    {"LE", 1},    {"CS1", 8},   {"AF11", 10}, {"AF12", 12},
+        {"AF13", 14}, {"CS2", 16},  {"AF21", 18}, {"AF22", 20}, {"AF23", 22}, {"CS3", 24},
+        {"AF31", 26}, {"AF32", 28}, {"AF33", 30}, {"CS4", 32},  {"AF41", 34}, {"AF42", 36},
+        {"AF43", 38}, {"CS5", 40},  {"VA", 44},   {"EF", 46},   {"CS6", 48},  {"CS7", 56},
+    };
+    return names;
+}
+
+bool
+ParseUnsigned(const std::string& text, uint64_t max, uint64_t& out)
+{
+    if (text.empty() || text.size() > 10)
+    {
+        return false;
+    }
+    uint64_t v = 0;
+    for (char ch : text)
+    {
+        if (!std::isdigit(static_cast<unsigned char>(ch)))
+        {
+            return false;
+        }
+        v = v * 10 + static_cast<uint64_t>(ch - '0');
+    }
+    if (v > max)
+    {
+        return false;
+    }
+    out = v;
+    return true;
+}
+
+std::string
+Trim(const std::string& s)
+{
+    auto b = s.find_first_not_of(" \t");
+    if (b == std::string::npos)
+    {
+        return "";
+    }
+    auto e = s.find_last_not_of(" \t");
+    return s.substr(b, e - b + 1);
+}
+} // namespace
+
+bool
+DscpClassifier::ParseDscpMap(const std::string& spec,
+                             std::array<int32_t, 64>& map,
+                             std::string& error)
+{
+    map.fill(-1);
+    std::string normalized = spec;
+    std::replace(normalized.begin(), normalized.end(), ';', ',');
+    std::stringstream ss(normalized);
+    std::string entry;
+    while (std::getline(ss, entry, ','))
+    {
+        entry = Trim(entry);
+        if (entry.empty())
+        {
+            continue;
+        }
+        auto eq = entry.find_first_of("=:");
+        if (eq == std::string::npos)
+        {
+            error =
+                "DscpMap entry '" + entry + "' is not of the form DSCP=CLASS (e.g. EF=2 or 46=2)";
+            return false;
+        }
+        std::string key = Trim(entry.substr(0, eq));
+        std::string val = Trim(entry.substr(eq + 1));
+        std::transform(key.begin(), key.end(), key.begin(), [](unsigned char c) {
+            return static_cast<char>(std::toupper(c));
+        });
+        uint64_t dscp = 0;
+        auto named = DscpNames().find(key);
+        if (named != DscpNames().end())
+        {
+            dscp = named->second;
+        }
+        else if (!ParseUnsigned(key, 63, dscp))
+        {
+            error = "DscpMap entry '" + entry + "': '" + key +
+                    "' is neither a DSCP number 0..63 nor a code point name "
+                    "(CS0-CS7, AF11-AF43, EF, VA, LE, BE)";
+            return false;
+        }
+        uint64_t cls = 0;
+        if (!ParseUnsigned(val, MAX_CLASSES - 1, cls))
+        {
+            error = "DscpMap entry '" + entry + "': class '" + val + "' is not a number 0.." +
+                    std::to_string(MAX_CLASSES - 1);
+            return false;
+        }
+        map[dscp] = static_cast<int32_t>(cls);
+    }
+    return true;
+}
+
+uint8_t
+DscpClassifier::DscpForDefaultClass(uint32_t cls)
+{
+    NS_ABORT_MSG_IF(cls > 7, "DSCP class selectors express classes 0..7 only");
+    if (cls == 0)
+    {
+        return 8; // CS1
+    }
+    if (cls == 1)
+    {
+        return 0; // CS0, best effort
+    }
+    return static_cast<uint8_t>(8 * cls); // CS2..CS7
+}
 
 uint32_t
 DscpClassifier::DefaultClassOfDscp(uint8_t dscp)
@@ -31,7 +155,7 @@ DscpClassifier::Configure(uint32_t nClasses, const std::string& dscpMapSpec, boo
     m_useSocketPriority = useSocketPriority;
     std::array<int32_t, 64> overrides;
     std::string error;
-    if (!MsfcQueueDisc::ParseDscpMap(dscpMapSpec, overrides, error))
+    if (!ParseDscpMap(dscpMapSpec, overrides, error))
     {
         overrides.fill(-1);
     }

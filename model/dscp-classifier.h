@@ -1,7 +1,8 @@
 /*
- * Classification of packets into priority classes by DSCP (or socket priority), shared by
- * every class-based queue disc of the project (MSFC, the weighted class scheduler).  The
- * default map and the DscpMap syntax are those of docs/algorithm.md.
+ * Classification of packets into priority classes by DSCP (or socket priority), for any
+ * class-based queue disc (MSFC and the weighted class scheduler use it).  The default map
+ * and the DscpMap syntax are those of docs/algorithm.md; this file is their one definition
+ * on the ns-3 side.
  *
  * SPDX-License-Identifier: GPL-2.0-only
  */
@@ -27,6 +28,9 @@ namespace ns3
 class DscpClassifier
 {
   public:
+    /// Largest number of classes (class numbers 0..15 in a DscpMap).
+    static constexpr uint32_t MAX_CLASSES = 16;
+
     /**
      * Build the table.
      * @param nClasses number of classes (>= 1)
@@ -53,6 +57,27 @@ class DscpClassifier
      * @return the class
      */
     static uint32_t DefaultClassOfDscp(uint8_t dscp);
+    /**
+     * A DSCP that the default map puts in class `cls` (when there are more than `cls`
+     * classes): CS1 for 0, best effort (CS0) for 1, CS<cls> for 2..7.  Only class selectors
+     * are used, so ns-3's TOS-to-socket-priority mapping gives every one of them socket
+     * priority 0.
+     * @param cls class 0..7 (aborts otherwise: class selectors name eight classes)
+     * @return the DSCP code point
+     */
+    static uint8_t DscpForDefaultClass(uint32_t cls);
+    /**
+     * Parse a DSCP map specification ("EF=2, CS1=0, 10=0"; entries separated by ',' or ';',
+     * '=' or ':' between code point and class; code points by name or number 0..63, classes
+     * 0..MAX_CLASSES-1).
+     * @param spec the text
+     * @param map filled with class numbers for the listed code points, -1 elsewhere
+     * @param error set to a message naming the bad entry when the text is malformed
+     * @return true on success
+     */
+    static bool ParseDscpMap(const std::string& spec,
+                             std::array<int32_t, 64>& map,
+                             std::string& error);
 
   private:
     std::array<uint8_t, 64> m_class{}; //!< DSCP -> class

@@ -7,12 +7,11 @@
 
 #include "queue-disc-mtu.h"
 
+#include "ns3/abort.h"
 #include "ns3/boolean.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
-
-#include <cmath>
 
 namespace ns3
 {
@@ -47,15 +46,15 @@ FqCoDelVariantQueueDisc::GetTypeId()
                           MakeBooleanAccessor(&FqCoDelVariantQueueDisc::m_useEcn),
                           MakeBooleanChecker())
             .AddAttribute("Target",
-                          "CoDel target queueing delay",
+                          "CoDel target queueing delay (> 0, <= Interval)",
                           TimeValue(MilliSeconds(5)),
                           MakeTimeAccessor(&FqCoDelVariantQueueDisc::m_target),
-                          MakeTimeChecker())
+                          MakeTimeChecker(NanoSeconds(1)))
             .AddAttribute("Interval",
-                          "CoDel interval",
+                          "CoDel interval (>= Target)",
                           TimeValue(MilliSeconds(100)),
                           MakeTimeAccessor(&FqCoDelVariantQueueDisc::m_interval),
-                          MakeTimeChecker())
+                          MakeTimeChecker(NanoSeconds(1)))
             .AddAttribute("MaxSize",
                           "Packets held at most (must be in packets)",
                           QueueSizeValue(QueueSize("10240p")),
@@ -67,10 +66,11 @@ FqCoDelVariantQueueDisc::GetTypeId()
                           MakeUintegerAccessor(&FqCoDelVariantQueueDisc::m_flows),
                           MakeUintegerChecker<uint32_t>(1, 65536))
             .AddAttribute("Quantum",
-                          "DRR quantum in bytes (0: the device MTU, 1500 when not on a device)",
+                          "DRR quantum in bytes, 0..1048576 (0: the device MTU, 1500 when not "
+                          "on a device)",
                           UintegerValue(0),
                           MakeUintegerAccessor(&FqCoDelVariantQueueDisc::m_quantumAttr),
-                          MakeUintegerChecker<uint32_t>())
+                          MakeUintegerChecker<uint32_t>(0, 1048576))
             .AddAttribute("DropBatchSize",
                           "Packets dropped at most from the fattest flow per overload",
                           UintegerValue(64),
@@ -80,7 +80,17 @@ FqCoDelVariantQueueDisc::GetTypeId()
                           "Hash perturbation value",
                           UintegerValue(0),
                           MakeUintegerAccessor(&FqCoDelVariantQueueDisc::m_perturbation),
-                          MakeUintegerChecker<uint32_t>());
+                          MakeUintegerChecker<uint32_t>())
+            .AddTraceSource("Sojourn",
+                            "Sojourn time of every packet handed to the device, with its flow "
+                            "queue",
+                            MakeTraceSourceAccessor(&FqCoDelVariantQueueDisc::m_sojournTrace),
+                            "ns3::FqCoDelVariantQueueDisc::SojournCallback")
+            .AddTraceSource("CoDelState",
+                            "CoDel state of a flow queue (dropping, count, drop_next), fired "
+                            "when a dequeue changes it",
+                            MakeTraceSourceAccessor(&FqCoDelVariantQueueDisc::m_codelStateTrace),
+                            "ns3::FqCoDelVariantQueueDisc::CoDelStateCallback");
     return tid;
 }
 
@@ -109,7 +119,7 @@ FqCoDelVariantQueueDisc::DoDispose()
     m_flowQueues.clear();
     m_newFlows.clear();
     m_oldFlows.clear();
-    m_ledger = nullptr;
+    m_store = nullptr;
     QueueDisc::DoDispose();
 }
 
@@ -136,27 +146,24 @@ bool
 FqCoDelVariantQueueDisc::CheckConfig()
 {
     NS_LOG_FUNCTION(this);
-    if (GetNQueueDiscClasses() > 0 || GetNInternalQueues() > 0 || GetNPacketFilters() > 0)
-    {
-        NS_LOG_ERROR("FqCoDelVariantQueueDisc takes no classes, internal queues or packet "
-                     "filters: it hashes packets itself; remove them");
-        return false;
-    }
-    if (GetMaxSize().GetUnit() != QueueSizeUnit::PACKETS || GetMaxSize().GetValue() == 0)
-    {
-        NS_LOG_ERROR("FqCoDelVariantQueueDisc MaxSize must be at least 1 packet, in packets "
-                     "(e.g. \"10240p\"), got "
-                     << GetMaxSize());
-        return false;
-    }
-    if (!m_interval.IsStrictlyPositive() || !m_target.IsStrictlyPositive() || m_target > m_interval)
-    {
-        NS_LOG_ERROR("FqCoDelVariantQueueDisc needs 0 < Target <= Interval, got Target "
-                     << m_target.As(Time::MS) << " Interval " << m_interval.As(Time::MS));
-        return false;
-    }
-    m_ledger = CreateObject<PacketLedgerQueue>();
-    AddInternalQueue(m_ledger);
+    // Configuration errors end the simulation through ns-3's error path with the message
+    // (a false return would only give QueueDisc's generic "configuration is not correct").
+    NS_ABORT_MSG_IF(
+        GetNQueueDiscClasses() > 0 || GetNInternalQueues() > 0 || GetNPacketFilters() > 0,
+        "FqCoDelVariantQueueDisc: it takes no classes, internal queues or packet filters (it "
+        "hashes packets itself); remove them");
+    NS_ABORT_MSG_IF(GetMaxSize().GetUnit() != QueueSizeUnit::PACKETS ||
+                        GetMaxSize().GetValue() == 0,
+                    "FqCoDelVariantQueueDisc: MaxSize=" << GetMaxSize()
+                                                        << " must be at least 1 packet, in "
+                                                           "packets (e.g. \"10240p\")");
+    NS_ABORT_MSG_IF(!m_interval.IsStrictlyPositive() || !m_target.IsStrictlyPositive() ||
+                        m_target > m_interval,
+                    "FqCoDelVariantQueueDisc: Target=" << m_target.As(Time::MS)
+                                                       << " must be > 0 and at most Interval="
+                                                       << m_interval.As(Time::MS));
+    m_store = CreateObject<FlowPacketStore>();
+    AddInternalQueue(m_store);
     if (m_quantumAttr == 0)
     {
         uint32_t mtu = QueueDiscDeviceMtu(*this);
@@ -181,6 +188,7 @@ FqCoDelVariantQueueDisc::InitializeParams()
 {
     NS_LOG_FUNCTION(this);
     m_flowQueues.assign(m_flows, Flow{});
+    m_codel.Configure(m_target, m_interval, m_quantum, CoDelCore::Flavour::RFC8289);
     m_newFlows.clear();
     m_oldFlows.clear();
     NS_LOG_INFO("FQ-CoDel variant: new-flow priority "
@@ -195,8 +203,7 @@ FqCoDelVariantQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
     uint32_t idx = Classify(item);
     Flow& f = m_flowQueues[idx];
     item->SetTimeStamp(Simulator::Now());
-    f.packets.push_back(Entry{item, m_ledger->Add(item)});
-    f.bytes += item->GetSize();
+    m_store->PushBack(f.packets, item);
     if (f.status == INACTIVE)
     {
         f.deficit = m_quantum;
@@ -225,9 +232,9 @@ FqCoDelVariantQueueDisc::DropFromFattest()
     uint64_t maxBytes = 0;
     for (uint32_t i = 0; i < m_flowQueues.size(); ++i)
     {
-        if (m_flowQueues[i].bytes > maxBytes)
+        if (m_flowQueues[i].packets.bytes > maxBytes)
         {
-            maxBytes = m_flowQueues[i].bytes;
+            maxBytes = m_flowQueues[i].packets.bytes;
             fat = i;
         }
     }
@@ -240,7 +247,7 @@ FqCoDelVariantQueueDisc::DropFromFattest()
         Ptr<QueueDiscItem> item = PopHead(f);
         dropped += item->GetSize();
         DropAfterDequeue(item, OVERLIMIT_DROP);
-    } while (++n < m_dropBatchSize && dropped < threshold && !f.packets.empty());
+    } while (++n < m_dropBatchSize && dropped < threshold && !f.packets.IsEmpty());
     NS_LOG_LOGIC("overload: dropped " << n << " packets from flow " << fat);
     return fat;
 }
@@ -248,111 +255,47 @@ FqCoDelVariantQueueDisc::DropFromFattest()
 Ptr<QueueDiscItem>
 FqCoDelVariantQueueDisc::PopHead(Flow& f)
 {
-    if (f.packets.empty())
-    {
-        return nullptr;
-    }
-    Entry e = f.packets.front();
-    f.packets.pop_front();
-    Ptr<QueueDiscItem> item = m_ledger->Take(e.handle);
-    f.bytes -= item->GetSize();
-    return item;
-}
-
-Time
-FqCoDelVariantQueueDisc::ControlLaw(Time t, uint32_t count) const
-{
-    return t + Time::FromDouble(m_interval.GetDouble() / std::sqrt(static_cast<double>(count)),
-                                Time::GetResolution());
-}
-
-bool
-FqCoDelVariantQueueDisc::ShouldDrop(Flow& f, Ptr<QueueDiscItem> item, Time now)
-{
-    if (!item)
-    {
-        f.firstAboveTime = Time(0);
-        return false;
-    }
-    Time sojourn = now - item->GetTimeStamp();
-    // The packet has left the queue: the flow's backlog is what remains.
-    if (sojourn < m_target || f.bytes <= m_quantum)
-    {
-        f.firstAboveTime = Time(0);
-        return false;
-    }
-    if (f.firstAboveTime.IsZero())
-    {
-        f.firstAboveTime = now + m_interval;
-        return false;
-    }
-    return now >= f.firstAboveTime;
+    return m_store->PopFront(f.packets);
 }
 
 Ptr<QueueDiscItem>
-FqCoDelVariantQueueDisc::CoDelDequeue(Flow& f)
+FqCoDelVariantQueueDisc::CoDelDequeue(uint32_t idx)
 {
-    Ptr<QueueDiscItem> item = PopHead(f);
-    if (!item)
+    Flow& f = m_flowQueues[idx];
+
+    /// The flow's operations as CoDelCore needs them.
+    struct Ops
     {
-        f.dropping = false;
-        return nullptr;
-    }
-    Time now = Simulator::Now();
-    bool drop = ShouldDrop(f, item, now);
-    if (f.dropping)
+        FqCoDelVariantQueueDisc* q;
+        Flow& f;
+
+        Ptr<QueueDiscItem> Pop()
+        {
+            return q->PopHead(f);
+        }
+
+        uint64_t Backlog() const
+        {
+            return f.packets.bytes;
+        }
+
+        bool Mark(Ptr<QueueDiscItem> item)
+        {
+            return q->m_useEcn && q->QueueDisc::Mark(item, CE_MARK);
+        }
+
+        void Drop(Ptr<QueueDiscItem> item)
+        {
+            q->DropAfterDequeue(item, TARGET_EXCEEDED_DROP);
+        }
+    } ops{this, f};
+
+    CoDelVars before = f.codel;
+    Ptr<QueueDiscItem> item = m_codel.Dequeue(f.codel, Simulator::Now().GetNanoSeconds(), ops);
+    if (f.codel.dropping != before.dropping || f.codel.count != before.count ||
+        f.codel.dropNext != before.dropNext)
     {
-        if (!drop)
-        {
-            f.dropping = false;
-        }
-        else
-        {
-            while (f.dropping && now >= f.dropNext)
-            {
-                f.count++;
-                if (m_useEcn && Mark(item, CE_MARK))
-                {
-                    f.dropNext = ControlLaw(f.dropNext, f.count);
-                    return item;
-                }
-                DropAfterDequeue(item, TARGET_EXCEEDED_DROP);
-                item = PopHead(f);
-                if (!ShouldDrop(f, item, now))
-                {
-                    f.dropping = false;
-                }
-                else
-                {
-                    f.dropNext = ControlLaw(f.dropNext, f.count);
-                }
-            }
-        }
-    }
-    else if (drop)
-    {
-        if (m_useEcn && Mark(item, CE_MARK))
-        {
-            // marked, delivered below
-        }
-        else
-        {
-            DropAfterDequeue(item, TARGET_EXCEEDED_DROP);
-            item = PopHead(f);
-            ShouldDrop(f, item, now);
-        }
-        f.dropping = true;
-        uint32_t delta = f.count - f.lastCount;
-        if (delta > 1 && now - f.dropNext < 16 * m_interval)
-        {
-            f.count = delta;
-        }
-        else
-        {
-            f.count = 1;
-        }
-        f.lastCount = f.count;
-        f.dropNext = ControlLaw(now, f.count);
+        m_codelStateTrace(idx, f.codel.dropping, f.codel.count, NanoSeconds(f.codel.dropNext));
     }
     return item;
 }
@@ -386,7 +329,7 @@ FqCoDelVariantQueueDisc::DoDequeue()
             m_oldFlows.push_back(idx);
             continue;
         }
-        Ptr<QueueDiscItem> item = CoDelDequeue(f);
+        Ptr<QueueDiscItem> item = CoDelDequeue(idx);
         if (!item)
         {
             head->pop_front();
@@ -402,6 +345,7 @@ FqCoDelVariantQueueDisc::DoDequeue()
             continue;
         }
         f.deficit -= item->GetSize();
+        m_sojournTrace(idx, Simulator::Now() - item->GetTimeStamp());
         return item;
     }
 }

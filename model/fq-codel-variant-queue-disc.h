@@ -7,13 +7,14 @@
 #ifndef FQ_CODEL_VARIANT_QUEUE_DISC_H
 #define FQ_CODEL_VARIANT_QUEUE_DISC_H
 
-#include "packet-ledger-queue.h"
+#include "codel-core.h"
+#include "flow-packet-store.h"
 
 #include "ns3/nstime.h"
 #include "ns3/queue-disc.h"
+#include "ns3/traced-callback.h"
 
 #include <cstdint>
-#include <deque>
 #include <list>
 #include <vector>
 
@@ -79,26 +80,32 @@ class FqCoDelVariantQueueDisc : public QueueDisc
     /// @return the quantum in use (after resolving 0 to the device MTU)
     uint32_t GetQuantum() const;
 
+    /**
+     * TracedCallback signature of the "Sojourn" trace source.
+     * @param flow the flow queue of the dequeued packet
+     * @param sojourn the time it spent in the queue disc
+     */
+    typedef void (*SojournCallback)(uint32_t flow, Time sojourn);
+    /**
+     * TracedCallback signature of the "CoDelState" trace source.
+     * @param flow the flow queue
+     * @param dropping whether CoDel is in the dropping state
+     * @param count CoDel's count (drops since entering the dropping state)
+     * @param dropNext the time of the next drop while dropping
+     */
+    typedef void (*CoDelStateCallback)(uint32_t flow, bool dropping, uint32_t count, Time dropNext);
+
   protected:
     void DoDispose() override;
 
   private:
-    /// A queued packet and its place in the ledger
-    using Entry = PacketLedgerQueue::Entry;
-
     /// One flow queue
     struct Flow
     {
-        std::deque<Entry> packets;   //!< queued packets, oldest first
-        uint64_t bytes{0};           //!< bytes queued
-        int64_t deficit{0};          //!< DRR credit
-        FlowStatus status{INACTIVE}; //!< list membership
-        // CoDel state
-        Time firstAboveTime{0}; //!< when sojourn went above target (+interval)
-        Time dropNext{0};       //!< next drop time while dropping
-        uint32_t count{0};      //!< drops in this dropping state
-        uint32_t lastCount{0};  //!< count at the end of the last dropping state
-        bool dropping{false};   //!< in the dropping state
+        FlowPacketStore::Fifo packets; //!< queued packets (in m_store)
+        int64_t deficit{0};            //!< DRR credit
+        FlowStatus status{INACTIVE};   //!< list membership
+        CoDelVars codel;               //!< CoDel state
     };
 
     bool DoEnqueue(Ptr<QueueDiscItem> item) override;
@@ -108,12 +115,8 @@ class FqCoDelVariantQueueDisc : public QueueDisc
 
     /// Remove the head packet of a flow (keeping byte counts).
     Ptr<QueueDiscItem> PopHead(Flow& f);
-    /// CoDel's test on a just-dequeued packet.
-    bool ShouldDrop(Flow& f, Ptr<QueueDiscItem> item, Time now);
-    /// CoDel dequeue from one flow (may drop or mark).
-    Ptr<QueueDiscItem> CoDelDequeue(Flow& f);
-    /// Next drop time of the control law.
-    Time ControlLaw(Time t, uint32_t count) const;
+    /// CoDel dequeue from flow queue idx (may drop or mark).
+    Ptr<QueueDiscItem> CoDelDequeue(uint32_t idx);
     /// Overload: drop a batch from the fattest flow. @return its index
     uint32_t DropFromFattest();
 
@@ -129,11 +132,15 @@ class FqCoDelVariantQueueDisc : public QueueDisc
     uint32_t m_perturbation;     //!< hash perturbation
 
     // State
-    uint32_t m_quantum;              //!< quantum in use
-    std::vector<Flow> m_flowQueues;  //!< all flow queues
-    std::list<uint32_t> m_newFlows;  //!< new list
-    std::list<uint32_t> m_oldFlows;  //!< old list
-    Ptr<PacketLedgerQueue> m_ledger; //!< accounting of all queued packets
+    uint32_t m_quantum;             //!< quantum in use
+    CoDelCore m_codel;              //!< control law (RFC 8289 arithmetic, exemption m_quantum)
+    std::vector<Flow> m_flowQueues; //!< all flow queues
+    std::list<uint32_t> m_newFlows; //!< new list
+    std::list<uint32_t> m_oldFlows; //!< old list
+    Ptr<FlowPacketStore> m_store;   //!< the packets of every flow
+
+    TracedCallback<uint32_t, Time> m_sojournTrace;                    //!< "Sojourn"
+    TracedCallback<uint32_t, bool, uint32_t, Time> m_codelStateTrace; //!< "CoDelState"
 };
 
 } // namespace ns3

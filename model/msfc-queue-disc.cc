@@ -9,9 +9,9 @@
 
 #include "queue-disc-mtu.h"
 
+#include "ns3/abort.h"
 #include "ns3/boolean.h"
 #include "ns3/double.h"
-#include "ns3/drop-tail-queue.h"
 #include "ns3/log.h"
 #include "ns3/queue.h"
 #include "ns3/simulator.h"
@@ -39,58 +39,6 @@ constexpr uint32_t MAX_QUANTUM = 1048576;
 constexpr double MAX_RATIO = 16.0;
 constexpr uint32_t MAX_DROP_BATCH = 65536;
 
-// Reciprocal square root in Q0.16, as in the CoDel reference control law.
-constexpr int REC_INV_SQRT_BITS = 16;
-constexpr int REC_INV_SQRT_SHIFT = 32 - REC_INV_SQRT_BITS;
-
-/// DSCP code point names accepted in DscpMap.
-const std::map<std::string, uint8_t>&
-DscpNames()
-{
-    static const std::map<std::string, uint8_t> names = {
-        {"CS0", 0},   {"BE", 0},    {"LE", 1},    {"CS1", 8},   {"AF11", 10}, {"AF12", 12},
-        {"AF13", 14}, {"CS2", 16},  {"AF21", 18}, {"AF22", 20}, {"AF23", 22}, {"CS3", 24},
-        {"AF31", 26}, {"AF32", 28}, {"AF33", 30}, {"CS4", 32},  {"AF41", 34}, {"AF42", 36},
-        {"AF43", 38}, {"CS5", 40},  {"VA", 44},   {"EF", 46},   {"CS6", 48},  {"CS7", 56},
-    };
-    return names;
-}
-
-bool
-ParseUnsigned(const std::string& text, uint64_t max, uint64_t& out)
-{
-    if (text.empty() || text.size() > 10)
-    {
-        return false;
-    }
-    uint64_t v = 0;
-    for (char ch : text)
-    {
-        if (!std::isdigit(static_cast<unsigned char>(ch)))
-        {
-            return false;
-        }
-        v = v * 10 + static_cast<uint64_t>(ch - '0');
-    }
-    if (v > max)
-    {
-        return false;
-    }
-    out = v;
-    return true;
-}
-
-std::string
-Trim(const std::string& s)
-{
-    auto b = s.find_first_not_of(" \t");
-    if (b == std::string::npos)
-    {
-        return "";
-    }
-    auto e = s.find_last_not_of(" \t");
-    return s.substr(b, e - b + 1);
-}
 } // namespace
 
 TypeId
@@ -167,7 +115,27 @@ MsfcQueueDisc::GetTypeId()
                           "docs/algorithm.md; classes >= Prios are clamped to Prios-1",
                           StringValue(""),
                           MakeStringAccessor(&MsfcQueueDisc::m_dscpMapSpec),
-                          MakeStringChecker());
+                          MakeStringChecker())
+            .AddTraceSource("ClassBacklog",
+                            "Packets and bytes queued in a class, fired whenever they change "
+                            "(enqueue, dequeue, CoDel or overload drop)",
+                            MakeTraceSourceAccessor(&MsfcQueueDisc::m_classBacklogTrace),
+                            "ns3::MsfcQueueDisc::ClassBacklogCallback")
+            .AddTraceSource("Sojourn",
+                            "Sojourn time of every packet handed to the device, with its class "
+                            "and flow queue",
+                            MakeTraceSourceAccessor(&MsfcQueueDisc::m_sojournTrace),
+                            "ns3::MsfcQueueDisc::SojournCallback")
+            .AddTraceSource("CoDelState",
+                            "CoDel state of a flow queue (dropping, count, drop_next), fired "
+                            "when a dequeue changes it",
+                            MakeTraceSourceAccessor(&MsfcQueueDisc::m_codelStateTrace),
+                            "ns3::MsfcQueueDisc::CoDelStateCallback")
+            .AddTraceSource("OverloadDrop",
+                            "A packet dropped from the fattest flow because the queue disc held "
+                            "more than MaxSize, with its class and flow queue",
+                            MakeTraceSourceAccessor(&MsfcQueueDisc::m_overloadDropTrace),
+                            "ns3::MsfcQueueDisc::OverloadDropCallback");
     return tid;
 }
 
@@ -188,6 +156,7 @@ MsfcQueueDisc::DoDispose()
     NS_LOG_FUNCTION(this);
     m_flows.clear();
     m_classes.clear();
+    m_store = nullptr;
     m_activeHead = m_activeTail = NIL;
     QueueDisc::DoDispose();
 }
@@ -234,60 +203,6 @@ MsfcQueueDisc::ComputeClassQuanta(uint64_t quantum, uint32_t ratioFixed, uint32_
         q.push_back(cur);
     }
     return q;
-}
-
-bool
-MsfcQueueDisc::ParseDscpMap(const std::string& spec,
-                            std::array<int32_t, 64>& map,
-                            std::string& error)
-{
-    map.fill(-1);
-    std::string normalized = spec;
-    std::replace(normalized.begin(), normalized.end(), ';', ',');
-    std::stringstream ss(normalized);
-    std::string entry;
-    while (std::getline(ss, entry, ','))
-    {
-        entry = Trim(entry);
-        if (entry.empty())
-        {
-            continue;
-        }
-        auto eq = entry.find_first_of("=:");
-        if (eq == std::string::npos)
-        {
-            error =
-                "DscpMap entry '" + entry + "' is not of the form DSCP=CLASS (e.g. EF=2 or 46=2)";
-            return false;
-        }
-        std::string key = Trim(entry.substr(0, eq));
-        std::string val = Trim(entry.substr(eq + 1));
-        std::transform(key.begin(), key.end(), key.begin(), [](unsigned char c) {
-            return static_cast<char>(std::toupper(c));
-        });
-        uint64_t dscp = 0;
-        auto named = DscpNames().find(key);
-        if (named != DscpNames().end())
-        {
-            dscp = named->second;
-        }
-        else if (!ParseUnsigned(key, 63, dscp))
-        {
-            error = "DscpMap entry '" + entry + "': '" + key +
-                    "' is neither a DSCP number 0..63 nor a code point name "
-                    "(CS0-CS7, AF11-AF43, EF, VA, LE, BE)";
-            return false;
-        }
-        uint64_t cls = 0;
-        if (!ParseUnsigned(val, MAX_PRIOS - 1, cls))
-        {
-            error = "DscpMap entry '" + entry + "': class '" + val + "' is not a number 0.." +
-                    std::to_string(MAX_PRIOS - 1);
-            return false;
-        }
-        map[dscp] = static_cast<int32_t>(cls);
-    }
-    return true;
 }
 
 std::string
@@ -349,7 +264,7 @@ MsfcQueueDisc::ValidateConfiguration() const
         {
             std::array<int32_t, 64> map;
             std::string mapError;
-            if (!ParseDscpMap(m_dscpMapSpec, map, mapError))
+            if (!DscpClassifier::ParseDscpMap(m_dscpMapSpec, map, mapError))
             {
                 err << mapError;
             }
@@ -363,31 +278,18 @@ bool
 MsfcQueueDisc::CheckConfig()
 {
     NS_LOG_FUNCTION(this);
-    if (GetNQueueDiscClasses() > 0)
-    {
-        NS_LOG_ERROR("MsfcQueueDisc cannot have classes");
-        std::cerr << "MsfcQueueDisc: it cannot have queue disc classes (it builds its own)\n";
-        return false;
-    }
-    if (GetNPacketFilters() > 0)
-    {
-        NS_LOG_ERROR("MsfcQueueDisc needs no packet filter");
-        std::cerr << "MsfcQueueDisc: it classifies by itself; remove the packet filters\n";
-        return false;
-    }
-    if (GetNInternalQueues() > 0)
-    {
-        NS_LOG_ERROR("MsfcQueueDisc cannot have internal queues");
-        std::cerr << "MsfcQueueDisc: it creates its own internal queues; do not add any\n";
-        return false;
-    }
+    // Configuration errors end the simulation through ns-3's error path with the message
+    // (a false return would only give QueueDisc's generic "configuration is not correct").
+    NS_ABORT_MSG_IF(GetNQueueDiscClasses() > 0,
+                    "MsfcQueueDisc: it cannot have queue disc classes (it builds its own)");
+    NS_ABORT_MSG_IF(GetNPacketFilters() > 0,
+                    "MsfcQueueDisc: it classifies by itself; remove the packet filters");
+    NS_ABORT_MSG_IF(GetNInternalQueues() > 0,
+                    "MsfcQueueDisc: it creates its own internal queues; do not add any");
     std::string error = ValidateConfiguration();
-    if (!error.empty())
-    {
-        NS_LOG_ERROR(error);
-        std::cerr << error << std::endl;
-        return false;
-    }
+    NS_ABORT_MSG_IF(!error.empty(), error);
+    m_store = CreateObject<FlowPacketStore>();
+    AddInternalQueue(m_store);
     return true;
 }
 
@@ -398,8 +300,7 @@ MsfcQueueDisc::InitializeParams()
     uint32_t deviceMtu = QueueDiscDeviceMtu(*this);
     m_mtu = deviceMtu ? deviceMtu : QUEUE_DISC_DEFAULT_MTU;
     m_quantum = m_quantumAttr ? m_quantumAttr : m_mtu;
-    m_targetNs = m_target.GetNanoSeconds();
-    m_intervalNs = m_interval.GetNanoSeconds();
+    m_codel.Configure(m_target, m_interval, m_mtu, CoDelCore::Flavour::LINUX);
 
     auto quanta = ComputeClassQuanta(m_quantum,
                                      static_cast<uint32_t>(std::llround(m_ratio * 65536.0)),
@@ -410,6 +311,7 @@ MsfcQueueDisc::InitializeParams()
     {
         m_classes[p].quantum = quanta[p];
     }
+    static_assert(sizeof(Flow) == 72, "flow record size is documented (docs/design.md)");
     m_flows.assign(static_cast<size_t>(m_prios) * m_nFlows, Flow{});
     m_activeHead = m_activeTail = NIL;
 
@@ -458,16 +360,7 @@ MsfcQueueDisc::ClassOfDscp(uint8_t dscp) const
 uint8_t
 MsfcQueueDisc::DscpForDefaultClass(uint32_t cls)
 {
-    NS_ABORT_MSG_IF(cls > 7, "DSCP class selectors express classes 0..7 only");
-    if (cls == 0)
-    {
-        return 8; // CS1
-    }
-    if (cls == 1)
-    {
-        return 0; // CS0, best effort
-    }
-    return static_cast<uint8_t>(8 * cls); // CS2..CS7
+    return DscpClassifier::DscpForDefaultClass(cls);
 }
 
 uint32_t
@@ -491,21 +384,13 @@ MsfcQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
     Flow& flow = m_flows[idx];
     Class& c = m_classes[cls];
 
-    if (!flow.queue)
-    {
-        flow.queue = CreateObject<DropTailQueue<QueueDiscItem>>();
-        flow.queue->SetMaxSize(QueueSize(QueueSizeUnit::PACKETS, UINT32_MAX));
-        AddInternalQueue(flow.queue);
-    }
     uint32_t size = item->GetSize();
-    bool ok = flow.queue->Enqueue(item);
-    NS_ASSERT_MSG(ok, "flow queue refused a packet");
-    (void)ok;
-    flow.backlogBytes += size;
+    m_store->PushBack(flow.packets, item);
     c.stats.enqueuedPackets++;
     c.stats.enqueuedBytes += size;
     c.stats.backlogPackets++;
     c.stats.backlogBytes += size;
+    m_classBacklogTrace(cls, c.stats.backlogPackets, c.stats.backlogBytes);
 
     if (!flow.active)
     {
@@ -555,9 +440,9 @@ MsfcQueueDisc::OverloadDrop()
     uint64_t maxBytes = 0;
     for (uint32_t i = 0; i < m_flows.size(); ++i)
     {
-        if (m_flows[i].backlogBytes > maxBytes)
+        if (m_flows[i].packets.bytes > maxBytes)
         {
-            maxBytes = m_flows[i].backlogBytes;
+            maxBytes = m_flows[i].packets.bytes;
             fat = i;
         }
     }
@@ -581,6 +466,7 @@ MsfcQueueDisc::OverloadDrop()
         ++n;
         m_classes[cls].stats.overloadDrops++;
         DropAfterDequeue(item, OVERLOAD_DROP);
+        m_overloadDropTrace(item, cls, fat % m_nFlows);
     }
     NS_LOG_DEBUG("Dropped " << n << " packets (" << dropped << " bytes) from flow " << fat);
     return n;
@@ -589,136 +475,66 @@ MsfcQueueDisc::OverloadDrop()
 Ptr<QueueDiscItem>
 MsfcQueueDisc::PopHead(uint32_t cls, Flow& flow)
 {
-    if (!flow.queue)
-    {
-        return nullptr;
-    }
-    Ptr<QueueDiscItem> item = flow.queue->Dequeue();
+    Ptr<QueueDiscItem> item = m_store->PopFront(flow.packets);
     if (item)
     {
         uint32_t size = item->GetSize();
-        flow.backlogBytes -= size;
         Class& c = m_classes[cls];
         c.stats.backlogPackets--;
         c.stats.backlogBytes -= size;
+        m_classBacklogTrace(cls, c.stats.backlogPackets, c.stats.backlogBytes);
     }
     return item;
-}
-
-int64_t
-MsfcQueueDisc::ControlLaw(int64_t t, uint16_t recInvSqrt) const
-{
-    // t + interval / sqrt(count), with 1/sqrt(count) in Q0.16
-    unsigned __int128 scaled = static_cast<unsigned __int128>(m_intervalNs) *
-                               (static_cast<uint32_t>(recInvSqrt) << REC_INV_SQRT_SHIFT);
-    return t + static_cast<int64_t>(scaled >> 32);
-}
-
-void
-MsfcQueueDisc::NewtonStep(Flow& flow)
-{
-    // One Newton iteration of x' = x * (3 - count * x^2) / 2 in fixed point.
-    uint32_t invsqrt = static_cast<uint32_t>(flow.recInvSqrt) << REC_INV_SQRT_SHIFT;
-    uint32_t invsqrt2 = static_cast<uint32_t>((static_cast<uint64_t>(invsqrt) * invsqrt) >> 32);
-    uint64_t val = (uint64_t{3} << 32) - static_cast<uint64_t>(flow.count) * invsqrt2;
-    val >>= 2;
-    val = (val * invsqrt) >> (32 - 2 + 1);
-    flow.recInvSqrt = static_cast<uint16_t>(val >> REC_INV_SQRT_SHIFT);
-}
-
-bool
-MsfcQueueDisc::CoDelShouldDrop(Flow& flow, Ptr<const QueueDiscItem> item, int64_t now)
-{
-    if (!item)
-    {
-        flow.firstAboveTime = 0;
-        return false;
-    }
-    int64_t sojourn = now - item->GetTimeStamp().GetNanoSeconds();
-    if (sojourn < m_targetNs || flow.backlogBytes <= m_mtu)
-    {
-        flow.firstAboveTime = 0;
-        return false;
-    }
-    if (flow.firstAboveTime == 0)
-    {
-        flow.firstAboveTime = now + m_intervalNs;
-        return false;
-    }
-    return now > flow.firstAboveTime;
 }
 
 Ptr<QueueDiscItem>
 MsfcQueueDisc::CoDelDequeue(uint32_t cls, Flow& flow)
 {
-    Class& c = m_classes[cls];
-    Ptr<QueueDiscItem> item = PopHead(cls, flow);
-    if (!item)
+    /// The flow's operations as CoDelCore needs them.
+    struct Ops
     {
-        flow.dropping = false;
-        return nullptr;
-    }
-    int64_t now = Simulator::Now().GetNanoSeconds();
-    bool drop = CoDelShouldDrop(flow, item, now);
-    if (flow.dropping)
-    {
-        if (!drop)
+        MsfcQueueDisc* q;
+        uint32_t cls;
+        Flow& flow;
+
+        Ptr<QueueDiscItem> Pop()
         {
-            flow.dropping = false;
+            return q->PopHead(cls, flow);
         }
-        else
+
+        uint64_t Backlog() const
         {
-            while (flow.dropping && now >= flow.dropNext)
+            return flow.packets.bytes;
+        }
+
+        bool Mark(Ptr<QueueDiscItem> item)
+        {
+            if (q->m_useEcn && q->QueueDisc::Mark(item, CODEL_MARK))
             {
-                flow.count++;
-                NewtonStep(flow);
-                if (m_useEcn && Mark(item, CODEL_MARK))
-                {
-                    c.stats.ecnMarks++;
-                    flow.dropNext = ControlLaw(flow.dropNext, flow.recInvSqrt);
-                    return item;
-                }
-                c.stats.codelDrops++;
-                DropAfterDequeue(item, CODEL_DROP);
-                item = PopHead(cls, flow);
-                if (!CoDelShouldDrop(flow, item, now))
-                {
-                    flow.dropping = false;
-                }
-                else
-                {
-                    flow.dropNext = ControlLaw(flow.dropNext, flow.recInvSqrt);
-                }
+                q->m_classes[cls].stats.ecnMarks++;
+                return true;
             }
+            return false;
         }
-    }
-    else if (drop)
+
+        void Drop(Ptr<QueueDiscItem> item)
+        {
+            q->m_classes[cls].stats.codelDrops++;
+            q->DropAfterDequeue(item, CODEL_DROP);
+        }
+    } ops{this, cls, flow};
+
+    CoDelVars before = flow.codel;
+    Ptr<QueueDiscItem> item = m_codel.Dequeue(flow.codel, Simulator::Now().GetNanoSeconds(), ops);
+    const CoDelVars& after = flow.codel;
+    if (after.dropping != before.dropping || after.count != before.count ||
+        after.dropNext != before.dropNext)
     {
-        if (m_useEcn && Mark(item, CODEL_MARK))
-        {
-            c.stats.ecnMarks++;
-        }
-        else
-        {
-            c.stats.codelDrops++;
-            DropAfterDequeue(item, CODEL_DROP);
-            item = PopHead(cls, flow);
-            CoDelShouldDrop(flow, item, now);
-        }
-        flow.dropping = true;
-        uint32_t delta = flow.count - flow.lastCount;
-        if (delta > 1 && now - flow.dropNext < 16 * m_intervalNs)
-        {
-            flow.count = delta;
-            NewtonStep(flow);
-        }
-        else
-        {
-            flow.count = 1;
-            flow.recInvSqrt = static_cast<uint16_t>(~0U >> REC_INV_SQRT_SHIFT);
-        }
-        flow.lastCount = flow.count;
-        flow.dropNext = ControlLaw(now, flow.recInvSqrt);
+        m_codelStateTrace(cls,
+                          static_cast<uint32_t>(&flow - m_flows.data()) % m_nFlows,
+                          after.dropping,
+                          after.count,
+                          NanoSeconds(after.dropNext));
     }
     return item;
 }
@@ -756,6 +572,7 @@ MsfcQueueDisc::ClassDequeue(uint32_t cls)
             continue;
         }
         flow.deficit -= item->GetSize();
+        m_sojournTrace(cls, idx % m_nFlows, Simulator::Now() - item->GetTimeStamp());
         return item;
     }
     return nullptr;

@@ -13,10 +13,13 @@
 #ifndef MSFC_QUEUE_DISC_H
 #define MSFC_QUEUE_DISC_H
 
+#include "codel-core.h"
 #include "dscp-classifier.h"
+#include "flow-packet-store.h"
 
 #include "ns3/nstime.h"
 #include "ns3/queue-disc.h"
+#include "ns3/traced-callback.h"
 
 #include <array>
 #include <cstdint>
@@ -50,8 +53,8 @@ struct MsfcClassStats
  * The MSFC scheduler.  See docs/algorithm.md for the exact algorithm.
  *
  * Memory: one small record per class and one per flow queue
- * (Prios x Flows records of 64 bytes, allocated in InitializeParams);
- * the packet queue of a flow is created the first time the flow gets a packet.
+ * (Prios x Flows records of 72 bytes, allocated in InitializeParams);
+ * the packets of all flows are held in one FlowPacketStore.
  */
 class MsfcQueueDisc : public QueueDisc
 {
@@ -71,7 +74,7 @@ class MsfcQueueDisc : public QueueDisc
     static constexpr const char* OVERLOAD_DROP = "Overload drop"; //!< dropped above MaxSize
 
     /// Largest number of classes.
-    static constexpr uint32_t MAX_PRIOS = 16;
+    static constexpr uint32_t MAX_PRIOS = DscpClassifier::MAX_CLASSES;
     /// Largest class quantum accepted (bytes).
     static constexpr uint64_t MAX_CLASS_QUANTUM = uint64_t{1} << 40;
 
@@ -102,9 +105,8 @@ class MsfcQueueDisc : public QueueDisc
      */
     uint32_t ClassOfDscp(uint8_t dscp) const;
     /**
-     * A DSCP that the default map puts in class `cls` when Prios > cls: CS1 for 0, best
-     * effort (CS0) for 1, CS<cls> for 2..7.  Only class selectors are used, so ns-3's
-     * TOS-to-socket-priority mapping gives every one of them socket priority 0.
+     * A DSCP that the default map puts in class `cls` when Prios > cls
+     * (DscpClassifier::DscpForDefaultClass).
      * @param cls class 0..7 (aborts otherwise: class selectors name eight classes)
      * @return the DSCP code point
      */
@@ -121,17 +123,6 @@ class MsfcQueueDisc : public QueueDisc
                                                     uint32_t ratioFixed,
                                                     uint32_t prios);
     /**
-     * Parse a DSCP map specification ("EF=2, CS1=0, 10=0").
-     * @param spec the text
-     * @param map filled with class numbers for the listed code points, -1 elsewhere
-     * @param error set to a message when the text is malformed
-     * @return true on success
-     */
-    static bool ParseDscpMap(const std::string& spec,
-                             std::array<int32_t, 64>& map,
-                             std::string& error);
-
-    /**
      * Check the configured attributes.
      * @return an empty string when valid, else a message naming the attribute,
      *         the bad value and the allowed range
@@ -144,6 +135,43 @@ class MsfcQueueDisc : public QueueDisc
      * @return the range text, empty when the attribute has no numeric range
      */
     static std::string GetAttributeRange(const std::string& attribute);
+
+    /**
+     * TracedCallback signature of the "ClassBacklog" trace source.
+     * @param cls the class
+     * @param packets packets now queued in the class
+     * @param bytes bytes now queued in the class
+     */
+    typedef void (*ClassBacklogCallback)(uint32_t cls, uint32_t packets, uint64_t bytes);
+    /**
+     * TracedCallback signature of the "Sojourn" trace source.
+     * @param cls the class of the dequeued packet
+     * @param flow its flow queue within the class (0 .. Flows-1)
+     * @param sojourn the time it spent in the queue disc
+     */
+    typedef void (*SojournCallback)(uint32_t cls, uint32_t flow, Time sojourn);
+    /**
+     * TracedCallback signature of the "CoDelState" trace source.
+     * @param cls the class of the flow queue
+     * @param flow the flow queue within the class (0 .. Flows-1)
+     * @param dropping whether CoDel is in the dropping state
+     * @param count CoDel's count (drops since entering the dropping state)
+     * @param dropNext the time of the next drop while dropping
+     */
+    typedef void (*CoDelStateCallback)(uint32_t cls,
+                                       uint32_t flow,
+                                       bool dropping,
+                                       uint32_t count,
+                                       Time dropNext);
+    /**
+     * TracedCallback signature of the "OverloadDrop" trace source.
+     * @param item the dropped packet
+     * @param cls its class
+     * @param flow its flow queue within the class (0 .. Flows-1)
+     */
+    typedef void (*OverloadDropCallback)(Ptr<const QueueDiscItem> item,
+                                         uint32_t cls,
+                                         uint32_t flow);
 
   protected:
     void DoDispose() override;
@@ -159,17 +187,11 @@ class MsfcQueueDisc : public QueueDisc
     /// A flow queue: intrusive list link, DRR deficit and CoDel state.
     struct Flow
     {
-        Ptr<InternalQueue> queue;  //!< packets (created on first use)
-        int64_t deficit{0};        //!< DRR credit in bytes
-        uint64_t backlogBytes{0};  //!< bytes queued
-        uint32_t next{NIL};        //!< next flow in the class's active list
-        bool active{false};        //!< in the class's active list
-        bool dropping{false};      //!< CoDel: in dropping state
-        uint32_t count{0};         //!< CoDel: drops since entering dropping state
-        uint32_t lastCount{0};     //!< CoDel: count at last entry to dropping state
-        uint16_t recInvSqrt{0};    //!< CoDel: 1/sqrt(count) in Q0.16
-        int64_t firstAboveTime{0}; //!< CoDel: when sojourn went above target (ns), 0 = not
-        int64_t dropNext{0};       //!< CoDel: time of next drop (ns)
+        FlowPacketStore::Fifo packets; //!< packets queued (in m_store)
+        int64_t deficit{0};            //!< DRR credit in bytes
+        uint32_t next{NIL};            //!< next flow in the class's active list
+        bool active{false};            //!< in the class's active list
+        CoDelVars codel;               //!< CoDel state
     };
 
     /// A priority class: outer DRR state and its active flow list.
@@ -188,9 +210,6 @@ class MsfcQueueDisc : public QueueDisc
     Ptr<QueueDiscItem> ClassDequeue(uint32_t cls);
     Ptr<QueueDiscItem> CoDelDequeue(uint32_t cls, Flow& flow);
     Ptr<QueueDiscItem> PopHead(uint32_t cls, Flow& flow);
-    bool CoDelShouldDrop(Flow& flow, Ptr<const QueueDiscItem> item, int64_t now);
-    int64_t ControlLaw(int64_t t, uint16_t recInvSqrt) const;
-    static void NewtonStep(Flow& flow);
     uint32_t OverloadDrop();
 
     // Attributes
@@ -209,14 +228,21 @@ class MsfcQueueDisc : public QueueDisc
     // Derived at initialization
     uint32_t m_quantum{0};        //!< inner quantum (bytes)
     uint32_t m_mtu{0};            //!< CoDel "one MTU" backlog threshold (bytes)
-    int64_t m_targetNs{0};        //!< target in ns
-    int64_t m_intervalNs{0};      //!< interval in ns
+    CoDelCore m_codel;            //!< control law (Linux arithmetic, backlog exemption m_mtu)
     DscpClassifier m_classifier;  //!< DSCP / socket priority -> class
     std::vector<Class> m_classes; //!< Prios classes
     std::vector<Flow> m_flows;    //!< Prios x Flows flow records
+    Ptr<FlowPacketStore> m_store; //!< the packets of every flow
     uint32_t m_activeHead{NIL};   //!< first active class
     uint32_t m_activeTail{NIL};   //!< last active class
     uint64_t m_overloadEvents{0}; //!< times OverloadDrop ran
+
+    // Trace sources
+    TracedCallback<uint32_t, uint32_t, uint64_t> m_classBacklogTrace;           //!< "ClassBacklog"
+    TracedCallback<uint32_t, uint32_t, Time> m_sojournTrace;                    //!< "Sojourn"
+    TracedCallback<uint32_t, uint32_t, bool, uint32_t, Time> m_codelStateTrace; //!< "CoDelState"
+    TracedCallback<Ptr<const QueueDiscItem>, uint32_t, uint32_t>
+        m_overloadDropTrace; //!< "OverloadDrop"
 };
 
 } // namespace ns3

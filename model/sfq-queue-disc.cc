@@ -7,6 +7,7 @@
 
 #include "queue-disc-mtu.h"
 
+#include "ns3/abort.h"
 #include "ns3/boolean.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
@@ -102,7 +103,7 @@ SfqQueueDisc::DoDispose()
     m_slots.clear();
     m_active.clear();
     m_rng = nullptr;
-    m_ledger = nullptr;
+    m_store = nullptr;
     QueueDisc::DoDispose();
 }
 
@@ -138,7 +139,7 @@ SfqQueueDisc::GetBucketPackets(uint32_t bucket) const
     {
         return 0;
     }
-    return static_cast<uint32_t>(m_slots[m_bucketSlot[bucket]].packets.size());
+    return m_slots[m_bucketSlot[bucket]].packets.packets;
 }
 
 uint32_t
@@ -151,25 +152,19 @@ bool
 SfqQueueDisc::CheckConfig()
 {
     NS_LOG_FUNCTION(this);
-    if (GetNQueueDiscClasses() > 0 || GetNInternalQueues() > 0 || GetNPacketFilters() > 0)
-    {
-        NS_LOG_ERROR("SfqQueueDisc takes no classes, internal queues or packet filters: it "
-                     "hashes packets itself; remove them");
-        return false;
-    }
-    if (GetMaxSize().GetUnit() != QueueSizeUnit::PACKETS)
-    {
-        NS_LOG_ERROR("SfqQueueDisc MaxSize must be in packets (e.g. \"127p\"), got "
-                     << GetMaxSize());
-        return false;
-    }
-    if (GetMaxSize().GetValue() == 0)
-    {
-        NS_LOG_ERROR("SfqQueueDisc MaxSize must be at least 1p");
-        return false;
-    }
-    m_ledger = CreateObject<PacketLedgerQueue>();
-    AddInternalQueue(m_ledger);
+    // Configuration errors end the simulation through ns-3's error path with the message
+    // (a false return would only give QueueDisc's generic "configuration is not correct").
+    NS_ABORT_MSG_IF(
+        GetNQueueDiscClasses() > 0 || GetNInternalQueues() > 0 || GetNPacketFilters() > 0,
+        "SfqQueueDisc: it takes no classes, internal queues or packet filters (it hashes "
+        "packets itself); remove them");
+    NS_ABORT_MSG_IF(GetMaxSize().GetUnit() != QueueSizeUnit::PACKETS,
+                    "SfqQueueDisc: MaxSize=" << GetMaxSize()
+                                             << " must be given in packets (e.g. \"127p\")");
+    NS_ABORT_MSG_IF(GetMaxSize().GetValue() == 0,
+                    "SfqQueueDisc: MaxSize=" << GetMaxSize() << " must be at least 1p");
+    m_store = CreateObject<FlowPacketStore>();
+    AddInternalQueue(m_store);
     if (m_quantumAttr == 0)
     {
         uint32_t mtu = QueueDiscDeviceMtu(*this);
@@ -208,22 +203,13 @@ SfqQueueDisc::InitializeParams()
                                << " depth " << m_depth << " limit " << GetMaxSize());
 }
 
-void
-SfqQueueDisc::DropQueued(const Entry& e, const char* reason)
-{
-    m_ledger->Take(e.handle);
-    DropAfterDequeue(e.item, reason);
-}
-
 uint32_t
-SfqQueueDisc::Insert(Ptr<QueueDiscItem> item,
-                     uint32_t bucket,
-                     const PacketLedgerQueue::Handle* queued)
+SfqQueueDisc::Insert(Ptr<QueueDiscItem> item, uint32_t bucket, uint32_t queued)
 {
     auto drop = [this, queued](Ptr<QueueDiscItem> p, const char* why) {
-        if (queued)
+        if (queued != FlowPacketStore::NONE)
         {
-            DropQueued(Entry{p, *queued}, why);
+            DropAfterDequeue(m_store->Release(queued), why);
         }
         else
         {
@@ -246,11 +232,10 @@ SfqQueueDisc::Insert(Ptr<QueueDiscItem> item,
         Slot& slot = m_slots[s];
         slot.inUse = true;
         slot.bucket = bucket;
-        slot.bytes = 0;
-        slot.packets.clear();
+        NS_ASSERT(slot.packets.IsEmpty());
     }
     Slot& slot = m_slots[s];
-    if (slot.packets.size() >= m_depth)
+    if (slot.packets.packets >= m_depth)
     {
         if (!m_headDrop)
         {
@@ -258,15 +243,18 @@ SfqQueueDisc::Insert(Ptr<QueueDiscItem> item,
             drop(item, DEPTH_DROP);
             return NO_SLOT;
         }
-        Entry head = slot.packets.front();
-        slot.packets.pop_front();
-        slot.bytes -= head.item->GetSize();
         NS_LOG_LOGIC("slot " << s << " full, dropping its oldest packet");
-        DropQueued(head, DEPTH_DROP);
+        DropAfterDequeue(m_store->PopFront(slot.packets), DEPTH_DROP);
     }
-    slot.packets.push_back(Entry{item, queued ? *queued : m_ledger->Add(item)});
-    slot.bytes += item->GetSize();
-    if (slot.packets.size() == 1)
+    if (queued != FlowPacketStore::NONE)
+    {
+        m_store->AttachBack(slot.packets, queued);
+    }
+    else
+    {
+        m_store->PushBack(slot.packets, item);
+    }
+    if (slot.packets.packets == 1)
     {
         // A new flow joins the round robin behind all active ones.
         slot.allot = m_quantum;
@@ -280,7 +268,7 @@ SfqQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
 {
     NS_LOG_FUNCTION(this << item);
     uint32_t bucket = Classify(item);
-    uint32_t s = Insert(item, bucket, nullptr);
+    uint32_t s = Insert(item, bucket, FlowPacketStore::NONE);
     if (s == NO_SLOT)
     {
         return false;
@@ -301,30 +289,21 @@ SfqQueueDisc::DropFromLongest()
     for (uint32_t s : m_active)
     {
         const Slot& c = m_slots[s];
-        if (best == NO_SLOT || c.packets.size() > m_slots[best].packets.size() ||
-            (c.packets.size() == m_slots[best].packets.size() && c.bytes > m_slots[best].bytes))
+        if (best == NO_SLOT || c.packets.packets > m_slots[best].packets.packets ||
+            (c.packets.packets == m_slots[best].packets.packets &&
+             c.packets.bytes > m_slots[best].packets.bytes))
         {
             best = s;
         }
     }
     NS_ASSERT(best != NO_SLOT);
     Slot& slot = m_slots[best];
-    Entry victim;
-    if (m_headDrop)
-    {
-        victim = slot.packets.front();
-        slot.packets.pop_front();
-    }
-    else
-    {
-        victim = slot.packets.back();
-        slot.packets.pop_back();
-    }
-    slot.bytes -= victim.item->GetSize();
-    NS_LOG_LOGIC("overlimit: dropping from slot " << best << " (" << slot.packets.size() + 1
+    NS_LOG_LOGIC("overlimit: dropping from slot " << best << " (" << slot.packets.packets
                                                   << " packets)");
-    DropQueued(victim, OVERLIMIT_DROP);
-    if (slot.packets.empty())
+    Ptr<QueueDiscItem> victim =
+        m_headDrop ? m_store->PopFront(slot.packets) : m_store->PopBack(slot.packets);
+    DropAfterDequeue(victim, OVERLIMIT_DROP);
+    if (slot.packets.IsEmpty())
     {
         m_active.remove(best);
         FreeSlot(best);
@@ -336,10 +315,9 @@ void
 SfqQueueDisc::FreeSlot(uint32_t s)
 {
     Slot& slot = m_slots[s];
-    NS_ASSERT(slot.packets.empty());
+    NS_ASSERT(slot.packets.IsEmpty());
     m_bucketSlot[slot.bucket] = NO_SLOT;
     slot.inUse = false;
-    slot.bytes = 0;
     slot.allot = 0;
     m_freeSlots.push_back(s);
 }
@@ -360,11 +338,8 @@ SfqQueueDisc::DoDequeue()
             m_active.push_back(s);
             continue;
         }
-        Entry e = slot.packets.front();
-        slot.packets.pop_front();
-        Ptr<QueueDiscItem> item = m_ledger->Take(e.handle);
-        slot.bytes -= item->GetSize();
-        if (slot.packets.empty())
+        Ptr<QueueDiscItem> item = m_store->PopFront(slot.packets);
+        if (slot.packets.IsEmpty())
         {
             m_active.pop_front();
             FreeSlot(s);
@@ -396,23 +371,24 @@ SfqQueueDisc::Perturb(uint32_t perturbation)
     }
     // Take every queued packet out, flow by flow in round-robin order, and put it into the
     // bucket of the new hash; per-flow order is kept.
-    std::vector<Entry> all;
+    std::vector<uint32_t> all;
     all.reserve(GetNPackets());
     std::list<uint32_t> old;
     old.swap(m_active);
     for (uint32_t s : old)
     {
         Slot& slot = m_slots[s];
-        for (auto& p : slot.packets)
+        for (uint32_t r = m_store->DetachFront(slot.packets); r != FlowPacketStore::NONE;
+             r = m_store->DetachFront(slot.packets))
         {
-            all.push_back(p);
+            all.push_back(r);
         }
-        slot.packets.clear();
         FreeSlot(s);
     }
-    for (auto& e : all)
+    for (uint32_t r : all)
     {
-        Insert(e.item, Classify(e.item), &e.handle);
+        Ptr<QueueDiscItem> item = m_store->GetItem(r);
+        Insert(item, Classify(item), r);
     }
     NS_LOG_INFO("rehashed " << all.size() << " packets into " << m_active.size() << " flows");
 }

@@ -6,7 +6,7 @@
 #ifndef SFQ_QUEUE_DISC_H
 #define SFQ_QUEUE_DISC_H
 
-#include "packet-ledger-queue.h"
+#include "flow-packet-store.h"
 
 #include "ns3/event-id.h"
 #include "ns3/nstime.h"
@@ -14,7 +14,6 @@
 #include "ns3/random-variable-stream.h"
 
 #include <cstdint>
-#include <deque>
 #include <list>
 #include <vector>
 
@@ -97,17 +96,13 @@ class SfqQueueDisc : public QueueDisc
     void DoDispose() override;
 
   private:
-    /// A queued packet and its place in the ledger
-    using Entry = PacketLedgerQueue::Entry;
-
     /// One flow slot: packets and round-robin allotment.
     struct Slot
     {
-        std::deque<Entry> packets; //!< queued packets, oldest first
-        uint64_t bytes{0};         //!< bytes queued
-        int64_t allot{0};          //!< bytes it may still send this round
-        uint32_t bucket{0};        //!< bucket this slot serves
-        bool inUse{false};         //!< slot bound to a bucket
+        FlowPacketStore::Fifo packets; //!< queued packets, oldest first (in m_store)
+        int64_t allot{0};              //!< bytes it may still send this round
+        uint32_t bucket{0};            //!< bucket this slot serves
+        bool inUse{false};             //!< slot bound to a bucket
     };
 
     static constexpr uint32_t NO_SLOT = UINT32_MAX;
@@ -121,16 +116,11 @@ class SfqQueueDisc : public QueueDisc
      * Put a packet into the slot of its bucket (allocating a slot if needed).
      * @param item the packet
      * @param bucket its bucket
-     * @param queued the ledger handle of a packet already queued (rehash), or nullptr for
-     *        an arriving packet
+     * @param queued the store record of a packet already queued and detached from its old
+     *        slot (rehash), or FlowPacketStore::NONE for an arriving packet
      * @return the slot index, or NO_SLOT if the packet was dropped
      */
-    uint32_t Insert(Ptr<QueueDiscItem> item,
-                    uint32_t bucket,
-                    const PacketLedgerQueue::Handle* queued);
-
-    /// Remove a queued packet from the ledger and report it dropped.
-    void DropQueued(const Entry& e, const char* reason);
+    uint32_t Insert(Ptr<QueueDiscItem> item, uint32_t bucket, uint32_t queued);
 
     /// Release a slot that became empty.
     void FreeSlot(uint32_t slot);
@@ -158,7 +148,7 @@ class SfqQueueDisc : public QueueDisc
     std::list<uint32_t> m_active;       //!< round-robin ring of active slots, head is next
     EventId m_perturbEvent;             //!< pending perturbation
     Ptr<UniformRandomVariable> m_rng;   //!< source of perturbation values
-    Ptr<PacketLedgerQueue> m_ledger;    //!< accounting of all queued packets
+    Ptr<FlowPacketStore> m_store;       //!< the packets of every slot
 };
 
 } // namespace ns3

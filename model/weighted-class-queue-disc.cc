@@ -7,8 +7,9 @@
 
 #include "weighted-class-queue-disc.h"
 
-#include "msfc-queue-disc.h"
+#include "dscp-classifier.h"
 
+#include "ns3/abort.h"
 #include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/drop-tail-queue.h"
@@ -295,7 +296,7 @@ WeightedClassQueueDisc::ValidateConfiguration() const
     else
     {
         std::array<int32_t, 64> map;
-        if (!MsfcQueueDisc::ParseDscpMap(m_dscpMapSpec, map, e))
+        if (!DscpClassifier::ParseDscpMap(m_dscpMapSpec, map, e))
         {
             err << e;
         }
@@ -308,12 +309,12 @@ bool
 WeightedClassQueueDisc::CheckConfig()
 {
     NS_LOG_FUNCTION(this);
-    if (GetNQueueDiscClasses() > 0 || GetNPacketFilters() > 0 || GetNInternalQueues() > 0)
-    {
-        std::cerr << "WeightedClassQueueDisc: it classifies by itself and creates its own "
-                     "queues; remove the queue disc classes, packet filters and internal queues\n";
-        return false;
-    }
+    // Configuration errors end the simulation through ns-3's error path with the message
+    // (a false return would only give QueueDisc's generic "configuration is not correct").
+    NS_ABORT_MSG_IF(
+        GetNQueueDiscClasses() > 0 || GetNPacketFilters() > 0 || GetNInternalQueues() > 0,
+        "WeightedClassQueueDisc: it classifies by itself and creates its own queues; remove "
+        "the queue disc classes, packet filters and internal queues");
     std::string error = ValidateConfiguration();
     if (error.empty() && m_aqm == RB)
     {
@@ -334,12 +335,7 @@ WeightedClassQueueDisc::CheckConfig()
                     "DataRate attribute (or there is no device): set LinkRate, e.g. \"1Mbps\"";
         }
     }
-    if (!error.empty())
-    {
-        NS_LOG_ERROR(error);
-        std::cerr << error << std::endl;
-        return false;
-    }
+    NS_ABORT_MSG_IF(!error.empty(), error);
     for (uint32_t i = 0; i < m_nClasses; ++i)
     {
         Ptr<InternalQueue> q = CreateObject<DropTailQueue<QueueDiscItem>>();

@@ -72,10 +72,10 @@ class WeightedClassQueueDisc : public QueueDisc
         RB         //!< rate-based AQM of seed 003
     };
 
-    static constexpr const char* AQM_DROP = "AQM drop";           //!< WRED / RB drop
-    static constexpr const char* AQM_MARK = "AQM mark";           //!< WRED / RB CE mark
-    static constexpr const char* OVERFLOW_DROP = "Overflow drop"; //!< above MaxSize
-    static constexpr uint32_t MAX_CLASSES = 16;                   //!< most classes
+    static constexpr const char* AQM_DROP = "AQM drop";                  //!< WRED / RB drop
+    static constexpr const char* AQM_MARK = "AQM mark";                  //!< WRED / RB CE mark
+    static constexpr const char* OVERFLOW_DROP = "Overflow drop";        //!< above MaxSize
+    static constexpr uint32_t MAX_CLASSES = DscpClassifier::MAX_CLASSES; //!< most classes
 
     /**
      * @brief Get the type ID.

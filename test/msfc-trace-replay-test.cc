@@ -6,8 +6,9 @@
  * SPDX-License-Identifier: GPL-2.0-only
  */
 
+#include "msfc-trace-replay.h"
+
 #include "ns3/abort.h"
-#include "ns3/msfc-trace-replay.h"
 #include "ns3/test.h"
 
 #include <algorithm>

@@ -5,7 +5,7 @@
  * SPDX-License-Identifier: GPL-2.0-only
  */
 
-#include "ns3/msfc-trace-replay.h"
+#include "msfc-trace-replay.h"
 
 #include <iostream>
 
