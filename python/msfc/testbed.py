@@ -31,6 +31,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import __version__
+from . import metrics as M
+
 QEMU = "qemu-system-x86_64"
 # Under nested KVM the Debian kernel's decompressor stops with an emulation failure (see
 # docs/linux-testbed.md); a KVM attempt that does not reach the job within this time falls
@@ -703,7 +706,7 @@ def write_run(root: Path, test: str, qdisc: str, res: BootResult, settings: dict
         "rng_run": 1,
         "rng_seed": 0,
         "ns3_version": None,
-        "msfc_version": _version(),
+        "msfc_version": __version__,
         "wall_seconds": round(t1 - t0, 3),
         "sim_seconds": float(settings["duration_s"]),
         "started_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
@@ -720,19 +723,10 @@ def write_run(root: Path, test: str, qdisc: str, res: BootResult, settings: dict
     return cfg.hash()
 
 
-def _version() -> str:
-    here = Path(__file__).resolve()
-    for p in here.parents:
-        if (p / "VERSION").is_file():
-            return (p / "VERSION").read_text().strip()
-    from . import __version__
-
-    return __version__
-
-
 def jain(xs: list[float]) -> float:
-    xs = [x for x in xs if not math.isnan(x)]
-    return sum(xs) ** 2 / (len(xs) * sum(x * x for x in xs)) if xs and any(xs) else float("nan")
+    """Jain's index (msfc.metrics) of the shares that were measured; NaN when none was."""
+    kept = [x for x in xs if not math.isnan(x)]
+    return M.jain_index(kept) if kept and any(kept) else float("nan")
 
 
 def bench(args) -> int:
