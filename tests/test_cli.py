@@ -87,7 +87,7 @@ def test_run_writes_tidy_data(fake_build, tmp_path, capsys):
             "--build-dir",
             str(fake_build),
             "--scheduler",
-            "FqCoDel",
+            "Msfc",
             "--set",
             "duration=2",
             "--set",
@@ -123,7 +123,7 @@ def test_run_writes_tidy_data(fake_build, tmp_path, capsys):
     assert "--ns3::MsfcQueueDisc::Ratio=4" in cfg["argv"] and "--RngRun=3" in cfg["argv"]
     s = pd.read_parquet(out / "summary.parquet")
     assert set(s["direction"]) == {"down", "up", "all"}
-    assert set(s["scheduler"]) == {"FqCoDel"} and set(s["rng_run"]) == {3}
+    assert set(s["scheduler"]) == {"Msfc"} and set(s["rng_run"]) == {3}
     assert set(s["attr.Msfc.Ratio"]) == {"4"} and set(s["cfg.duration"]) == {"2"}
     assert "meta.wall_seconds" in s.columns
     f = pd.read_parquet(out / "flows.parquet")
@@ -219,26 +219,11 @@ def test_default_out_is_keyed_by_the_request(fake_build, tmp_path, capsys):
     assert len(dirs) == 1 and dirs[0].name.startswith("fake-run-")
 
 
-def test_compare_tables_and_thesis(fake_build, tmp_path, capsys):
+def test_compare_tables_and_thesis(fake_isp_build, tmp_path, capsys):
     out = tmp_path / "c"
-    rc = main(
-        [
-            "compare",
-            "fake",
-            "--build-dir",
-            str(fake_build),
-            "--schedulers",
-            "Msfc,CoDel",
-            "--seeds",
-            "2",
-            "--out",
-            str(out),
-            "--thesis",
-            "--no-progress",
-            "--jobs",
-            "2",
-        ]
-    )
+    args = ["compare", "isp-tree", "--build-dir", str(fake_isp_build), "--schedulers"]
+    args += ["Msfc,CoDel", "--seeds", "2", "--out", str(out), "--thesis", "--no-progress"]
+    rc = main(args + ["--preset", "thesis", "--jobs", "2"])
     assert rc == 0
     text = capsys.readouterr().out
     assert "Overall (down, like thesis Table 3.4)" in text
@@ -246,33 +231,59 @@ def test_compare_tables_and_thesis(fake_build, tmp_path, capsys):
     header = [ln for ln in text.splitlines() if ln.startswith("type") and "Msfc" in ln][0]
     assert header.index("Msfc") < header.index("CoDel")  # the order asked for
     assert "Table 3.7" in text and "Msfc thesis" in text and "3185.29" in text
+    assert "x0.25" not in text and "differs from the thesis" not in text  # like with like
     s = pd.read_parquet(out / "summary.parquet")
     assert sorted(s["rng_run"].unique()) == [1, 2] and set(s["scheduler"]) == {"Msfc", "CoDel"}
-    assert len(json.loads((out / "study.json").read_text())["configs"]) == 4
+    study = json.loads((out / "study.json").read_text())
+    assert len(study["configs"]) == 4 and study["thesis"]["scale"] == 1.0
     # the same command with --format markdown reprints the finished runs as pipe tables
-    rc = main(
-        [
-            "compare",
-            "fake",
-            "--build-dir",
-            str(fake_build),
-            "--schedulers",
-            "Msfc,CoDel",
-            "--seeds",
-            "2",
-            "--out",
-            str(out),
-            "--thesis",
-            "--no-progress",
-            "--format",
-            "markdown",
-        ]
-    )
+    rc = main(args + ["--preset", "thesis", "--format", "markdown"])
     assert rc == 0
     cap = capsys.readouterr()
     assert cap.err.count("already done") == 4  # nothing simulated again
     assert "| type | Msfc | CoDel |" in cap.out and "**Table 3.7:" in cap.out
     assert "| TV | 3185.29 | " in cap.out  # thesis Msfc: the order asked for
+
+
+def test_thesis_columns_of_a_scaled_preset_are_scaled_and_say_so(fake_isp_build, tmp_path, capsys):
+    args = ["compare", "isp-tree", "--build-dir", str(fake_isp_build), "--schedulers", "Msfc"]
+    args += ["--thesis", "--no-progress", "--out", str(tmp_path / "q")]
+    for fmt in ("text", "markdown"):
+        assert main(args + ["--preset", "quick", "--format", fmt]) == 0
+        text = capsys.readouterr().out
+        # Table 3.7, TV under MSFC: 3185.29 kbps at full scale, x0.25 here
+        assert "Msfc thesis x0.25" in text and "796.32" in text and "3185.29" not in text
+        t37 = [ln for ln in text.splitlines() if "Table 3.7" in ln][0]
+        assert "thesis throughput x0.25" in t37 and "duration 3 s (thesis 100 s)" in t37
+        assert "last-hop p2p (thesis wifi)" in t37
+        t36 = [ln for ln in text.splitlines() if "Table 3.6" in ln][0]
+        assert "losses left out" in t36
+        lost = text[text.index("Table 3.6") :].splitlines()
+        tv = [ln for ln in lost if ln.replace("|", " ").split()[:1] == ["TV"]][0]
+        assert tv.replace("|", " ").split()[1] == "-"  # thesis column: 2 lost, not shown
+    report = tmp_path / "q" / "report"
+    assert main(["report", str(tmp_path / "q"), "--out", str(report)]) == 0
+    page = (report / "index.html").read_text()
+    assert "Msfc thesis x0.25" in page and "thesis throughputs scaled x0.25" in page
+
+
+def test_thesis_columns_refused_where_they_do_not_compare(fake_isp_build, tmp_path, capsys):
+    base = ["compare", "--build-dir", str(fake_isp_build), "--schedulers", "Msfc"]
+    base += ["--no-progress", "--out", str(tmp_path / "x")]
+    cases = [
+        (["fake", "--thesis"], "scenario 'fake' has no published counterpart"),
+        (["isp-tree", "--preset", "tiny", "--thesis"], "apps=34 (thesis 280)"),
+        (["isp-tree", "--preset", "wrong-priorities", "--thesis", "A"], "use --thesis B"),
+    ]
+    for extra, expect in cases:
+        assert main(base + extra) == 2, extra
+        err = capsys.readouterr().err
+        assert expect in err and err.startswith("msfc: error: --thesis"), err
+        assert not (tmp_path / "x").exists()  # nothing ran
+    # a bare --thesis with the wrong-priorities preset picks simulation B (Table 3.9)
+    assert main(base + ["isp-tree", "--preset", "wrong-priorities", "--thesis"]) == 0
+    text = capsys.readouterr().out
+    assert "Table 3.9" in text and "Table 3.7" not in text
 
 
 def test_timeout_kills_a_hanging_simulation(fake_build, tmp_path, capsys):

@@ -36,8 +36,23 @@ def test_expand_validates_every_point(fake_build):
         seeds=3,
         schedulers_loader=lambda: sch,
     )
-    assert len(cfgs) == 2 * 2 * 3 and len({c.hash() for c in cfgs}) == 12
+    # CoDel ignores Msfc.Ratio: its two grid points are one simulation, run once per seed
+    assert len(cfgs) == 2 * 2 * 3 and len({c.hash() for c in cfgs}) == 2 * 3 + 3
+    assert all(
+        c.attrs == {} and c.ignored == ["Msfc.Ratio"] for c in cfgs if c.scheduler == "CoDel"
+    )
     assert {c.rng_run for c in cfgs} == {1, 2, 3}
+    for sched in ("CoDel", None):  # the attribute of a scheduler the sweep never runs
+        with pytest.raises(UserError, match=r"'Msfc.Ratio' applies to (a|the) scheduler "):
+            expand(
+                info,
+                parse_grid(["Msfc.Ratio=1,2"] + ([] if sched else ["scheduler=CoDel,FqCoDel"])),
+                [],
+                preset=None,
+                scheduler=sched,
+                seeds=1,
+                schedulers_loader=lambda: sch,
+            )
     with pytest.raises(UserError, match="allowed range 0.0000153..16"):
         expand(
             info,

@@ -440,12 +440,6 @@ def cmd_compare(args) -> int:
     scheds = _schedulers_arg(info, args.schedulers)
     if args.seeds < 1:
         raise UserError(f"--seeds {args.seeds} is out of range; it must be >= 1")
-    if args.thesis:
-        from . import thesis
-
-        thesis.load(args.thesis_tables)  # fail early when the tables are missing
-        if args.thesis_given_bare and args.preset == "wrong-priorities":
-            args.thesis = "B"
     assign = [(k, v) for k, v in assign if k != "scheduler"]
     cfgs = [
         build_config(
@@ -455,10 +449,21 @@ def cmd_compare(args) -> int:
             scheduler=s,
             rng_run=r,
             schedulers_loader=_loader(build),
+            other_scheduler="drop",
         )
         for s in scheds
         for r in range(1, args.seeds + 1)
     ]
+    from .config import check_applies
+
+    check_applies(cfgs, f"--schedulers {','.join(scheds)}")
+    basis = None
+    if args.thesis:
+        from . import thesis
+
+        thesis.load(args.thesis_tables)  # fail early when the tables are missing
+        basis = thesis.basis_for(info, cfgs, None if args.thesis_given_bare else args.thesis)
+        args.thesis = basis.simulation
     out = _study_out(args, "compare", {"scenario": info.name, "hashes": [c.hash() for c in cfgs]})
     write_study(
         out,
@@ -470,6 +475,7 @@ def cmd_compare(args) -> int:
             "schedulers": scheds,
             "seeds": args.seeds,
             "configs": [c.hash() for c in cfgs],
+            "thesis": basis.to_json() if basis else None,
             "argv": sys.argv[1:],
         },
     )
@@ -518,6 +524,7 @@ def cmd_compare(args) -> int:
                 direction=args.direction,
                 explicit=args.thesis_tables,
                 style=args.format,
+                basis=basis,
             )
         )
     print(f"Results: {out}  (msfc report {out})")
@@ -556,7 +563,7 @@ def cmd_sweep(args) -> int:
             "created_utc": _utc(),
             "direction": args.direction,
             "grid": [{"key": k, "values": v} for k, v in grid],
-            "grid_columns": S.grid_columns(grid, cfgs),
+            "grid_columns": S.grid_columns(grid, cfgs, info),
             "seeds": args.seeds,
             "configs": hashes,
             "scheduler_address": args.scheduler_address,
@@ -589,11 +596,11 @@ def cmd_sweep(args) -> int:
     if not summary.empty:
         from . import tables as T
 
-        cols = S.grid_columns(grid, cfgs)
+        cols = S.grid_columns(grid, cfgs, info)
         s = summary[(summary["level"] == "overall") & (summary["direction"] == args.direction)]
         from . import metrics as M
 
-        agg = s.groupby(cols, sort=False)[
+        agg = s.groupby(cols, sort=False, dropna=False)[
             [
                 "throughput_total_kbps",
                 "delay_hmean_ms",
@@ -602,7 +609,7 @@ def cmd_sweep(args) -> int:
                 "loss_ratio",
             ]
         ].mean()
-        agg["runs"] = s.groupby(cols, sort=False).size()
+        agg["runs"] = s.groupby(cols, sort=False, dropna=False).size()
         names = [c.split(".", 1)[1] if c.startswith(("cfg.", "attr.")) else c for c in cols]
         agg.index = [
             " ".join(

@@ -271,7 +271,7 @@ def sweep_points(
     if group is not None:
         s = s[s["group"] == group]
     rows = []
-    for key, g in s.groupby([x] + series, sort=False):
+    for key, g in s.groupby([x] + series, sort=False, dropna=False):
         key = key if isinstance(key, tuple) else (key,)
         mean, ci, n = M.mean_ci95(g[metric].to_numpy(float))
         rows.append(dict(zip([x] + series, key, strict=False), mean=mean, ci95=ci, n=n))
@@ -497,8 +497,8 @@ def make_report(root: Path, out: Path | None = None, direction: str | None = Non
                 "every node at the end of the run, mean over RNG runs.</p>"
             )
             body.extend(qd)
-        if kind == "compare":
-            body.append(_thesis_section(summary, direction))
+        if kind == "compare" and study.get("thesis"):
+            body.append(_thesis_section(summary, direction, study["thesis"]))
 
     elif kind == "sweep":
         cols = study.get("grid_columns") or []
@@ -545,8 +545,8 @@ def make_report(root: Path, out: Path | None = None, direction: str | None = Non
                 )
         # table of means
         s = summary[(summary["level"] == "overall") & (summary["direction"] == direction)]
-        agg = s.groupby(cols, sort=False)[SWEEP_METRICS].mean()
-        agg["runs"] = s.groupby(cols, sort=False).size()
+        agg = s.groupby(cols, sort=False, dropna=False)[SWEEP_METRICS].mean()
+        agg["runs"] = s.groupby(cols, sort=False, dropna=False).size()
         agg.index = [
             " ".join(
                 f"{_short(c)}={v}"
@@ -686,27 +686,33 @@ def drop_locations(q: pd.DataFrame) -> pd.DataFrame:
     return t.sort_values(list(t.columns), ascending=False) if not t.empty else t
 
 
-def _thesis_section(summary: pd.DataFrame, direction: str) -> str:
+def _thesis_section(summary: pd.DataFrame, direction: str, basis_json: dict) -> str:
+    """The thesis's tables beside ours, on the basis `msfc compare --thesis` recorded."""
     from . import thesis
 
     try:
         data = thesis.load()
     except UserError:
         return ""
+    basis = thesis.Basis.from_json(basis_json)
+    sim = basis.simulation
     parts = [
-        "<h2>Beside the thesis (simulation A, Tables 3.4-3.7)</h2>",
-        "<p>The thesis's published numbers next to ours. They are comparable only for the thesis "
-        "scenario and preset (isp-tree, 100 simulated seconds).</p>",
+        f"<h2>Beside the thesis (simulation {html.escape(sim)}, Tables "
+        f"{', '.join(thesis.tables_for(sim))})</h2>",
+        "<p>The thesis's published numbers next to ours. "
+        + html.escape(
+            (basis.note() + ".")
+            if basis.note()
+            else "This run has the thesis's configuration, so every number compares directly."
+        )
+        + "</p>",
     ]
-    for tid in thesis.tables_for("A"):
+    for tid in thesis.tables_for(sim):
         t = data["tables"][tid]
-        df = thesis.side_by_side(data, tid, summary, direction)
+        df = thesis.side_by_side(data, tid, summary, direction, basis)
+        title = thesis.title(data, tid, basis)
         if t["level"] == "overall":
-            parts.append(
-                T.render_html(df, f"Table {tid}: {t['title']}", "metric", metric_rows=True)
-            )
+            parts.append(T.render_html(df, title, "metric", metric_rows=True))
         else:
-            parts.append(
-                T.render_html(df, f"Table {tid}: {t['title']}", "type", metric=t["metric"])
-            )
+            parts.append(T.render_html(df, title, "type", metric=t["metric"]))
     return "\n".join(parts)

@@ -7,7 +7,15 @@ import os
 import sys
 from pathlib import Path
 
-from .config import RunConfig, build_config, parse_assignments, split_key
+from .config import (
+    RunConfig,
+    build_config,
+    check_applies,
+    option_aliases,
+    parse_assignments,
+    scheduler_of,
+    split_key,
+)
 from .errors import UserError
 from .programs import ScenarioInfo
 from .progress import Progress
@@ -72,8 +80,10 @@ def expand(
                     scheduler=sched,
                     rng_run=run,
                     schedulers_loader=loader,
+                    other_scheduler="drop" if "scheduler" in grid_keys else "reject",
                 )
             )
+    check_applies(configs, "this sweep")
     return configs
 
 
@@ -246,15 +256,28 @@ def format_failure(r: dict, cfg: RunConfig) -> str:
     )
 
 
-def grid_columns(grid: list[tuple[str, list[str]]], configs: list[RunConfig]) -> list[str]:
-    """Names of the tidy-table columns that hold the swept keys."""
+def grid_columns(
+    grid: list[tuple[str, list[str]]], configs: list[RunConfig], info: ScenarioInfo | None = None
+) -> list[str]:
+    """Names of the tidy-table columns that hold the swept keys (an attribute that a scenario
+    option sets is recorded as that option: ``cfg.<option>``)."""
+    aliases = option_aliases(info) if info is not None else {}
     cols = []
     for k, _ in grid:
         sk = split_key(k)
+        alias = None
+        if sk is not None:
+            owner, attr = sk
+            for aid, opt in aliases.items():
+                head, _, name = aid.rpartition("::")
+                if name == attr and owner in (head, scheduler_of(head)):
+                    alias = opt
         if k == "scheduler":
             cols.append("scheduler")
         elif k in ("rng-run", "RngRun", "run"):
             cols.append("rng_run")
+        elif alias is not None:
+            cols.append(f"cfg.{alias}")
         elif sk is not None:
             friendly = k
             for name, tid in configs[0].attr_ids.items() if configs else []:
