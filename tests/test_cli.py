@@ -337,3 +337,100 @@ def test_tables_of_finished_runs_follow_metric_changes(fake_build, tmp_path, cap
     assert (d / "summary.parquet").exists()
     assert json.loads((d / "done.json").read_text())["tables_version"] == M.TABLES_VERSION
     assert (d / "flows.csv").stat().st_mtime_ns == raw_mtime
+
+
+def _run_args(fake_build, out, *extra):
+    return ["run", "fake", "--build-dir", str(fake_build), "--out", str(out), "--no-progress"] + [
+        *extra
+    ]
+
+
+def test_out_naming_a_file_or_a_read_only_directory(fake_build, tmp_path, capsys, monkeypatch):
+    f = tmp_path / "file"
+    f.write_text("x")
+    assert main(_run_args(fake_build, f)) == 2
+    err = capsys.readouterr().err
+    assert f"--out {f} is a file, not a directory; give --out a directory" in err
+    out = tmp_path / "ro"
+    assert main(_run_args(fake_build, out)) == 0
+    capsys.readouterr()
+    import msfc.runner
+
+    real_access = os.access
+
+    def read_only(path, mode, **kw):  # as a mount that is read-only, even for root
+        if str(path).startswith(str(out)) and mode & os.W_OK:
+            return False
+        return real_access(path, mode, **kw)
+
+    monkeypatch.setattr(msfc.runner.os, "access", read_only)
+    for args in (_run_args(fake_build, out), ["report", str(out)]):  # reprint, report
+        rc = main(args)
+        err = capsys.readouterr().err
+        assert rc == 2 and "is not writable (read-only)" in err, err
+        assert err.count("\n") == 1 and "Traceback" not in err
+    assert "msfc report " in err and "--out DIR" in err
+    assert not (out / "report").exists()
+
+
+def test_resume_rebuilds_missing_tidy_files(fake_build, tmp_path, capsys):
+    out = tmp_path / "r"
+    assert main(_run_args(fake_build, out)) == 0
+    first = capsys.readouterr().out
+    for f in list(out.glob("runs/*/summary.*")) + list(out.glob("runs/*/flow_metrics.*")):
+        f.unlink()
+    for f in out.glob("*.parquet"):
+        f.unlink()
+    assert main(_run_args(fake_build, out)) == 0
+    cap = capsys.readouterr()
+    assert "already done" in cap.err and cap.out == first  # same tables, nothing re-simulated
+    assert list(out.glob("runs/*/summary.parquet"))
+
+
+def test_truncated_raw_records_are_noticed(fake_build, tmp_path, capsys):
+    out = tmp_path / "t"
+    assert main(_run_args(fake_build, out)) == 0
+    (run,) = out.glob("runs/*")
+    done = json.loads((run / "done.json").read_text())
+    assert done["files"]["flows.csv"]["lines"] == len((run / "flows.csv").read_text().splitlines())
+    lines = (run / "flows.csv").read_text().splitlines(keepends=True)
+    (run / "flows.csv").write_text("".join(lines[:-3]))
+    capsys.readouterr()
+    for args in (["report", str(out)], ["diff", str(run), str(run)]):
+        assert main(args) == 1, args
+        err = capsys.readouterr().err
+        assert f"flows.csv has {len(lines) - 3} lines, {len(lines)} when the run finished" in err
+        assert "--force" in err and "Traceback" not in err
+    # run notices it too, and simulates it again
+    assert main(_run_args(fake_build, out)) == 0
+    err = capsys.readouterr().err
+    assert "flows.csv has" in err and "running it again" in err
+    assert len((run / "flows.csv").read_text().splitlines()) == len(lines)
+
+
+def test_an_interrupted_simulation_is_not_a_failed_configuration(fake_build, tmp_path):
+    """Ctrl-C reaches the whole process group: the simulation dies of SIGINT, msfc says
+    'interrupted', keeps no failed.json, and the same command resumes."""
+    import signal
+    import time
+
+    out = tmp_path / "i"
+    args = ["sweep", "fake", "--build-dir", str(fake_build), "--grid", "duration=4,5"]
+    args += ["--set", "sleep=1", "--out", str(out), "--no-progress", "--jobs", "2"]
+    e = dict(os.environ, PYTHONPATH=str(REPO / "python"))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "msfc.cli", *args],
+        stderr=subprocess.PIPE,
+        text=True,
+        env=e,
+        cwd=tmp_path,
+        start_new_session=True,
+    )
+    deadline = time.time() + 60
+    while time.time() < deadline and len(list(out.glob("runs/*/progress.txt"))) < 2:
+        time.sleep(0.2)
+    os.killpg(proc.pid, signal.SIGINT)  # as a terminal's Ctrl-C
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "interrupted" in err and "FAILED" not in err and "Traceback" not in err, err
+    assert not list(out.glob("runs/*/failed.json"))

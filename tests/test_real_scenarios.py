@@ -194,7 +194,7 @@ def test_real_run_and_two_task_sweep(tmp_path, capsys):
             seeds,
             "--out",
             str(sw),
-            "--workers",
+            "--jobs",
             "2",
             "--no-progress",
             "--timeout",

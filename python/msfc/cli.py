@@ -116,7 +116,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--jobs",
         type=int,
-        default=1,
         metavar="N",
         help="simulations at once on this machine (default 1: one after another with a "
         "progress bar of simulated time)",
@@ -155,16 +154,20 @@ def build_parser() -> argparse.ArgumentParser:
         "--seeds", type=int, default=1, metavar="N", help="RNG runs 1..N per grid point (default 1)"
     )
     p.add_argument(
-        "--scheduler-address",
+        "--dask",
         metavar="tcp://HOST:PORT",
-        help="run on the existing Dask cluster with this scheduler (default: on this machine)",
+        help="run on the existing Dask cluster whose scheduler listens here (as `dask scheduler` "
+        "prints it; default: on this machine)",
     )
     p.add_argument(
-        "--workers",
+        "--jobs",
         type=int,
         metavar="N",
         help="simulations at once on this machine (default: one per core)",
     )
+    # the spellings of version 0.x, still accepted
+    p.add_argument("--scheduler-address", dest="old_scheduler_address", help=argparse.SUPPRESS)
+    p.add_argument("--workers", dest="old_workers", type=int, help=argparse.SUPPRESS)
 
     p = sub.add_parser(
         "diff", help="do two runs measure the same? their per-flow records, column by column"
@@ -187,6 +190,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("report", help="HTML report with figures of a run, comparison or sweep")
     p.add_argument("dir", help="a results directory of msfc run/compare/sweep")
     p.add_argument("--out", metavar="DIR", help="where to write the report (default: DIR/report)")
+
     p.add_argument(
         "--direction",
         choices=["down", "up", "all"],
@@ -209,6 +213,9 @@ def _progress_enabled(args) -> bool:
 
 def _study_out(args, kind: str, spec: dict) -> Path:
     if args.out:
+        from .runner import check_out_dir
+
+        check_out_dir(Path(args.out))
         return Path(args.out)
     h = hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:8]
     return Path("results") / f"{spec['scenario']}-{kind}-{h}"
@@ -350,7 +357,7 @@ def cmd_list(args) -> int:
 def cmd_run(args) -> int:
     from . import tables as T
     from .config import build_config
-    from .runner import write_collected, write_study
+    from .runner import Interrupted, write_collected, write_study
 
     build, info, assign = _scenario_and_assignments(args)
     cfg = build_config(
@@ -375,6 +382,8 @@ def cmd_run(args) -> int:
     )
     try:
         d, ran = _run_with_bar(info.program, cfg, out, args, f"{info.name} {cfg.scheduler}".strip())
+    except Interrupted:
+        raise KeyboardInterrupt from None
     except SimulationError as e:
         _print_failure(e)
         return 1
@@ -434,7 +443,7 @@ def _schedulers_arg(info, text: str) -> list[str]:
 def cmd_compare(args) -> int:
     from . import tables as T
     from .config import build_config
-    from .runner import write_collected, write_study
+    from .runner import Interrupted, write_collected, write_study
 
     build, info, assign = _scenario_and_assignments(args)
     scheds = _schedulers_arg(info, args.schedulers)
@@ -481,6 +490,8 @@ def cmd_compare(args) -> int:
     )
     _stderr(f"{len(cfgs)} simulations -> {out}")
     failed = 0
+    if args.jobs is None:
+        args.jobs = 1
     if args.jobs < 1:
         raise UserError(f"--jobs {args.jobs} is out of range; it must be >= 1")
     if args.jobs > 1:
@@ -496,6 +507,8 @@ def cmd_compare(args) -> int:
             force=args.force,
         )
         failed = sum(1 for r in results if r["status"] == "failed")
+        if any(r["status"] == "interrupted" for r in results):
+            raise KeyboardInterrupt
         cfgs_to_run = []
     else:
         cfgs_to_run = cfgs
@@ -506,6 +519,8 @@ def cmd_compare(args) -> int:
             )
             if not ran:
                 _stderr(f"[{i}/{len(cfgs)}] {cfg.scheduler} run {cfg.rng_run}: already done")
+        except Interrupted:
+            raise KeyboardInterrupt from None
         except SimulationError as e:
             failed += 1
             _print_failure(e)
@@ -540,10 +555,20 @@ def cmd_sweep(args) -> int:
     from . import sweep as S
     from .runner import write_collected, write_study
 
+    if args.old_scheduler_address:
+        _stderr("msfc: note: --scheduler-address is now --dask (the old name still works)")
+        args.dask = args.dask or args.old_scheduler_address
+    if args.old_workers is not None:
+        _stderr(
+            "msfc: note: --workers is now --jobs, as in msfc compare (the old name still works)"
+        )
+        args.jobs = args.jobs if args.jobs is not None else args.old_workers
+    if args.dask:
+        S.check_dask_address(args.dask)  # before anything is written
     build, info, assign = _scenario_and_assignments(args)
     grid = S.parse_grid(args.grid)
-    if args.workers is not None and args.workers < 1:
-        raise UserError(f"--workers {args.workers} is out of range; it must be >= 1")
+    if args.jobs is not None and args.jobs < 1:
+        raise UserError(f"--jobs {args.jobs} is out of range; it must be >= 1")
     cfgs = S.expand(
         info,
         grid,
@@ -566,7 +591,7 @@ def cmd_sweep(args) -> int:
             "grid_columns": S.grid_columns(grid, cfgs, info),
             "seeds": args.seeds,
             "configs": hashes,
-            "scheduler_address": args.scheduler_address,
+            "dask": args.dask,
             "argv": sys.argv[1:],
         },
     )
@@ -578,8 +603,8 @@ def cmd_sweep(args) -> int:
         info.program,
         cfgs,
         out,
-        address=args.scheduler_address,
-        workers=args.workers,
+        address=args.dask,
+        workers=args.jobs,
         show_progress=_progress_enabled(args),
         timeout=args.timeout,
         force=args.force,
@@ -589,10 +614,17 @@ def cmd_sweep(args) -> int:
     from .runner import write_json_atomic
 
     write_json_atomic(out / "sweep-status.json", {"finished_utc": _utc(), "results": results})
-    counts = {k: sum(1 for r in results if r["status"] == k) for k in ("done", "cached", "failed")}
+    counts = {
+        k: sum(1 for r in results if r["status"] == k)
+        for k in ("done", "cached", "failed", "interrupted")
+    }
     _stderr(
-        f"sweep finished: {counts['done']} ran, {counts['cached']} already done, {counts['failed']} failed"
+        f"sweep finished: {counts['done']} ran, {counts['cached']} already done, "
+        f"{counts['failed']} failed"
+        + (f", {counts['interrupted']} interrupted" if counts["interrupted"] else "")
     )
+    if counts["interrupted"]:
+        raise KeyboardInterrupt
     if not summary.empty:
         from . import tables as T
 
@@ -696,6 +728,13 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 130
     except BrokenPipeError:
+        return 1
+    except OSError as e:  # a file that cannot be written or read: no traceback, the fix
+        where = f" {e.filename}" if e.filename else ""
+        _stderr(
+            f"msfc: error: cannot access{where}: {e.strerror or e}; check that the path exists "
+            f"and that you may write there (or give --out another directory)"
+        )
         return 1
 
 

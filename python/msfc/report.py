@@ -24,7 +24,7 @@ import pandas as pd
 from . import metrics as M
 from . import tables as T
 from .errors import UserError
-from .runner import collect, read_study
+from .runner import check_out_dir, collect, read_study
 
 SWEEP_METRICS = [
     "throughput_total_kbps",
@@ -393,6 +393,7 @@ def make_report(root: Path, out: Path | None = None, direction: str | None = Non
     root = Path(root)
     study = read_study(root)
     out = Path(out) if out else root / "report"
+    check_out_dir(out, "the report directory", f"write it elsewhere: msfc report {root} --out DIR")
     out.mkdir(parents=True, exist_ok=True)
     direction = direction or study.get("direction", "down")
     hashes = study.get("configs", [])

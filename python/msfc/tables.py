@@ -17,8 +17,9 @@ from . import metrics as M
 
 
 def _select(summary: pd.DataFrame, direction: str, level: str) -> pd.DataFrame:
-    s = summary[(summary["direction"] == direction) & (summary["level"] == level)]
-    return s
+    if summary is None or summary.empty or not {"direction", "level"} <= set(summary.columns):
+        return pd.DataFrame()
+    return summary[(summary["direction"] == direction) & (summary["level"] == level)]
 
 
 def column_order(summary: pd.DataFrame, column: str = "scheduler") -> list[str]:
