@@ -190,7 +190,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("report", help="HTML report with figures of a run, comparison or sweep")
     p.add_argument("dir", help="a results directory of msfc run/compare/sweep")
     p.add_argument("--out", metavar="DIR", help="where to write the report (default: DIR/report)")
-
+    p.add_argument(
+        "--against",
+        metavar="B",
+        help="plot this results directory against another (the graphical twin of msfc diff); "
+        "default --out: DIR/report-against-<name of B>",
+    )
     p.add_argument(
         "--direction",
         choices=["down", "up", "all"],
@@ -670,8 +675,14 @@ def cmd_sweep(args) -> int:
 
 
 def cmd_report(args) -> int:
-    from .report import make_report
+    from .report import make_against_report, make_report
 
+    if args.against:
+        html = make_against_report(
+            Path(args.dir), Path(args.against), args.out, direction=args.direction
+        )
+        print(f"Report: {html}")
+        return 0
     out = Path(args.out) if args.out else Path(args.dir) / "report"
     html = make_report(Path(args.dir), out, direction=args.direction)
     print(f"Report: {html}")

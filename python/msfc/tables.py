@@ -157,7 +157,8 @@ def _fmt(metric_name, v) -> str:
     if metric_name in M.METRICS:
         return M.format_value(metric_name, v)
     if isinstance(v, float):
-        return f"{v:.4g}"
+        # plain numbers: counters as integers, no powers of ten
+        return f"{v:.0f}" if abs(v) >= 100 or v.is_integer() else f"{v:.4g}"
     return str(v)
 
 

@@ -319,3 +319,31 @@ def compare_text(
         else:
             parts.append(T.render_text(df, title_, "type", metric=t["metric"], style=style))
     return "\n".join(parts)
+
+
+def markers(data: dict, summary: pd.DataFrame, basis: Basis, metric: str) -> dict:
+    """The thesis's per-type values of ``metric`` for figure markers, where they compare like
+    with like: {our scheduler: {our type label: value}}. Throughputs are scaled with the run's
+    rate scale; delays only when the run has the thesis's configuration; losses never here."""
+    if metric in COUNT_METRICS:
+        return {}
+    if metric not in RATE_METRICS and (basis.scaled or basis.differences):
+        return {}
+    tid = next(
+        (
+            k
+            for k in tables_for(basis.simulation)
+            if data["tables"][k]["level"] == "type" and data["tables"][k]["metric"] == metric
+        ),
+        None,
+    )
+    if tid is None:
+        return {}
+    theirs = thesis_table(data, tid)
+    if metric in RATE_METRICS:
+        theirs = theirs * basis.scale
+    ours = summary[summary["level"] == "type"]["group"].astype(str).unique()
+    tm = _type_map(data, ours)
+    return {
+        s: {tm[t]: float(theirs.loc[t, s]) for t in theirs.index if t in tm} for s in theirs.columns
+    }
