@@ -237,8 +237,10 @@ def test_attribute_set_through_a_scenario_option_is_recorded_as_it(fake_isp_buil
     assert c.resolved["prios"] == "2" and "--prios=2" in c.argv("p", "o")
     with pytest.raises(UserError, match=r"Msfc.Prios=12: scenario 'isp-tree' sets .* 'prios'"):
         cfg(isp, sch, "Msfc.Prios=12")
-    # an option that sets an attribute of a scheduler the run does not use
-    with pytest.raises(UserError, match=r"'ratio' applies to the scheduler Msfc"):
-        cfg(isp, sch, "ratio=3", scheduler="FqCoDel")
-    c = cfg(isp, sch, "ratio=3", scheduler="FqCoDel", other_scheduler="drop")
-    assert c.resolved["ratio"] == "2" and c.ignored == ["ratio"]
+    # the attribute of a scheduler the run does not use, given through the option that sets it
+    with pytest.raises(UserError, match=r"'Msfc.Ratio' applies to the scheduler Msfc"):
+        cfg(isp, sch, "Msfc.Ratio=3", scheduler="FqCoDel")
+    c = cfg(isp, sch, "Msfc.Ratio=3", scheduler="FqCoDel", other_scheduler="drop")
+    assert c.resolved["ratio"] == "2" and c.ignored == ["Msfc.Ratio"]
+    # the option itself is the scenario's: it may do more (prios also bounds the priorities)
+    assert cfg(isp, sch, "prios=2", scheduler="FqCoDel").resolved["prios"] == "2"

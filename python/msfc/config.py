@@ -261,6 +261,8 @@ class RunConfig:
     #: keys given but left out because they belong to another scheduler than this run's
     #: (not part of the configuration: the run does not depend on them)
     ignored: list[str] = field(default_factory=list, compare=False)
+    #: scenario options given as the scheduler attribute they set: option -> "Msfc.Ratio"
+    folded: dict[str, str] = field(default_factory=dict, compare=False)
 
     def key(self) -> dict:
         """What identifies the run: everything that changes the result."""
@@ -546,6 +548,7 @@ def _fold_aliases(info: ScenarioInfo, cfg: RunConfig) -> None:
                 f"values; give only one of them"
             )
         cfg.params[opt] = canon
+        cfg.folded[opt] = friendly
 
 
 def _other_schedulers(info: ScenarioInfo, cfg: RunConfig, mode: str) -> None:
@@ -560,14 +563,17 @@ def _other_schedulers(info: ScenarioInfo, cfg: RunConfig, mode: str) -> None:
         owner = friendly.split(".", 1)[0]
         if owner in offered and owner != sched:
             foreign.append((friendly, owner, "attrs"))
+    # an option given as the attribute it sets (Msfc.Ratio for ratio); the option itself may
+    # do more than set the attribute (isp-tree's prios also bounds the flow types' priorities)
     for aid, opt in aliases.items():
         owner = scheduler_of(aid.rsplit("::", 1)[0])
-        if opt in cfg.params and owner in offered and owner != sched:
+        if opt in cfg.folded and owner in offered and owner != sched:
             foreign.append((opt, owner, "params"))
     for key, owner, where in foreign:
         if mode == "reject":
+            shown = cfg.folded.get(key, key)
             raise UserError(
-                f"'{key}' applies to the scheduler {owner}, but this run's scheduler is {sched}: "
+                f"'{shown}' applies to the scheduler {owner}, but this run's scheduler is {sched}: "
                 f"it would change nothing. Leave it out, or run {owner} (--scheduler {owner})"
             )
         if where == "attrs":
@@ -582,7 +588,7 @@ def _other_schedulers(info: ScenarioInfo, cfg: RunConfig, mode: str) -> None:
                 cfg.resolved[key] = validate_param(p, _json_text(preset_v), info.name, user=False)
             elif p.default is not None:
                 cfg.resolved[key] = _canon_default(p)
-        cfg.ignored.append(key)
+        cfg.ignored.append(cfg.folded.get(key, key))
 
 
 def check_applies(cfgs: list[RunConfig], where: str) -> None:
