@@ -434,3 +434,32 @@ def test_an_interrupted_simulation_is_not_a_failed_configuration(fake_build, tmp
     assert proc.returncode == 130, err
     assert "interrupted" in err and "FAILED" not in err and "Traceback" not in err, err
     assert not list(out.glob("runs/*/failed.json"))
+
+
+def test_sigterm_stops_like_ctrl_c(fake_build, tmp_path):
+    """kill / timeout / a batch system send SIGTERM to msfc alone: it stops its simulation and
+    says 'interrupted', as for Ctrl-C."""
+    import time
+
+    out = tmp_path / "term"
+    args = ["run", "fake", "--build-dir", str(fake_build), "--set", "sleep=1"]
+    args += ["--set", "duration=8", "--out", str(out), "--no-progress"]
+    e = dict(os.environ, PYTHONPATH=str(REPO / "python"))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "msfc.cli", *args], stderr=subprocess.PIPE, text=True, env=e
+    )
+    deadline = time.time() + 60
+    while time.time() < deadline and not list(out.glob("runs/*/progress.txt")):
+        time.sleep(0.2)
+    proc.terminate()
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and "interrupted" in err and "Traceback" not in err, err
+    assert not list(out.glob("runs/*/failed.json")) and not list(out.glob("runs/*/done.json"))
+
+
+def test_output_says_where_the_report_will_be(fake_build, tmp_path, capsys):
+    out = tmp_path / "w"
+    assert main(_run_args(fake_build, out)) == 0
+    assert f"`msfc report {out}` writes {out}/report/index.html" in capsys.readouterr().out
+    assert main(["report", str(out)]) == 0
+    assert f"Report: {out}/report/index.html" in capsys.readouterr().out

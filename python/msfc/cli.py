@@ -246,6 +246,10 @@ def _loader(build):
     return load
 
 
+def _print_results(out: Path) -> None:
+    print(f"Results: {out}  (report: `msfc report {out}` writes {out / 'report' / 'index.html'})")
+
+
 def _print_failure(e: SimulationError) -> None:
     _stderr(f"msfc: error: {e}")
     _stderr("  command: " + " ".join(e.argv))
@@ -423,7 +427,7 @@ def cmd_run(args) -> int:
             style=args.format,
         )
     )
-    print(f"Results: {out}  (msfc report {out})")
+    _print_results(out)
     return 0
 
 
@@ -547,7 +551,7 @@ def cmd_compare(args) -> int:
                 basis=basis,
             )
         )
-    print(f"Results: {out}  (msfc report {out})")
+    _print_results(out)
     if failed:
         _stderr(
             f"msfc: {failed} of {len(cfgs)} simulations failed (see above); finished ones are kept"
@@ -664,7 +668,7 @@ def cmd_sweep(args) -> int:
                 style=args.format,
             )
         )
-    print(f"Results: {out}  (msfc report {out})")
+    _print_results(out)
     if failed:
         _stderr(
             f"msfc: {len(failed)} simulations failed (listed above, details in {out / 'sweep-status.json'}); "
@@ -728,6 +732,15 @@ def main(argv: list[str] | None = None) -> int:
     if not args.command:
         ap.print_help()
         return 2
+    import signal
+    import threading
+
+    def on_term(signum, frame):  # kill, timeout, a batch system: stop as Ctrl-C does
+        raise KeyboardInterrupt
+
+    old_term = None
+    if threading.current_thread() is threading.main_thread():
+        old_term = signal.signal(signal.SIGTERM, on_term)
     try:
         return COMMANDS[args.command](args)
     except UserError as e:
@@ -747,6 +760,9 @@ def main(argv: list[str] | None = None) -> int:
             f"and that you may write there (or give --out another directory)"
         )
         return 1
+    finally:
+        if old_term is not None:
+            signal.signal(signal.SIGTERM, old_term)
 
 
 if __name__ == "__main__":
