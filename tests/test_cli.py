@@ -463,3 +463,15 @@ def test_output_says_where_the_report_will_be(fake_build, tmp_path, capsys):
     assert f"`msfc report {out}` writes {out}/report/index.html" in capsys.readouterr().out
     assert main(["report", str(out)]) == 0
     assert f"Report: {out}/report/index.html" in capsys.readouterr().out
+
+
+def test_priorities_above_msfc_prios_are_pointed_out(fake_build, tmp_path, capsys):
+    """The fake scenario labels priorities 0..2 and has no option for MSFC's classes: with
+    Msfc.Prios=2 the priority-2 flows run in class 1, and msfc says so."""
+    assert main(_run_args(fake_build, tmp_path / "p", "--set", "Msfc.Prios=2")) == 0
+    err = capsys.readouterr().err
+    assert (
+        "Msfc.Prios=2, yet flows are labelled priority 2: MSFC ran them in its top class 1" in err
+    )
+    assert main(_run_args(fake_build, tmp_path / "p3", "--set", "Msfc.Prios=3")) == 0
+    assert "note: Msfc.Prios" not in capsys.readouterr().err

@@ -246,6 +246,28 @@ def _loader(build):
     return load
 
 
+def _clamped_priorities_note(summary) -> None:
+    """Say so when flows are labelled with a priority MSFC did not have (``Msfc.Prios`` below a
+    label): MSFC put them in its top class, Prios-1, so their rows are not a class of their own."""
+    col = "attr.Msfc.Prios"
+    if summary.empty or col not in summary.columns:
+        return
+    s = summary[(summary["level"] == "priority") & summary[col].notna()]
+    for prios, part in s.groupby(col):
+        try:
+            n = int(prios)
+        except ValueError:
+            continue
+        above = sorted({int(g) for g in part["group"] if str(g).isdigit() and int(g) >= n})
+        if above:
+            _stderr(
+                f"msfc: note: Msfc.Prios={n}, yet flows are labelled priority "
+                f"{', '.join(map(str, above))}: MSFC ran them in its top class {n - 1}, so the "
+                f"'priority {above[0]}' rows are not a class of their own; raise Msfc.Prios to "
+                f"{max(above) + 1} for a class per label"
+            )
+
+
 def _print_results(out: Path) -> None:
     print(f"Results: {out}  (report: `msfc report {out}` writes {out / 'report' / 'index.html'})")
 
@@ -399,6 +421,7 @@ def cmd_run(args) -> int:
     if not ran:
         _stderr(f"already done: {d} (use --force to run again)")
     summary, _ = write_collected(out, [cfg.hash()])
+    _clamped_priorities_note(summary)
     print(f"{info.name} | {cfg.label()} | {d}\n")
     print(
         T.render_text(
@@ -537,6 +560,7 @@ def cmd_compare(args) -> int:
     if summary.empty:
         _stderr("msfc: error: no simulation finished")
         return 1
+    _clamped_priorities_note(summary)
     print(T.compare_text(summary, args.direction, args.level, style=args.format))
     if args.thesis:
         from . import thesis
