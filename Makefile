@@ -105,7 +105,7 @@ bench: build
 	set -o pipefail; $(VENV)/bin/msfc compare isp-tree --preset quick --schedulers PfifoFast,CoDel,FqCoDel,Msfc \
 	    --thesis --jobs 2 --out $(BENCH_OUT) | tee $(BENCH_OUT).txt
 	$(VENV)/bin/msfc report $(BENCH_OUT)
-	@echo "Output: $(BENCH_OUT).txt (tables), $(BENCH_OUT)/ (raw records, Parquet, report.html)"
+	@echo "Output: $(BENCH_OUT).txt (tables), $(BENCH_OUT)/ (raw records, Parquet), report: $(BENCH_OUT)/report/index.html"
 
 bench-dumbbell: build
 	$(VENV)/bin/msfc bench dumbbell $(RESULTS) -- --schedulers=Msfc,FqCoDel,CoDel,PfifoFast

@@ -26,6 +26,17 @@ def fake_build(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
+def fake_isp_build(tmp_path_factory):
+    """The fake scenario as scenario-isp-tree: the thesis's scenario, with its presets."""
+    b = tmp_path_factory.mktemp("fakebuild") / "build-isp"
+    b.mkdir()
+    _link(FIXTURES / "fake-scenario", b / "scenario-isp-tree")
+    _link(FIXTURES / "fake-scenario", b / "scenario-fake")
+    _link(FIXTURES / "fake-msfc-describe", b / "msfc-describe")
+    return b
+
+
+@pytest.fixture(scope="session")
 def fake_build_no_describe(tmp_path_factory):
     b = tmp_path_factory.mktemp("fakebuild") / "build-nodesc"
     b.mkdir()

@@ -87,7 +87,7 @@ def test_run_writes_tidy_data(fake_build, tmp_path, capsys):
             "--build-dir",
             str(fake_build),
             "--scheduler",
-            "FqCoDel",
+            "Msfc",
             "--set",
             "duration=2",
             "--set",
@@ -123,7 +123,7 @@ def test_run_writes_tidy_data(fake_build, tmp_path, capsys):
     assert "--ns3::MsfcQueueDisc::Ratio=4" in cfg["argv"] and "--RngRun=3" in cfg["argv"]
     s = pd.read_parquet(out / "summary.parquet")
     assert set(s["direction"]) == {"down", "up", "all"}
-    assert set(s["scheduler"]) == {"FqCoDel"} and set(s["rng_run"]) == {3}
+    assert set(s["scheduler"]) == {"Msfc"} and set(s["rng_run"]) == {3}
     assert set(s["attr.Msfc.Ratio"]) == {"4"} and set(s["cfg.duration"]) == {"2"}
     assert "meta.wall_seconds" in s.columns
     f = pd.read_parquet(out / "flows.parquet")
@@ -219,26 +219,11 @@ def test_default_out_is_keyed_by_the_request(fake_build, tmp_path, capsys):
     assert len(dirs) == 1 and dirs[0].name.startswith("fake-run-")
 
 
-def test_compare_tables_and_thesis(fake_build, tmp_path, capsys):
+def test_compare_tables_and_thesis(fake_isp_build, tmp_path, capsys):
     out = tmp_path / "c"
-    rc = main(
-        [
-            "compare",
-            "fake",
-            "--build-dir",
-            str(fake_build),
-            "--schedulers",
-            "Msfc,CoDel",
-            "--seeds",
-            "2",
-            "--out",
-            str(out),
-            "--thesis",
-            "--no-progress",
-            "--jobs",
-            "2",
-        ]
-    )
+    args = ["compare", "isp-tree", "--build-dir", str(fake_isp_build), "--schedulers"]
+    args += ["Msfc,CoDel", "--seeds", "2", "--out", str(out), "--thesis", "--no-progress"]
+    rc = main(args + ["--preset", "thesis", "--jobs", "2"])
     assert rc == 0
     text = capsys.readouterr().out
     assert "Overall (down, like thesis Table 3.4)" in text
@@ -246,33 +231,59 @@ def test_compare_tables_and_thesis(fake_build, tmp_path, capsys):
     header = [ln for ln in text.splitlines() if ln.startswith("type") and "Msfc" in ln][0]
     assert header.index("Msfc") < header.index("CoDel")  # the order asked for
     assert "Table 3.7" in text and "Msfc thesis" in text and "3185.29" in text
+    assert "x0.25" not in text and "differs from the thesis" not in text  # like with like
     s = pd.read_parquet(out / "summary.parquet")
     assert sorted(s["rng_run"].unique()) == [1, 2] and set(s["scheduler"]) == {"Msfc", "CoDel"}
-    assert len(json.loads((out / "study.json").read_text())["configs"]) == 4
+    study = json.loads((out / "study.json").read_text())
+    assert len(study["configs"]) == 4 and study["thesis"]["scale"] == 1.0
     # the same command with --format markdown reprints the finished runs as pipe tables
-    rc = main(
-        [
-            "compare",
-            "fake",
-            "--build-dir",
-            str(fake_build),
-            "--schedulers",
-            "Msfc,CoDel",
-            "--seeds",
-            "2",
-            "--out",
-            str(out),
-            "--thesis",
-            "--no-progress",
-            "--format",
-            "markdown",
-        ]
-    )
+    rc = main(args + ["--preset", "thesis", "--format", "markdown"])
     assert rc == 0
     cap = capsys.readouterr()
     assert cap.err.count("already done") == 4  # nothing simulated again
     assert "| type | Msfc | CoDel |" in cap.out and "**Table 3.7:" in cap.out
     assert "| TV | 3185.29 | " in cap.out  # thesis Msfc: the order asked for
+
+
+def test_thesis_columns_of_a_scaled_preset_are_scaled_and_say_so(fake_isp_build, tmp_path, capsys):
+    args = ["compare", "isp-tree", "--build-dir", str(fake_isp_build), "--schedulers", "Msfc"]
+    args += ["--thesis", "--no-progress", "--out", str(tmp_path / "q")]
+    for fmt in ("text", "markdown"):
+        assert main(args + ["--preset", "quick", "--format", fmt]) == 0
+        text = capsys.readouterr().out
+        # Table 3.7, TV under MSFC: 3185.29 kbps at full scale, x0.25 here
+        assert "Msfc thesis x0.25" in text and "796.32" in text and "3185.29" not in text
+        t37 = [ln for ln in text.splitlines() if "Table 3.7" in ln][0]
+        assert "thesis throughput x0.25" in t37 and "duration 3 s (thesis 100 s)" in t37
+        assert "last-hop p2p (thesis wifi)" in t37
+        t36 = [ln for ln in text.splitlines() if "Table 3.6" in ln][0]
+        assert "losses left out" in t36
+        lost = text[text.index("Table 3.6") :].splitlines()
+        tv = [ln for ln in lost if ln.replace("|", " ").split()[:1] == ["TV"]][0]
+        assert tv.replace("|", " ").split()[1] == "-"  # thesis column: 2 lost, not shown
+    report = tmp_path / "q" / "report"
+    assert main(["report", str(tmp_path / "q"), "--out", str(report)]) == 0
+    page = (report / "index.html").read_text()
+    assert "Msfc thesis x0.25" in page and "thesis throughputs scaled x0.25" in page
+
+
+def test_thesis_columns_refused_where_they_do_not_compare(fake_isp_build, tmp_path, capsys):
+    base = ["compare", "--build-dir", str(fake_isp_build), "--schedulers", "Msfc"]
+    base += ["--no-progress", "--out", str(tmp_path / "x")]
+    cases = [
+        (["fake", "--thesis"], "scenario 'fake' has no published counterpart"),
+        (["isp-tree", "--preset", "tiny", "--thesis"], "apps=34 (thesis 280)"),
+        (["isp-tree", "--preset", "wrong-priorities", "--thesis", "A"], "use --thesis B"),
+    ]
+    for extra, expect in cases:
+        assert main(base + extra) == 2, extra
+        err = capsys.readouterr().err
+        assert expect in err and err.startswith("msfc: error: --thesis"), err
+        assert not (tmp_path / "x").exists()  # nothing ran
+    # a bare --thesis with the wrong-priorities preset picks simulation B (Table 3.9)
+    assert main(base + ["isp-tree", "--preset", "wrong-priorities", "--thesis"]) == 0
+    text = capsys.readouterr().out
+    assert "Table 3.9" in text and "Table 3.7" not in text
 
 
 def test_timeout_kills_a_hanging_simulation(fake_build, tmp_path, capsys):
@@ -326,3 +337,141 @@ def test_tables_of_finished_runs_follow_metric_changes(fake_build, tmp_path, cap
     assert (d / "summary.parquet").exists()
     assert json.loads((d / "done.json").read_text())["tables_version"] == M.TABLES_VERSION
     assert (d / "flows.csv").stat().st_mtime_ns == raw_mtime
+
+
+def _run_args(fake_build, out, *extra):
+    return ["run", "fake", "--build-dir", str(fake_build), "--out", str(out), "--no-progress"] + [
+        *extra
+    ]
+
+
+def test_out_naming_a_file_or_a_read_only_directory(fake_build, tmp_path, capsys, monkeypatch):
+    f = tmp_path / "file"
+    f.write_text("x")
+    assert main(_run_args(fake_build, f)) == 2
+    err = capsys.readouterr().err
+    assert f"--out {f} is a file, not a directory; give --out a directory" in err
+    out = tmp_path / "ro"
+    assert main(_run_args(fake_build, out)) == 0
+    capsys.readouterr()
+    import msfc.runner
+
+    real_access = os.access
+
+    def read_only(path, mode, **kw):  # as a mount that is read-only, even for root
+        if str(path).startswith(str(out)) and mode & os.W_OK:
+            return False
+        return real_access(path, mode, **kw)
+
+    monkeypatch.setattr(msfc.runner.os, "access", read_only)
+    for args in (_run_args(fake_build, out), ["report", str(out)]):  # reprint, report
+        rc = main(args)
+        err = capsys.readouterr().err
+        assert rc == 2 and "is not writable (read-only)" in err, err
+        assert err.count("\n") == 1 and "Traceback" not in err
+    assert "msfc report " in err and "--out DIR" in err
+    assert not (out / "report").exists()
+
+
+def test_resume_rebuilds_missing_tidy_files(fake_build, tmp_path, capsys):
+    out = tmp_path / "r"
+    assert main(_run_args(fake_build, out)) == 0
+    first = capsys.readouterr().out
+    for f in list(out.glob("runs/*/summary.*")) + list(out.glob("runs/*/flow_metrics.*")):
+        f.unlink()
+    for f in out.glob("*.parquet"):
+        f.unlink()
+    assert main(_run_args(fake_build, out)) == 0
+    cap = capsys.readouterr()
+    assert "already done" in cap.err and cap.out == first  # same tables, nothing re-simulated
+    assert list(out.glob("runs/*/summary.parquet"))
+
+
+def test_truncated_raw_records_are_noticed(fake_build, tmp_path, capsys):
+    out = tmp_path / "t"
+    assert main(_run_args(fake_build, out)) == 0
+    (run,) = out.glob("runs/*")
+    done = json.loads((run / "done.json").read_text())
+    assert done["files"]["flows.csv"]["lines"] == len((run / "flows.csv").read_text().splitlines())
+    lines = (run / "flows.csv").read_text().splitlines(keepends=True)
+    (run / "flows.csv").write_text("".join(lines[:-3]))
+    capsys.readouterr()
+    for args in (["report", str(out)], ["diff", str(run), str(run)]):
+        assert main(args) == 1, args
+        err = capsys.readouterr().err
+        assert f"flows.csv has {len(lines) - 3} lines, {len(lines)} when the run finished" in err
+        assert "--force" in err and "Traceback" not in err
+    # run notices it too, and simulates it again
+    assert main(_run_args(fake_build, out)) == 0
+    err = capsys.readouterr().err
+    assert "flows.csv has" in err and "running it again" in err
+    assert len((run / "flows.csv").read_text().splitlines()) == len(lines)
+
+
+def test_an_interrupted_simulation_is_not_a_failed_configuration(fake_build, tmp_path):
+    """Ctrl-C reaches the whole process group: the simulation dies of SIGINT, msfc says
+    'interrupted', keeps no failed.json, and the same command resumes."""
+    import signal
+    import time
+
+    out = tmp_path / "i"
+    args = ["sweep", "fake", "--build-dir", str(fake_build), "--grid", "duration=4,5"]
+    args += ["--set", "sleep=1", "--out", str(out), "--no-progress", "--jobs", "2"]
+    e = dict(os.environ, PYTHONPATH=str(REPO / "python"))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "msfc.cli", *args],
+        stderr=subprocess.PIPE,
+        text=True,
+        env=e,
+        cwd=tmp_path,
+        start_new_session=True,
+    )
+    deadline = time.time() + 60
+    while time.time() < deadline and len(list(out.glob("runs/*/progress.txt"))) < 2:
+        time.sleep(0.2)
+    os.killpg(proc.pid, signal.SIGINT)  # as a terminal's Ctrl-C
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "interrupted" in err and "FAILED" not in err and "Traceback" not in err, err
+    assert not list(out.glob("runs/*/failed.json"))
+
+
+def test_sigterm_stops_like_ctrl_c(fake_build, tmp_path):
+    """kill / timeout / a batch system send SIGTERM to msfc alone: it stops its simulation and
+    says 'interrupted', as for Ctrl-C."""
+    import time
+
+    out = tmp_path / "term"
+    args = ["run", "fake", "--build-dir", str(fake_build), "--set", "sleep=1"]
+    args += ["--set", "duration=8", "--out", str(out), "--no-progress"]
+    e = dict(os.environ, PYTHONPATH=str(REPO / "python"))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "msfc.cli", *args], stderr=subprocess.PIPE, text=True, env=e
+    )
+    deadline = time.time() + 60
+    while time.time() < deadline and not list(out.glob("runs/*/progress.txt")):
+        time.sleep(0.2)
+    proc.terminate()
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and "interrupted" in err and "Traceback" not in err, err
+    assert not list(out.glob("runs/*/failed.json")) and not list(out.glob("runs/*/done.json"))
+
+
+def test_output_says_where_the_report_will_be(fake_build, tmp_path, capsys):
+    out = tmp_path / "w"
+    assert main(_run_args(fake_build, out)) == 0
+    assert f"`msfc report {out}` writes {out}/report/index.html" in capsys.readouterr().out
+    assert main(["report", str(out)]) == 0
+    assert f"Report: {out}/report/index.html" in capsys.readouterr().out
+
+
+def test_priorities_above_msfc_prios_are_pointed_out(fake_build, tmp_path, capsys):
+    """The fake scenario labels priorities 0..2 and has no option for MSFC's classes: with
+    Msfc.Prios=2 the priority-2 flows run in class 1, and msfc says so."""
+    assert main(_run_args(fake_build, tmp_path / "p", "--set", "Msfc.Prios=2")) == 0
+    err = capsys.readouterr().err
+    assert (
+        "Msfc.Prios=2, yet flows are labelled priority 2: MSFC ran them in its top class 1" in err
+    )
+    assert main(_run_args(fake_build, tmp_path / "p3", "--set", "Msfc.Prios=3")) == 0
+    assert "note: Msfc.Prios" not in capsys.readouterr().err

@@ -3,6 +3,7 @@
 import pytest
 from msfc.config import (
     build_config,
+    check_dscp_map,
     parse_assignments,
     parse_datarate,
     parse_time,
@@ -102,12 +103,13 @@ def test_choices_and_scheduler(info, scheds):
 
 
 def test_scheduler_attributes_map_to_ns3_attributes(info, scheds, tmp_path):
-    c = cfg(info, scheds, "Msfc.Ratio=3", "ns3::CoDelQueueDisc::Interval=50ms", "Msfc.UseEcn=1")
+    c = cfg(info, scheds, "Msfc.Ratio=3", "Msfc.UseEcn=1")
     argv = c.argv("/bin/prog", tmp_path)
     assert "--ns3::MsfcQueueDisc::Ratio=3" in argv
-    assert "--ns3::CoDelQueueDisc::Interval=50ms" in argv
     assert "--ns3::MsfcQueueDisc::UseEcn=true" in argv
     assert argv[-2:] == ["--RngRun=1", f"--out={tmp_path}"]
+    c = cfg(info, scheds, "ns3::CoDelQueueDisc::Interval=50ms", scheduler="CoDel")
+    assert "--ns3::CoDelQueueDisc::Interval=50ms" in c.argv("/bin/prog", tmp_path)
     with pytest.raises(
         UserError, match=r"Ratio': value 0 is out of range; allowed range 0.0000153..16"
     ):
@@ -184,3 +186,61 @@ def test_unknown_scenario_lists_valid(fake_build, tmp_path):
         describe_scenario("isp", fake_build)
     with pytest.raises(UserError, match="make build"):
         describe_scenario("fake", tmp_path / "nowhere")
+
+
+def test_attributes_of_a_scheduler_the_run_does_not_use(info, scheds):
+    with pytest.raises(UserError, match=r"'Msfc.Ratio' applies to the scheduler Msfc, but this "):
+        cfg(info, scheds, "Msfc.Ratio=3", scheduler="FqCoDel")
+    c = cfg(info, scheds, "Msfc.Ratio=3", scheduler="FqCoDel", other_scheduler="drop")
+    assert c.attrs == {} and c.ignored == ["Msfc.Ratio"]
+    assert c.hash() == cfg(info, scheds, scheduler="FqCoDel").hash()  # the same simulation
+
+
+def test_constraints_between_attributes_in_the_kernels_words(info, scheds):
+    msg = r"Msfc: target must be at least 2 us and below interval \(Target 200ms, Interval 100ms\)"
+    with pytest.raises(UserError, match=msg):
+        cfg(info, scheds, "Msfc.Target=200ms")
+    with pytest.raises(UserError, match="target must be at least 2 us and below interval"):
+        cfg(info, scheds, "Msfc.Target=10ms", "Msfc.Interval=10ms")
+    assert cfg(info, scheds, "Msfc.Target=20ms", "Msfc.Interval=200ms").attrs["Msfc.Target"]
+    with pytest.raises(UserError, match=r"Msfc.DscpMap: dscp map entries must be classes 0 .. 15"):
+        cfg(info, scheds, "Msfc.DscpMap=EF=16")
+    assert cfg(info, scheds, "Msfc.DscpMap=EF=2, CS1=0; 10:0, af41=1").attrs["Msfc.DscpMap"]
+    assert "not of the form DSCP=CLASS" in check_dscp_map("EF")
+    assert "DSCP 64 is not a code point 0 .. 63" in check_dscp_map("64=1")
+    assert "neither a DSCP number" in check_dscp_map("XY=1")
+
+
+def test_a_time_needs_its_unit(info, scheds):
+    with pytest.raises(UserError, match=r"'delay-bin': bad value '5': '5' has no unit; write it "):
+        cfg(info, scheds, "delay-bin=5")
+    with pytest.raises(UserError, match=r"'Target': bad value '5': '5' has no unit"):
+        cfg(info, scheds, "Msfc.Target=5")
+    assert cfg(info, scheds, "delay-bin=1ms").params["delay-bin"] == "1ms"
+
+
+def test_attribute_set_through_a_scenario_option_is_recorded_as_it(fake_isp_build):
+    """isp-tree's option ratio 'sets ns3::MsfcQueueDisc::Ratio' (its help says so)."""
+    isp = describe_scenario("isp-tree", fake_isp_build)
+    sch = describe_schedulers(fake_isp_build)
+    with pytest.raises(
+        UserError,
+        match=r"ratio=3 and Msfc.Ratio=1.5 both set ns3::MsfcQueueDisc::Ratio, to different values",
+    ):
+        cfg(isp, sch, "ratio=3", "Msfc.Ratio=1.5")
+    c = cfg(isp, sch, "Msfc.Ratio=1.5")
+    assert c.attrs == {} and c.params["ratio"] == "1.5" and c.resolved["ratio"] == "1.5"
+    assert c.hash() == cfg(isp, sch, "ratio=1.5").hash()
+    assert cfg(isp, sch, "ratio=3", "Msfc.Ratio=3.0").resolved["ratio"] == "3"
+    # Prios through the option 'prios', so that the program checks the flow types against it
+    c = cfg(isp, sch, "Msfc.Prios=2")
+    assert c.resolved["prios"] == "2" and "--prios=2" in c.argv("p", "o")
+    with pytest.raises(UserError, match=r"Msfc.Prios=12: scenario 'isp-tree' sets .* 'prios'"):
+        cfg(isp, sch, "Msfc.Prios=12")
+    # the attribute of a scheduler the run does not use, given through the option that sets it
+    with pytest.raises(UserError, match=r"'Msfc.Ratio' applies to the scheduler Msfc"):
+        cfg(isp, sch, "Msfc.Ratio=3", scheduler="FqCoDel")
+    c = cfg(isp, sch, "Msfc.Ratio=3", scheduler="FqCoDel", other_scheduler="drop")
+    assert c.resolved["ratio"] == "2" and c.ignored == ["Msfc.Ratio"]
+    # the option itself is the scenario's: it may do more (prios also bounds the priorities)
+    assert cfg(isp, sch, "prios=2", scheduler="FqCoDel").resolved["prios"] == "2"

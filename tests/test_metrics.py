@@ -143,3 +143,10 @@ def test_direction_keeps_data_flows_only_when_kind_is_given():
     assert list(M.select_flows(flows, "all")["flow_id"]) == [1, 2, 3, 4]
     # files without the column (older runs, other scenarios): direction alone
     assert list(M.select_flows(flows.drop(columns="kind"), "down")["flow_id"]) == [1, 2, 4]
+
+
+def test_throughput_headings_say_per_flow_or_total():
+    from msfc import metrics as M
+
+    assert M.heading("throughput_kbps") == "Mean flow throughput (kbps)"
+    assert M.heading("throughput_total_kbps") == "Total throughput (kbps)"

@@ -12,6 +12,7 @@ import pytest
 from conftest import real_build_dir
 from msfc import metrics as M
 from msfc.cli import main
+from msfc.config import option_aliases
 from msfc.programs import describe_scenario, describe_schedulers, find_scenarios
 
 BUILD = real_build_dir()
@@ -169,10 +170,12 @@ def test_real_run_and_two_task_sweep(tmp_path, capsys):
     # (the attribute reaches the program as --ns3::MsfcQueueDisc::Ratio), else two RNG runs
     scheds = describe_schedulers(BUILD, required=False) or {}
     if "Msfc" in scheds and "Ratio" in scheds["Msfc"].attributes and "Msfc" in info.schedulers:
+        # recorded as the scenario option that sets it, when there is one (isp-tree's ratio)
+        opt = option_aliases(info).get(scheds["Msfc"].type_id + "::Ratio")
         grid, seeds, col, values = (
             ["--scheduler", "Msfc", "--grid", "Msfc.Ratio=1,4"],
             "1",
-            "attr.Msfc.Ratio",
+            f"cfg.{opt}" if opt else "attr.Msfc.Ratio",
             ["1", "4"],
         )
     else:
@@ -191,7 +194,7 @@ def test_real_run_and_two_task_sweep(tmp_path, capsys):
             seeds,
             "--out",
             str(sw),
-            "--workers",
+            "--jobs",
             "2",
             "--no-progress",
             "--timeout",

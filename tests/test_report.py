@@ -5,11 +5,10 @@ import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import pytest
 from msfc.cli import main
-from msfc.report import violin_density
+from msfc.report import log_violin_density
 from PIL import Image
 
 
@@ -23,8 +22,15 @@ def check_report(index: Path, expected_figures: list[str]) -> None:
         assert (index.parent / r).is_file(), f"index.html references {r}, which does not exist"
     for name in expected_figures:
         png, svg = index.parent / f"{name}.png", index.parent / f"{name}.svg"
-        assert f"{name}.svg" in refs and f"{name}.png" in refs
+        pdf = index.parent / f"{name}.pdf"
+        assert f"{name}.svg" in refs and f"{name}.png" in refs and f"{name}.pdf" in refs
         assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert pdf.read_bytes()[:5] == b"%PDF-"
+        # one column (3.5 in) or two (7 in) of a paper, at 200 dpi; the RNG runs on every one
+        with Image.open(png) as im:
+            assert im.size[0] in (700, 1400), (name, im.size)
+        text = svg.read_text()
+        assert re.search(r"\d+ RNG runs?", text) or "RNG run" in text, name
         with Image.open(png) as im:
             im.verify()
         with Image.open(png) as im:
@@ -75,10 +81,19 @@ def test_compare_report(compare_dir, capsys):
             "delay-cdf-overall",
             "delay-cdf-type",
             "throughput-type",
+            "class-share",
         ],
     )
     html = index.read_text()
-    assert "Harmonic-mean delay" in html and "TVStream" in html and "Table 3.7" in html
+    assert (
+        "log axis" in html
+        and "2 RNG runs, 95% CI" in (out / "report" / "delay-violin-type.svg").read_text()
+    )
+    assert "record no goodput per class over time" in html  # and says which files would
+    assert "e+0" not in html  # plain numbers in every table
+    assert "Harmonic-mean delay" in html and "TVStream" in html
+    # a comparison of the fake scenario has no thesis counterpart: no thesis tables beside it
+    assert "Table 3.7" not in html and "thesis" not in html.split("<h2>Per flow type")[1]
     assert "delay_hmean_ms" in html  # definitions section
     assert "Queue disc counters" in html and "class 2" in html  # from qdisc.csv
     assert "Where packets are dropped" in html
@@ -146,14 +161,17 @@ def test_report_of_empty_results_is_an_error(tmp_path, capsys):
     assert "no finished simulation" in capsys.readouterr().err
 
 
-def test_violin_density_is_weighted():
+def test_log_violin_density_is_weighted():
     h = pd.DataFrame(
-        {"bin_start_s": [0.0, 0.01, 0.5], "bin_width_s": [0.01, 0.01, 0.01], "count": [100, 300, 4]}
+        {"bin_start_s": [0.001, 0.01, 0.5], "bin_width_s": [0.0005] * 3, "count": [100, 300, 4]}
     )
-    y, d, above = violin_density(h, top=0.1, points=100)
-    assert above == pytest.approx(4 / 404)
-    # the bin with three times the packets is about three times as dense
-    assert d[np.argmin(abs(y - 0.015))] / d[np.argmin(abs(y - 0.005))] == pytest.approx(3, rel=0.35)
+    y, d = log_violin_density(h, lo=0.0005, hi=1.0, points=200)
+    # every packet is inside the axis, the outlier at 0.5 s too
+    assert d[y > 0.3].sum() > 0
+    # the bin with three times the packets is about three times as dense (same log width)
+    near = d[(y > 0.0008) & (y < 0.0016)].max()
+    far = d[(y > 0.008) & (y < 0.013)].max()
+    assert far / near == pytest.approx(3, rel=0.35)
 
 
 def test_drop_locations_sum_drops_per_hop_kind():
@@ -182,3 +200,42 @@ def test_drop_locations_sum_drops_per_hop_kind():
         ]
     )
     assert drop_locations(q2).loc["G -> G", "FqCoDel"] == 5
+
+
+def test_thesis_markers_time_series_and_two_results_against_each_other(
+    fake_isp_build, tmp_path, capsys
+):
+    b = str(fake_isp_build)
+    a, c = tmp_path / "a", tmp_path / "c"
+    base = ["compare", "isp-tree", "--build-dir", b, "--schedulers", "FqCoDel,Msfc"]
+    base += ["--thesis", "--no-progress"]
+    assert main(base + ["--preset", "thesis", "--out", str(a)]) == 0
+    assert main(base + ["--preset", "thesis", "--set", "Msfc.Ratio=4", "--out", str(c)]) == 0
+    assert main(["report", str(a)]) == 0
+    html = (a / "report" / "index.html").read_text()
+    # like with like: the thesis's throughput (Table 3.7) and delay (3.5) as markers
+    assert "Diamonds: thesis (Table 3.7" in html and "mean delay (Table 3.5)" in html
+    assert "thesis mean" in (a / "report" / "delay-violin-type.svg").read_text()
+    # a scaled preset: throughput markers scaled, no delay markers; a scenario that records
+    # goodput and queue delay over time gets them plotted per class
+    q = tmp_path / "q"
+    assert main(base + ["--preset", "quick", "--set", "time-series=true", "--out", str(q)]) == 0
+    assert main(["report", str(q)]) == 0
+    html = (q / "report" / "index.html").read_text()
+    assert "Diamonds: thesis x0.25" in html and "mean delay (Table 3.5)" not in html
+    check_report(q / "report" / "index.html", ["goodput-time", "qdelay-time", "class-share"])
+    assert "record no" not in html
+    # B against A: the graphical twin of msfc diff
+    capsys.readouterr()
+    assert main(["report", str(a), "--against", str(c)]) == 0
+    index = a / "report-against-c" / "index.html"
+    assert str(index) in capsys.readouterr().out
+    check_report(index, ["against"])
+    page = index.read_text()
+    assert "FqCoDel B/A" in page and "Msfc B/A" in page
+    fq = [ln for ln in page.split("<tr>") if ln.startswith("<th>TVStream</th>")][0]
+    assert "<td>1</td>" in fq  # FqCoDel ignores Msfc.Ratio: the same simulation, B/A = 1
+    other = tmp_path / "other"
+    assert main(base + ["--preset", "thesis", "--schedulers", "CoDel", "--out", str(other)]) == 0
+    assert main(["report", str(a), "--against", str(other)]) == 2
+    assert "no scheduler and flow type in common" in capsys.readouterr().err

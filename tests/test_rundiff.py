@@ -59,6 +59,10 @@ def test_ignored_label_columns(runs, tmp_path, capsys):
     for r in rows:
         r[i] = str(int(r[i]) + 1)
     (c / "flows.csv").write_text("\n".join([lines[0]] + [",".join(r) for r in rows]) + "\n")
+    # an edited finished run is noticed (done.json recorded its raw files) ...
+    assert main(["diff", str(runs["a"]), str(c)]) == 1
+    assert "flows.csv has changed since the run finished" in capsys.readouterr().err
+    (c / "done.json").unlink()  # ... a hand-made flows.csv is compared as it is
     assert main(["diff", str(runs["a"]), str(c)]) == 1
     out = capsys.readouterr().out
     assert "priority:" in out and "rx_packets" not in out

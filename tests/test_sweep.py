@@ -36,8 +36,23 @@ def test_expand_validates_every_point(fake_build):
         seeds=3,
         schedulers_loader=lambda: sch,
     )
-    assert len(cfgs) == 2 * 2 * 3 and len({c.hash() for c in cfgs}) == 12
+    # CoDel ignores Msfc.Ratio: its two grid points are one simulation, run once per seed
+    assert len(cfgs) == 2 * 2 * 3 and len({c.hash() for c in cfgs}) == 2 * 3 + 3
+    assert all(
+        c.attrs == {} and c.ignored == ["Msfc.Ratio"] for c in cfgs if c.scheduler == "CoDel"
+    )
     assert {c.rng_run for c in cfgs} == {1, 2, 3}
+    for sched in ("CoDel", None):  # the attribute of a scheduler the sweep never runs
+        with pytest.raises(UserError, match=r"'Msfc.Ratio' applies to (a|the) scheduler "):
+            expand(
+                info,
+                parse_grid(["Msfc.Ratio=1,2"] + ([] if sched else ["scheduler=CoDel,FqCoDel"])),
+                [],
+                preset=None,
+                scheduler=sched,
+                seeds=1,
+                schedulers_loader=lambda: sch,
+            )
     with pytest.raises(UserError, match="allowed range 0.0000153..16"):
         expand(
             info,
@@ -63,7 +78,7 @@ def test_two_task_sweep_with_a_failure_then_resume(fake_build, tmp_path, capsys)
         "duration=1",
         "--out",
         str(out),
-        "--workers",
+        "--jobs",
         "2",
         "--no-progress",
     ]
@@ -86,41 +101,105 @@ def test_two_task_sweep_with_a_failure_then_resume(fake_build, tmp_path, capsys)
     assert done_file.stat().st_mtime_ns == mtime
 
 
-def test_sweep_with_seeds_on_an_existing_cluster(fake_build, tmp_path, capsys):
-    from dask.distributed import LocalCluster
+def _free_port() -> int:
+    import socket
 
-    out = tmp_path / "sw2"
-    with LocalCluster(
-        n_workers=1,
-        threads_per_worker=2,
-        processes=False,
-        protocol="tcp://",
-        dashboard_address=None,
-    ) as cluster:
-        assert (
-            main(
-                [
-                    "sweep",
-                    "fake",
-                    "--build-dir",
-                    str(fake_build),
-                    "--grid",
-                    "Msfc.Ratio=1,4",
-                    "--seeds",
-                    "2",
-                    "--set",
-                    "duration=1",
-                    "--set",
-                    "flows-per-type=1",
-                    "--out",
-                    str(out),
-                    "--scheduler-address",
-                    cluster.scheduler_address,
-                    "--no-progress",
-                ]
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _wait_for_port(port: int, proc, seconds: float = 90.0) -> None:
+    import socket
+    import time
+
+    end = time.time() + seconds
+    while time.time() < end:
+        assert proc.poll() is None, "the Dask process exited"
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            time.sleep(0.3)
+    raise AssertionError(f"nothing listens on port {port} after {seconds} s")
+
+
+@pytest.fixture(scope="module")
+def dask_cluster(tmp_path_factory):
+    """A real `dask scheduler` (with its dashboard) and one `dask worker`, on 127.0.0.1 only,
+    started from the installed dask[distributed] and stopped at the end."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from conftest import REPO
+
+    dask = str(Path(sys.executable).parent / "dask")
+    port, dash = _free_port(), _free_port()
+    log = tmp_path_factory.mktemp("dask")
+    env = dict(os.environ, PYTHONPATH=str(REPO / "python"))
+    addr = f"tcp://127.0.0.1:{port}"
+    procs = []
+    try:
+        procs.append(
+            subprocess.Popen(
+                [dask, "scheduler", "--host", "127.0.0.1", "--port", str(port)]
+                + ["--dashboard-address", f"127.0.0.1:{dash}", "--no-show"],
+                stdout=open(log / "scheduler.log", "w"),
+                stderr=subprocess.STDOUT,
+                env=env,
             )
-            == 0
         )
+        _wait_for_port(port, procs[0])
+        _wait_for_port(dash, procs[0])
+        procs.append(
+            subprocess.Popen(
+                [dask, "worker", addr, "--host", "127.0.0.1", "--nworkers", "1"]
+                + ["--nthreads", "2", "--no-dashboard"],
+                stdout=open(log / "worker.log", "w"),
+                stderr=subprocess.STDOUT,
+                env=env,
+            )
+        )
+        yield {"address": addr, "dashboard": f"tcp://127.0.0.1:{dash}", "port": port}
+    finally:
+        for p in reversed(procs):
+            p.terminate()
+        for p in procs:
+            try:
+                p.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+
+
+def test_sweep_with_seeds_on_an_existing_cluster(dask_cluster, fake_build, tmp_path, capsys):
+    out = tmp_path / "sw2"
+    assert (
+        main(
+            [
+                "sweep",
+                "fake",
+                "--build-dir",
+                str(fake_build),
+                "--grid",
+                "Msfc.Ratio=1,4",
+                "--seeds",
+                "2",
+                "--set",
+                "duration=1",
+                "--set",
+                "flows-per-type=1",
+                "--out",
+                str(out),
+                "--dask",
+                dask_cluster["address"],
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
     s = pd.read_parquet(out / "summary.parquet")
     o = s[(s.level == "overall") & (s.direction == "down")]
     assert len(o) == 4 and set(o["attr.Msfc.Ratio"]) == {"1", "4"} and set(o["rng_run"]) == {1, 2}
@@ -141,10 +220,57 @@ def test_unreachable_scheduler_address(fake_build, tmp_path, capsys):
             "duration=1",
             "--out",
             str(tmp_path / "x"),
-            "--scheduler-address",
+            "--scheduler-address",  # the old spelling of --dask
             "tcp://127.0.0.1:9",
             "--no-progress",
         ]
     )
     assert rc == 2
-    assert "cannot reach the Dask scheduler at tcp://127.0.0.1:9" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "--scheduler-address is now --dask (the old name still works)" in err
+    assert "cannot reach the Dask scheduler at tcp://127.0.0.1:9" in err
+    assert not (tmp_path / "x").exists()
+
+
+def test_wrong_dask_addresses_end_in_one_message(dask_cluster, fake_build, tmp_path, capsys):
+    """A wrong scheme, the dashboard's port, a service that is not Dask: one message each, quickly,
+    and no results directory."""
+    import socket
+    import threading
+    import time
+
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen()
+    held = []
+    threading.Thread(target=lambda: held.append(silent.accept()), daemon=True).start()
+    port = dask_cluster["port"]
+    cases = [
+        (f"http://127.0.0.1:{port}", "'http://' is not a Dask address (http:// is the address of"),
+        (dask_cluster["dashboard"], "it is a web server: the Dask dashboard?"),
+        (f"tcp://127.0.0.1:{silent.getsockname()[1]}", "it does not answer as a Dask scheduler"),
+        ("tcp://127.0.0.1", "expected tcp://HOST:PORT"),
+    ]
+    for address, expect in cases:
+        t0 = time.time()
+        rc = main(
+            ["sweep", "fake", "--build-dir", str(fake_build), "--grid", "duration=1"]
+            + ["--out", str(tmp_path / "x"), "--dask", address, "--no-progress"]
+        )
+        err = capsys.readouterr().err
+        assert rc == 2 and expect in err and err.startswith("msfc: error: --dask"), (address, err)
+        assert "tcp://127.0.0.1:8786" in err  # the form of a right address
+        assert time.time() - t0 < 30
+        assert not (tmp_path / "x").exists()
+    silent.close()
+
+
+def test_workers_is_the_old_name_of_jobs(fake_build, tmp_path, capsys):
+    args = ["sweep", "fake", "--build-dir", str(fake_build), "--grid", "duration=1,2"]
+    args += ["--out", str(tmp_path / "w"), "--no-progress"]
+    assert main(args + ["--workers", "0"]) == 2
+    err = capsys.readouterr().err
+    assert (
+        "--workers is now --jobs, as in msfc compare" in err and "--jobs 0 is out of range" in err
+    )
+    assert main(args + ["--jobs", "2"]) == 0

@@ -116,7 +116,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--jobs",
         type=int,
-        default=1,
         metavar="N",
         help="simulations at once on this machine (default 1: one after another with a "
         "progress bar of simulated time)",
@@ -155,16 +154,20 @@ def build_parser() -> argparse.ArgumentParser:
         "--seeds", type=int, default=1, metavar="N", help="RNG runs 1..N per grid point (default 1)"
     )
     p.add_argument(
-        "--scheduler-address",
+        "--dask",
         metavar="tcp://HOST:PORT",
-        help="run on the existing Dask cluster with this scheduler (default: on this machine)",
+        help="run on the existing Dask cluster whose scheduler listens here (as `dask scheduler` "
+        "prints it; default: on this machine)",
     )
     p.add_argument(
-        "--workers",
+        "--jobs",
         type=int,
         metavar="N",
         help="simulations at once on this machine (default: one per core)",
     )
+    # the spellings of version 0.x, still accepted
+    p.add_argument("--scheduler-address", dest="old_scheduler_address", help=argparse.SUPPRESS)
+    p.add_argument("--workers", dest="old_workers", type=int, help=argparse.SUPPRESS)
 
     p = sub.add_parser(
         "diff", help="do two runs measure the same? their per-flow records, column by column"
@@ -188,6 +191,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("dir", help="a results directory of msfc run/compare/sweep")
     p.add_argument("--out", metavar="DIR", help="where to write the report (default: DIR/report)")
     p.add_argument(
+        "--against",
+        metavar="B",
+        help="plot this results directory against another (the graphical twin of msfc diff); "
+        "default --out: DIR/report-against-<name of B>",
+    )
+    p.add_argument(
         "--direction",
         choices=["down", "up", "all"],
         default=None,
@@ -210,6 +219,9 @@ def _progress_enabled(args) -> bool:
 
 def _study_out(args, kind: str, spec: dict) -> Path:
     if args.out:
+        from .runner import check_out_dir
+
+        check_out_dir(Path(args.out))
         return Path(args.out)
     h = hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:8]
     return Path("results") / f"{spec['scenario']}-{kind}-{h}"
@@ -233,6 +245,32 @@ def _loader(build):
         return describe_schedulers(build, required=True)
 
     return load
+
+
+def _clamped_priorities_note(summary) -> None:
+    """Say so when flows are labelled with a priority MSFC did not have (``Msfc.Prios`` below a
+    label): MSFC put them in its top class, Prios-1, so their rows are not a class of their own."""
+    col = "attr.Msfc.Prios"
+    if summary.empty or col not in summary.columns:
+        return
+    s = summary[(summary["level"] == "priority") & summary[col].notna()]
+    for prios, part in s.groupby(col):
+        try:
+            n = int(prios)
+        except ValueError:
+            continue
+        above = sorted({int(g) for g in part["group"] if str(g).isdigit() and int(g) >= n})
+        if above:
+            _stderr(
+                f"msfc: note: Msfc.Prios={n}, yet flows are labelled priority "
+                f"{', '.join(map(str, above))}: MSFC ran them in its top class {n - 1}, so the "
+                f"'priority {above[0]}' rows are not a class of their own; raise Msfc.Prios to "
+                f"{max(above) + 1} for a class per label"
+            )
+
+
+def _print_results(out: Path) -> None:
+    print(f"Results: {out}  (report: `msfc report {out}` writes {out / 'report' / 'index.html'})")
 
 
 def _print_failure(e: SimulationError) -> None:
@@ -351,7 +389,7 @@ def cmd_list(args) -> int:
 def cmd_run(args) -> int:
     from . import tables as T
     from .config import build_config
-    from .runner import write_collected, write_study
+    from .runner import Interrupted, write_collected, write_study
 
     build, info, assign = _scenario_and_assignments(args)
     cfg = build_config(
@@ -376,12 +414,15 @@ def cmd_run(args) -> int:
     )
     try:
         d, ran = _run_with_bar(info.program, cfg, out, args, f"{info.name} {cfg.scheduler}".strip())
+    except Interrupted:
+        raise KeyboardInterrupt from None
     except SimulationError as e:
         _print_failure(e)
         return 1
     if not ran:
         _stderr(f"already done: {d} (use --force to run again)")
     summary, _ = write_collected(out, [cfg.hash()])
+    _clamped_priorities_note(summary)
     print(f"{info.name} | {cfg.label()} | {d}\n")
     print(
         T.render_text(
@@ -410,7 +451,7 @@ def cmd_run(args) -> int:
             style=args.format,
         )
     )
-    print(f"Results: {out}  (msfc report {out})")
+    _print_results(out)
     return 0
 
 
@@ -435,18 +476,12 @@ def _schedulers_arg(info, text: str) -> list[str]:
 def cmd_compare(args) -> int:
     from . import tables as T
     from .config import build_config
-    from .runner import write_collected, write_study
+    from .runner import Interrupted, write_collected, write_study
 
     build, info, assign = _scenario_and_assignments(args)
     scheds = _schedulers_arg(info, args.schedulers)
     if args.seeds < 1:
         raise UserError(f"--seeds {args.seeds} is out of range; it must be >= 1")
-    if args.thesis:
-        from . import thesis
-
-        thesis.load(args.thesis_tables)  # fail early when the tables are missing
-        if args.thesis_given_bare and args.preset == "wrong-priorities":
-            args.thesis = "B"
     assign = [(k, v) for k, v in assign if k != "scheduler"]
     cfgs = [
         build_config(
@@ -456,10 +491,21 @@ def cmd_compare(args) -> int:
             scheduler=s,
             rng_run=r,
             schedulers_loader=_loader(build),
+            other_scheduler="drop",
         )
         for s in scheds
         for r in range(1, args.seeds + 1)
     ]
+    from .config import check_applies
+
+    check_applies(cfgs, f"--schedulers {','.join(scheds)}")
+    basis = None
+    if args.thesis:
+        from . import thesis
+
+        thesis.load(args.thesis_tables)  # fail early when the tables are missing
+        basis = thesis.basis_for(info, cfgs, None if args.thesis_given_bare else args.thesis)
+        args.thesis = basis.simulation
     out = _study_out(args, "compare", {"scenario": info.name, "hashes": [c.hash() for c in cfgs]})
     write_study(
         out,
@@ -471,11 +517,14 @@ def cmd_compare(args) -> int:
             "schedulers": scheds,
             "seeds": args.seeds,
             "configs": [c.hash() for c in cfgs],
+            "thesis": basis.to_json() if basis else None,
             "argv": sys.argv[1:],
         },
     )
     _stderr(f"{len(cfgs)} simulations -> {out}")
     failed = 0
+    if args.jobs is None:
+        args.jobs = 1
     if args.jobs < 1:
         raise UserError(f"--jobs {args.jobs} is out of range; it must be >= 1")
     if args.jobs > 1:
@@ -491,6 +540,8 @@ def cmd_compare(args) -> int:
             force=args.force,
         )
         failed = sum(1 for r in results if r["status"] == "failed")
+        if any(r["status"] == "interrupted" for r in results):
+            raise KeyboardInterrupt
         cfgs_to_run = []
     else:
         cfgs_to_run = cfgs
@@ -501,6 +552,8 @@ def cmd_compare(args) -> int:
             )
             if not ran:
                 _stderr(f"[{i}/{len(cfgs)}] {cfg.scheduler} run {cfg.rng_run}: already done")
+        except Interrupted:
+            raise KeyboardInterrupt from None
         except SimulationError as e:
             failed += 1
             _print_failure(e)
@@ -508,6 +561,7 @@ def cmd_compare(args) -> int:
     if summary.empty:
         _stderr("msfc: error: no simulation finished")
         return 1
+    _clamped_priorities_note(summary)
     print(T.compare_text(summary, args.direction, args.level, style=args.format))
     if args.thesis:
         from . import thesis
@@ -519,9 +573,10 @@ def cmd_compare(args) -> int:
                 direction=args.direction,
                 explicit=args.thesis_tables,
                 style=args.format,
+                basis=basis,
             )
         )
-    print(f"Results: {out}  (msfc report {out})")
+    _print_results(out)
     if failed:
         _stderr(
             f"msfc: {failed} of {len(cfgs)} simulations failed (see above); finished ones are kept"
@@ -534,10 +589,20 @@ def cmd_sweep(args) -> int:
     from . import sweep as S
     from .runner import write_collected, write_study
 
+    if args.old_scheduler_address:
+        _stderr("msfc: note: --scheduler-address is now --dask (the old name still works)")
+        args.dask = args.dask or args.old_scheduler_address
+    if args.old_workers is not None:
+        _stderr(
+            "msfc: note: --workers is now --jobs, as in msfc compare (the old name still works)"
+        )
+        args.jobs = args.jobs if args.jobs is not None else args.old_workers
+    if args.dask:
+        S.check_dask_address(args.dask)  # before anything is written
     build, info, assign = _scenario_and_assignments(args)
     grid = S.parse_grid(args.grid)
-    if args.workers is not None and args.workers < 1:
-        raise UserError(f"--workers {args.workers} is out of range; it must be >= 1")
+    if args.jobs is not None and args.jobs < 1:
+        raise UserError(f"--jobs {args.jobs} is out of range; it must be >= 1")
     cfgs = S.expand(
         info,
         grid,
@@ -557,10 +622,10 @@ def cmd_sweep(args) -> int:
             "created_utc": _utc(),
             "direction": args.direction,
             "grid": [{"key": k, "values": v} for k, v in grid],
-            "grid_columns": S.grid_columns(grid, cfgs),
+            "grid_columns": S.grid_columns(grid, cfgs, info),
             "seeds": args.seeds,
             "configs": hashes,
-            "scheduler_address": args.scheduler_address,
+            "dask": args.dask,
             "argv": sys.argv[1:],
         },
     )
@@ -572,8 +637,8 @@ def cmd_sweep(args) -> int:
         info.program,
         cfgs,
         out,
-        address=args.scheduler_address,
-        workers=args.workers,
+        address=args.dask,
+        workers=args.jobs,
         show_progress=_progress_enabled(args),
         timeout=args.timeout,
         force=args.force,
@@ -583,18 +648,25 @@ def cmd_sweep(args) -> int:
     from .runner import write_json_atomic
 
     write_json_atomic(out / "sweep-status.json", {"finished_utc": _utc(), "results": results})
-    counts = {k: sum(1 for r in results if r["status"] == k) for k in ("done", "cached", "failed")}
+    counts = {
+        k: sum(1 for r in results if r["status"] == k)
+        for k in ("done", "cached", "failed", "interrupted")
+    }
     _stderr(
-        f"sweep finished: {counts['done']} ran, {counts['cached']} already done, {counts['failed']} failed"
+        f"sweep finished: {counts['done']} ran, {counts['cached']} already done, "
+        f"{counts['failed']} failed"
+        + (f", {counts['interrupted']} interrupted" if counts["interrupted"] else "")
     )
+    if counts["interrupted"]:
+        raise KeyboardInterrupt
     if not summary.empty:
         from . import tables as T
 
-        cols = S.grid_columns(grid, cfgs)
+        cols = S.grid_columns(grid, cfgs, info)
         s = summary[(summary["level"] == "overall") & (summary["direction"] == args.direction)]
         from . import metrics as M
 
-        agg = s.groupby(cols, sort=False)[
+        agg = s.groupby(cols, sort=False, dropna=False)[
             [
                 "throughput_total_kbps",
                 "delay_hmean_ms",
@@ -603,7 +675,7 @@ def cmd_sweep(args) -> int:
                 "loss_ratio",
             ]
         ].mean()
-        agg["runs"] = s.groupby(cols, sort=False).size()
+        agg["runs"] = s.groupby(cols, sort=False, dropna=False).size()
         names = [c.split(".", 1)[1] if c.startswith(("cfg.", "attr.")) else c for c in cols]
         agg.index = [
             " ".join(
@@ -621,7 +693,7 @@ def cmd_sweep(args) -> int:
                 style=args.format,
             )
         )
-    print(f"Results: {out}  (msfc report {out})")
+    _print_results(out)
     if failed:
         _stderr(
             f"msfc: {len(failed)} simulations failed (listed above, details in {out / 'sweep-status.json'}); "
@@ -632,8 +704,14 @@ def cmd_sweep(args) -> int:
 
 
 def cmd_report(args) -> int:
-    from .report import make_report
+    from .report import make_against_report, make_report
 
+    if args.against:
+        html = make_against_report(
+            Path(args.dir), Path(args.against), args.out, direction=args.direction
+        )
+        print(f"Report: {html}")
+        return 0
     out = Path(args.out) if args.out else Path(args.dir) / "report"
     html = make_report(Path(args.dir), out, direction=args.direction)
     print(f"Report: {html}")
@@ -680,6 +758,15 @@ def main(argv: list[str] | None = None) -> int:
     if not args.command:
         ap.print_help()
         return 2
+    import signal
+    import threading
+
+    def on_term(signum, frame):  # kill, timeout, a batch system: stop as Ctrl-C does
+        raise KeyboardInterrupt
+
+    old_term = None
+    if threading.current_thread() is threading.main_thread():
+        old_term = signal.signal(signal.SIGTERM, on_term)
     try:
         return COMMANDS[args.command](args)
     except UserError as e:
@@ -692,6 +779,16 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 1
+    except OSError as e:  # a file that cannot be written or read: no traceback, the fix
+        where = f" {e.filename}" if e.filename else ""
+        _stderr(
+            f"msfc: error: cannot access{where}: {e.strerror or e}; check that the path exists "
+            f"and that you may write there (or give --out another directory)"
+        )
+        return 1
+    finally:
+        if old_term is not None:
+            signal.signal(signal.SIGTERM, old_term)
 
 
 if __name__ == "__main__":

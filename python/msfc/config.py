@@ -48,11 +48,16 @@ _TRUE = {"true", "1", "yes", "on"}
 _FALSE = {"false", "0", "no", "off"}
 
 
-def parse_time(text: str) -> float:
-    """An ns-3 Time string (``5ms``, ``1.5s``, ``100``=seconds) in seconds."""
+def parse_time(text: str, require_unit: bool = False) -> float:
+    """An ns-3 Time string (``5ms``, ``1.5s``; ``100`` = seconds unless ``require_unit``) in
+    seconds."""
     m = _TIME_RE.match(str(text))
     if not m:
         raise ValueError(f"'{text}' is not a time (use a number and a unit, e.g. 5ms, 1.5s)")
+    if require_unit and m.group(2) is None and float(m.group(1)) != 0:
+        raise ValueError(
+            f"'{text}' has no unit; write it with one, e.g. {m.group(1)}ms or {m.group(1)}s"
+        )
     return float(m.group(1)) * _TIME_UNITS[m.group(2) or "s"]
 
 
@@ -89,7 +94,9 @@ def _bound(value, kind: str):
         return None
 
 
-def _check_numeric(name: str, text: str, kind: str, lo, hi, range_text: str, what: str) -> str:
+def _check_numeric(
+    name: str, text: str, kind: str, lo, hi, range_text: str, what: str, require_unit=True
+) -> str:
     """Validate a number-like value; return its canonical text."""
     try:
         if kind == "int":
@@ -110,7 +117,7 @@ def _check_numeric(name: str, text: str, kind: str, lo, hi, range_text: str, wha
             if float(canon) != v:
                 canon = repr(v)
         elif kind == "time":
-            v = parse_time(text)
+            v = parse_time(text, require_unit=require_unit)
             canon = str(text).strip()
         elif kind == "datarate":
             v = parse_datarate(text)
@@ -136,13 +143,15 @@ def _check_numeric(name: str, text: str, kind: str, lo, hi, range_text: str, wha
     return canon
 
 
-def validate_param(p: Param, value, scenario: str) -> str:
-    """Check a scenario option's value against ``--describe``; return the canonical text."""
+def validate_param(p: Param, value, scenario: str, user: bool = True) -> str:
+    """Check a scenario option's value against ``--describe``; return the canonical text.
+    ``user``: the value was typed by the user (a time then needs its unit); presets and
+    defaults come from the program."""
     what = f"scenario '{scenario}' option"
     text = str(value).strip()
     t = p.type
     if t in ("int", "double", "time", "datarate"):
-        return _check_numeric(p.name, text, t, p.min, p.max, p.range_text(), what)
+        return _check_numeric(p.name, text, t, p.min, p.max, p.range_text(), what, user)
     if t == "bool":
         low = text.lower()
         if low in _TRUE:
@@ -249,6 +258,11 @@ class RunConfig:
     rng_run: int = 1
     resolved: dict[str, str] = field(default_factory=dict)  # every scenario option, resolved
     rng_option: str = "RngRun"
+    #: keys given but left out because they belong to another scheduler than this run's
+    #: (not part of the configuration: the run does not depend on them)
+    ignored: list[str] = field(default_factory=list, compare=False)
+    #: scenario options given as the scheduler attribute they set: option -> "Msfc.Ratio"
+    folded: dict[str, str] = field(default_factory=dict, compare=False)
 
     def key(self) -> dict:
         """What identifies the run: everything that changes the result."""
@@ -387,11 +401,17 @@ def build_config(
     rng_run: int = 1,
     schedulers: dict[str, SchedulerInfo] | None = None,
     schedulers_loader=None,
+    other_scheduler: str = "reject",
 ) -> RunConfig:
     """Validate everything and return a RunConfig with the resolved options.
 
     ``schedulers_loader`` is called (once) when a scheduler attribute is set and ``schedulers``
-    is not given; it reads msfc-describe.
+    is not given; it reads msfc-describe. A scheduler attribute given as the scenario option
+    that sets it (``Msfc.Ratio`` where the scenario has ``ratio``, "sets
+    ns3::MsfcQueueDisc::Ratio") is recorded as that option; both with different values is an
+    error. Attributes (and such options) of a scheduler the scenario offers but this run does not
+    use change nothing: ``other_scheduler="reject"`` refuses them, ``"drop"`` leaves them out of
+    the configuration and lists them in ``cfg.ignored`` (a comparison or sweep over schedulers).
     """
     if preset is not None and preset not in info.presets:
         raise UserError(
@@ -451,6 +471,7 @@ def build_config(
         friendly = f"{s.name}.{aname}"
         cfg.attrs[friendly] = validate_attr(s, s.attributes[aname], value)
         cfg.attr_ids[friendly] = f"{s.type_id}::{aname}"
+    _fold_aliases(info, cfg)
     # resolve: defaults, then the preset (explicit or default), then explicit options
     resolved: dict[str, str] = {}
     for name, p in info.params.items():
@@ -459,14 +480,200 @@ def build_config(
     eff_preset = preset or info.default_preset
     for k, v in (info.presets.get(eff_preset, {}) if eff_preset else {}).items():
         if k in info.params:
-            resolved[k] = validate_param(info.params[k], _json_text(v), info.name)
+            resolved[k] = validate_param(info.params[k], _json_text(v), info.name, user=False)
     resolved.update(cfg.params)
     if cfg.rng_option in info.params:
         resolved[cfg.rng_option] = str(cfg.rng_run)
     cfg.resolved = resolved
+    _other_schedulers(info, cfg, other_scheduler)
+    if cfg.attrs:
+        if schedulers is None and schedulers_loader:
+            schedulers = schedulers_loader()
+        if schedulers:
+            check_constraints(cfg, schedulers)
     if cfg.preset is None and info.default_preset:
         cfg.preset = None  # the program applies its default preset itself
     return cfg
+
+
+_SETS_RE = re.compile(r"\bsets\s+(ns3::[A-Za-z0-9_]+::[A-Za-z0-9_]+)")
+
+
+def option_aliases(info: ScenarioInfo) -> dict[str, str]:
+    """Scheduler attributes a scenario option sets, as the option's help says ("sets
+    ns3::MsfcQueueDisc::Ratio"): attribute id -> option name."""
+    out = {}
+    for p in info.params.values():
+        m = _SETS_RE.search(p.help or "")
+        if m:
+            out[m.group(1)] = p.name
+    return out
+
+
+def scheduler_of(type_id: str) -> str:
+    """The short scheduler name of a queue disc TypeId: ns3::MsfcQueueDisc -> Msfc."""
+    name = type_id.rsplit("::", 1)[-1]
+    return name[: -len("QueueDisc")] if name.endswith("QueueDisc") else name
+
+
+def _same(p: Param, a: str, b: str) -> bool:
+    if a == b:
+        return True
+    try:
+        return _bound(a, p.type) == _bound(b, p.type) and _bound(a, p.type) is not None
+    except ValueError:
+        return False
+
+
+def _fold_aliases(info: ScenarioInfo, cfg: RunConfig) -> None:
+    """Record an attribute that a scenario option sets as that option (what the program runs)."""
+    aliases = option_aliases(info)
+    for friendly in list(cfg.attrs):
+        aid = cfg.attr_ids[friendly]
+        opt = aliases.get(aid)
+        if opt is None or opt not in info.params:
+            continue
+        value = cfg.attrs.pop(friendly)
+        cfg.attr_ids.pop(friendly)
+        try:
+            canon = validate_param(info.params[opt], value, info.name)
+        except UserError as e:
+            raise UserError(
+                f"{friendly}={value}: scenario '{info.name}' sets {aid} through its option "
+                f"'{opt}', which does not accept it: {e}"
+            ) from None
+        if opt in cfg.params and not _same(info.params[opt], cfg.params[opt], canon):
+            raise UserError(
+                f"{opt}={cfg.params[opt]} and {friendly}={value} both set {aid}, to different "
+                f"values; give only one of them"
+            )
+        cfg.params[opt] = canon
+        cfg.folded[opt] = friendly
+
+
+def _other_schedulers(info: ScenarioInfo, cfg: RunConfig, mode: str) -> None:
+    """Attributes (and options that set them) of schedulers this run does not use."""
+    offered = set(info.schedulers)
+    sched = cfg.scheduler
+    if not offered or not sched:
+        return
+    aliases = option_aliases(info)
+    foreign = []
+    for friendly in list(cfg.attr_ids):
+        owner = friendly.split(".", 1)[0]
+        if owner in offered and owner != sched:
+            foreign.append((friendly, owner, "attrs"))
+    # an option given as the attribute it sets (Msfc.Ratio for ratio); the option itself may
+    # do more than set the attribute (isp-tree's prios also bounds the flow types' priorities)
+    for aid, opt in aliases.items():
+        owner = scheduler_of(aid.rsplit("::", 1)[0])
+        if opt in cfg.folded and owner in offered and owner != sched:
+            foreign.append((opt, owner, "params"))
+    for key, owner, where in foreign:
+        if mode == "reject":
+            shown = cfg.folded.get(key, key)
+            raise UserError(
+                f"'{shown}' applies to the scheduler {owner}, but this run's scheduler is {sched}: "
+                f"it would change nothing. Leave it out, or run {owner} (--scheduler {owner})"
+            )
+        if where == "attrs":
+            cfg.attrs.pop(key)
+            cfg.attr_ids.pop(key)
+        else:
+            cfg.params.pop(key)
+            p = info.params[key]
+            eff = cfg.preset or info.default_preset
+            preset_v = info.presets.get(eff, {}).get(key) if eff else None
+            if preset_v is not None:
+                cfg.resolved[key] = validate_param(p, _json_text(preset_v), info.name, user=False)
+            elif p.default is not None:
+                cfg.resolved[key] = _canon_default(p)
+        cfg.ignored.append(cfg.folded.get(key, key))
+
+
+def check_applies(cfgs: list[RunConfig], where: str) -> None:
+    """A key left out of every configuration (it belongs to a scheduler none of them uses)
+    would change nothing: refuse it."""
+    if not cfgs:
+        return
+    unused = set(cfgs[0].ignored)
+    for c in cfgs[1:]:
+        unused &= set(c.ignored)
+    if unused:
+        k = sorted(unused)[0]
+        raise UserError(
+            f"'{k}' applies to a scheduler that {where} does not run, so it would change "
+            f"nothing; leave it out or add that scheduler"
+        )
+
+
+_DSCP_NAME_RE = re.compile(r"^(CS[0-7]|AF[1-4][1-3]|EF|VA|LE|BE)$", re.IGNORECASE)
+#: the highest class a DSCP map entry may name (the kernel qdisc's 16 classes)
+MAX_CLASS = 15
+
+
+def check_dscp_map(spec: str) -> str | None:
+    """What is wrong with a DscpMap ("EF=2, CS1=0, 10=0"), in the kernel's words; None if valid."""
+    for entry in re.split(r"[,;]", spec):
+        entry = entry.strip()
+        if not entry:
+            continue
+        m = re.match(r"^([^=:]+)[=:](.*)$", entry)
+        if not m:
+            return f"DscpMap entry '{entry}' is not of the form DSCP=CLASS (e.g. EF=2 or 46=2)"
+        key, val = m.group(1).strip(), m.group(2).strip()
+        if key.isdigit():
+            if int(key) > 63:
+                return f"DscpMap entry '{entry}': DSCP {key} is not a code point 0 .. 63"
+        elif not _DSCP_NAME_RE.match(key):
+            return (
+                f"DscpMap entry '{entry}': '{key}' is neither a DSCP number 0 .. 63 nor a code "
+                f"point name (CS0-CS7, AF11-AF43, EF, VA, LE, BE)"
+            )
+        if not val.isdigit() or int(val) > MAX_CLASS:
+            return f"dscp map entries must be classes 0 .. {MAX_CLASS} (entry '{entry}')"
+    return None
+
+
+def _time_text(seconds: float) -> str:
+    for unit, f in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
+        if abs(seconds) >= f:
+            return f"{seconds / f:g}{unit}"
+    return f"{seconds / 1e-9:g}ns"
+
+
+def check_constraints(cfg: RunConfig, schedulers: dict[str, SchedulerInfo]) -> None:
+    """Constraints between a scheduler's attributes, checked before anything runs, in the words
+    of the kernel qdisc's extack messages (kernel/net/sched/sch_msfc.c)."""
+    by_sched: dict[str, dict[str, str]] = {}
+    for friendly, v in cfg.attrs.items():
+        s, _, a = friendly.partition(".")
+        by_sched.setdefault(s, {})[a] = v
+    for sname, given in by_sched.items():
+        s = schedulers.get(sname)
+        if s is None:
+            continue
+
+        def value(attr, given=given, s=s):
+            if attr in given:
+                return given[attr]
+            a = s.attributes.get(attr)
+            return None if a is None else str(a.default)
+
+        if ("Target" in given or "Interval" in given) and {"Target", "Interval"} <= set(
+            s.attributes
+        ):
+            t, i = _bound(value("Target"), "time"), _bound(value("Interval"), "time")
+            if t is not None and i is not None and not (2e-6 <= t < i):
+                raise UserError(
+                    f"{sname}: target must be at least 2 us and below interval (Target "
+                    f"{_time_text(t)}, Interval {_time_text(i)}); lower {sname}.Target or "
+                    f"raise {sname}.Interval"
+                )
+        if "DscpMap" in given:
+            err = check_dscp_map(given["DscpMap"])
+            if err:
+                raise UserError(f"{sname}.DscpMap: {err}")
 
 
 def _json_text(v) -> str:
@@ -477,6 +684,6 @@ def _json_text(v) -> str:
 
 def _canon_default(p: Param) -> str:
     try:
-        return validate_param(p, _json_text(p.default), "defaults")
+        return validate_param(p, _json_text(p.default), "defaults", user=False)
     except UserError:
         return _json_text(p.default)

@@ -36,7 +36,7 @@ METRICS: dict[str, Metric] = {
     for m in [
         Metric(
             "throughput_kbps",
-            "Throughput",
+            "Mean flow throughput",
             "kbps",
             "rx_bytes * 8 / active_s / 1000 per flow; per group the mean over flows",
             "{:.2f}",

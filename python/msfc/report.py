@@ -24,7 +24,7 @@ import pandas as pd
 from . import metrics as M
 from . import tables as T
 from .errors import UserError
-from .runner import collect, read_study
+from .runner import check_out_dir, collect, read_study
 
 SWEEP_METRICS = [
     "throughput_total_kbps",
@@ -34,27 +34,6 @@ SWEEP_METRICS = [
     "jitter_mean_ms",
     "loss_ratio",
 ]
-
-
-def _plt():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
-def _save(fig, out: Path, name: str) -> list[str]:
-    files = []
-    for ext in ("png", "svg"):
-        final = out / f"{name}.{ext}"
-        tmp = out / f".{name}.tmp.{ext}"
-        fig.savefig(tmp, format=ext, dpi=110, bbox_inches="tight")
-        os.replace(tmp, final)
-        files.append(final.name)
-    _plt().close(fig)
-    return files
 
 
 # --------------------------------------------------------------------------- histogram data
@@ -120,7 +99,124 @@ def _group_hist(h: pd.DataFrame) -> pd.DataFrame:
     return h.groupby(["bin_start_s", "bin_width_s"], as_index=False)["count"].sum()
 
 
+# --------------------------------------------------------------------------- figure style
+
+#: paper sizes: one column of a two-column paper is about 3.5 in wide, a full page width 7 in;
+#: every figure is one of the two, at one font size
+COLUMN_IN = 3.5
+PAGE_IN = 7.0
+FONT_PT = 8
+STYLE = {
+    "font.size": FONT_PT,
+    "axes.titlesize": FONT_PT,
+    "axes.labelsize": FONT_PT,
+    "figure.titlesize": FONT_PT + 1,
+    "legend.fontsize": FONT_PT,
+    "xtick.labelsize": FONT_PT,
+    "ytick.labelsize": FONT_PT,
+    "axes.grid": True,
+    "grid.alpha": 0.3,
+    "axes.axisbelow": True,
+    "legend.frameon": False,
+    "figure.constrained_layout.use": True,
+    "savefig.dpi": 200,
+    "svg.fonttype": "none",  # SVG text stays text: searchable, editable, smaller
+}
+FORMATS = ("png", "svg", "pdf")
+
+
+def _plt():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    plt.rcParams.update(STYLE)
+    return plt
+
+
+def _fig(width: float, height: float, nrows: int = 1, ncols: int = 1, **kw):
+    plt = _plt()
+    return plt.subplots(nrows, ncols, figsize=(width, height), squeeze=False, **kw)
+
+
+def _save(fig, out: Path, name: str) -> list[str]:
+    """PNG, SVG and PDF of a figure, at its own size (no cropping: sizes stay paper sizes)."""
+    files = []
+    for ext in FORMATS:
+        final = out / f"{name}.{ext}"
+        tmp = out / f".{name}.tmp.{ext}"
+        fig.savefig(tmp, format=ext)
+        os.replace(tmp, final)
+        files.append(final.name)
+    _plt().close(fig)
+    return files
+
+
+def _legend(fig, handles=None, labels=None) -> None:
+    """One legend above the panels, outside the data."""
+    if handles is None:
+        seen = {}
+        for ax in fig.axes:
+            for h, lab in zip(*ax.get_legend_handles_labels(), strict=False):
+                seen.setdefault(lab, h)
+        labels, handles = list(seen), list(seen.values())
+    if handles:
+        fig.legend(handles, labels, loc="outside lower center", ncols=min(len(handles), 8))
+
+
+def _log_axis(ax, which: str = "y", dense: bool = True) -> None:
+    """A log axis labelled with plain numbers (50, 100, 200, 500; only the powers of ten when
+    not ``dense``), not powers of ten."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    axis = ax.yaxis if which == "y" else ax.xaxis
+    (ax.set_yscale if which == "y" else ax.set_xscale)("log")
+    axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0) if dense else (1.0,)))
+    axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    axis.set_minor_formatter(NullFormatter())
+
+
+def runs_text(n: int) -> str:
+    """The number of RNG runs behind a figure, as every figure states it."""
+    return "1 RNG run" if n == 1 else f"{n} RNG runs, 95% CI"
+
+
+def _colors(schedulers: list[str]) -> dict[str, str]:
+    cyc = _plt().rcParams["axes.prop_cycle"].by_key()["color"]
+    return {s: cyc[i % len(cyc)] for i, s in enumerate(schedulers)}
+
+
+def _grid_shape(n: int, ncols: int = 4) -> tuple[int, int]:
+    ncols = max(1, min(ncols, n))
+    return math.ceil(n / ncols), ncols
+
+
 # --------------------------------------------------------------------------- figures
+
+
+def log_violin_density(
+    hist: pd.DataFrame, lo: float, hi: float, points: int = 120
+) -> tuple[np.ndarray, np.ndarray]:
+    """Weighted density of a histogram on a log-spaced grid from ``lo`` to ``hi`` seconds
+    (smoothed): what a violin on a log axis shows. Every packet is inside [lo, hi]."""
+    start = hist["bin_start_s"].to_numpy(float)
+    width = hist["bin_width_s"].to_numpy(float)
+    count = hist["count"].to_numpy(float)
+    if count.sum() == 0:
+        return np.zeros(0), np.zeros(0)
+    centre = np.clip(start + width / 2, lo, hi)
+    edges = np.geomspace(lo, hi, points + 1)
+    dens, _ = np.histogram(centre, bins=edges, weights=count)
+    k = np.exp(-0.5 * (np.arange(-6, 7) / 2.0) ** 2)
+    dens = np.convolve(dens, k / k.sum(), mode="same")
+    return np.sqrt(edges[:-1] * edges[1:]), dens
+
+
+def _per_run_mean_ms(h: pd.DataFrame) -> np.ndarray:
+    return np.array(
+        [M.hist_mean(g) * 1000 for _, g in h.groupby("config_hash") if g["count"].sum() > 0]
+    )
 
 
 def fig_violins(
@@ -131,28 +227,28 @@ def fig_violins(
     out: Path,
     name: str,
     title: str,
+    runs: int = 1,
+    thesis_ms: dict[str, dict[str, float]] | None = None,
 ) -> tuple[list[str], str]:
-    plt = _plt()
-    # common upper limit: the largest 99th percentile of any violin (extremes omitted, like the thesis)
-    tops = []
-    for g in groups:
-        for s in schedulers:
-            h = hists[(hists[level].astype(str) == g) & (hists["scheduler"] == s)]
-            if h["count"].sum() > 0:
-                tops.append(M.hist_percentile(h, 99))
-    top = max(tops) * 1.05 if tops else 1.0
+    """Packet delay per group, one violin per scheduler, on a log axis that holds every packet.
+    ``thesis_ms``: {scheduler: {group: mean delay}} drawn as markers (like with like only)."""
+    centres = hists["bin_start_s"] + hists["bin_width_s"] / 2
+    have = hists["count"] > 0
+    lo = max(float(centres[have].min()) if have.any() else 1e-4, 1e-5) * 0.8
+    hi = float((hists["bin_start_s"] + hists["bin_width_s"])[have].max()) if have.any() else 1.0
+    hi = max(hi * 1.25, lo * 10)
     n_s = max(1, len(schedulers))
-    fig, ax = plt.subplots(figsize=(max(6.0, 1.3 * len(groups) * max(1, n_s / 2)), 4.5))
-    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    colors = _colors(schedulers)
+    fig, axes = _fig(PAGE_IN, 3.0)
+    ax = axes[0][0]
     width = 0.8 / n_s
-    hidden = []
     for gi, g in enumerate(groups):
         for si, s in enumerate(schedulers):
             h = hists[(hists[level].astype(str) == g) & (hists["scheduler"] == s)]
             if h["count"].sum() == 0:
                 continue
             hg = _group_hist(h)
-            y, d, above = violin_density(hg, top)
+            y, d = log_violin_density(hg, lo, hi)
             if len(d) == 0 or d.max() <= 0:
                 continue
             keep = np.nonzero(d > d.max() * 2e-3)[0]
@@ -163,39 +259,70 @@ def fig_violins(
                 y * 1000,
                 x0 - half,
                 x0 + half,
-                color=colors[si % len(colors)],
-                alpha=0.6,
-                linewidth=0.5,
+                color=colors[s],
+                alpha=0.55,
+                linewidth=0.4,
                 edgecolor="black",
-                label=s if gi == 0 else None,
+                label=s or None,
             )
-            mean = M.hist_mean(hg) * 1000
             med = M.hist_percentile(hg, 50) * 1000
-            ax.plot([x0 - width * 0.3, x0 + width * 0.3], [med, med], color="black", linewidth=1)
-            if mean <= top * 1000:
+            ax.plot([x0 - width * 0.3, x0 + width * 0.3], [med, med], color="black", lw=0.8)
+            means = _per_run_mean_ms(h)
+            mean, ci, n = M.mean_ci95(means)
+            ax.errorbar(
+                [x0],
+                [mean],
+                yerr=None if n < 2 else [[ci], [ci]],
+                fmt="o",
+                color="black",
+                mfc="white",
+                ms=3.5,
+                capsize=2,
+                lw=0.8,
+                label="mean (all packets)",
+            )
+            top = float((hg["bin_start_s"] + hg["bin_width_s"])[hg["count"] > 0].max()) * 1000
+            ax.plot([x0], [top], marker="_", color=colors[s], ms=7, mew=1.5)
+            if thesis_ms and g in thesis_ms.get(s, {}):
                 ax.plot(
-                    [x0], [mean], marker="o", color="white", markeredgecolor="black", markersize=4
+                    [x0],
+                    [thesis_ms[s][g]],
+                    marker="D",
+                    color="crimson",
+                    ms=4,
+                    ls="none",
+                    label="thesis mean",
                 )
-            if above > 0:
-                hidden.append(above)
+    _log_axis(ax, "y")
+    ax.set_ylim(lo * 1000, hi * 1000)
     ax.set_xticks(range(len(groups)))
     ax.set_xticklabels([f"priority {g}" if level == "priority" else g for g in groups])
-    ax.set_ylabel("packet delay (ms)")
-    ax.set_ylim(0, top * 1000)
-    ax.set_title(title)
-    if len(schedulers) > 1 or schedulers[0]:
-        ax.legend(loc="upper left", fontsize="small")
-    ax.grid(axis="y", alpha=0.3)
-    worst = max(hidden or [0.0])
-    clip = (
-        f"Packets above {top * 1000:.0f} ms (just above the largest 99th percentile; at most "
-        f"{worst * 100:.2g}% of a violin) are not drawn, but count in the means."
-        if worst > 0
-        else "Every packet is within the plotted range."
-    )
+    ax.set_xlim(-0.6, len(groups) - 0.4)
+    ax.set_ylabel("packet delay (ms, log scale)")
+    ax.grid(axis="x", visible=False)
+    fig.suptitle(f"{title} ({runs_text(runs)})")
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    handles = [
+        Patch(facecolor=colors[s], alpha=0.55, edgecolor="black", lw=0.4) for s in schedulers
+    ]
+    labels = list(schedulers)
+    handles += [
+        Line2D([], [], color="black", lw=0.8),
+        Line2D([], [], marker="o", color="black", mfc="white", ms=3.5, ls="none"),
+        Line2D([], [], marker="_", color="gray", ms=7, mew=1.5, ls="none"),
+    ]
+    labels += ["median", "mean", "longest"]
+    if thesis_ms:
+        handles.append(Line2D([], [], marker="D", color="crimson", ms=4, ls="none"))
+        labels.append("thesis mean")
+    _legend(fig, handles, labels)
     note = (
-        "Violins from the delay histograms weighted by packet count; line = median, dot = mean of all "
-        "packets. " + clip
+        "Violins from the delay histograms weighted by packet count, pooled over the RNG runs, on "
+        "a log axis that holds every packet; line = median, dot = mean of all packets (with the "
+        "95% confidence interval over RNG runs when there are several), dash = the longest delay."
+        + (" Diamonds: the thesis's mean delay (Table 3.5)." if thesis_ms else "")
     )
     return _save(fig, out, name), note
 
@@ -207,12 +334,20 @@ def fig_cdf(
     out: Path,
     name: str,
     title: str,
+    runs: int = 1,
 ) -> list[str]:
-    plt = _plt()
+    """Cumulative distribution of packet delay (log axis), overall or one panel per group."""
     panels = groups if groups else ["all"]
-    ncol = min(4, len(panels))
-    nrow = math.ceil(len(panels) / ncol)
-    fig, axes = plt.subplots(nrow, ncol, figsize=(3.6 * ncol, 3.0 * nrow), squeeze=False)
+    nrow, ncol = _grid_shape(len(panels))
+    width = PAGE_IN if groups else COLUMN_IN
+    fig, axes = _fig(
+        width, (1.7 * nrow + 0.5) if groups else 2.6, nrow, ncol, sharex=True, sharey=True
+    )
+    colors = _colors(schedulers)
+    have = hists[hists["count"] > 0]
+    ends = have["bin_start_s"] + have["bin_width_s"]
+    lo = max(float(ends.min()) if len(have) else 1e-4, 1e-5)
+    hi_all = float(ends.max()) if len(have) else 1.0
     for i, g in enumerate(panels):
         ax = axes[i // ncol][i % ncol]
         for s in schedulers:
@@ -222,38 +357,257 @@ def fig_cdf(
             if h["count"].sum() == 0:
                 continue
             x, F = M.hist_cdf(h)
-            ax.plot(x * 1000, F, label=s or None, linewidth=1.2)
-        ax.set_xscale("symlog", linthresh=1.0)
-        ax.set_title(g if groups else title, fontsize="medium")
+            ax.step(
+                np.maximum(x, lo) * 1000, F, where="post", label=s or None, color=colors[s], lw=1
+            )
+        _log_axis(ax, "x", dense=not groups or hi_all / lo < 15)
+        if groups:
+            ax.set_title(g)
         ax.set_xlabel("delay (ms)")
-        ax.set_ylabel("CDF")
+        ax.tick_params(labelbottom=True)  # also on panels with no panel below
+        if i % ncol == 0:
+            ax.set_ylabel("CDF")
         ax.set_ylim(0, 1.01)
-        ax.grid(alpha=0.3)
-        if i == 0 and any(schedulers):
-            ax.legend(fontsize="small")
     for j in range(len(panels), nrow * ncol):
         axes[j // ncol][j % ncol].axis("off")
-    if groups:
-        fig.suptitle(title)
-    fig.tight_layout()
+    fig.suptitle(f"{title} ({runs_text(runs).split(',')[0]}, pooled)")
+    _legend(fig)
     return _save(fig, out, name)
 
 
-def fig_throughput(table: pd.DataFrame, out: Path, name: str, title: str) -> list[str]:
-    plt = _plt()
-    fig, ax = plt.subplots(figsize=(max(6.0, 1.2 * len(table.index)), 4.0))
-    n = max(1, len(table.columns))
-    width = 0.8 / n
-    for i, col in enumerate(table.columns):
-        xs = np.arange(len(table.index)) + (i - (n - 1) / 2) * width
-        ax.bar(xs, table[col].to_numpy(float), width=width, label=str(col))
-    ax.set_xticks(range(len(table.index)))
-    ax.set_xticklabels([str(x) for x in table.index])
-    ax.set_yscale("log")
-    ax.set_ylabel("mean throughput of a flow (kbps)")
-    ax.set_title(title)
-    ax.legend(fontsize="small")
-    ax.grid(axis="y", alpha=0.3)
+def group_ci(summary: pd.DataFrame, metric: str, level: str, direction: str) -> pd.DataFrame:
+    """Mean, 95 % CI half-width and runs of ``metric`` per (group, scheduler) over RNG runs."""
+    s = summary[(summary["direction"] == direction) & (summary["level"] == level)]
+    rows = []
+    for (g, sched), part in s.groupby(["group", "scheduler"], sort=False):
+        mean, ci, n = M.mean_ci95(part[metric].to_numpy(float))
+        rows.append({"group": str(g), "scheduler": sched, "mean": mean, "ci95": ci, "n": n})
+    return pd.DataFrame(rows, columns=["group", "scheduler", "mean", "ci95", "n"])
+
+
+def fig_throughput(
+    summary: pd.DataFrame,
+    direction: str,
+    out: Path,
+    name: str,
+    title: str,
+    runs: int = 1,
+    thesis_kbps: dict[str, dict[str, float]] | None = None,
+    thesis_label: str = "thesis",
+) -> list[str]:
+    """Mean flow throughput per flow type: one panel per type (each on its own linear axis from
+    0), bars per scheduler with 95 % CIs over RNG runs, the thesis's values as markers."""
+    pts = group_ci(summary, "throughput_kbps", "type", direction)
+    types = list(dict.fromkeys(pts["group"]))
+    schedulers = list(dict.fromkeys(pts["scheduler"]))
+    colors = _colors(schedulers)
+    nrow, ncol = _grid_shape(len(types))
+    fig, axes = _fig(PAGE_IN, 1.6 * nrow + 0.5, nrow, ncol)
+    for i, t in enumerate(types):
+        ax = axes[i // ncol][i % ncol]
+        for j, s in enumerate(schedulers):
+            p = pts[(pts["group"] == t) & (pts["scheduler"] == s)]
+            if p.empty:
+                continue
+            ci = p["ci95"].iloc[0]
+            ax.bar(
+                j,
+                p["mean"].iloc[0],
+                color=colors[s],
+                label=s,
+                yerr=None if not np.isfinite(ci) else ci,
+                capsize=2,
+                error_kw={"lw": 0.8},
+            )
+            v = (thesis_kbps or {}).get(s, {}).get(t)
+            if v is not None and np.isfinite(v):
+                ax.plot([j], [v], marker="D", color="crimson", ms=4, ls="none", label=thesis_label)
+        ax.set_title(t)
+        ax.set_xticks([])
+        ax.set_ylim(bottom=0)
+        ax.grid(axis="x", visible=False)
+        if i % ncol == 0:
+            ax.set_ylabel("kbps")
+    for j in range(len(types), nrow * ncol):
+        axes[j // ncol][j % ncol].axis("off")
+    fig.suptitle(f"{title} ({runs_text(runs)})")
+    _legend(fig)
+    return _save(fig, out, name)
+
+
+def class_shares(root: Path, hashes: list[str]) -> pd.DataFrame:
+    """Per run of a scheduler with classes (qdisc.csv rows with class >= 0): each class's share
+    of the bytes its busiest queue disc sent (the one that dropped most: the bottleneck), and
+    the share ``Ratio^p / sum Ratio^q`` that MSFC gives backlogged classes."""
+    rows = []
+    for h in hashes:
+        d = root / "runs" / h
+        if not (d / "qdisc.csv").exists():
+            continue
+        q = pd.read_csv(d / "qdisc.csv")
+        if "class" not in q.columns or not (q["class"] >= 0).any():
+            continue
+        q = q[q["class"] >= 0]
+        drops = q[_drop_columns(q)].sum(axis=1) if _drop_columns(q) else q["dequeued_bytes"]
+        q = q.assign(_drops=drops)
+        per_dev = q.groupby(["node", "device"], sort=False)[["_drops", "dequeued_bytes"]].sum()
+        node, dev = per_dev.sort_values(["_drops", "dequeued_bytes"]).index[-1]
+        b = q[(q["node"] == node) & (q["device"] == dev)].groupby("class")["dequeued_bytes"].sum()
+        cfg = json.loads((d / "config.json").read_text())
+        meta = json.loads((d / "meta.json").read_text()) if (d / "meta.json").exists() else {}
+        ratio = cfg.get("attrs", {}).get("Msfc.Ratio") or (meta.get("config") or {}).get("ratio")
+        ratio = float(ratio) if ratio is not None else float("nan")
+        classes = sorted(int(c) for c in b.index)
+        weights = {c: ratio**c for c in classes}
+        total = b.sum()
+        for c in classes:
+            rows.append(
+                {
+                    "scheduler": cfg.get("resolved", {}).get("scheduler", ""),
+                    "config_hash": h,
+                    "hop": f"{node} -> {dev}",
+                    "class": c,
+                    "share": b.loc[c] / total if total else float("nan"),
+                    "expected": weights[c] / sum(weights.values()),
+                    "ratio": ratio,
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def fig_class_share(
+    shares: pd.DataFrame, out: Path, name: str, runs: int, order: list[str] | None = None
+) -> list[str]:
+    """Each class's share of the bottleneck's bytes per scheduler with classes, and the share
+    Ratio^p / sum Ratio^q (colours as in the other figures: ``order`` is the report's
+    schedulers)."""
+    schedulers = list(dict.fromkeys(shares["scheduler"]))
+    fig, axes = _fig(COLUMN_IN, 2.6)
+    ax = axes[0][0]
+    classes = sorted(shares["class"].unique())
+    colors = _colors(order or schedulers)
+    width = 0.8 / max(1, len(schedulers))
+    for j, s in enumerate(schedulers):
+        part = shares[shares["scheduler"] == s]
+        for c in classes:
+            m, ci, n = M.mean_ci95(part[part["class"] == c]["share"].to_numpy(float))
+            x = c + (j - (len(schedulers) - 1) / 2) * width
+            ax.bar(
+                x,
+                m,
+                width * 0.9,
+                color=colors[s],
+                label=s,
+                yerr=None if n < 2 else ci,
+                capsize=2,
+                error_kw={"lw": 0.8},
+            )
+            e = part[part["class"] == c]["expected"].mean()
+            if np.isfinite(e):
+                ax.plot(
+                    [x - width * 0.45, x + width * 0.45],
+                    [e, e],
+                    color="crimson",
+                    lw=1.5,
+                    label=r"$\mathrm{Ratio}^p / \sum_q \mathrm{Ratio}^q$",
+                )
+    ax.set_xticks(classes)
+    ax.set_xticklabels([f"class {c}" for c in classes])
+    ax.set_ylabel("share of the bytes sent")
+    ax.set_ylim(0, 1)
+    ax.grid(axis="x", visible=False)
+    fig.suptitle(f"Class shares at the bottleneck ({runs_text(runs)})")
+    _legend(fig)
+    return _save(fig, out, name)
+
+
+def load_time_series(root: Path, hashes: list[str]) -> pd.DataFrame:
+    """Per-class time series a scenario recorded (docs/data-format.md): goodput from
+    timeseries.csv (per flow, summed per class) or class_timeseries.csv (rate_bps), queue delay
+    from qdelay.csv (per packet, mean per class and 0.1 s). Columns: scheduler, config_hash,
+    rng_run, kind (goodput_mbps | qdelay_ms), class, time_s, value."""
+    parts = []
+    for h in hashes:
+        d = root / "runs" / h
+        try:
+            cfg = json.loads((d / "config.json").read_text())
+        except (OSError, ValueError):
+            continue
+        ident = {
+            "scheduler": cfg.get("resolved", {}).get("scheduler", ""),
+            "config_hash": h,
+            "rng_run": cfg.get("rng_run", 1),
+        }
+        flows = pd.read_csv(d / "flows.csv")[["flow_id", "priority"]]
+        if (d / "timeseries.csv").exists():
+            t = pd.read_csv(d / "timeseries.csv").merge(flows, on="flow_id")
+            g = t.groupby(["priority", "time_s"], as_index=False)["throughput_bps"].sum()
+            parts.append(
+                pd.DataFrame(
+                    {
+                        **ident,
+                        "kind": "goodput_mbps",
+                        "class": g["priority"],
+                        "time_s": g["time_s"],
+                        "value": g["throughput_bps"] / 1e6,
+                    }
+                )
+            )
+        elif (d / "class_timeseries.csv").exists():
+            t = pd.read_csv(d / "class_timeseries.csv")
+            parts.append(
+                pd.DataFrame(
+                    {
+                        **ident,
+                        "kind": "goodput_mbps",
+                        "class": t["class"],
+                        "time_s": t["time_s"],
+                        "value": t["rate_bps"] / 1e6,
+                    }
+                )
+            )
+        if (d / "qdelay.csv").exists():
+            t = pd.read_csv(d / "qdelay.csv").merge(flows, on="flow_id")
+            t["time_s"] = (t["time_s"] / 0.1).round() * 0.1
+            g = t.groupby(["priority", "time_s"], as_index=False)["delay_s"].mean()
+            parts.append(
+                pd.DataFrame(
+                    {
+                        **ident,
+                        "kind": "qdelay_ms",
+                        "class": g["priority"],
+                        "time_s": g["time_s"],
+                        "value": g["delay_s"] * 1000,
+                    }
+                )
+            )
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+
+
+def fig_time_series(ts: pd.DataFrame, kind: str, out: Path, name: str, ylabel: str) -> list[str]:
+    """One panel per scheduler, one line per class: the first RNG run of each."""
+    t = ts[ts["kind"] == kind]
+    schedulers = list(dict.fromkeys(t["scheduler"]))
+    nrow, ncol = _grid_shape(len(schedulers), 2)
+    fig, axes = _fig(PAGE_IN if ncol > 1 else COLUMN_IN, 1.8 * nrow + 0.5, nrow, ncol, sharey=True)
+    classes = sorted(t["class"].unique())
+    cyc = _colors([str(c) for c in classes])
+    for i, s in enumerate(schedulers):
+        ax = axes[i // ncol][i % ncol]
+        part = t[t["scheduler"] == s]
+        first = part[part["rng_run"] == part["rng_run"].min()]
+        for c in classes:
+            p = first[first["class"] == c].sort_values("time_s")
+            ax.plot(p["time_s"], p["value"], lw=0.9, color=cyc[str(c)], label=f"class {c}")
+        ax.set_title(f"{s} (RNG run {int(first['rng_run'].min())})")
+        ax.set_xlabel("time (s)")
+        if i % ncol == 0:
+            ax.set_ylabel(ylabel)
+        if kind == "qdelay_ms":
+            _log_axis(ax, "y")
+    for j in range(len(schedulers), nrow * ncol):
+        axes[j // ncol][j % ncol].axis("off")
+    _legend(fig)
     return _save(fig, out, name)
 
 
@@ -271,7 +625,7 @@ def sweep_points(
     if group is not None:
         s = s[s["group"] == group]
     rows = []
-    for key, g in s.groupby([x] + series, sort=False):
+    for key, g in s.groupby([x] + series, sort=False, dropna=False):
         key = key if isinstance(key, tuple) else (key,)
         mean, ci, n = M.mean_ci95(g[metric].to_numpy(float))
         rows.append(dict(zip([x] + series, key, strict=False), mean=mean, ci95=ci, n=n))
@@ -312,8 +666,8 @@ def fig_sweep(
     level: str = "overall",
     groups: list[str] | None = None,
 ) -> list[str]:
-    plt = _plt()
-    fig, ax = plt.subplots(figsize=(6.0, 4.0))
+    fig, axes = _fig(COLUMN_IN, 2.8)
+    ax = axes[0][0]
     numeric = True
     try:
         summary[x].astype(str).map(_as_number)
@@ -346,10 +700,9 @@ def fig_sweep(
                 ax.set_xticklabels([str(v) for v in p[x]])
     ax.set_xlabel(_short(x))
     ax.set_ylabel(M.heading(metric))
-    ax.set_title(f"{M.heading(metric)} vs {_short(x)} (mean, 95% CI over seeds)", fontsize="medium")
-    ax.grid(alpha=0.3)
-    if ax.get_legend_handles_labels()[0]:
-        ax.legend(fontsize="small")
+    runs = int(summary.groupby([x] + series, dropna=False)["rng_run"].nunique().max())
+    fig.suptitle(f"{M.heading(metric)} vs {_short(x)} ({runs_text(runs)})")
+    _legend(fig)
     return _save(fig, out, name)
 
 
@@ -365,18 +718,20 @@ table.data th,table.data td{border:1px solid #bbb;padding:3px 8px;text-align:rig
 table.data th:first-child{text-align:left}
 caption{font-weight:bold;text-align:left;padding:4px 0}
 figure{margin:1em 0} figure.half{display:inline-block;vertical-align:top;width:48%;margin-right:1%}
+figure img{width:700px} figure.half img{width:350px}
 figcaption{font-size:90%;color:#444;max-width:900px}
 img{max-width:100%} code{background:#f3f3f3;padding:1px 3px}"""
 
 
 def _figure(files: list[str], caption: str, cls: str = "") -> str:
     svg = next(f for f in files if f.endswith(".svg"))
-    png = next(f for f in files if f.endswith(".png"))
+    links = ", ".join(
+        f"<a href='{html.escape(f)}'>{f.rsplit('.', 1)[1].upper()}</a>" for f in files
+    )
     attr = f" class='{cls}'" if cls else ""
     return (
         f"<figure{attr}><img src='{html.escape(svg)}' alt='{html.escape(caption)}'>"
-        f"<figcaption>{html.escape(caption)} (<a href='{html.escape(png)}'>PNG</a>, "
-        f"<a href='{html.escape(svg)}'>SVG</a>)</figcaption></figure>"
+        f"<figcaption>{html.escape(caption)} ({links})</figcaption></figure>"
     )
 
 
@@ -393,6 +748,7 @@ def make_report(root: Path, out: Path | None = None, direction: str | None = Non
     root = Path(root)
     study = read_study(root)
     out = Path(out) if out else root / "report"
+    check_out_dir(out, "the report directory", f"write it elsewhere: msfc report {root} --out DIR")
     out.mkdir(parents=True, exist_ok=True)
     direction = direction or study.get("direction", "down")
     hashes = study.get("configs", [])
@@ -440,6 +796,8 @@ def make_report(root: Path, out: Path | None = None, direction: str | None = Non
                         metric=m,
                     )
                 )
+        runs = int(summary.groupby("scheduler")["rng_run"].nunique().max())
+        thesis_thr, thesis_delay, thesis_label = _thesis_markers(summary, study.get("thesis"))
         hists = load_histograms(root, done, direction)
         types = [str(t) for t in pd.unique(hists["type"])] if len(hists) else []
         prios = (
@@ -450,7 +808,15 @@ def make_report(root: Path, out: Path | None = None, direction: str | None = Non
         body.append("<h2>Delay distributions</h2>")
         if types:
             files, note = fig_violins(
-                hists, "type", scheds, types, out, "delay-violin-type", "Packet delay per flow type"
+                hists,
+                "type",
+                scheds,
+                types,
+                out,
+                "delay-violin-type",
+                "Packet delay per flow type",
+                runs,
+                thesis_delay,
             )
             body.append(_figure(files, "Packet delay per flow type. " + note))
             files, note = fig_violins(
@@ -461,34 +827,108 @@ def make_report(root: Path, out: Path | None = None, direction: str | None = Non
                 out,
                 "delay-violin-priority",
                 "Packet delay per priority",
+                runs,
             )
             body.append(_figure(files, "Packet delay per priority. " + note))
             body.append(
                 _figure(
                     fig_cdf(
-                        hists, scheds, None, out, "delay-cdf-overall", "Packet delay, all flows"
+                        hists,
+                        scheds,
+                        None,
+                        out,
+                        "delay-cdf-overall",
+                        "Packet delay, all flows",
+                        runs,
                     ),
-                    "Cumulative distribution of packet delay, all flows (log scale above 1 ms).",
+                    "Cumulative distribution of packet delay, all flows (log axis), packets of "
+                    "all RNG runs pooled.",
+                    "half",
                 )
             )
             body.append(
                 _figure(
                     fig_cdf(
-                        hists, scheds, types, out, "delay-cdf-type", "Packet delay per flow type"
+                        hists,
+                        scheds,
+                        types,
+                        out,
+                        "delay-cdf-type",
+                        "Packet delay per flow type",
+                        runs,
                     ),
-                    "Cumulative distribution of packet delay per flow type.",
+                    "Cumulative distribution of packet delay per flow type (log axis).",
                 )
             )
         else:
             body.append("<p>No delay histograms (no packets received).</p>")
-        thr = T.group_table(summary, "throughput_kbps", "type", direction)
-        if not thr.empty:
+        if not T.group_table(summary, "throughput_kbps", "type", direction).empty:
             body.append("<h2>Throughput</h2>")
             body.append(
                 _figure(
-                    fig_throughput(thr, out, "throughput-type", "Throughput per flow type"),
-                    "Mean throughput of a flow per flow type (log scale), mean over RNG runs.",
+                    fig_throughput(
+                        summary,
+                        direction,
+                        out,
+                        "throughput-type",
+                        "Mean flow throughput per flow type",
+                        runs,
+                        thesis_thr,
+                        thesis_label,
+                    ),
+                    "Mean throughput of a flow of each type (each type on its own linear axis "
+                    "from 0), mean over RNG runs with the 95% confidence interval when there are "
+                    "several."
+                    + (f" Diamonds: {thesis_label} (Table 3.7 or 3.9)." if thesis_thr else ""),
                 )
+            )
+        shares = class_shares(root, done)
+        if not shares.empty:
+            body.append("<h2>Class shares</h2>")
+            hops = ", ".join(dict.fromkeys(shares["hop"]))
+            body.append(
+                _figure(
+                    fig_class_share(shares, out, "class-share", runs, scheds),
+                    f"Each class's share of the bytes sent by the queue disc that dropped most "
+                    f"(the bottleneck: {hops}), against the share Ratio^p / sum of Ratio^q that "
+                    f"MSFC gives classes that are all backlogged (red); a class that offers less "
+                    f"than its share leaves the rest to the others.",
+                    "half",
+                )
+            )
+        body.append("<h2>Over time</h2>")
+        ts = load_time_series(root, done)
+        kinds = set(ts["kind"]) if not ts.empty else set()
+        if "goodput_mbps" in kinds:
+            body.append(
+                _figure(
+                    fig_time_series(ts, "goodput_mbps", out, "goodput-time", "goodput (Mbit/s)"),
+                    "Goodput per class over time (first RNG run of each scheduler).",
+                )
+            )
+        if "qdelay_ms" in kinds:
+            body.append(
+                _figure(
+                    fig_time_series(ts, "qdelay_ms", out, "qdelay-time", "queue delay (ms)"),
+                    "Queueing delay in the scheduler per class over time, mean per 0.1 s "
+                    "(first RNG run of each scheduler).",
+                )
+            )
+        if kinds != {"goodput_mbps", "qdelay_ms"}:
+            missing = [
+                w
+                for k, w in (
+                    (
+                        "goodput_mbps",
+                        "goodput per class over time (timeseries.csv or class_timeseries.csv)",
+                    ),
+                    ("qdelay_ms", "queue delay per packet over time (qdelay.csv)"),
+                )
+                if k not in kinds
+            ]
+            body.append(
+                f"<p>This scenario's runs record no {html.escape(' and no '.join(missing))}, so "
+                f"these plots are not drawn; docs/data-format.md describes the files.</p>"
             )
         qd = qdisc_tables(root, done)
         if qd:
@@ -497,8 +937,8 @@ def make_report(root: Path, out: Path | None = None, direction: str | None = Non
                 "every node at the end of the run, mean over RNG runs.</p>"
             )
             body.extend(qd)
-        if kind == "compare":
-            body.append(_thesis_section(summary, direction))
+        if kind == "compare" and study.get("thesis"):
+            body.append(_thesis_section(summary, direction, study["thesis"]))
 
     elif kind == "sweep":
         cols = study.get("grid_columns") or []
@@ -545,8 +985,8 @@ def make_report(root: Path, out: Path | None = None, direction: str | None = Non
                 )
         # table of means
         s = summary[(summary["level"] == "overall") & (summary["direction"] == direction)]
-        agg = s.groupby(cols, sort=False)[SWEEP_METRICS].mean()
-        agg["runs"] = s.groupby(cols, sort=False).size()
+        agg = s.groupby(cols, sort=False, dropna=False)[SWEEP_METRICS].mean()
+        agg["runs"] = s.groupby(cols, sort=False, dropna=False).size()
         agg.index = [
             " ".join(
                 f"{_short(c)}={v}"
@@ -686,27 +1126,196 @@ def drop_locations(q: pd.DataFrame) -> pd.DataFrame:
     return t.sort_values(list(t.columns), ascending=False) if not t.empty else t
 
 
-def _thesis_section(summary: pd.DataFrame, direction: str) -> str:
+def _thesis_markers(summary: pd.DataFrame, basis_json: dict | None):
+    """The thesis's throughput and delay per type for figure markers, where they compare like
+    with like (the basis `msfc compare --thesis` recorded), and the markers' label."""
+    if not basis_json:
+        return None, None, ""
+    from . import thesis
+
+    try:
+        data = thesis.load()
+    except UserError:
+        return None, None, ""
+    basis = thesis.Basis.from_json(basis_json)
+    label = f"thesis x{basis.scale:g}" if basis.scaled else "thesis"
+    thr = thesis.markers(data, summary, basis, "throughput_kbps") or None
+    delay = thesis.markers(data, summary, basis, "delay_mean_ms") or None
+    return thr, delay, label
+
+
+def _thesis_section(summary: pd.DataFrame, direction: str, basis_json: dict) -> str:
+    """The thesis's tables beside ours, on the basis `msfc compare --thesis` recorded."""
     from . import thesis
 
     try:
         data = thesis.load()
     except UserError:
         return ""
+    basis = thesis.Basis.from_json(basis_json)
+    sim = basis.simulation
     parts = [
-        "<h2>Beside the thesis (simulation A, Tables 3.4-3.7)</h2>",
-        "<p>The thesis's published numbers next to ours. They are comparable only for the thesis "
-        "scenario and preset (isp-tree, 100 simulated seconds).</p>",
+        f"<h2>Beside the thesis (simulation {html.escape(sim)}, Tables "
+        f"{', '.join(thesis.tables_for(sim))})</h2>",
+        "<p>The thesis's published numbers next to ours. "
+        + html.escape(
+            (basis.note() + ".")
+            if basis.note()
+            else "This run has the thesis's configuration, so every number compares directly."
+        )
+        + "</p>",
     ]
-    for tid in thesis.tables_for("A"):
+    for tid in thesis.tables_for(sim):
         t = data["tables"][tid]
-        df = thesis.side_by_side(data, tid, summary, direction)
+        df = thesis.side_by_side(data, tid, summary, direction, basis)
+        title = thesis.title(data, tid, basis)
         if t["level"] == "overall":
-            parts.append(
-                T.render_html(df, f"Table {tid}: {t['title']}", "metric", metric_rows=True)
-            )
+            parts.append(T.render_html(df, title, "metric", metric_rows=True))
         else:
-            parts.append(
-                T.render_html(df, f"Table {tid}: {t['title']}", "type", metric=t["metric"])
-            )
+            parts.append(T.render_html(df, title, "type", metric=t["metric"]))
     return "\n".join(parts)
+
+
+# --------------------------------------------------------------------------- two results
+
+
+AGAINST_METRICS = ["throughput_kbps", "delay_mean_ms", "lost_packets"]
+
+
+def fig_against(pairs: pd.DataFrame, out: Path, name: str, label_a: str, label_b: str) -> list[str]:
+    """One panel per metric: each (scheduler, flow type) as a point at (A, B) on log axes, the
+    diagonal where they agree; points off it are what changed."""
+    schedulers = list(dict.fromkeys(pairs["scheduler"]))
+    colors = _colors(schedulers)
+    fig, axes = _fig(PAGE_IN, 2.6, 1, len(AGAINST_METRICS))
+    for ax, m in zip(axes[0], AGAINST_METRICS, strict=False):
+        p = pairs[pairs["metric"] == m]
+        v = np.concatenate([p["a"].to_numpy(float), p["b"].to_numpy(float)])
+        v = v[np.isfinite(v) & (v > 0)]
+        if len(v) == 0:
+            ax.set_title(f"{M.heading(m)}: no data")
+            continue
+        lo, hi = v.min() / 1.5, v.max() * 1.5
+        ax.plot([lo, hi], [lo, hi], color="gray", lw=0.8, ls="--", label="A = B")
+        for s in schedulers:
+            q = p[p["scheduler"] == s]
+            ax.errorbar(
+                q["a"],
+                q["b"],
+                xerr=np.nan_to_num(q["a_ci"].to_numpy(float)),
+                yerr=np.nan_to_num(q["b_ci"].to_numpy(float)),
+                fmt="o",
+                ms=3.5,
+                color=colors[s],
+                lw=0.8,
+                capsize=1.5,
+                elinewidth=0.5,
+                label=s,
+            )
+        dense = hi / lo < 300
+        _log_axis(ax, "x", dense)
+        _log_axis(ax, "y", dense)
+        ax.set_xlim(lo, hi)
+        ax.set_ylim(lo, hi)
+        ax.set_aspect("equal")
+        ax.set_title(M.heading(m))
+        ax.set_xlabel(f"A: {label_a}")
+        ax.set_ylabel(f"B: {label_b}")
+    fig.suptitle("Per flow type, B against A (mean over RNG runs, 95% CI)")
+    _legend(fig)
+    return _save(fig, out, name)
+
+
+def against_pairs(sa: pd.DataFrame, sb: pd.DataFrame, direction: str) -> pd.DataFrame:
+    """Each (scheduler, flow type, metric) of both summaries with A's and B's means and CIs."""
+    rows = []
+    for m in AGAINST_METRICS:
+        a = group_ci(sa, m, "type", direction).set_index(["scheduler", "group"])
+        b = group_ci(sb, m, "type", direction).set_index(["scheduler", "group"])
+        for key in a.index.intersection(b.index):
+            rows.append(
+                {
+                    "scheduler": key[0],
+                    "type": key[1],
+                    "metric": m,
+                    "a": a.loc[key, "mean"],
+                    "a_ci": a.loc[key, "ci95"],
+                    "a_runs": a.loc[key, "n"],
+                    "b": b.loc[key, "mean"],
+                    "b_ci": b.loc[key, "ci95"],
+                    "b_runs": b.loc[key, "n"],
+                }
+            )
+    return pd.DataFrame(
+        rows,
+        columns=["scheduler", "type", "metric", "a", "a_ci", "a_runs", "b", "b_ci", "b_runs"],
+    )
+
+
+def make_against_report(
+    a_root: Path, b_root: Path, out: Path | None = None, direction: str | None = None
+) -> Path:
+    """``msfc report A --against B``: the graphical twin of ``msfc diff``, on the tidy
+    summaries: every flow type of every scheduler the two have in common, B against A."""
+    a_root, b_root = Path(a_root), Path(b_root)
+    sa_study, sb_study = read_study(a_root), read_study(b_root)
+    out = Path(out) if out else a_root / f"report-against-{b_root.resolve().name}"
+    check_out_dir(out, "the report directory", "write it elsewhere: --out DIR")
+    direction = direction or sa_study.get("direction", "down")
+    sa, _ = collect(a_root, sa_study.get("configs"))
+    sb, _ = collect(b_root, sb_study.get("configs"))
+    for root, s in ((a_root, sa), (b_root, sb)):
+        if s.empty:
+            raise UserError(f"{root} holds no finished simulation yet; finish it first", 1)
+    pairs = against_pairs(sa, sb, direction)
+    if pairs.empty:
+        raise UserError(
+            f"{a_root} and {b_root} have no scheduler and flow type in common; give two results "
+            f"of the same scenario (schedulers: {', '.join(map(str, pd.unique(sa['scheduler'])))} "
+            f"against {', '.join(map(str, pd.unique(sb['scheduler'])))})"
+        )
+    out.mkdir(parents=True, exist_ok=True)
+    la, lb = a_root.resolve().name, b_root.resolve().name
+    body = [
+        f"<h1>MSFC results against each other: A {html.escape(la)}, B {html.escape(lb)}</h1>",
+        f"<p>A: <code>{html.escape(str(a_root.resolve()))}</code> (<code>msfc "
+        f"{html.escape(' '.join(sa_study.get('argv', [])))}</code>)<br>B: <code>"
+        f"{html.escape(str(b_root.resolve()))}</code> (<code>msfc "
+        f"{html.escape(' '.join(sb_study.get('argv', [])))}</code>)<br>Flows shown: direction "
+        f"<b>{html.escape(direction)}</b>. <code>msfc diff</code> compares one run's per-flow "
+        f"records bit for bit; this page compares the means over RNG runs.</p>",
+        _figure(
+            fig_against(pairs, out, "against", la, lb),
+            "Each point is one flow type under one scheduler, at A's value (x) and B's (y), with "
+            "the 95% confidence intervals over RNG runs where there are several; on the dashed "
+            "diagonal the two agree.",
+        ),
+    ]
+    for m in AGAINST_METRICS:
+        p = pairs[pairs["metric"] == m]
+        t = p.pivot_table(index="type", columns="scheduler", values=["a", "b"], sort=False)
+        cols = {}
+        for s in dict.fromkeys(p["scheduler"]):
+            cols[f"{s} A"] = t[("a", s)]
+            cols[f"{s} B"] = t[("b", s)]
+            cols[f"{s} B/A"] = t[("b", s)] / t[("a", s)]
+        df = pd.DataFrame(cols)
+        body.append(
+            T.render_html(
+                df,
+                f"{M.heading(m)} per flow type",
+                "type",
+                fmt_for=lambda c, m=m: None if c.endswith("B/A") else m,
+            )
+        )
+    page = (
+        f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>MSFC {html.escape(la)} against "
+        f"{html.escape(lb)}</title><style>{CSS}</style></head><body>"
+        + "\n".join(body)
+        + "</body></html>\n"
+    )
+    index = out / "index.html"
+    tmp = out / ".index.html.tmp"
+    tmp.write_text(page)
+    os.replace(tmp, index)
+    return index

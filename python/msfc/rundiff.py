@@ -36,6 +36,12 @@ def resolve_run(path: Path) -> Path:
 
 
 def _flows(run: Path) -> pd.DataFrame:
+    from .runner import damaged, raw_problem
+
+    if (run / "done.json").exists():
+        problem = raw_problem(run)
+        if problem:
+            raise damaged(run, problem)
     f = run / "flows.csv"
     try:
         return pd.read_csv(f, dtype=str, keep_default_na=False)

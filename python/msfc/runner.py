@@ -16,10 +16,13 @@ A results directory ("study") holds ``study.json`` and ``runs/<config-hash>/`` p
 from __future__ import annotations
 
 import collections
+import hashlib
 import json
 import os
 import re
+import signal
 import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -60,8 +63,59 @@ def _write_table(df: pd.DataFrame, base: Path) -> None:
         os.replace(tmp, final)
 
 
+#: raw files whose size is recorded in done.json (lines and SHA-256) and checked when read
+CHECKED_FILES = ("flows.csv", "delay_hist.csv", "jitter_hist.csv", "qdisc.csv", "meta.json")
+#: a simulation ended by one of these signals was interrupted (Ctrl-C, kill), not failed
+_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+class Interrupted(SimulationError):
+    """The simulation was stopped by a signal (Ctrl-C): nothing is wrong with its configuration."""
+
+
 def run_dir(out_root: Path, cfg: RunConfig) -> Path:
     return Path(out_root) / "runs" / cfg.hash()
+
+
+def file_record(path: Path) -> dict:
+    """Lines and SHA-256 of a file, to notice later that it was truncated or changed."""
+    h = hashlib.sha256()
+    lines = 0
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+            lines += chunk.count(b"\n")
+    return {"lines": lines, "sha256": h.hexdigest()}
+
+
+def raw_problem(d: Path) -> str | None:
+    """What is wrong with a finished run's raw files (missing, truncated or changed since
+    done.json recorded them: lines and SHA-256); None when they are as written. Runs finished before done.json
+    recorded files are not checked."""
+    try:
+        done = json.loads((d / "done.json").read_text())
+    except (OSError, json.JSONDecodeError):
+        return "its done.json is missing or damaged"
+    for name, rec in (done.get("files") or {}).items():
+        f = d / name
+        if not f.exists():
+            return f"{name} is missing"
+        now = file_record(f)
+        if now != rec:
+            return (
+                f"{name} has {now['lines']} lines, {rec.get('lines')} when the run finished"
+                if now["lines"] != rec.get("lines")
+                else f"{name} has changed since the run finished (SHA-256 differs)"
+            )
+    return None
+
+
+def damaged(d: Path, problem: str) -> UserError:
+    return UserError(
+        f"the results in {d} are damaged: {problem} (truncated or edited?). Run it again: "
+        f"repeat the command with --force, or delete {d} and repeat the command",
+        1,
+    )
 
 
 def is_done(d: Path, cfg: RunConfig | None = None) -> bool:
@@ -135,13 +189,21 @@ def postprocess(d: Path, cfg: RunConfig) -> None:
     for i, (k, v) in enumerate(ids.items()):
         summ.insert(i, k, v)
     _write_table(summ, d / "summary")
+    try:
+        previous = json.loads((d / "done.json").read_text())
+    except (OSError, json.JSONDecodeError):
+        previous = {}
+    files = previous.get("files") or {
+        x: file_record(d / x) for x in CHECKED_FILES if (d / x).exists()
+    }
     write_json_atomic(
         d / "done.json",
         {
             "hash": cfg.hash(),
-            "finished_utc": _utc(),
+            "finished_utc": previous.get("finished_utc") or _utc(),
             "wall_seconds": meta.get("wall_seconds"),
             "tables_version": M.TABLES_VERSION,
+            "files": files,
         },
     )
     f = d / "failed.json"
@@ -149,15 +211,20 @@ def postprocess(d: Path, cfg: RunConfig) -> None:
         f.unlink()
 
 
+TIDY_FILES = ("summary.parquet", "flow_metrics.parquet")
+
+
 def refresh_derived(d: Path) -> None:
     """Rebuild a finished run's tables from its raw files when the metric definitions changed
-    since they were made (the simulation itself is not run again)."""
+    since they were made or the tables are missing (the simulation is not run again)."""
     try:
         done = json.loads((d / "done.json").read_text())
         cfg = RunConfig.from_json(json.loads((d / "config.json").read_text()))
     except (OSError, ValueError, KeyError, TypeError):
         return
-    if done.get("tables_version") != M.TABLES_VERSION:
+    if done.get("tables_version") != M.TABLES_VERSION or not all(
+        (d / x).exists() for x in TIDY_FILES
+    ):
         postprocess(d, cfg)
 
 
@@ -186,7 +253,10 @@ def run_simulation(
     """
     d = run_dir(out_root, cfg)
     if not force and is_done(d, cfg):
-        return d, False
+        problem = raw_problem(d)
+        if problem is None:
+            return d, False
+        print(f"msfc: {d}: {problem}; running it again", file=sys.stderr, flush=True)
     d.mkdir(parents=True, exist_ok=True)
     # leftovers of an earlier, unfinished attempt must not be mistaken for this run's output
     for stale in ("done.json",) + RAW_FILES + DERIVED_FILES:
@@ -236,6 +306,15 @@ def run_simulation(
                 f"(killed: the simulation ran longer than the time limit of {timeout:g} s; "
                 f"raise --timeout or shorten the run)"
             )
+    if not killed.is_set() and (-rc in _STOP_SIGNALS or rc - 128 in _STOP_SIGNALS):
+        # stopped from outside (Ctrl-C reaches the whole process group): not a failure of this
+        # configuration, and nothing of it is kept; the same command runs it again
+        for stale in RAW_FILES + DERIVED_FILES + ("failed.json",):
+            if (d / stale).exists():
+                (d / stale).unlink()
+        raise Interrupted(
+            f"scenario-{cfg.scenario} was interrupted (signal)", rc, "\n".join(tail), argv
+        )
     if rc != 0 or not all((d / x).exists() for x in RAW_FILES):
         stderr_tail = "\n".join(tail)
         if rc == 0:
@@ -281,6 +360,8 @@ def run_task(task: dict) -> dict:
             "dir": str(d),
             "seconds": time.time() - t0,
         }
+    except Interrupted:
+        return {"hash": cfg.hash(), "status": "interrupted", "seconds": time.time() - t0}
     except SimulationError as e:
         return {
             "hash": cfg.hash(),
@@ -306,9 +387,37 @@ def run_task(task: dict) -> dict:
 # --------------------------------------------------------------------------- studies
 
 
+def check_out_dir(out_root: Path, what: str = "--out", fix: str | None = None) -> None:
+    """A results directory must be a directory we can write to: say so before anything runs.
+    ``fix`` tells how to choose another one (default: give ``what`` another directory)."""
+    p = Path(out_root)
+    fix = fix or f"give {what} a directory you can write to"
+    if p.exists() and not p.is_dir():
+        raise UserError(f"{what} {p} is a file, not a directory; {fix} (it is created if missing)")
+    parent = p
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if not parent.is_dir():
+        raise UserError(f"{what} {p}: {parent} is a file, not a directory; {fix}")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise UserError(f"{what} {p}: {parent} is not writable (read-only); {fix}")
+
+
 def write_study(out_root: Path, study: dict) -> None:
+    """study.json (what was asked). A finished study asked again is left as it is."""
+    check_out_dir(out_root)
+    f = Path(out_root) / "study.json"
+    try:
+        old = json.loads(f.read_text())
+        same = {k: v for k, v in old.items() if k not in ("created_utc", "argv")} == {
+            k: v for k, v in study.items() if k not in ("created_utc", "argv")
+        }
+    except (OSError, json.JSONDecodeError):
+        same = False
+    if same:
+        return
     out_root.mkdir(parents=True, exist_ok=True)
-    write_json_atomic(out_root / "study.json", study)
+    write_json_atomic(f, study)
 
 
 def read_study(out_root: Path) -> dict:
@@ -335,6 +444,9 @@ def collect(out_root: Path, hashes: list[str] | None = None) -> tuple[pd.DataFra
     for d in dirs:
         if not is_done(d):
             continue
+        problem = raw_problem(d)
+        if problem:
+            raise damaged(d, problem)
         refresh_derived(d)
         if (d / "summary.parquet").exists():
             summaries.append(pd.read_parquet(d / "summary.parquet"))

@@ -7,7 +7,15 @@ import os
 import sys
 from pathlib import Path
 
-from .config import RunConfig, build_config, parse_assignments, split_key
+from .config import (
+    RunConfig,
+    build_config,
+    check_applies,
+    option_aliases,
+    parse_assignments,
+    scheduler_of,
+    split_key,
+)
 from .errors import UserError
 from .programs import ScenarioInfo
 from .progress import Progress
@@ -72,8 +80,10 @@ def expand(
                     scheduler=sched,
                     rng_run=run,
                     schedulers_loader=loader,
+                    other_scheduler="drop" if "scheduler" in grid_keys else "reject",
                 )
             )
+    check_applies(configs, "this sweep")
     return configs
 
 
@@ -140,6 +150,8 @@ def run_sweep(
             results.append(r)
             if r["status"] == "failed":
                 bar.write(format_failure(r, cfg))
+            elif r["status"] == "interrupted":
+                bar.write(f"interrupted: {cfg.label()} (not kept; the same command runs it again)")
             bar.update(done)
     return results
 
@@ -180,6 +192,11 @@ def _run_locally(n: int, tasks: list[dict]):
         )
 
 
+#: how long connecting to a Dask scheduler may take before msfc gives up
+DASK_CONNECT_SECONDS = 20.0
+_DASK_SCHEMES = ("tcp", "tls", "ws", "wss", "ucx", "inproc")
+
+
 def _run_on_dask(address: str, tasks: list[dict]):
     """(hash, result) of each task as it finishes, on the Dask cluster at ``address``."""
     try:
@@ -188,12 +205,31 @@ def _run_on_dask(address: str, tasks: list[dict]):
         raise UserError(
             "dask[distributed] is not installed; install the package with `pip install -e .`"
         ) from None
-    _check_reachable(address)
-    try:
-        client = Client(address, timeout="15s")
-    except (OSError, TimeoutError) as e:
-        raise _unreachable(address, e) from None
+    check_dask_address(address)
+    client = _connect(Client, address)
     return _dask_results(client, tasks)
+
+
+def _connect(Client, address: str):
+    """A Dask client, connected within DASK_CONNECT_SECONDS or a UserError (Dask's own timeout
+    does not cover every handshake that never completes)."""
+    import threading
+
+    box: dict = {}
+
+    def connect():
+        try:
+            box["client"] = Client(address, timeout=f"{DASK_CONNECT_SECONDS:g}s")
+        except BaseException as e:  # noqa: BLE001 - reported below
+            box["error"] = e
+
+    t = threading.Thread(target=connect, name="msfc-dask-connect", daemon=True)
+    t.start()
+    t.join(DASK_CONNECT_SECONDS + 5)
+    if "client" in box:
+        return box["client"]
+    reason = box.get("error") or f"no answer within {DASK_CONNECT_SECONDS:g} s"
+    raise _unreachable(address, reason)
 
 
 def _dask_results(client, tasks: list[dict]):
@@ -215,26 +251,67 @@ def _unreachable(address: str, reason) -> UserError:
     return UserError(
         f"cannot reach the Dask scheduler at {address} ({reason}); start it with "
         f"`dask scheduler` and workers with `dask worker {address}`, or leave out "
-        f"--scheduler-address to run on this machine"
+        f"--dask to run on this machine"
     )
 
 
-def _check_reachable(address: str) -> None:
-    """Fail fast, with the fix, when nothing listens at a tcp:// scheduler address."""
+def check_dask_address(address: str, timeout: float = 5.0) -> None:
+    """Fail fast, with the fix, unless a Dask scheduler answers at ``address``: a wrong scheme
+    (``http://`` is the dashboard's), nothing listening, or something that is not a Dask
+    scheduler (the dashboard's port, another service)."""
     import socket
     from urllib.parse import urlparse
 
+    example = "e.g. tcp://127.0.0.1:8786, as `dask scheduler` prints it ('Scheduler at: ...')"
     u = urlparse(address if "://" in address else f"tcp://{address}")
-    if u.scheme not in ("tcp", "tls"):
-        return  # other Dask transports (inproc://, ws://): let Dask connect
-    if not u.hostname or not u.port:
-        raise UserError(
-            f"--scheduler-address {address}: expected tcp://HOST:PORT, e.g. tcp://127.0.0.1:8786"
+    if u.scheme not in _DASK_SCHEMES:
+        hint = (
+            " (http:// is the address of its dashboard, not of the scheduler)"
+            if u.scheme
+            in (
+                "http",
+                "https",
+            )
+            else ""
         )
+        raise UserError(
+            f"--dask {address}: '{u.scheme}://' is not a Dask address{hint}; give "
+            f"tcp://HOST:PORT, {example}"
+        )
+    if u.scheme != "tcp":
+        return  # other Dask transports: let Dask connect
     try:
-        socket.create_connection((u.hostname, u.port), timeout=5).close()
+        port = u.port
+    except ValueError:
+        port = None
+    if not u.hostname or not port:
+        raise UserError(f"--dask {address}: expected tcp://HOST:PORT, {example}")
+    try:
+        sock = socket.create_connection((u.hostname, port), timeout=timeout)
     except OSError as e:
         raise _unreachable(address, e.strerror or e) from None
+    with sock:
+        # a Dask scheduler greets a new connection with its handshake (msgpack naming its
+        # compression and pickle protocol); an HTTP server (the dashboard) waits for a request
+        sock.settimeout(timeout)
+        try:
+            greeting = sock.recv(4096)
+        except OSError:
+            greeting = b""
+        if b"pickle-protocol" in greeting or b"compression" in greeting:
+            return
+        what = "it does not answer as a Dask scheduler"
+        if not greeting:
+            try:
+                sock.sendall(b"GET / HTTP/1.0\r\nHost: x\r\n\r\n")
+                if sock.recv(16).startswith(b"HTTP/"):
+                    what = (
+                        "it is a web server: the Dask dashboard? The scheduler listens on its "
+                        "own port (8786 by default; the dashboard's is 8787)"
+                    )
+            except OSError:
+                pass
+    raise UserError(f"--dask {address}: {what}; give the scheduler's address, {example}")
 
 
 def format_failure(r: dict, cfg: RunConfig) -> str:
@@ -246,15 +323,28 @@ def format_failure(r: dict, cfg: RunConfig) -> str:
     )
 
 
-def grid_columns(grid: list[tuple[str, list[str]]], configs: list[RunConfig]) -> list[str]:
-    """Names of the tidy-table columns that hold the swept keys."""
+def grid_columns(
+    grid: list[tuple[str, list[str]]], configs: list[RunConfig], info: ScenarioInfo | None = None
+) -> list[str]:
+    """Names of the tidy-table columns that hold the swept keys (an attribute that a scenario
+    option sets is recorded as that option: ``cfg.<option>``)."""
+    aliases = option_aliases(info) if info is not None else {}
     cols = []
     for k, _ in grid:
         sk = split_key(k)
+        alias = None
+        if sk is not None:
+            owner, attr = sk
+            for aid, opt in aliases.items():
+                head, _, name = aid.rpartition("::")
+                if name == attr and owner in (head, scheduler_of(head)):
+                    alias = opt
         if k == "scheduler":
             cols.append("scheduler")
         elif k in ("rng-run", "RngRun", "run"):
             cols.append("rng_run")
+        elif alias is not None:
+            cols.append(f"cfg.{alias}")
         elif sk is not None:
             friendly = k
             for name, tid in configs[0].attr_ids.items() if configs else []:

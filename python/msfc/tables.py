@@ -17,8 +17,9 @@ from . import metrics as M
 
 
 def _select(summary: pd.DataFrame, direction: str, level: str) -> pd.DataFrame:
-    s = summary[(summary["direction"] == direction) & (summary["level"] == level)]
-    return s
+    if summary is None or summary.empty or not {"direction", "level"} <= set(summary.columns):
+        return pd.DataFrame()
+    return summary[(summary["direction"] == direction) & (summary["level"] == level)]
 
 
 def column_order(summary: pd.DataFrame, column: str = "scheduler") -> list[str]:
@@ -156,7 +157,8 @@ def _fmt(metric_name, v) -> str:
     if metric_name in M.METRICS:
         return M.format_value(metric_name, v)
     if isinstance(v, float):
-        return f"{v:.4g}"
+        # plain numbers: counters as integers, no powers of ten
+        return f"{v:.0f}" if abs(v) >= 100 or v.is_integer() else f"{v:.4g}"
     return str(v)
 
 
