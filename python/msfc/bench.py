@@ -30,6 +30,11 @@ BENCHMARKS: dict[str, tuple[str, str]] = {
         "msfc.isp_cost",
         "simulation cost of the ISP tree per scheduler (wall, CPU, events)",
     ),
+    "linux-testbed": (
+        "msfc.testbed:bench_main",
+        "msfc beside cake, sqm-style HTB, fq_codel, pfifo_fast in Debian's kernel under qemu "
+        "(make bench-linux prepares the VM)",
+    ),
     "seed001-thin-streams": (
         "msfc.seeds.thin_streams",
         "seed 001 sec. IV: queueing delay of thin TCP streams next to bulk flows",

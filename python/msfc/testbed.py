@@ -1200,8 +1200,13 @@ def _vm_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--timeout", type=float, default=600, help="seconds per boot")
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m msfc.testbed", description=__doc__.split("\n")[0])
+def bench_main(argv: list[str], prog: str) -> int:
+    """``msfc bench linux-testbed [options]``: the comparison, started like every benchmark."""
+    return main(["bench", *argv], prog=prog)
+
+
+def main(argv: list[str] | None = None, prog: str = "python -m msfc.testbed") -> int:
+    ap = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="command", required=True)
     p = sub.add_parser("selftest", help="the stock-kernel checks of make test")
     _vm_args(p)
