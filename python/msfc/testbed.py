@@ -432,32 +432,8 @@ def _flow_row(**kw) -> dict:
     return row
 
 
-_FLOW_COLUMNS = [
-    "flow_id",
-    "app_id",
-    "type",
-    "priority",
-    "direction",
-    "protocol",
-    "src",
-    "dst",
-    "src_port",
-    "dst_port",
-    "tx_packets",
-    "tx_bytes",
-    "rx_packets",
-    "rx_bytes",
-    "lost_packets",
-    "delay_sum_s",
-    "jitter_sum_s",
-    "first_tx_s",
-    "last_tx_s",
-    "first_rx_s",
-    "last_rx_s",
-    "active_s",
-    "kind",
-    "dscp",
-]
+# flows.csv: the simulations' columns (msfc.metrics) and what a testbed flow adds.
+_FLOW_COLUMNS = [*M.FLOW_COLUMNS, "kind", "dscp"]
 
 
 def iperf_flows(report: dict, label: str, app_id: int, first_id: int) -> list[dict]:
