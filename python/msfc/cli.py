@@ -424,33 +424,20 @@ def cmd_run(args) -> int:
     summary, _ = write_collected(out, [cfg.hash()])
     _clamped_priorities_note(summary)
     print(f"{info.name} | {cfg.label()} | {d}\n")
-    print(
-        T.render_text(
-            T.run_table(summary, "overall", args.direction),
-            f"Overall ({args.direction})",
-            "",
-            fmt_for=lambda c: c,
-            style=args.format,
+    for level, title, key in (
+        ("overall", "Overall", ""),
+        ("type", "Per flow type", "type"),
+        ("priority", "Per priority", "priority"),
+    ):
+        print(
+            T.render_text(
+                T.run_table(summary, level, args.direction),
+                f"{title} ({args.direction})",
+                key,
+                fmt_for=lambda c: c,
+                style=args.format,
+            )
         )
-    )
-    print(
-        T.render_text(
-            T.run_table(summary, "type", args.direction),
-            f"Per flow type ({args.direction})",
-            "type",
-            fmt_for=lambda c: c,
-            style=args.format,
-        )
-    )
-    print(
-        T.render_text(
-            T.run_table(summary, "priority", args.direction),
-            f"Per priority ({args.direction})",
-            "priority",
-            fmt_for=lambda c: c,
-            style=args.format,
-        )
-    )
     _print_results(out)
     return 0
 
