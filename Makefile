@@ -16,7 +16,7 @@ RESULTS ?= results
 APT_PACKAGES := cmake ninja-build g++ make
 
 .PHONY: all setup deps build lint format test test-ns3 test-python test-kernel test-vm bench \
-        bench-dumbbell bench-cost bench-isp-cost bench-kernel bench-linux bench-seeds bench-seed001 \
+        bench-dumbbell bench-cost bench-isp-cost bench-kernel bench-linux bench-linux-cost bench-seeds bench-seed001 \
         bench-seed002 bench-seed003 bench-seed004 clean help
 
 all: build
@@ -118,6 +118,12 @@ bench-kernel:
 bench-linux: setup
 	$(MAKE) -C kernel bench-linux VENV_PYTHON=$(CURDIR)/$(VENV)/bin/python \
 	    BENCH_LINUX_OUT=$(CURDIR)/$(RESULTS)/linux-testbed
+
+# Per-packet CPU cost of msfc, fq_codel, cake and pfifo in Debian's stock kernels under qemu,
+# timed inside the kernel by a probe module (docs/linux-testbed.md); $(RESULTS)/linux-cost.
+bench-linux-cost: setup
+	$(MAKE) -C kernel bench-linux-cost VENV_PYTHON=$(CURDIR)/$(VENV)/bin/python \
+	    BENCH_LINUX_COST_OUT=$(CURDIR)/$(RESULTS)/linux-cost
 
 # The seeds' experiments (docs/seeds.md), each started with `msfc bench NAME`: tables (CSV and
 # Markdown) and figures in SEEDS_OUT, every simulation kept in SEEDS_OUT/runs/.

@@ -174,3 +174,93 @@ def test_irtt_client_that_stopped_early_is_left_out_not_counted_as_loss():
     flows, hist, rtts = tb.convert_test(files, "rrul", problems)
     assert flows == [] and hist == [] and rtts == []
     assert len(problems) == 1 and "irtt_dscp0" in problems[0]
+
+
+# --- per-packet cost (msfc.testbed cost): the probe's results, the ratios, the profile
+
+
+def probe_line(kind: str, flows: int, ns: int, *, lost: int = 0, keephash: bool = False) -> str:
+    return (
+        f"dum0 {kind} flows {flows} rounds 200 packets 51200 ns_per_packet {ns} mean_ns "
+        f"{ns * 3} lost {lost} hash_ns 365 clock_ns 57" + (" keephash" if keephash else "")
+    )
+
+
+def test_parse_probe_reads_every_key_and_the_mode():
+    r = tb.parse_probe(probe_line("msfc", 64, 900, keephash=True))
+    assert r["kind"] == "msfc" and r["mode"] == "keephash"
+    assert (r["flows"], r["ns_per_packet"], r["lost"], r["hash_ns"]) == (64, 900, 0, 365)
+    assert tb.parse_probe(probe_line("pfifo", 1, 80))["mode"] == "clear"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "error: dum0 has no root qdisc to measure",
+        "dum0 msfc flows 1 packets",
+        "dum0 msfc flows x packets 1 ns_per_packet 2 lost 0",
+        "dum0 msfc flows 1 packets 5 lost 0",
+    ],
+)
+def test_parse_probe_rejects_what_is_not_a_measurement(text):
+    with pytest.raises(tb.TestbedError):
+        tb.parse_probe(text)
+
+
+def test_cost_ratios_are_taken_round_by_round():
+    text = "\n".join(
+        [
+            f"1 1 fq_codel {probe_line('fq_codel', 1, 1000)}",
+            f"1 1 msfc {probe_line('msfc', 1, 1100)}",
+            # round 2 is twice as slow for both (e.g. a loaded host): the ratio stays 1.1
+            f"2 1 fq_codel {probe_line('fq_codel', 1, 2000)}",
+            f"2 1 msfc {probe_line('msfc', 1, 2200)}",
+            f"3 1 fq_codel {probe_line('fq_codel', 1, 1000)}",
+            f"3 1 msfc {probe_line('msfc', 1, 1300, lost=2)}",
+        ]
+    )
+    rows = tb.cost_rows(text, "6.12", "tcg")
+    assert len(rows) == 6 and rows[0]["kernel"] == "6.12"
+    s = {r["qdisc"]: r for r in tb.cost_summary(rows)}
+    assert s["msfc"]["ns_median"] == 1300 and s["msfc"]["ns_min"] == 1100
+    assert s["msfc"]["ratio_fq_codel"] == pytest.approx(1.1)
+    assert s["msfc"]["ratio_fq_codel_max"] == pytest.approx(1.3)
+    assert s["msfc"]["lost"] == 2 and s["fq_codel"]["ratio_fq_codel"] == 1
+
+
+def test_cost_rows_reject_a_measurement_of_the_wrong_qdisc_or_mode():
+    with pytest.raises(tb.TestbedError, match="expected cake"):
+        tb.cost_rows(f"1 1 cake {probe_line('fq_codel', 1, 900)}", "k", "tcg")
+    with pytest.raises(tb.TestbedError, match="keephash"):
+        tb.cost_rows(f"1 1 msfc_keephash {probe_line('msfc', 1, 900)}", "k", "tcg")
+    with pytest.raises(tb.TestbedError, match="ROUND FLOWS LABEL"):
+        tb.cost_rows("1 1 nosuchqdisc x", "k", "tcg")
+    with pytest.raises(tb.TestbedError, match="measured nothing"):
+        tb.cost_rows("\n", "k", "tcg")
+
+
+def test_profile_lines_and_groups():
+    text = " 18.30% ;[k] __skb_flow_dissect\n 14.10%  ;[k] __fq_codel_dequeue\n\n"
+    assert tb.parse_profile(text) == [
+        (18.3, "[k] __skb_flow_dissect"),
+        (14.1, "[k] __fq_codel_dequeue"),
+    ]
+    assert tb.profile_group("[k] __fq_codel_dequeue", "fq_codel") == "qdisc's own code"
+    assert tb.profile_group("[k] msfc_enqueue", "msfc") == "qdisc's own code"
+    assert tb.profile_group("[k] msfc_bench_set", "msfc").startswith("probe")
+    assert tb.profile_group("[k] __skb_flow_dissect", "cake").startswith("flow hash")
+    assert tb.profile_group("[k] read_tsc", "msfc").startswith("clock reads")
+    assert tb.profile_group("[k] get_random_u16", "cake") == "other kernel code"
+    with pytest.raises(tb.TestbedError):
+        tb.parse_profile("many;[k] x")
+
+
+def test_cost_refuses_bad_options_before_booting(tmp_path):
+    base = ["cost", "--kernel", "k", "--initrd", "i", "--guest-dir", "g", "--out", str(tmp_path)]
+    probe = tmp_path / "p.ko"
+    probe.write_bytes(b"")
+    assert tb.main([*base, "--probe", str(tmp_path / "missing.ko")]) == 1
+    assert tb.main([*base, "--probe", str(probe), "--qdiscs", "msfc"]) == 1
+    assert tb.main([*base, "--probe", str(probe), "--flows", "1,x"]) == 1
+    assert tb.main([*base, "--probe", str(probe), "--profile", "sqm"]) == 1
+    assert tb.main([*base, "--probe", str(probe)]) == 1  # no guest directory

@@ -9,10 +9,10 @@ import sys
 
 rows = {}
 for r in json.load(open(sys.argv[1])):
-    m = re.search(r"flows (\d+) packets (\d+) ns_per_packet (\d+) lost (\d+)", r["result"])
+    m = re.search(r" flows (\d+) .*\bns_per_packet (\d+) ", r["result"])
     if not m:
         sys.exit(f"bench_summary: unexpected result {r['result']!r}")
-    rows.setdefault(r["qdisc"], {}).setdefault(int(m.group(1)), []).append(int(m.group(3)))
+    rows.setdefault(r["qdisc"], {}).setdefault(int(m.group(1)), []).append(int(m.group(2)))
 flows = sorted({f for q in rows.values() for f in q})
 print("| qdisc | " + " | ".join(f"{f} flows" for f in flows) + " |")
 print("|---|" + "---|" * len(flows))

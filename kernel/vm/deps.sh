@@ -1,6 +1,6 @@
 #!/bin/sh
 # Install what the qemu test VM needs (Debian bookworm): qemu, busybox, dkms, the traffic tools,
-# the headers of the guest kernels, and the guest kernel images themselves (downloaded with
+# perf, the headers of the guest kernels, and the guest kernel images themselves (downloaded with
 # `apt-get download` and unpacked under kernel/build/vm/, not installed on the host).
 # Usage: deps.sh VM_BUILD_DIR KERNEL_VERSION...
 set -e
@@ -8,7 +8,7 @@ out=$1
 shift
 [ -n "$out" ] && [ $# -gt 0 ] || { echo "usage: deps.sh VM_BUILD_DIR KERNEL_VERSION..." >&2; exit 2; }
 PKGS="qemu-system-x86 busybox-static dkms iperf3 irtt ethtool xz-utils cpio kmod gcc make dpkg-dev \
-      pkg-config libmnl-dev libelf-dev libcap-dev libbpf-dev iproute2"
+      pkg-config libmnl-dev libelf-dev libcap-dev libbpf-dev iproute2 linux-perf"
 for v in "$@"; do PKGS="$PKGS linux-headers-$v"; done
 apt="apt-get -o DPkg::Lock::Timeout=900"
 missing=""

@@ -32,7 +32,7 @@ done
 cp "$plugin" "$st/usr/lib/x86_64-linux-gnu/tc/q_msfc.so"
 # Stock modules in dependency order (modprobe resolves them against the unpacked image).
 MODS="virtio_pci virtio_blk veth ifb dummy sch_htb sch_prio sch_netem sch_cake cls_u32 cls_matchall \
-      act_mirred sch_ingress tcp_bbr pktgen"
+      act_mirred sch_ingress tcp_bbr"
 : > "$st/etc/modules.order"
 for m in $MODS; do
 	modprobe -S "$kver" -d "$root" --show-depends "$m" | while read -r kind path _; do

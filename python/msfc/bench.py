@@ -35,6 +35,11 @@ BENCHMARKS: dict[str, tuple[str, str]] = {
         "msfc beside cake, sqm-style HTB, fq_codel, pfifo_fast in Debian's kernel under qemu "
         "(make bench-linux prepares the VM)",
     ),
+    "linux-cost": (
+        "msfc.testbed:cost_main",
+        "per-packet cost of msfc, fq_codel, cake, pfifo in Debian's kernel, timed by a probe "
+        "module (make bench-linux-cost prepares the VM)",
+    ),
     "seed001-thin-streams": (
         "msfc.seeds.thin_streams",
         "seed 001 sec. IV: queueing delay of thin TCP streams next to bulk flows",

@@ -6,10 +6,13 @@ the DKMS-installed sch_msfc and the kernel's own qdisc modules). A job is a shel
 ``kernel/vm/guest/`` appended as a second cpio archive; the guest writes its machine-readable
 output (tc -j, iperf3 -J, irtt -o json, /proc/stat) into /out, which ``/init`` stores as a tar
 archive on a virtio disk. This module boots, reads that archive and turns it into checks
-(``selftest``) or into the project's raw result format (``bench``, docs/data-format.md).
+(``selftest``), into the project's raw result format (``bench``, docs/data-format.md) or into
+the per-packet cost of each qdisc measured by the probe sch_msfc_bench.ko (``cost``).
 
     python -m msfc.testbed selftest --kernel VMLINUZ --initrd BASE.cpio.gz --guest-dir DIR
     python -m msfc.testbed bench --kernel VMLINUZ --initrd BASE.cpio.gz --guest-dir DIR --out DIR
+    python -m msfc.testbed cost --kernel VMLINUZ --initrd BASE.cpio.gz --guest-dir DIR \
+        --probe sch_msfc_bench.ko --out DIR
 """
 
 from __future__ import annotations
@@ -93,7 +96,9 @@ def _cpio_newc(files: dict[str, bytes]) -> bytes:
     return gzip.compress(out.getvalue(), compresslevel=1)
 
 
-def _qemu_argv(accel: str, kernel: Path, initrd: Path, disk: Path, mem_mb: int, smp: int):
+def _qemu_argv(
+    accel: str, kernel: Path, initrd: Path, disk: Path, mem_mb: int, smp: int, append: str = ""
+):
     cpu = (
         ["-accel", "kvm", "-cpu", "host,-arch-capabilities"]
         if accel == "kvm"
@@ -115,13 +120,13 @@ def _qemu_argv(accel: str, kernel: Path, initrd: Path, disk: Path, mem_mb: int, 
         "-initrd",
         str(initrd),
         "-append",
-        "console=ttyS0 quiet panic=-1",
+        " ".join(["console=ttyS0 quiet panic=-1", append]).strip(),
         "-drive",
         f"file={disk},format=raw,if=virtio",
     ]
 
 
-def _boot_once(accel, kernel, initrd, job, mem_mb, smp, timeout):
+def _boot_once(accel, kernel, initrd, job, mem_mb, smp, timeout, append=""):
     with tempfile.TemporaryDirectory(prefix="msfc-vm-") as tmp:
         tmp = Path(tmp)
         initrd_all = tmp / "initrd.gz"
@@ -131,7 +136,7 @@ def _boot_once(accel, kernel, initrd, job, mem_mb, smp, timeout):
         disk = tmp / "out.img"
         with open(disk, "wb") as f:
             f.truncate(256 << 20)
-        argv = _qemu_argv(accel, kernel, initrd_all, disk, mem_mb, smp)
+        argv = _qemu_argv(accel, kernel, initrd_all, disk, mem_mb, smp, append)
         t0 = time.monotonic()
         try:
             p = subprocess.run(
@@ -167,10 +172,12 @@ def boot(
     smp: int = 1,
     timeout: float = 600,
     accel_cache: Path | None = None,
+    append: str = "",
 ) -> BootResult:
     """Boot the stock kernel with the base initramfs plus ``job`` (path -> content, must hold
     ``job/run.sh``); return the guest's /out. ``accel`` auto tries KVM once (remembered in
-    ``accel_cache``) and falls back to software emulation (TCG)."""
+    ``accel_cache``) and falls back to software emulation (TCG); ``append`` adds kernel
+    parameters."""
     if shutil.which(QEMU) is None:
         raise TestbedError(f"{QEMU} not found: install qemu-system-x86 (make -C kernel vm-deps)")
     for f in (kernel, initrd):
@@ -178,7 +185,7 @@ def boot(
             raise TestbedError(f"{f} does not exist: run make -C kernel vm-image")
     if accel == "auto":
         accel = _probe_accel(kernel, initrd, mem_mb, accel_cache)
-    res = _boot_once(accel, kernel, initrd, job, mem_mb, smp, timeout)
+    res = _boot_once(accel, kernel, initrd, job, mem_mb, smp, timeout, append)
     if "job.rc" not in res.files:
         tail = "\n".join(res.log.splitlines()[-15:])
         raise TestbedError(f"the VM ({accel}) did not finish its job; last lines:\n{tail}")
@@ -279,10 +286,15 @@ def selftest(args) -> int:
     guest = Path(args.guest_dir)
     env = {"RATE": str(args.rate_kbit), "DURATION": str(args.duration)}
     t0 = time.monotonic()
+    job = _job(guest, "selftest.sh", env)
+    if args.probe:
+        if not Path(args.probe).is_file():
+            raise TestbedError(f"{args.probe} does not exist: run make -C kernel vm-probe")
+        job["job/sch_msfc_bench.ko"] = Path(args.probe).read_bytes()
     res = boot(
         Path(args.kernel),
         Path(args.initrd),
-        _job(guest, "selftest.sh", env),
+        job,
         accel=args.accel,
         smp=1,
         timeout=args.timeout,
@@ -386,6 +398,17 @@ def selftest(args) -> int:
         not _msfc_opts(res.json("show_del.out")) and "msfc" not in res.text("show_del.out"),
         "msfc gone after delete",
     )
+    if args.probe:
+        _step_ok(res, c, "probe_insmod", "insmod of the cost probe sch_msfc_bench.ko")
+        if _step_ok(res, c, "probe_run", "the probe measures msfc at the root of a dummy"):
+            try:
+                r = parse_probe(res.text("probe_result.out"))
+                ok = r["kind"] == "msfc" and r["packets"] > 0 and r["ns_per_packet"] > 0
+                detail = f"{r['ns_per_packet']} ns per packet, {r['lost']} lost"
+            except TestbedError as e:
+                ok, detail = False, str(e)
+            c.check(ok, "the probe gives ns per packet for msfc", detail)
+        _step_ok(res, c, "probe_rmmod", "rmmod sch_msfc_bench")
     _step_ok(res, c, "rmmod", "rmmod sch_msfc")
     print(
         f"testbed selftest: {c.count - len(c.failed)}/{c.count} checks passed "
@@ -413,7 +436,6 @@ QDISCS = [
     "pfifo_fast",
 ]
 TESTS = ["rrul", "shares", "cubic_bbr", "dos_same", "dos_lower", "dos_higher"]
-COST_QDISCS = ["noqueue", "pfifo", "fq_codel", "cake", "msfc"]
 DSCP_NAMES = {0: "BE", 8: "CS1", 34: "AF41", 40: "CS5", 46: "EF"}
 HIST_BIN_S = 0.0005  # the delay histogram's bin width, as the ns-3 scenarios' default
 
@@ -706,7 +728,6 @@ def jain(xs: list[float]) -> float:
 
 
 def bench(args) -> int:
-    from . import runner
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -777,39 +798,7 @@ def bench(args) -> int:
                 )
             )
     _write_studies(out, hashes, settings)
-    cost = None
-    if args.cost_rounds > 0:
-        env = {
-            "QDISCS": " ".join(COST_QDISCS),
-            "ROUNDS": str(args.cost_rounds),
-            "PPS": str(args.cost_pps),
-            "COUNT": str(args.cost_pps * args.cost_seconds),
-            "FLOWS": "1024",
-        }
-        res = boot(
-            Path(args.kernel),
-            Path(args.initrd),
-            _job(guest, "cost.sh", env),
-            accel=args.accel,
-            smp=1,
-            timeout=args.timeout,
-            accel_cache=cache,
-        )
-        if res.text("job.rc").strip() != "0":
-            raise TestbedError(f"cost: the guest job failed:\n{res.text('job.log')[-1500:]}")
-        cost = cost_table(res)
-        cost_meta = {
-            "kernel": _kernel_of(res),
-            "accel": res.accel,
-            "smp": 1,
-            "pps": args.cost_pps,
-            "seconds": args.cost_seconds,
-            "rounds": args.cost_rounds,
-            "flows": 1024,
-            "pkt_size": 500,
-        }
-        runner.write_json_atomic(out / "cost.json", {"meta": cost_meta, "rows": cost})
-    _finish(out, tests, cost)
+    _finish(out, tests)
     print(f"testbed bench: {time.monotonic() - t_all:.0f} s; output {out}", file=sys.stderr)
     return 0
 
@@ -837,10 +826,8 @@ def _write_studies(out: Path, hashes: dict[str, list[str]], settings: dict) -> N
         )
 
 
-def _finish(out: Path, tests: list[str], cost) -> None:
-    if cost is None and (out / "cost.json").is_file():
-        cost = json.loads((out / "cost.json").read_text())["rows"]
-    md = tables(out, tests, cost)
+def _finish(out: Path, tests: list[str]) -> None:
+    md = tables(out, tests)
     (out / "tables.md").write_text(md)
     plots(out, tests)
     print(md)
@@ -867,7 +854,7 @@ def convert(args) -> int:
     if not hashes:
         raise TestbedError(f"{out}/raw holds no guest output of make bench-linux")
     _write_studies(out, hashes, settings)
-    _finish(out, [t for t in TESTS if t in hashes], None)
+    _finish(out, [t for t in TESTS if t in hashes])
     return 0
 
 
@@ -876,42 +863,6 @@ def _kernel_of(res: BootResult) -> str:
         if READY_MARK in ln:
             return ln.split("kernel ")[1].split(",")[0]
     return "?"
-
-
-def cost_table(res: BootResult) -> list[dict]:
-    """Per qdisc: guest CPU nanoseconds per packet (median over rounds), idle share."""
-    runs: dict[str, list[str]] = {}
-    hz = 100.0  # /proc/stat counts USER_HZ ticks
-    for n in sorted(res.files):
-        if n.startswith("cost/") and n.endswith("/link_after.json"):
-            pre = n.rsplit("/", 1)[0]
-            runs.setdefault(pre.split("/")[1].rsplit(".", 1)[0], []).append(pre)
-
-    def tx_packets(name: str) -> int:
-        link = json.loads(res.files[name])[0]
-        return int(link["stats64"]["tx"]["packets"])
-
-    rows = []
-    for q, items in runs.items():
-        ns, idle = [], []
-        for pre in items:
-            sent = tx_packets(f"{pre}/link_after.json") - tx_packets(f"{pre}/link_before.json")
-            b0, i0 = _cpu(res.text(f"{pre}/cpu_before"))
-            b1, i1 = _cpu(res.text(f"{pre}/cpu_after"))
-            if sent > 0:
-                ns.append((b1 - b0) / hz * 1e9 / sent)
-            idle.append((i1 - i0) / max((b1 - b0) + (i1 - i0), 1))
-        ns.sort()
-        rows.append(
-            {
-                "qdisc": q,
-                "ns_per_packet": ns[len(ns) // 2] if ns else float("nan"),
-                "ns_min": ns[0] if ns else float("nan"),
-                "ns_max": ns[-1] if ns else float("nan"),
-                "guest_idle": sum(idle) / len(idle) if idle else float("nan"),
-            }
-        )
-    return rows
 
 
 def _runs(out: Path, test: str):
@@ -947,7 +898,7 @@ def _md(header: list[str], rows: list[list]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def tables(out: Path, tests: list[str], cost) -> str:
+def tables(out: Path, tests: list[str]) -> str:
     """Markdown tables of every test, computed from the runs' flows.csv and rtt.csv."""
     import numpy as np
 
@@ -1061,41 +1012,6 @@ def tables(out: Path, tests: list[str], cost) -> str:
             "the link (Mbit/s)\n"
         )
         parts.append(_md(hdr, list(got.values())))
-    if cost:
-        base = {r["qdisc"]: r["ns_per_packet"] for r in cost}
-        rows = []
-        for r in cost:
-            extra = r["ns_per_packet"] - base.get("noqueue", float("nan"))
-            fq = base.get("fq_codel", float("nan")) - base.get("noqueue", float("nan"))
-            rows.append(
-                [
-                    r["qdisc"],
-                    r["ns_per_packet"],
-                    r["ns_min"],
-                    r["ns_max"],
-                    extra,
-                    extra / fq if fq else float("nan"),
-                    r["guest_idle"],
-                ]
-            )
-        parts.append(
-            "\n### Per-packet cost: guest CPU per packet, pktgen through the root qdisc "
-            "of a dummy device (ns)\n"
-        )
-        parts.append(
-            _md(
-                [
-                    "qdisc",
-                    "median",
-                    "min",
-                    "max",
-                    "above noqueue",
-                    "qdisc part / fq_codel's",
-                    "guest idle",
-                ],
-                rows,
-            )
-        )
     return "\n".join(parts)
 
 
@@ -1167,6 +1083,428 @@ def plots(out: Path, tests: list[str]) -> None:
         plt.close(fig)
 
 
+# ---------------------------------------------------------------------------------------------
+# cost: per-packet CPU cost of the qdisc alone, in the stock kernel (make bench-linux-cost)
+
+#: label -> (probe mode, tc qdisc arguments): what the probe measures at the root of a dummy
+#: device. "clear": every packet's flow hash is cleared, so a qdisc that hashes dissects every
+#: packet; "keephash": the packets carry a hash, as from a NIC's receive hash or a local socket.
+COST_QDISCS: dict[str, tuple[str, str]] = {
+    "pfifo": ("clear", "pfifo limit 1000"),
+    "fq_codel": ("clear", "fq_codel"),
+    "msfc": ("clear", "msfc"),
+    "cake": ("clear", "cake"),  # its defaults: diffserv3, triple-isolate, no shaper
+    "cake_ds4": ("clear", "cake diffserv4"),
+    "cake_besteffort": ("clear", "cake besteffort"),
+    "msfc_1class": ("clear", "msfc prios 1"),
+    "fq_codel_keephash": ("keephash", "fq_codel"),
+    "msfc_keephash": ("keephash", "msfc"),
+}
+COST_BASE = "fq_codel"  # the ratios' denominator
+# The guest's clock stays the TSC: under emulation the clocksource watchdog may otherwise
+# switch to the HPET in the middle of a run (a read then costs several times more).
+COST_APPEND = "clocksource=tsc tsc=reliable"
+# perf (Debian's linux-perf) and the libraries it loads go into the job of a profiled run.
+PERF = Path("/usr/bin/perf")
+
+
+def _perf_files() -> dict[str, bytes]:
+    if not PERF.is_file():
+        raise TestbedError(f"{PERF} not found: install linux-perf (make -C kernel vm-deps)")
+    files = {str(PERF).lstrip("/"): PERF.read_bytes()}
+    out = subprocess.run(["ldd", str(PERF)], capture_output=True, text=True, check=False).stdout
+    for line in out.splitlines():
+        lib = line.split("=>")[-1].split("(")[0].strip()
+        if lib.startswith("/"):
+            files[lib.lstrip("/")] = Path(lib).read_bytes()
+    return files
+
+
+COST_COLUMNS = [
+    "kernel",
+    "accel",
+    "round",
+    "flows",
+    "qdisc",
+    "kind",
+    "mode",
+    "ns_per_packet",
+    "mean_ns",
+    "packets",
+    "lost",
+    "hash_ns",
+    "clock_ns",
+]
+COST_SUMMARY_COLUMNS = [
+    "kernel",
+    "accel",
+    "flows",
+    "qdisc",
+    "rounds",
+    "ns_median",
+    "ns_min",
+    "ns_max",
+    "spread",
+    f"ratio_{COST_BASE}",
+    f"ratio_{COST_BASE}_min",
+    f"ratio_{COST_BASE}_max",
+    "lost",
+]
+
+
+#: symbol groups of the profile: the parts of a qdisc's per-packet work asked about
+PROFILE_GROUPS: list[tuple[str, tuple[str, ...]]] = [
+    (
+        "flow hash (dissection + siphash)",
+        (
+            "__skb_flow_dissect",
+            "__skb_flow_get_ports",
+            "__flow_hash_from_keys",
+            "__siphash",
+            "__skb_get_hash",
+            "skb_get_hash_perturb",
+            "flow_hash_from_keys",
+        ),
+    ),
+    ("clock reads (ktime_get)", ("ktime_get", "read_tsc", "read_hpet", "native_sched_clock")),
+    ("DSCP read (skb_get_dsfield)", ("skb_get_dsfield",)),
+    ("list checks (CONFIG_LIST_HARDENED)", ("__list_add_valid", "__list_del_entry_valid")),
+    ("indirect-call thunks (retpoline)", ("__x86_indirect_thunk", "__x86_return_thunk")),
+    ("probe (packet set-up, lock)", ("msfc_bench_", "_raw_spin", "__local_bh", "__rcu_read")),
+]
+
+
+def profile_group(symbol: str, qdisc_kind: str) -> str:
+    """The group of one profiled kernel symbol ("[k] name" as perf report prints it)."""
+    name = symbol.split()[-1]
+    for group, prefixes in PROFILE_GROUPS:
+        if name.startswith(prefixes):
+            return group
+    if name.lstrip("_").startswith((qdisc_kind, "dequeue_func", "drop_func", "codel_", "cobalt_")):
+        return "qdisc's own code"
+    return "other kernel code"
+
+
+def parse_profile(text: str) -> list[tuple[float, str]]:
+    """(percent, symbol) of ``perf report --stdio --sort sym -t ';'`` lines."""
+    out = []
+    for line in text.splitlines():
+        if ";" not in line:
+            continue
+        pct, _, sym = line.partition(";")
+        try:
+            out.append((float(pct.strip().rstrip("%")), sym.strip()))
+        except ValueError as e:
+            raise TestbedError(f"perf report line is not 'PERCENT;SYMBOL': {line!r}") from e
+    return out
+
+
+def parse_probe(text: str) -> dict:
+    """One result of sch_msfc_bench ("DEV KIND key value ... [keephash]") as a dict."""
+    tok = text.split()
+    if len(tok) < 2 or tok[0] == "error:":
+        raise TestbedError(f"the probe reported no measurement: {text.strip()!r}")
+    out: dict = {"dev": tok[0], "kind": tok[1], "mode": "clear"}
+    rest = tok[2:]
+    if rest and rest[-1] == "keephash":
+        out["mode"] = "keephash"
+        rest = rest[:-1]
+    if len(rest) % 2:
+        raise TestbedError(f"the probe's result has an odd key/value list: {text.strip()!r}")
+    for k, v in zip(rest[::2], rest[1::2], strict=True):
+        try:
+            out[k] = int(v)
+        except ValueError as e:
+            raise TestbedError(f"the probe's {k} is not a number: {text.strip()!r}") from e
+    for k in ("flows", "packets", "ns_per_packet", "lost"):
+        if k not in out:
+            raise TestbedError(f"the probe's result has no {k}: {text.strip()!r}")
+    return out
+
+
+def cost_rows(text: str, kernel: str, accel: str) -> list[dict]:
+    """cost.csv rows from the guest's cost.txt ("ROUND FLOWS LABEL PROBE-RESULT" lines)."""
+    rows = []
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        parts = line.split(None, 3)
+        if len(parts) < 4 or parts[2] not in COST_QDISCS:
+            raise TestbedError(f"cost.txt line {n} is not ROUND FLOWS LABEL RESULT: {line!r}")
+        r = parse_probe(parts[3])
+        mode, args = COST_QDISCS[parts[2]]
+        if r["kind"] != args.split()[0] or r["mode"] != mode or r["flows"] != int(parts[1]):
+            raise TestbedError(
+                f"cost.txt line {n}: {parts[2]} measured {r['kind']} ({r['mode']}, "
+                f"{r['flows']} flows), expected {args.split()[0]} ({mode}, {parts[1]} flows)"
+            )
+        rows.append(
+            {
+                "kernel": kernel,
+                "accel": accel,
+                "round": int(parts[0]),
+                "flows": r["flows"],
+                "qdisc": parts[2],
+                "kind": r["kind"],
+                "mode": mode,
+                "ns_per_packet": r["ns_per_packet"],
+                "mean_ns": r.get("mean_ns", ""),
+                "packets": r["packets"],
+                "lost": r["lost"],
+                "hash_ns": r.get("hash_ns", ""),
+                "clock_ns": r.get("clock_ns", ""),
+            }
+        )
+    if not rows:
+        raise TestbedError("the guest measured nothing (empty cost.txt; see its job.log)")
+    return rows
+
+
+def _median(xs: list[float]) -> float:
+    xs = sorted(xs)
+    if not xs:
+        return float("nan")
+    m = len(xs) // 2
+    return xs[m] if len(xs) % 2 else (xs[m - 1] + xs[m]) / 2
+
+
+def cost_summary(rows: list[dict]) -> list[dict]:
+    """Per flow count and qdisc: median, range and spread of ns/packet over the rounds, and
+    the ratio to fq_codel measured in the same round (median and range over the rounds)."""
+    by: dict[tuple[int, str], dict[int, dict]] = {}
+    for r in rows:
+        by.setdefault((r["flows"], r["qdisc"]), {})[r["round"]] = r
+    out = []
+    for (flows, q), rounds in sorted(
+        by.items(), key=lambda kv: (kv[0][0], list(COST_QDISCS).index(kv[0][1]))
+    ):
+        ns = [r["ns_per_packet"] for r in rounds.values()]
+        base = by.get((flows, COST_BASE), {})
+        ratios = [
+            r["ns_per_packet"] / base[k]["ns_per_packet"]
+            for k, r in rounds.items()
+            if k in base and base[k]["ns_per_packet"] > 0
+        ]
+        med = _median(ns)
+        first = next(iter(rounds.values()))
+        out.append(
+            {
+                "kernel": first["kernel"],
+                "accel": first["accel"],
+                "flows": flows,
+                "qdisc": q,
+                "rounds": len(ns),
+                "ns_median": med,
+                "ns_min": min(ns),
+                "ns_max": max(ns),
+                "spread": round((max(ns) - min(ns)) / med, 4) if med else float("nan"),
+                f"ratio_{COST_BASE}": round(_median(ratios), 4) if ratios else float("nan"),
+                f"ratio_{COST_BASE}_min": round(min(ratios), 4) if ratios else float("nan"),
+                f"ratio_{COST_BASE}_max": round(max(ratios), 4) if ratios else float("nan"),
+                "lost": sum(r["lost"] for r in rounds.values()),
+            }
+        )
+    return out
+
+
+def cost_tables(out: Path) -> str:
+    """Markdown tables of every kernel's cost.json under OUT (one section per kernel)."""
+    parts = []
+    for f in sorted(out.glob("*/cost.json")):
+        c = json.loads(f.read_text())
+        m = c["meta"]
+        flows = sorted({r["flows"] for r in c["summary"]})
+        qdiscs = [q for q in COST_QDISCS if any(r["qdisc"] == q for r in c["summary"])]
+        cell = {(r["flows"], r["qdisc"]): r for r in c["summary"]}
+        parts.append(
+            f"### {m['kernel']} ({m['accel']}{', ' + m['accel_why'] if m.get('accel_why') else ''})\n\n"
+            f"ns per packet (enqueue + dequeue): median over {m['rounds']} interleaved rounds "
+            f"of each round's median batch; x {COST_BASE} = the ratio to {COST_BASE} "
+            f"in the same round, median [min-max] over the rounds; spread = (max - min) / "
+            f"median of the rounds' ns. Probe parts: flow dissection + hash "
+            f"{m['hash_ns']} ns, one ktime_get_ns() {m['clock_ns']} ns.\n"
+        )
+        hdr = ["qdisc", "tc"]
+        for fl in flows:
+            hdr += [f"{fl} flows ns", f"x {COST_BASE}", "spread"]
+        rows = []
+        for q in qdiscs:
+            mode, args = COST_QDISCS[q]
+            r = [q, f"`{args}`" + (" (hash kept)" if mode == "keephash" else "")]
+            for fl in flows:
+                x = cell.get((fl, q))
+                if x is None:
+                    r += ["-", "-", "-"]
+                    continue
+                rat = x[f"ratio_{COST_BASE}"]
+                r += [
+                    f"{x['ns_median']:.0f}",
+                    f"{rat:.2f} [{x[f'ratio_{COST_BASE}_min']:.2f}-{x[f'ratio_{COST_BASE}_max']:.2f}]",
+                    f"{x['spread'] * 100:.0f} %",
+                ]
+            rows.append(r)
+        parts.append(_md(hdr, rows))
+        lost = [
+            f"{r['qdisc']} ({r['flows']} flows): {r['lost']}" for r in c["summary"] if r["lost"]
+        ]
+        if lost:
+            parts.append(
+                "Packets the qdisc dropped during the measurement: " + ", ".join(lost) + ".\n"
+            )
+        prof = c.get("profile", [])
+        if prof:
+            pq = list(dict.fromkeys(r["qdisc"] for r in prof))
+            groups = [g for g, _ in PROFILE_GROUPS] + ["qdisc's own code", "other kernel code"]
+            share = {(r["qdisc"], g): 0.0 for r in prof for g in groups}
+            for r in prof:
+                share[(r["qdisc"], r["group"])] += r["percent"]
+            parts.append(
+                f"\nProfile (perf, cpu-clock samples over {m['profile_batches']} batches of "
+                f"{max(m['flows'])} flows, the probe's own timing left out): % of samples\n"
+            )
+            rows = [[g, *(f"{share[(q, g)]:.1f}" for q in pq)] for g in groups]
+            top = []
+            for q in pq:
+                syms = sorted((r for r in prof if r["qdisc"] == q), key=lambda r: -r["percent"])
+                top.append(", ".join(f"{r['symbol']} {r['percent']:.1f}" for r in syms[:6]))
+            rows.append(["top symbols", *top])
+            parts.append(_md(["part", *pq], rows))
+    return "\n".join(parts)
+
+
+def cost(args) -> int:
+    """Boot one stock kernel, measure every qdisc with the probe, write OUT/<kernel>/ and
+    rebuild OUT/tables.md from every kernel measured there."""
+    from . import runner
+
+    out = Path(args.out)
+    qdiscs = args.qdiscs.split(",")
+    for q in qdiscs:
+        if q not in COST_QDISCS:
+            raise TestbedError(f"unknown qdisc {q}: choose from {', '.join(COST_QDISCS)}")
+    if COST_BASE not in qdiscs:
+        raise TestbedError(f"--qdiscs must include {COST_BASE}: the ratios are taken to it")
+    try:
+        flows = [int(x) for x in args.flows.split(",")]
+    except ValueError as e:
+        raise TestbedError(f"--flows takes numbers separated by commas: {args.flows!r}") from e
+    if not flows or min(flows) < 1 or args.rounds < 1 or args.batches < 1:
+        raise TestbedError("--flows, --rounds and --batches must be at least 1")
+    profile = [q for q in args.profile.split(",") if q]
+    for q in profile:
+        if q not in qdiscs:
+            raise TestbedError(f"--profile {q}: not one of the measured --qdiscs")
+    probe = Path(args.probe)
+    if not probe.is_file():
+        raise TestbedError(f"{probe} does not exist: run make -C kernel vm-probe")
+    if not (Path(args.guest_dir) / "cost.sh").is_file():
+        raise TestbedError(f"{args.guest_dir} holds no cost.sh: pass kernel/vm/guest")
+    env = {
+        "ROUNDS": str(args.rounds),
+        "FLOWS": " ".join(map(str, flows)),
+        "BATCHES": str(args.batches),
+        "WARMUP": str(max(args.batches // 10, 1)),
+    }
+    job = _job(Path(args.guest_dir), "cost.sh", env)
+    job["job/qdiscs.txt"] = "".join(
+        f"{q} {COST_QDISCS[q][0]} {COST_QDISCS[q][1]}\n" for q in qdiscs
+    ).encode()
+    job["job/sch_msfc_bench.ko"] = probe.read_bytes()
+    if profile:
+        env["PROFILE"] = " ".join(profile)
+        env["PROFILE_BATCHES"] = str(args.profile_batches)
+        job.update(_perf_files())
+        job["job/run.sh"] = _job(Path(args.guest_dir), "cost.sh", env)["job/run.sh"]
+    cache = Path(args.accel_cache) if args.accel_cache else None
+    t0 = time.monotonic()
+    res = boot(
+        Path(args.kernel),
+        Path(args.initrd),
+        job,
+        accel=args.accel,
+        smp=1,
+        timeout=args.timeout,
+        accel_cache=cache,
+        append=COST_APPEND,
+    )
+    if res.text("job.rc").strip() != "0":
+        raise TestbedError(f"cost: the guest job failed:\n{res.text('job.log')[-1500:]}")
+    kernel = _kernel_of(res)
+    clocks = {
+        n: res.text(n).strip()
+        for n in ("clocksource_before", "clocksource_after", "clocksource_after_profile")
+        if n in res.files
+    }
+    if set(clocks.values()) != {"tsc"}:
+        raise TestbedError(f"cost: the guest's clock source was not the TSC throughout: {clocks}")
+    rows = cost_rows(res.text("cost.txt"), kernel, res.accel)
+    summary = cost_summary(rows)
+    why = ""
+    if cache and cache.is_file():
+        why = json.loads(cache.read_text()).get("why", "")
+    d = out / kernel
+    (d / "raw").mkdir(parents=True, exist_ok=True)
+    for name, data in res.files.items():
+        if name.endswith((".txt", ".log", ".err", ".probe")) or name.startswith("clocksource"):
+            (d / "raw" / name).write_bytes(data)
+    prof_rows = []
+    for q in profile:
+        kind = COST_QDISCS[q][1].split()[0]
+        for pct, sym in parse_profile(res.text(f"profile-{q}.txt")):
+            prof_rows.append(
+                {
+                    "kernel": kernel,
+                    "qdisc": q,
+                    "percent": pct,
+                    "symbol": sym.split()[-1],
+                    "group": profile_group(sym, kind),
+                }
+            )
+        if not any(r["qdisc"] == q for r in prof_rows):
+            raise TestbedError(
+                f"cost: perf gave no profile for {q}: {res.text(f'profile-{q}.err')[-500:]}"
+            )
+    if profile:
+        _write_csv(d / "profile.csv", prof_rows, ["kernel", "qdisc", "percent", "symbol", "group"])
+    _write_csv(d / "cost.csv", rows, COST_COLUMNS)
+    _write_csv(d / "summary.csv", summary, COST_SUMMARY_COLUMNS)
+    qemu_version = subprocess.run(
+        [QEMU, "--version"], capture_output=True, text=True, check=False
+    ).stdout.splitlines()[0]
+    meta = {
+        "kernel": kernel,
+        "accel": res.accel,
+        "accel_why": why,
+        "qemu": qemu_version,
+        "smp": 1,
+        "rounds": args.rounds,
+        "batches": args.batches,
+        "batch_packets": 256,
+        "flows": flows,
+        "qdiscs": {q: {"mode": COST_QDISCS[q][0], "tc": COST_QDISCS[q][1]} for q in qdiscs},
+        "hash_ns": _median([r["hash_ns"] for r in rows if r["hash_ns"] != ""]),
+        "clock_ns": _median([r["clock_ns"] for r in rows if r["clock_ns"] != ""]),
+        "kernel_parameters": COST_APPEND,
+        "clocksource": clocks.get("clocksource_before", ""),
+        "profile": profile,
+        "profile_batches": args.profile_batches if profile else 0,
+        "boot_wall_seconds": round(res.wall_seconds, 1),
+        "msfc_version": __version__,
+        "started_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
+    runner.write_json_atomic(
+        d / "cost.json", {"meta": meta, "summary": summary, "profile": prof_rows}
+    )
+    md = cost_tables(out)
+    (out / "tables.md").write_text(md)
+    print(md)
+    print(
+        f"testbed cost: {kernel}, {res.accel}, {time.monotonic() - t0:.0f} s; output {d}",
+        file=sys.stderr,
+    )
+    return 0
+
+
 def _vm_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--kernel", required=True, help="the stock kernel image (vmlinuz)")
     p.add_argument("--initrd", required=True, help="base initramfs (kernel/vm/mkinitramfs.sh)")
@@ -1181,6 +1519,11 @@ def bench_main(argv: list[str], prog: str) -> int:
     return main(["bench", *argv], prog=prog)
 
 
+def cost_main(argv: list[str], prog: str) -> int:
+    """``msfc bench linux-cost [options]``: the per-packet cost, started like every benchmark."""
+    return main(["cost", *argv], prog=prog)
+
+
 def main(argv: list[str] | None = None, prog: str = "python -m msfc.testbed") -> int:
     ap = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="command", required=True)
@@ -1189,6 +1532,7 @@ def main(argv: list[str] | None = None, prog: str = "python -m msfc.testbed") ->
     p.add_argument("--rate-kbit", type=int, default=4000)
     p.add_argument("--duration", type=int, default=7, help="seconds of traffic (2 s warm-up)")
     p.add_argument("--log", help="where to write the boot log on failure")
+    p.add_argument("--probe", help="also load the cost probe sch_msfc_bench.ko and measure msfc")
     p = sub.add_parser("bench", help="msfc beside cake, sqm-style HTB, fq_codel, pfifo_fast")
     _vm_args(p)
     p.add_argument("--out", required=True, help="results directory (one study per test)")
@@ -1198,9 +1542,22 @@ def main(argv: list[str] | None = None, prog: str = "python -m msfc.testbed") ->
     p.add_argument("--rtt-ms", type=int, default=40, help="base RTT (netem)")
     p.add_argument("--duration", type=int, default=20, help="seconds per test")
     p.add_argument("--smp", type=int, default=2, help="guest CPUs")
-    p.add_argument("--cost-rounds", type=int, default=3, help="0: no per-packet cost test")
-    p.add_argument("--cost-pps", type=int, default=2000)
-    p.add_argument("--cost-seconds", type=int, default=5)
+    p = sub.add_parser("cost", help="per-packet cost of msfc, fq_codel, cake, pfifo (one kernel)")
+    _vm_args(p)
+    p.add_argument("--probe", required=True, help="sch_msfc_bench.ko built for this kernel")
+    p.add_argument("--out", required=True, help="results directory (OUT/<kernel>/, tables.md)")
+    p.add_argument("--qdiscs", default=",".join(COST_QDISCS))
+    p.add_argument("--flows", default="1,64,1024", help="flow counts, comma-separated")
+    p.add_argument("--rounds", type=int, default=5, help="interleaved rounds (after a warm-up)")
+    p.add_argument(
+        "--batches", type=int, default=200, help="batches of 256 packets per measurement"
+    )
+    p.add_argument(
+        "--profile",
+        default="msfc,fq_codel,cake",
+        help="qdiscs to profile with perf after the measurements ('' for none)",
+    )
+    p.add_argument("--profile-batches", type=int, default=2000, help="batches of a profiled run")
     p = sub.add_parser("convert", help="rebuild runs, tables, plots from OUT/raw (no boot)")
     p.add_argument("--out", required=True)
     p.add_argument("--rate-kbit", type=int, default=2000)
@@ -1212,6 +1569,8 @@ def main(argv: list[str] | None = None, prog: str = "python -m msfc.testbed") ->
             return selftest(args)
         if args.command == "bench":
             return bench(args)
+        if args.command == "cost":
+            return cost(args)
         if args.command == "convert":
             return convert(args)
     except TestbedError as e:

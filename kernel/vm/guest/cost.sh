@@ -1,44 +1,66 @@
-# Job of the per-packet cost test (msfc.testbed bench): pktgen sends PPS packets per second
-# through dev_queue_xmit() (xmit_mode queue_xmit) into a dummy device whose root qdisc is,
-# in turn, each of QDISCS (noqueue: none), ROUNDS times interleaved; the guest's CPU time
-# (/proc/stat) over each run divided by the packets the qdisc passed is the cost per packet.
-# UDP source ports are random in 1..FLOWS (one 5-tuple each), DSCP BE.
-insmod /lib/modules/sch_msfc.ko
-/usr/bin/ip link add dum0 type dummy
-/usr/bin/ip link set dum0 up
-PG=/proc/net/pktgen
-pg() { echo "$2" > "$PG/$1"; }
-pg kpktgend_0 rem_device_all
-pg kpktgend_0 "add_device dum0"
-pg dum0 "count $COUNT"
-pg dum0 "pkt_size 500"
-pg dum0 "delay $((1000000000 / PPS))"
-pg dum0 "xmit_mode queue_xmit"
-pg dum0 "dst 10.9.0.2"
-pg dum0 "dst_mac 02:00:00:00:00:02"
-pg dum0 "udp_src_min 1"
-pg dum0 "udp_src_max $FLOWS"
-pg dum0 "flag UDPSRC_RND"
-r=0	# round 0 warms up (emulation translates each code path the first time) and is not kept
+# Job of the per-packet cost benchmark (msfc.testbed cost): the probe sch_msfc_bench.ko
+# (built out of tree against the kernel's headers, kernel/net/sched/sch_msfc_bench.c) times
+# only the qdisc: it enqueues batches of synthetic packets into the root qdisc of a dummy
+# device and dequeues them under the qdisc lock.  Every qdisc of /job/qdiscs.txt (one per
+# line: LABEL MODE TC-ARGS..., MODE "clear" or "keephash") is measured for each of FLOWS,
+# interleaved over ROUNDS rounds (the order rotates every round), after one warm-up round
+# that is not kept.  One line per measurement in /out/cost.txt: ROUND FLOWS LABEL RESULT,
+# RESULT as the probe reports it.
+. /job/net.sh
+P=/sys/module/sch_msfc_bench/parameters/bench
+insmod /lib/modules/sch_msfc.ko || exit 1
+insmod /job/sch_msfc_bench.ko || exit 1
+$IP link add dum0 type dummy || exit 1
+$IP link set dum0 up
+CS=/sys/devices/system/clocksource/clocksource0/current_clocksource
+cat $CS > /out/clocksource_before
+n=$(grep -c . /job/qdiscs.txt)
+: > /out/cost.txt
+r=0
 while [ $r -le "$ROUNDS" ]; do
-	for q in $QDISCS; do
-		/usr/sbin/tc qdisc del dev dum0 root 2> /dev/null
-		case $q in
-		noqueue) ;;
-		cake) /usr/sbin/tc qdisc add dev dum0 root cake unlimited ;;	# diffserv3, as msfc 3 classes
-		*) /usr/sbin/tc qdisc add dev dum0 root $q ;;
-		esac
-		T=/out/cost/$q.$r
-		[ $r -eq 0 ] && T=/tmp/warmup/$q
-		mkdir -p $T
-		/usr/bin/ip -s -j link show dev dum0 > $T/link_before.json
-		head -n 1 /proc/stat > $T/cpu_before
-		cut -d " " -f 1 /proc/uptime > $T/start
-		echo start > $PG/pgctrl
-		cut -d " " -f 1 /proc/uptime > $T/stop
-		head -n 1 /proc/stat > $T/cpu_after
-		/usr/sbin/tc -s -j qdisc show dev dum0 > $T/tc.json
-		/usr/bin/ip -s -j link show dev dum0 > $T/link_after.json
+	for flows in $FLOWS; do
+		k=0
+		while [ $k -lt "$n" ]; do
+			line=$(sed -n "$(((k + r) % n + 1))p" /job/qdiscs.txt)
+			k=$((k + 1))
+			set -- $line
+			label=$1 mode=$2
+			shift 2
+			# del + add, not replace: a replace by the same kind changes only the options given
+			$TC qdisc del dev dum0 root 2> /dev/null
+			$TC qdisc add dev dum0 root "$@" || { echo "cost: tc qdisc add $*: failed"; exit 1; }
+			if [ $r -eq 0 ]; then batches=$WARMUP; else batches=$BATCHES; fi
+			m=""
+			[ "$mode" = keephash ] && m=keephash
+			echo "dum0 $flows $batches $m" > $P || { echo "cost: $label: $(cat $P)"; exit 1; }
+			[ $r -eq 0 ] || echo "$r $flows $label $(cat $P)" >> /out/cost.txt
+		done
 	done
 	r=$((r + 1))
 done
+$TC qdisc del dev dum0 root
+cat $CS > /out/clocksource_after
+cat /proc/sys/kernel/tainted > /out/tainted.txt
+# Profile: where each qdisc of PROFILE spends its time, sampled by perf (cpu-clock) during
+# one long measurement with FLOWS' last value; per qdisc /out/profile-LABEL.txt, one line per
+# symbol: "overhead;symbol" as perf report writes it with a field separator.
+if [ -n "$PROFILE" ] && [ -x /usr/bin/perf ]; then
+	for label in $PROFILE; do
+		line=$(grep "^$label " /job/qdiscs.txt) || { echo "cost: $label is not in qdiscs.txt"; exit 1; }
+		set -- $line
+		mode=$2
+		shift 2
+		$TC qdisc del dev dum0 root 2> /dev/null
+		$TC qdisc add dev dum0 root "$@" || exit 1
+		m=""
+		[ "$mode" = keephash ] && m=keephash
+		/usr/bin/perf record -q -e cpu-clock -F 5000 -a -o /tmp/perf.data -- \
+			sh -c "echo 'dum0 ${FLOWS##* } $PROFILE_BATCHES noparts $m' > $P" 2> /out/profile-$label.err ||
+			{ echo "cost: perf record for $label failed: $(cat /out/profile-$label.err)"; exit 1; }
+		/usr/bin/perf report -q -i /tmp/perf.data --stdio --sort sym -t ';' --percent-limit 0.5 \
+			> /out/profile-$label.txt 2>> /out/profile-$label.err
+		cat $CS > /out/clocksource_after_profile
+		echo "$label $(cat $P)" > /out/profile-$label.probe
+		rm -f /tmp/perf.data
+	done
+fi

@@ -48,4 +48,17 @@ step class_s $R -s class show dev srv_r
 step del $R qdisc del dev srv_r parent 1:1 handle 10:
 step show_del $R -j qdisc show dev srv_r
 $R qdisc del dev srv_r root
+# The per-packet cost probe (make bench-linux-cost), built out of tree for this kernel: it
+# loads and measures msfc at the root of a dummy device.
+if [ -f /job/sch_msfc_bench.ko ]; then
+	step probe_insmod insmod /job/sch_msfc_bench.ko
+	$IP link add dum0 type dummy && $IP link set dum0 up
+	$TC qdisc add dev dum0 root msfc
+	P=/sys/module/sch_msfc_bench/parameters/bench
+	step probe_run sh -c "echo 'dum0 64 20' > $P"
+	cat $P > $O/probe_result.out
+	$TC qdisc del dev dum0 root
+	$IP link del dum0
+	step probe_rmmod rmmod sch_msfc_bench
+fi
 step rmmod rmmod sch_msfc
