@@ -264,3 +264,4 @@ def test_cost_refuses_bad_options_before_booting(tmp_path):
     assert tb.main([*base, "--probe", str(probe), "--flows", "1,x"]) == 1
     assert tb.main([*base, "--probe", str(probe), "--profile", "sqm"]) == 1
     assert tb.main([*base, "--probe", str(probe)]) == 1  # no guest directory
+    assert tb.main([*base, "--probe", str(probe), "--flows", "1,60000"]) == 1

@@ -1101,6 +1101,7 @@ COST_QDISCS: dict[str, tuple[str, str]] = {
     "msfc_keephash": ("keephash", "msfc"),
 }
 COST_BASE = "fq_codel"  # the ratios' denominator
+COST_MAX_FLOWS = 65535 - 10000  # the probe gives flow n the UDP source port 10000 + n
 # The guest's clock stays the TSC: under emulation the clocksource watchdog may otherwise
 # switch to the HPET in the middle of a run (a read then costs several times more).
 COST_APPEND = "clocksource=tsc tsc=reliable"
@@ -1390,6 +1391,10 @@ def cost(args) -> int:
         raise TestbedError(f"--flows takes numbers separated by commas: {args.flows!r}") from e
     if not flows or min(flows) < 1 or args.rounds < 1 or args.batches < 1:
         raise TestbedError("--flows, --rounds and --batches must be at least 1")
+    if max(flows) > COST_MAX_FLOWS:
+        raise TestbedError(
+            f"--flows: at most {COST_MAX_FLOWS} (the probe's UDP source ports 10000 and up)"
+        )
     profile = [q for q in args.profile.split(",") if q]
     for q in profile:
         if q not in qdiscs:
@@ -1405,16 +1410,16 @@ def cost(args) -> int:
         "BATCHES": str(args.batches),
         "WARMUP": str(max(args.batches // 10, 1)),
     }
+    if profile:
+        env["PROFILE"] = " ".join(profile)
+        env["PROFILE_BATCHES"] = str(args.profile_batches)
     job = _job(Path(args.guest_dir), "cost.sh", env)
     job["job/qdiscs.txt"] = "".join(
         f"{q} {COST_QDISCS[q][0]} {COST_QDISCS[q][1]}\n" for q in qdiscs
     ).encode()
     job["job/sch_msfc_bench.ko"] = probe.read_bytes()
     if profile:
-        env["PROFILE"] = " ".join(profile)
-        env["PROFILE_BATCHES"] = str(args.profile_batches)
         job.update(_perf_files())
-        job["job/run.sh"] = _job(Path(args.guest_dir), "cost.sh", env)["job/run.sh"]
     cache = Path(args.accel_cache) if args.accel_cache else None
     t0 = time.monotonic()
     res = boot(
