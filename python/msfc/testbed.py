@@ -1169,7 +1169,7 @@ PROFILE_GROUPS: list[tuple[str, tuple[str, ...]]] = [
     ),
     ("clock reads (ktime_get)", ("ktime_get", "read_tsc", "read_hpet", "native_sched_clock")),
     ("DSCP read (skb_get_dsfield)", ("skb_get_dsfield",)),
-    ("list checks (CONFIG_LIST_HARDENED)", ("__list_add_valid", "__list_del_entry_valid")),
+    ("list checks (CONFIG_DEBUG_LIST)", ("__list_add_valid", "__list_del_entry_valid")),
     ("indirect-call thunks (retpoline)", ("__x86_indirect_thunk", "__x86_return_thunk")),
     ("probe (packet set-up, lock)", ("msfc_bench_", "_raw_spin", "__local_bh", "__rcu_read")),
 ]
