@@ -30,7 +30,7 @@
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 #include <linux/math64.h>
-#include <linux/siphash.h>
+#include <linux/jhash.h>
 #include <net/netlink.h>
 #include <net/pkt_sched.h>
 #include <net/pkt_cls.h>
@@ -95,7 +95,7 @@ struct msfc_sched_data {
 	u32		active_flows;
 	u32		target_us;	/* as configured, for dumps */
 	u32		interval_us;
-	siphash_key_t	perturbation;
+	u32		perturbation;	/* keys the flow hash per qdisc */
 	struct codel_params cparams;
 	struct codel_stats cstats;
 	u64		codel_drops;
@@ -185,7 +185,11 @@ static u32 msfc_hash(const struct msfc_sched_data *q, const struct sk_buff *skb,
 {
 	if (dsfield < 0)	/* non-IP: flow 0 */
 		return 0;
-	return reciprocal_scale(skb_get_hash_perturb(skb, &q->perturbation),
+	/* skb_get_hash() reuses a hash the packet already carries (receive
+	 * hash, socket hash) and dissects the headers only when it has none;
+	 * the per-qdisc key keeps two qdiscs from sharing collisions.
+	 */
+	return reciprocal_scale(jhash_1word(skb_get_hash(skb), q->perturbation),
 				q->flows_cnt);
 }
 
