@@ -1356,6 +1356,8 @@ def cost_tables(out: Path) -> str:
         if prof:
             pq = list(dict.fromkeys(r["qdisc"] for r in prof))
             groups = [g for g, _ in PROFILE_GROUPS] + ["qdisc's own code", "other kernel code"]
+            # a kernel's results written by an older version may name a group differently
+            groups += [g for g in dict.fromkeys(r["group"] for r in prof) if g not in groups]
             share = {(r["qdisc"], g): 0.0 for r in prof for g in groups}
             for r in prof:
                 share[(r["qdisc"], r["group"])] += r["percent"]
