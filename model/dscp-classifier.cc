@@ -18,18 +18,34 @@ namespace ns3
 namespace
 {
 
-/// DSCP code point names accepted in DscpMap.
+/// DSCP code point names accepted in DscpMap (upper case; the header's are lower case).
 const std::map<std::string, uint8_t>&
 DscpNames()
 {
-    static const std::map<std::string, uint8_t> names = {
-        {"CS0", 0},   {"BE", 0},    {"LE", 1},    {"CS1", 8},   {"AF11", 10}, {"AF12", 12},
-        {"AF13", 14}, {"CS2", 16},  {"AF21", 18}, {"AF22", 20}, {"AF23", 22}, {"CS3", 24},
-        {"AF31", 26}, {"AF32", 28}, {"AF33", 30}, {"CS4", 32},  {"AF41", 34}, {"AF42", 36},
-        {"AF43", 38}, {"CS5", 40},  {"VA", 44},   {"EF", 46},   {"CS6", 48},  {"CS7", 56},
-    };
+    static const std::map<std::string, uint8_t> names = [] {
+        struct Name
+        {
+            const char* name;
+            uint8_t dscp;
+        };
+
+        static const Name table[] = TC_MSFC_DSCP_NAMES;
+        std::map<std::string, uint8_t> m;
+        for (const auto& n : table)
+        {
+            std::string upper = n.name;
+            std::transform(upper.begin(), upper.end(), upper.begin(), [](unsigned char c) {
+                return static_cast<char>(std::toupper(c));
+            });
+            m[upper] = n.dscp;
+        }
+        return m;
+    }();
     return names;
 }
+
+/// The default DSCP map of pkt_sched_msfc.h.
+constexpr uint8_t DEFAULT_DSCP_MAP[TC_MSFC_DSCP_MAP_LEN] = TC_MSFC_DEFAULT_DSCP_MAP;
 
 bool
 ParseUnsigned(const std::string& text, uint64_t max, uint64_t& out)
@@ -113,8 +129,7 @@ DscpClassifier::ParseDscpMap(const std::string& spec,
         uint64_t cls = 0;
         if (!ParseUnsigned(val, MAX_CLASSES - 1, cls))
         {
-            error = "DscpMap entry '" + entry + "': class '" + val + "' is not a number 0.." +
-                    std::to_string(MAX_CLASSES - 1);
+            error = "DscpMap entry '" + entry + "': class '" + val + "': " TC_MSFC_DSCP_MAP_MSG;
             return false;
         }
         map[dscp] = static_cast<int32_t>(cls);
@@ -126,26 +141,23 @@ uint8_t
 DscpClassifier::DscpForDefaultClass(uint32_t cls)
 {
     NS_ABORT_MSG_IF(cls > 7, "DSCP class selectors express classes 0..7 only");
-    if (cls == 0)
+    // the first class selector CS0..CS7 the default map puts in cls: CS1 for 0, CS0 for 1,
+    // CS<cls> above
+    for (uint8_t dscp = 0; dscp < 64; dscp += 8)
     {
-        return 8; // CS1
+        if (DEFAULT_DSCP_MAP[dscp] == cls)
+        {
+            return dscp;
+        }
     }
-    if (cls == 1)
-    {
-        return 0; // CS0, best effort
-    }
-    return static_cast<uint8_t>(8 * cls); // CS2..CS7
+    NS_ABORT_MSG("the default DSCP map puts no class selector in class " << cls);
+    return 0;
 }
 
 uint32_t
 DscpClassifier::DefaultClassOfDscp(uint8_t dscp)
 {
-    dscp &= 0x3f;
-    if (dscp == 1 || dscp == 8)
-    {
-        return 0; // LE, CS1: the scavenger class
-    }
-    return std::max<uint32_t>(1, dscp >> 3);
+    return DEFAULT_DSCP_MAP[dscp & 0x3f];
 }
 
 std::string

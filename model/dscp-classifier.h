@@ -13,7 +13,10 @@
 #include "ns3/queue-disc.h"
 
 #include <array>
+// The TC_MSFC_* definitions shared with the Linux qdisc (kernel/include/uapi/linux/)
 #include <cstdint>
+#include <linux/types.h>
+#include <pkt_sched_msfc.h>
 #include <string>
 
 namespace ns3
@@ -29,7 +32,7 @@ class DscpClassifier
 {
   public:
     /// Largest number of classes (class numbers 0..15 in a DscpMap).
-    static constexpr uint32_t MAX_CLASSES = 16;
+    static constexpr uint32_t MAX_CLASSES = TC_MSFC_PRIOS_MAX;
 
     /**
      * Build the table.

@@ -34,10 +34,16 @@ NS_OBJECT_ENSURE_REGISTERED(MsfcQueueDisc);
 
 namespace
 {
-constexpr uint32_t MAX_FLOWS = 65536;
-constexpr uint32_t MAX_QUANTUM = 1048576;
-constexpr double MAX_RATIO = 16.0;
-constexpr uint32_t MAX_DROP_BATCH = 65536;
+// Ranges, defaults and the words of their messages: pkt_sched_msfc.h (TC_MSFC_*), shared with
+// the Linux qdisc and tc.  Times there are in microseconds, the ratio in 16.16 fixed point.
+constexpr double RATIO_ONE = 65536.0; //!< 1.0 in 16.16 fixed point
+
+/// The kernel's message for a parameter out of its range: "<name> must be <range>".
+std::string
+RangeMessage(const char* name, const char* range)
+{
+    return std::string(name) + " must be " + range;
+}
 
 } // namespace
 
@@ -50,51 +56,59 @@ MsfcQueueDisc::GetTypeId()
             .SetGroupName("TrafficControl")
             .AddConstructor<MsfcQueueDisc>()
             .AddAttribute("Prios",
-                          "Number of priority classes (1..16); class Prios-1 is the most important",
-                          UintegerValue(3),
+                          "Number of priority classes (" TC_MSFC_PRIOS_RANGE
+                          "); class Prios-1 is the most important",
+                          UintegerValue(TC_MSFC_PRIOS_DEFAULT),
                           MakeUintegerAccessor(&MsfcQueueDisc::m_prios),
-                          MakeUintegerChecker<uint32_t>())
+                          MakeUintegerChecker<uint32_t>(TC_MSFC_PRIOS_MIN, TC_MSFC_PRIOS_MAX))
             .AddAttribute("Flows",
-                          "Number of flow queues (hash buckets) in each class (1..65536)",
-                          UintegerValue(1024),
+                          "Number of flow queues (hash buckets) in each class (" TC_MSFC_FLOWS_RANGE
+                          ")",
+                          UintegerValue(TC_MSFC_FLOWS_DEFAULT),
                           MakeUintegerAccessor(&MsfcQueueDisc::m_nFlows),
-                          MakeUintegerChecker<uint32_t>())
+                          MakeUintegerChecker<uint32_t>(TC_MSFC_FLOWS_MIN, TC_MSFC_FLOWS_MAX))
             .AddAttribute("Quantum",
                           "Bytes of the inner fair DRR quantum and of class 0's outer quantum "
-                          "(1..1048576); 0 means the MTU of the device (1500 without a device)",
+                          "(" TC_MSFC_QUANTUM_RANGE
+                          "); 0 means the MTU of the device (1500 without a device)",
                           UintegerValue(0),
                           MakeUintegerAccessor(&MsfcQueueDisc::m_quantumAttr),
-                          MakeUintegerChecker<uint32_t>())
+                          MakeUintegerChecker<uint32_t>(0, TC_MSFC_QUANTUM_MAX))
             .AddAttribute("Ratio",
                           "Bandwidth ratio of adjacent classes: class p has outer quantum "
-                          "Quantum * Ratio^p (1/65536..16, kept as 16.16 fixed point)",
-                          DoubleValue(2.0),
+                          "Quantum * Ratio^p (" TC_MSFC_RATIO_RANGE ")",
+                          DoubleValue(TC_MSFC_RATIO_DEFAULT / RATIO_ONE),
                           MakeDoubleAccessor(&MsfcQueueDisc::m_ratio),
-                          MakeDoubleChecker<double>())
-            .AddAttribute("Target",
-                          "CoDel target queue delay (> 0, < Interval)",
-                          TimeValue(MilliSeconds(5)),
-                          MakeTimeAccessor(&MsfcQueueDisc::m_target),
-                          MakeTimeChecker())
+                          MakeDoubleChecker<double>(TC_MSFC_RATIO_MIN / RATIO_ONE,
+                                                    TC_MSFC_RATIO_MAX / RATIO_ONE))
+            .AddAttribute(
+                "Target",
+                "CoDel target queue delay (" TC_MSFC_TARGET_RANGE "; below Interval)",
+                TimeValue(MicroSeconds(TC_MSFC_TARGET_DEFAULT)),
+                MakeTimeAccessor(&MsfcQueueDisc::m_target),
+                MakeTimeChecker(MicroSeconds(TC_MSFC_TARGET_MIN), MicroSeconds(TC_MSFC_TARGET_MAX)))
             .AddAttribute("Interval",
-                          "CoDel interval (> Target, <= 3600 s)",
-                          TimeValue(MilliSeconds(100)),
+                          "CoDel interval (" TC_MSFC_INTERVAL_RANGE "; above Target)",
+                          TimeValue(MicroSeconds(TC_MSFC_INTERVAL_DEFAULT)),
                           MakeTimeAccessor(&MsfcQueueDisc::m_interval),
-                          MakeTimeChecker())
+                          MakeTimeChecker(MicroSeconds(TC_MSFC_INTERVAL_MIN),
+                                          MicroSeconds(TC_MSFC_INTERVAL_MAX)))
             .AddAttribute("MaxSize",
                           "Most packets (or bytes) the queue disc holds; above it packets are "
                           "dropped from the fattest flow",
-                          QueueSizeValue(QueueSize("10240p")),
+                          QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, TC_MSFC_LIMIT_DEFAULT)),
                           MakeQueueSizeAccessor(&QueueDisc::SetMaxSize, &QueueDisc::GetMaxSize),
                           MakeQueueSizeChecker())
-            .AddAttribute("DropBatchSize",
-                          "Most packets dropped from the fattest flow per overload (1..65536)",
-                          UintegerValue(64),
-                          MakeUintegerAccessor(&MsfcQueueDisc::m_dropBatchSize),
-                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute(
+                "DropBatchSize",
+                "Most packets dropped from the fattest flow per overload "
+                "(" TC_MSFC_DROP_BATCH_RANGE ")",
+                UintegerValue(TC_MSFC_DROP_BATCH_DEFAULT),
+                MakeUintegerAccessor(&MsfcQueueDisc::m_dropBatchSize),
+                MakeUintegerChecker<uint32_t>(TC_MSFC_DROP_BATCH_MIN, TC_MSFC_DROP_BATCH_MAX))
             .AddAttribute("UseEcn",
                           "CE-mark ECN-capable packets instead of dropping them in CoDel",
-                          BooleanValue(false),
+                          BooleanValue(TC_MSFC_ECN_DEFAULT != 0),
                           MakeBooleanAccessor(&MsfcQueueDisc::m_useEcn),
                           MakeBooleanChecker())
             .AddAttribute("Perturbation",
@@ -165,14 +179,14 @@ std::string
 MsfcQueueDisc::GetAttributeRange(const std::string& attribute)
 {
     static const std::map<std::string, std::string> ranges = {
-        {"Prios", "1..16"},
-        {"Flows", "1..65536"},
-        {"Quantum", "0..1048576 (0 = device MTU)"},
-        {"Ratio", "0.0000153..16"},
-        {"Target", "> 0 and < Interval"},
-        {"Interval", "> Target and <= 3600s"},
-        {"DropBatchSize", "1..65536"},
-        {"MaxSize", ">= 1"},
+        {"Prios", TC_MSFC_PRIOS_RANGE},
+        {"Flows", TC_MSFC_FLOWS_RANGE},
+        {"Quantum", TC_MSFC_QUANTUM_RANGE ", or 0 for the device MTU"},
+        {"Ratio", TC_MSFC_RATIO_RANGE},
+        {"Target", TC_MSFC_TARGET_RANGE ", below Interval"},
+        {"Interval", TC_MSFC_INTERVAL_RANGE ", above Target"},
+        {"DropBatchSize", TC_MSFC_DROP_BATCH_RANGE},
+        {"MaxSize", TC_MSFC_LIMIT_RANGE " or byte"},
     };
     auto it = ranges.find(attribute);
     return it == ranges.end() ? std::string() : it->second;
@@ -208,57 +222,63 @@ MsfcQueueDisc::ComputeClassQuanta(uint64_t quantum, uint32_t ratioFixed, uint32_
 std::string
 MsfcQueueDisc::ValidateConfiguration() const
 {
+    // The attribute checkers refuse values outside the ranges when they are set; this checks
+    // them again (a subclass or a direct member access could bypass them) and the rules
+    // between attributes, in the kernel's words: "<Attribute>=<value>: <kernel message>".
     std::ostringstream err;
-    if (m_prios < 1 || m_prios > MAX_PRIOS)
+    int64_t ratioFixed = std::llround(m_ratio * RATIO_ONE);
+    if (m_prios < TC_MSFC_PRIOS_MIN || m_prios > TC_MSFC_PRIOS_MAX)
     {
-        err << "Prios=" << m_prios << " is out of range: allowed 1.." << MAX_PRIOS;
+        err << "Prios=" << m_prios << ": " << RangeMessage("prios", TC_MSFC_PRIOS_RANGE);
     }
-    else if (m_nFlows < 1 || m_nFlows > MAX_FLOWS)
+    else if (m_nFlows < TC_MSFC_FLOWS_MIN || m_nFlows > TC_MSFC_FLOWS_MAX)
     {
-        err << "Flows=" << m_nFlows << " is out of range: allowed 1.." << MAX_FLOWS;
+        err << "Flows=" << m_nFlows << ": " << RangeMessage("flows", TC_MSFC_FLOWS_RANGE);
     }
-    else if (m_quantumAttr > MAX_QUANTUM)
+    else if (m_quantumAttr > TC_MSFC_QUANTUM_MAX)
     {
-        err << "Quantum=" << m_quantumAttr << " is out of range: allowed 1.." << MAX_QUANTUM
-            << " bytes, or 0 for the device MTU";
+        err << "Quantum=" << m_quantumAttr << ": " << RangeMessage("quantum", TC_MSFC_QUANTUM_RANGE)
+            << " (or 0 for the device MTU)";
     }
-    else if (!(m_ratio > 0.0) || m_ratio > MAX_RATIO || std::llround(m_ratio * 65536.0) < 1)
+    else if (!(m_ratio > 0.0) || ratioFixed < TC_MSFC_RATIO_MIN || ratioFixed > TC_MSFC_RATIO_MAX)
     {
-        err << "Ratio=" << m_ratio << " is out of range: allowed 1/65536.." << MAX_RATIO;
+        err << "Ratio=" << m_ratio << ": " << RangeMessage("ratio", TC_MSFC_RATIO_RANGE);
     }
-    else if (m_target.IsStrictlyNegative() || m_target.IsZero())
+    else if (m_target < MicroSeconds(TC_MSFC_TARGET_MIN) ||
+             m_target > MicroSeconds(TC_MSFC_TARGET_MAX))
     {
-        err << "Target=" << m_target.As(Time::MS) << " is out of range: must be > 0 and < Interval";
+        err << "Target=" << m_target.As(Time::MS) << ": "
+            << RangeMessage("target", TC_MSFC_TARGET_RANGE);
     }
-    else if (m_interval.IsStrictlyNegative() || m_interval.IsZero() || m_interval > Seconds(3600))
+    else if (m_interval < MicroSeconds(TC_MSFC_INTERVAL_MIN) ||
+             m_interval > MicroSeconds(TC_MSFC_INTERVAL_MAX))
     {
-        err << "Interval=" << m_interval.As(Time::MS)
-            << " is out of range: must be > Target and <= 3600 s";
+        err << "Interval=" << m_interval.As(Time::MS) << ": "
+            << RangeMessage("interval", TC_MSFC_INTERVAL_RANGE);
     }
     else if (m_target >= m_interval)
     {
-        err << "Target=" << m_target.As(Time::MS)
-            << " must be smaller than Interval=" << m_interval.As(Time::MS);
+        err << "Target=" << m_target.As(Time::MS) << ", Interval=" << m_interval.As(Time::MS)
+            << ": " TC_MSFC_TARGET_INTERVAL_MSG;
     }
-    else if (m_dropBatchSize < 1 || m_dropBatchSize > MAX_DROP_BATCH)
+    else if (m_dropBatchSize < TC_MSFC_DROP_BATCH_MIN || m_dropBatchSize > TC_MSFC_DROP_BATCH_MAX)
     {
-        err << "DropBatchSize=" << m_dropBatchSize << " is out of range: allowed 1.."
-            << MAX_DROP_BATCH;
+        err << "DropBatchSize=" << m_dropBatchSize << ": "
+            << RangeMessage("drop_batch", TC_MSFC_DROP_BATCH_RANGE);
     }
-    else if (GetMaxSize().GetValue() < 1)
+    else if (GetMaxSize().GetValue() < TC_MSFC_LIMIT_MIN)
     {
-        err << "MaxSize=" << GetMaxSize()
-            << " is out of range: must hold at least 1 packet or byte";
+        err << "MaxSize=" << GetMaxSize() << ": " << RangeMessage("limit", TC_MSFC_LIMIT_RANGE)
+            << " or byte";
     }
     else
     {
         uint64_t q0 = m_quantumAttr ? m_quantumAttr : QUEUE_DISC_DEFAULT_MTU;
-        auto quanta =
-            ComputeClassQuanta(q0, static_cast<uint32_t>(std::llround(m_ratio * 65536.0)), m_prios);
+        auto quanta = ComputeClassQuanta(q0, static_cast<uint32_t>(ratioFixed), m_prios);
         if (quanta.empty())
         {
-            err << "Quantum * Ratio^(Prios-1) = " << q0 << " * " << m_ratio << "^" << (m_prios - 1)
-                << " exceeds " << MAX_CLASS_QUANTUM << " bytes: lower Ratio, Prios or Quantum";
+            err << "Quantum=" << q0 << ", Ratio=" << m_ratio << ", Prios=" << m_prios
+                << ": " TC_MSFC_CLASS_QUANTUM_MSG;
         }
         else
         {
@@ -303,7 +323,7 @@ MsfcQueueDisc::InitializeParams()
     m_codel.Configure(m_target, m_interval, m_mtu, CoDelCore::Flavour::LINUX);
 
     auto quanta = ComputeClassQuanta(m_quantum,
-                                     static_cast<uint32_t>(std::llround(m_ratio * 65536.0)),
+                                     static_cast<uint32_t>(std::llround(m_ratio * RATIO_ONE)),
                                      m_prios);
     NS_ABORT_MSG_IF(quanta.empty(), "MsfcQueueDisc: class quanta overflow");
     m_classes.assign(m_prios, Class{});

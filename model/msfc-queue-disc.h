@@ -76,7 +76,7 @@ class MsfcQueueDisc : public QueueDisc
     /// Largest number of classes.
     static constexpr uint32_t MAX_PRIOS = DscpClassifier::MAX_CLASSES;
     /// Largest class quantum accepted (bytes).
-    static constexpr uint64_t MAX_CLASS_QUANTUM = uint64_t{1} << 40;
+    static constexpr uint64_t MAX_CLASS_QUANTUM = uint64_t{1} << TC_MSFC_CLASS_QUANTUM_MAX_LOG2;
 
     /** @return the number of classes (Prios). */
     uint32_t GetNClasses() const;
@@ -130,7 +130,7 @@ class MsfcQueueDisc : public QueueDisc
     std::string ValidateConfiguration() const;
 
     /**
-     * Allowed range of a numeric attribute, as shown to users ("1..16").
+     * Allowed range of a numeric attribute in the kernel qdisc's words ("1 .. 16").
      * @param attribute attribute name
      * @return the range text, empty when the attribute has no numeric range
      */

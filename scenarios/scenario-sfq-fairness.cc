@@ -10,6 +10,7 @@
 #include "lib/seeds-scenario.h"
 
 #include "ns3/applications-module.h"
+#include "ns3/msfc-queue-disc.h"
 #include "ns3/point-to-point-module.h"
 
 using namespace ns3;
@@ -86,7 +87,13 @@ Spec()
                  0,
                  1e7},
                 {"sfq-perturb", ParamType::Time, "10s", "SFQ perturbation period (0s: off)"},
-                {"msfc-prios", ParamType::Int, "3", "MSFC classes for --scheduler=Msfc", "", 1, 16},
+                {"msfc-prios",
+                 ParamType::Int,
+                 "3",
+                 "MSFC classes for --scheduler=Msfc",
+                 "",
+                 TC_MSFC_PRIOS_MIN,
+                 TC_MSFC_PRIOS_MAX},
                 {"cca-1",
                  ParamType::Choice,
                  "Cubic",

@@ -7,6 +7,7 @@
 
 #include "msfc-test-item.h"
 
+#include "ns3/double.h"
 #include "ns3/ipv4-header.h"
 #include "ns3/ipv4-queue-disc-item.h"
 #include "ns3/ipv6-header.h"
@@ -19,6 +20,7 @@
 #include "ns3/tcp-header.h"
 #include "ns3/test.h"
 #include "ns3/udp-header.h"
+#include "ns3/uinteger.h"
 
 #include <cmath>
 #include <map>
@@ -628,7 +630,81 @@ class MsfcQuantaTestCase : public TestCase
 };
 
 /**
- * Every invalid configuration is rejected with a message naming the attribute and range.
+ * The attribute checkers hold the ranges of pkt_sched_msfc.h (those of the kernel qdisc and
+ * tc): every boundary is accepted, the value beyond it refused.
+ */
+class MsfcCheckerRangesTestCase : public TestCase
+{
+  public:
+    MsfcCheckerRangesTestCase()
+        : TestCase("Attribute checkers accept the boundaries of the kernel's ranges only")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        TypeId tid = MsfcQueueDisc::GetTypeId();
+        auto checker = [&tid](const std::string& name) {
+            TypeId::AttributeInformation info;
+            NS_ABORT_MSG_UNLESS(tid.LookupAttributeByName(name, &info), name);
+            return info.checker;
+        };
+
+        struct UintCase
+        {
+            std::string name;
+            uint64_t lo;
+            uint64_t hi;
+        };
+
+        for (const auto& c : std::vector<UintCase>{
+                 {"Prios", TC_MSFC_PRIOS_MIN, TC_MSFC_PRIOS_MAX},
+                 {"Flows", TC_MSFC_FLOWS_MIN, TC_MSFC_FLOWS_MAX},
+                 {"Quantum", 0, TC_MSFC_QUANTUM_MAX}, // 0: the device MTU
+                 {"DropBatchSize", TC_MSFC_DROP_BATCH_MIN, TC_MSFC_DROP_BATCH_MAX},
+             })
+        {
+            auto ck = checker(c.name);
+            NS_TEST_EXPECT_MSG_EQ(ck->Check(UintegerValue(c.lo)), true, c.name << " lo");
+            NS_TEST_EXPECT_MSG_EQ(ck->Check(UintegerValue(c.hi)), true, c.name << " hi");
+            NS_TEST_EXPECT_MSG_EQ(ck->Check(UintegerValue(c.hi + 1)), false, c.name << " hi+1");
+            if (c.lo > 0)
+            {
+                NS_TEST_EXPECT_MSG_EQ(ck->Check(UintegerValue(c.lo - 1)), false, c.name << " lo-1");
+            }
+        }
+        auto ratio = checker("Ratio");
+        NS_TEST_EXPECT_MSG_EQ(ratio->Check(DoubleValue(TC_MSFC_RATIO_MIN / 65536.0)), true, "");
+        NS_TEST_EXPECT_MSG_EQ(ratio->Check(DoubleValue(TC_MSFC_RATIO_MAX / 65536.0)), true, "");
+        NS_TEST_EXPECT_MSG_EQ(ratio->Check(DoubleValue(0.5 / 65536)), false, "below 1/65536");
+        NS_TEST_EXPECT_MSG_EQ(ratio->Check(DoubleValue(16.0001)), false, "above 16");
+        NS_TEST_EXPECT_MSG_EQ(ratio->Check(DoubleValue(0)), false, "zero");
+        for (const char* name : {"Target", "Interval"})
+        {
+            auto ck = checker(name);
+            Time lo = MicroSeconds(std::string(name) == "Target" ? TC_MSFC_TARGET_MIN
+                                                                 : TC_MSFC_INTERVAL_MIN);
+            Time hi = MicroSeconds(std::string(name) == "Target" ? TC_MSFC_TARGET_MAX
+                                                                 : TC_MSFC_INTERVAL_MAX);
+            NS_TEST_EXPECT_MSG_EQ(ck->Check(TimeValue(lo)), true, name << " lo");
+            NS_TEST_EXPECT_MSG_EQ(ck->Check(TimeValue(hi)), true, name << " hi");
+            NS_TEST_EXPECT_MSG_EQ(ck->Check(TimeValue(lo - NanoSeconds(1))), false, name);
+            NS_TEST_EXPECT_MSG_EQ(ck->Check(TimeValue(hi + NanoSeconds(1))), false, name);
+            NS_TEST_EXPECT_MSG_EQ(ck->Check(TimeValue(Seconds(0))), false, name << " 0");
+        }
+        NS_TEST_EXPECT_MSG_EQ(MsfcQueueDisc::GetAttributeRange("Prios"),
+                              TC_MSFC_PRIOS_RANGE,
+                              "range text");
+        NS_TEST_EXPECT_MSG_EQ(MsfcQueueDisc::GetAttributeRange("Target"),
+                              "2 us .. 2000 s, below Interval",
+                              "range text in the kernel's words");
+    }
+};
+
+/**
+ * Configurations whose attributes are each in range but not together are rejected with the
+ * kernel's message.
  */
 class MsfcInvalidConfigTestCase : public TestCase
 {
@@ -648,27 +724,18 @@ class MsfcInvalidConfigTestCase : public TestCase
         };
 
         std::vector<Case> cases = {
-            {{{"Prios", "0"}}, "Prios=0 is out of range: allowed 1..16"},
-            {{{"Prios", "17"}}, "Prios=17 is out of range: allowed 1..16"},
-            {{{"Flows", "0"}}, "Flows=0 is out of range: allowed 1..65536"},
-            {{{"Flows", "65537"}}, "Flows=65537 is out of range"},
-            {{{"Quantum", "2000000"}}, "Quantum=2000000 is out of range: allowed 1..1048576"},
-            {{{"Ratio", "0"}}, "Ratio=0 is out of range"},
-            {{{"Ratio", "-2"}}, "Ratio=-2 is out of range"},
-            {{{"Ratio", "16.5"}}, "Ratio=16.5 is out of range: allowed 1/65536..16"},
-            {{{"Ratio", "0.000001"}}, "Ratio=1e-06 is out of range"},
-            {{{"Target", "0ms"}}, "Target=+0ms is out of range: must be > 0"},
-            {{{"Target", "-1ms"}}, "Target=-1ms is out of range"},
-            {{{"Interval", "0s"}}, "Interval=+0ms is out of range"},
-            {{{"Target", "200ms"}}, "Target=+200ms must be smaller than Interval=+100ms"},
-            {{{"Target", "100ms"}}, "Target=+100ms must be smaller than Interval"},
-            {{{"DropBatchSize", "0"}}, "DropBatchSize=0 is out of range: allowed 1..65536"},
+            {{{"Target", "200ms"}},
+             "MsfcQueueDisc: Target=+200ms, Interval=+100ms: target must be at least 2 us and "
+             "below interval"},
+            {{{"Target", "100ms"}}, "Target=+100ms, Interval=+100ms: " TC_MSFC_TARGET_INTERVAL_MSG},
             {{{"DscpMap", "EF"}}, "'EF' is not of the form DSCP=CLASS"},
             {{{"DscpMap", "XY=1"}}, "'XY' is neither a DSCP number 0..63 nor a code point name"},
             {{{"DscpMap", "64=1"}}, "'64' is neither a DSCP number"},
-            {{{"DscpMap", "EF=x"}}, "class 'x' is not a number 0..15"},
+            {{{"DscpMap", "EF=x"}}, "class 'x': dscp map entries must be classes 0 .. 15"},
+            {{{"DscpMap", "EF=16"}}, "class '16': " TC_MSFC_DSCP_MAP_MSG},
             {{{"Prios", "16"}, {"Ratio", "16"}, {"Quantum", "1048576"}},
-             "exceeds 1099511627776 bytes: lower Ratio, Prios or Quantum"},
+             "Quantum=1048576, Ratio=16, Prios=16: quantum * ratio^(prios-1) exceeds 2^40 bytes: "
+             "lower ratio, prios or quantum"},
         };
         for (const auto& c : cases)
         {
@@ -685,7 +752,10 @@ class MsfcInvalidConfigTestCase : public TestCase
                                   ->ValidateConfiguration(),
                               "",
                               "a large but representable configuration is valid");
-        NS_TEST_EXPECT_MSG_EQ(MsfcQueueDisc::GetAttributeRange("Prios"), "1..16", "range text");
+        NS_TEST_EXPECT_MSG_EQ(
+            NewDisc({{"Target", "2us"}, {"Interval", "3us"}}, false)->ValidateConfiguration(),
+            "",
+            "the smallest CoDel times are valid");
     }
 };
 
@@ -707,6 +777,7 @@ class MsfcQueueDiscTestSuite : public TestSuite
         AddTestCase(new MsfcCoDelPerFlowTestCase(true), TestCase::Duration::QUICK);
         AddTestCase(new MsfcOverloadTestCase(), TestCase::Duration::QUICK);
         AddTestCase(new MsfcClassificationTestCase(), TestCase::Duration::QUICK);
+        AddTestCase(new MsfcCheckerRangesTestCase(), TestCase::Duration::QUICK);
         AddTestCase(new MsfcInvalidConfigTestCase(), TestCase::Duration::QUICK);
     }
 };

@@ -58,7 +58,7 @@ def test_user_errors_have_no_traceback(fake_build, tmp_path, capsys):
         ),
         (
             ["run", "fake", "--build-dir", str(fake_build), "--set", "Msfc.Ratio=100"],
-            "allowed range 0.0000153..16",
+            "Msfc.Ratio=100: ratio must be 1/65536 .. 16",
         ),
         (
             ["compare", "fake", "--build-dir", str(fake_build), "--schedulers", "CoDel,Sfq"],

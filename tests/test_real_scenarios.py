@@ -127,7 +127,7 @@ def test_real_attributes_reach_the_program(fake_build, tmp_path, capsys):
         main(["run", "fake", "--build-dir", str(b), "--set", "Msfc.Ratio=1000", "--no-progress"])
         == 2
     )
-    assert "out of range" in capsys.readouterr().err
+    assert "Msfc.Ratio=1000: ratio must be 1/65536 .. 16" in capsys.readouterr().err
 
 
 @needs_scenarios

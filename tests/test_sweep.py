@@ -53,7 +53,7 @@ def test_expand_validates_every_point(fake_build):
                 seeds=1,
                 schedulers_loader=lambda: sch,
             )
-    with pytest.raises(UserError, match="allowed range 0.0000153..16"):
+    with pytest.raises(UserError, match=r"Msfc.Ratio=100: ratio must be 1/65536 \.\. 16"):
         expand(
             info,
             parse_grid(["Msfc.Ratio=1,100"]),

@@ -27,9 +27,9 @@ static void explain(void)
 		"                [ limit PACKETS ] [ memory_limit BYTES ]\n"
 		"                [ drop_batch PACKETS ] [ ecn | noecn ]\n"
 		"                [ dscp_map { default | DSCP:CLASS[,DSCP:CLASS...] } ]\n"
-		"  prios     classes, 1..16, class prios-1 is the most important (3)\n"
-		"  ratio     class p gets quantum * ratio^p, 1/65536..16 (2)\n"
-		"  flows     flow queues per class, 1..65536 (1024)\n"
+		"  prios     classes, " TC_MSFC_PRIOS_RANGE ", class prios-1 is the most important (3)\n"
+		"  ratio     class p gets quantum * ratio^p, 1/65536 .. 16 (2)\n"
+		"  flows     flow queues per class, " TC_MSFC_FLOWS_RANGE " (1024)\n"
 		"  quantum   bytes per flow and for class 0 (device MTU)\n"
 		"  DSCP      a number 0..63 or a name: be cs0..cs7 af11..af43 ef va le\n"
 		"  dscp_map  changes entries of the default map (LE,CS1 -> 0; other\n"
@@ -39,26 +39,9 @@ static void explain(void)
 static const struct {
 	const char *name;
 	unsigned int dscp;
-} dscp_names[] = {
-	{ "be", 0 }, { "le", 1 },
-	{ "cs0", 0 }, { "cs1", 8 }, { "cs2", 16 }, { "cs3", 24 },
-	{ "cs4", 32 }, { "cs5", 40 }, { "cs6", 48 }, { "cs7", 56 },
-	{ "af11", 10 }, { "af12", 12 }, { "af13", 14 },
-	{ "af21", 18 }, { "af22", 20 }, { "af23", 22 },
-	{ "af31", 26 }, { "af32", 28 }, { "af33", 30 },
-	{ "af41", 34 }, { "af42", 36 }, { "af43", 38 },
-	{ "va", 44 }, { "ef", 46 },
-};
+} dscp_names[] = TC_MSFC_DSCP_NAMES;
 
-static void msfc_default_map(__u8 *map)
-{
-	int d;
-
-	for (d = 0; d < TC_MSFC_DSCP_MAP_LEN; d++)
-		map[d] = (d >> 3) > 1 ? d >> 3 : 1;
-	map[1] = 0;
-	map[8] = 0;
-}
+static const __u8 msfc_default_map[TC_MSFC_DSCP_MAP_LEN] = TC_MSFC_DEFAULT_DSCP_MAP;
 
 static int get_dscp(unsigned int *dscp, const char *arg)
 {
@@ -80,7 +63,7 @@ static int parse_dscp_map(__u8 *map, char *arg)
 {
 	char *tok, *save = NULL;
 
-	msfc_default_map(map);
+	memcpy(map, msfc_default_map, TC_MSFC_DSCP_MAP_LEN);
 	if (strcmp(arg, "default") == 0)
 		return 0;
 	for (tok = strtok_r(arg, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
@@ -99,7 +82,7 @@ static int parse_dscp_map(__u8 *map, char *arg)
 			return -1;
 		}
 		if (get_unsigned(&cls, colon + 1, 0) || cls >= TC_MSFC_MAX_PRIOS) {
-			fprintf(stderr, "msfc: class \"%s\" for DSCP %u is not 0..15\n",
+			fprintf(stderr, "msfc: " TC_MSFC_DSCP_MAP_MSG ", got \"%s\" for DSCP %u\n",
 				colon + 1, dscp);
 			return -1;
 		}
@@ -108,7 +91,7 @@ static int parse_dscp_map(__u8 *map, char *arg)
 	return 0;
 }
 
-/* decimal ratio -> 16.16 fixed point, rounded half up */
+/* decimal ratio -> 16.16 fixed point, rounded half up (the range is checked by the caller) */
 static int get_ratio(__u32 *fp, const char *arg)
 {
 	char *end;
@@ -116,101 +99,100 @@ static int get_ratio(__u32 *fp, const char *arg)
 
 	errno = 0;
 	r = strtod(arg, &end);
-	if (errno || end == arg || *end || !(r > 0))
+	if (errno || end == arg || *end || !(r >= 0))
 		return -1;
 	r = floor(r * 65536.0 + 0.5);
-	if (r < 1 || r > 16 * 65536)
+	*fp = r > 0xffffffffU ? 0xffffffffU : (__u32)r;
+	return 0;
+}
+
+enum msfc_unit { MSFC_COUNT, MSFC_BYTES, MSFC_TIME, MSFC_RATIO };
+
+/* The u32 options: their ranges and the words naming them are those of the kernel */
+static const struct msfc_opt {
+	const char *name;
+	int type;
+	enum msfc_unit unit;
+	__u32 lo, hi;
+	const char *range;
+} msfc_opts[] = {
+	{ "prios", TCA_MSFC_PRIOS, MSFC_COUNT,
+	  TC_MSFC_PRIOS_MIN, TC_MSFC_PRIOS_MAX, TC_MSFC_PRIOS_RANGE },
+	{ "flows", TCA_MSFC_FLOWS, MSFC_COUNT,
+	  TC_MSFC_FLOWS_MIN, TC_MSFC_FLOWS_MAX, TC_MSFC_FLOWS_RANGE },
+	{ "quantum", TCA_MSFC_QUANTUM, MSFC_BYTES,
+	  TC_MSFC_QUANTUM_MIN, TC_MSFC_QUANTUM_MAX, TC_MSFC_QUANTUM_RANGE },
+	{ "ratio", TCA_MSFC_RATIO, MSFC_RATIO,
+	  TC_MSFC_RATIO_MIN, TC_MSFC_RATIO_MAX, TC_MSFC_RATIO_RANGE },
+	{ "target", TCA_MSFC_TARGET, MSFC_TIME,
+	  TC_MSFC_TARGET_MIN, TC_MSFC_TARGET_MAX, TC_MSFC_TARGET_RANGE },
+	{ "interval", TCA_MSFC_INTERVAL, MSFC_TIME,
+	  TC_MSFC_INTERVAL_MIN, TC_MSFC_INTERVAL_MAX, TC_MSFC_INTERVAL_RANGE },
+	{ "limit", TCA_MSFC_LIMIT, MSFC_COUNT,
+	  TC_MSFC_LIMIT_MIN, TC_MSFC_LIMIT_MAX, TC_MSFC_LIMIT_RANGE },
+	{ "memory_limit", TCA_MSFC_MEMORY_LIMIT, MSFC_BYTES,
+	  TC_MSFC_MEMORY_LIMIT_MIN, TC_MSFC_MEMORY_LIMIT_MAX, TC_MSFC_MEMORY_LIMIT_RANGE },
+	{ "drop_batch", TCA_MSFC_DROP_BATCH, MSFC_COUNT,
+	  TC_MSFC_DROP_BATCH_MIN, TC_MSFC_DROP_BATCH_MAX, TC_MSFC_DROP_BATCH_RANGE },
+};
+
+/* Value of option o in arg, or -1 after saying what the option must be */
+static int msfc_get_opt(const struct msfc_opt *o, __u32 *val, const char *arg)
+{
+	unsigned int v = 0;
+	int err;
+
+	switch (o->unit) {
+	case MSFC_COUNT:
+		err = get_unsigned(&v, arg, 0);
+		break;
+	case MSFC_BYTES:
+		err = get_size(&v, arg);
+		break;
+	case MSFC_TIME:
+		err = get_time(&v, arg);	/* microseconds */
+		break;
+	default:
+		err = get_ratio(&v, arg);
+		break;
+	}
+	if (err || v < o->lo || v > o->hi) {
+		fprintf(stderr, "msfc: %s must be %s, got \"%s\"\n", o->name, o->range, arg);
 		return -1;
-	*fp = (__u32)r;
+	}
+	*val = v;
 	return 0;
 }
 
 static int msfc_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 			  struct nlmsghdr *n, const char *dev)
 {
-	unsigned int prios = 0, flows = 0, quantum = 0, limit = 0;
-	unsigned int target = 0, interval = 0, drop_batch = 0;
-	unsigned int memory = ~0U;
+	__u32 val[TCA_MSFC_MAX + 1] = {};
+	bool have[TCA_MSFC_MAX + 1] = {};
 	__u8 map[TC_MSFC_DSCP_MAP_LEN];
-	bool have_map = false;
-	__u32 ratio = 0;
-	int ecn = -1;
 	struct rtattr *tail;
+	size_t i;
+	int t;
 
 	while (argc > 0) {
-		if (strcmp(*argv, "prios") == 0) {
+		for (i = 0; i < ARRAY_SIZE(msfc_opts); i++) {
+			if (strcmp(*argv, msfc_opts[i].name) == 0)
+				break;
+		}
+		if (i < ARRAY_SIZE(msfc_opts)) {
 			NEXT_ARG();
-			if (get_unsigned(&prios, *argv, 0) || !prios || prios > 16) {
-				fprintf(stderr, "msfc: \"prios\" must be 1..16, got \"%s\"\n",
-					*argv);
+			t = msfc_opts[i].type;
+			if (msfc_get_opt(&msfc_opts[i], &val[t], *argv))
 				return -1;
-			}
-		} else if (strcmp(*argv, "flows") == 0) {
-			NEXT_ARG();
-			if (get_unsigned(&flows, *argv, 0) || !flows || flows > 65536) {
-				fprintf(stderr, "msfc: \"flows\" must be 1..65536, got \"%s\"\n",
-					*argv);
-				return -1;
-			}
-		} else if (strcmp(*argv, "quantum") == 0) {
-			NEXT_ARG();
-			if (get_size(&quantum, *argv) || !quantum || quantum > (1U << 20)) {
-				fprintf(stderr, "msfc: \"quantum\" must be 1..1048576 bytes, got \"%s\"\n",
-					*argv);
-				return -1;
-			}
-		} else if (strcmp(*argv, "ratio") == 0) {
-			NEXT_ARG();
-			if (get_ratio(&ratio, *argv)) {
-				fprintf(stderr, "msfc: \"ratio\" must be a number in 1/65536..16 (e.g. 2 or 1.5), got \"%s\"\n",
-					*argv);
-				return -1;
-			}
-		} else if (strcmp(*argv, "target") == 0) {
-			NEXT_ARG();
-			if (get_time(&target, *argv) || !target) {
-				fprintf(stderr, "msfc: \"target\" must be a time such as 5ms, got \"%s\"\n",
-					*argv);
-				return -1;
-			}
-		} else if (strcmp(*argv, "interval") == 0) {
-			NEXT_ARG();
-			if (get_time(&interval, *argv) || !interval) {
-				fprintf(stderr, "msfc: \"interval\" must be a time such as 100ms, got \"%s\"\n",
-					*argv);
-				return -1;
-			}
-		} else if (strcmp(*argv, "limit") == 0) {
-			NEXT_ARG();
-			if (get_unsigned(&limit, *argv, 0) || !limit) {
-				fprintf(stderr, "msfc: \"limit\" must be at least 1 packet, got \"%s\"\n",
-					*argv);
-				return -1;
-			}
-		} else if (strcmp(*argv, "memory_limit") == 0) {
-			NEXT_ARG();
-			if (get_size(&memory, *argv) || !memory) {
-				fprintf(stderr, "msfc: \"memory_limit\" must be a size such as 32Mb, got \"%s\"\n",
-					*argv);
-				return -1;
-			}
-		} else if (strcmp(*argv, "drop_batch") == 0) {
-			NEXT_ARG();
-			if (get_unsigned(&drop_batch, *argv, 0) || !drop_batch ||
-			    drop_batch > 65536) {
-				fprintf(stderr, "msfc: \"drop_batch\" must be 1..65536, got \"%s\"\n",
-					*argv);
-				return -1;
-			}
-		} else if (strcmp(*argv, "ecn") == 0) {
-			ecn = 1;
-		} else if (strcmp(*argv, "noecn") == 0) {
-			ecn = 0;
+			have[t] = true;
+		} else if (strcmp(*argv, "ecn") == 0 || strcmp(*argv, "noecn") == 0) {
+			val[TCA_MSFC_ECN] = strcmp(*argv, "ecn") == 0;
+			have[TCA_MSFC_ECN] = true;
 		} else if (strcmp(*argv, "dscp_map") == 0) {
 			NEXT_ARG();
 			if (parse_dscp_map(map, *argv))
 				return -1;
-			have_map = true;
+			have[TCA_MSFC_DSCP_MAP] = true;
 		} else {
 			if (strcmp(*argv, "help") != 0)
 				fprintf(stderr, "msfc: unknown option \"%s\"\n", *argv);
@@ -219,34 +201,19 @@ static int msfc_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 		}
 		argc--; argv++;
 	}
-	if (target && interval && target >= interval) {
-		fprintf(stderr, "msfc: target must be below interval\n");
+	if (have[TCA_MSFC_TARGET] && have[TCA_MSFC_INTERVAL] &&
+	    val[TCA_MSFC_TARGET] >= val[TCA_MSFC_INTERVAL]) {
+		fprintf(stderr, "msfc: " TC_MSFC_TARGET_INTERVAL_MSG "\n");
 		return -1;
 	}
 
 	/* the kernel parses TCA_OPTIONS strictly: it must carry NLA_F_NESTED */
 	tail = addattr_nest(n, 1024, TCA_OPTIONS | NLA_F_NESTED);
-	if (prios)
-		addattr32(n, 1024, TCA_MSFC_PRIOS, prios);
-	if (flows)
-		addattr32(n, 1024, TCA_MSFC_FLOWS, flows);
-	if (quantum)
-		addattr32(n, 1024, TCA_MSFC_QUANTUM, quantum);
-	if (ratio)
-		addattr32(n, 1024, TCA_MSFC_RATIO, ratio);
-	if (target)
-		addattr32(n, 1024, TCA_MSFC_TARGET, target);
-	if (interval)
-		addattr32(n, 1024, TCA_MSFC_INTERVAL, interval);
-	if (limit)
-		addattr32(n, 1024, TCA_MSFC_LIMIT, limit);
-	if (memory != ~0U)
-		addattr32(n, 1024, TCA_MSFC_MEMORY_LIMIT, memory);
-	if (drop_batch)
-		addattr32(n, 1024, TCA_MSFC_DROP_BATCH, drop_batch);
-	if (ecn != -1)
-		addattr32(n, 1024, TCA_MSFC_ECN, ecn);
-	if (have_map)
+	for (t = TCA_MSFC_PRIOS; t <= TCA_MSFC_ECN; t++) {
+		if (have[t])
+			addattr32(n, 1024, t, val[t]);
+	}
+	if (have[TCA_MSFC_DSCP_MAP])
 		addattr_l(n, 1024, TCA_MSFC_DSCP_MAP, map, sizeof(map));
 	addattr_nest_end(n, tail);
 	return 0;
@@ -262,7 +229,6 @@ static __u32 get_u32_attr(struct rtattr *tb[], int type, __u32 dflt)
 static int msfc_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 {
 	struct rtattr *tb[TCA_MSFC_MAX + 1];
-	__u8 dflt[TC_MSFC_DSCP_MAP_LEN];
 	char ratio_text[32];
 	__u32 v;
 	int d;
@@ -319,12 +285,11 @@ static int msfc_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 		close_json_array(PRINT_JSON, NULL);
 
 		/* text: only the entries that differ from the default map */
-		msfc_default_map(dflt);
-		if (memcmp(map, dflt, sizeof(dflt)) == 0) {
+		if (memcmp(map, msfc_default_map, TC_MSFC_DSCP_MAP_LEN) == 0) {
 			print_string(PRINT_FP, NULL, "dscp_map %s ", "default");
 		} else {
 			for (d = 0; d < TC_MSFC_DSCP_MAP_LEN; d++) {
-				if (map[d] == dflt[d])
+				if (map[d] == msfc_default_map[d])
 					continue;
 				print_string(PRINT_FP, NULL, "%s", first ? "dscp_map " : ",");
 				print_uint(PRINT_FP, NULL, "%u", d);

@@ -32,12 +32,17 @@ def write_if_changed(path, text):
         fh.write(text)
 
 
+UAPI_START = "/* MSFC (Multilevel Stochastically Fair CoDel) */\n"
+UAPI_LAST = "struct tc_msfc_xstats {"  # the block's last definition
+
+
 def uapi_block():
     lines = open(os.path.join(KDIR, "include/uapi/linux/pkt_sched_msfc.h")).read().splitlines()
     start = lines.index("#ifndef TCA_MSFC_MAX")
     end = max(i for i, x in enumerate(lines) if x.startswith("#endif"))
     body = "\n".join(lines[start + 1 : end]).strip("\n")
-    return "/* MSFC (Multilevel Stochastically Fair CoDel) */\n\n" + body + "\n"
+    assert body.rstrip().endswith("};") and UAPI_LAST in body, "pkt_sched_msfc.h: layout changed"
+    return UAPI_START + "\n" + body + "\n"
 
 
 def vectors_header():
@@ -137,12 +142,17 @@ def main():
         )
     write_if_changed(mk, text)
 
+    # the block is replaced when the UAPI header changed (ranges, defaults, messages)
     uapi = os.path.join(tree, "include", "uapi", "linux", "pkt_sched.h")
     text = open(uapi).read()
-    if "TCA_MSFC_MAX" not in text:
-        end = text.rindex("#endif")
-        text = text[:end] + uapi_block() + "\n" + text[end:]
-        write_if_changed(uapi, text)
+    start = text.find(UAPI_START)
+    if start >= 0:
+        end = text.index(UAPI_LAST, start)
+        end = text.index("\n};\n", end) + len("\n};\n") + 1  # and the blank line after it
+        text = text[:start] + text[end:]
+    end = text.rindex("#endif")
+    text = text[:end] + uapi_block() + "\n" + text[end:]
+    write_if_changed(uapi, text)
 
     write_if_changed(os.path.join(sched, "sch_msfc_vectors.h"), vectors_header())
 

@@ -217,9 +217,66 @@ def traffic_run(ratio_fp, label):
     return shares, ideal, run
 
 
+# below, lowest, highest and above the range of each parameter of pkt_sched_msfc.h, as tc
+# arguments (None: not expressible, or a rule between parameters decides)
+BOUNDS = {
+    "prios": ("0", "1", "16", "17"),
+    "flows": ("0", "1", "65536", "65537"),
+    "quantum": ("0", "1", "1048576", "1048577"),
+    "ratio": ("0", "0.0000152587890625", "16", "16.0001"),
+    "target": ("1us", "2us", None, "2001s"),
+    "interval": ("1us", "3us", "2000s", "2001s"),
+    "limit": ("0", "1", "4294967295", "4294967296"),
+    "memory_limit": ("0", "1", "2147483648", "2147483649"),
+    "drop_batch": ("0", "1", "65536", "65537"),
+}
+
+
+def range_checks():
+    """tc and the kernel accept each parameter's boundaries; tc refuses the values beyond them
+    in the kernel's words (the header's, read through the msfc package as the fuzzer does)."""
+    sys.path.insert(0, os.path.join(KDIR, "..", "python"))
+    from msfc import params
+
+    for name, (below, lo, hi, above) in BOUNDS.items():
+        msg = params.param(name).message
+        extra = ["target", "2us"] if name == "interval" else []  # target below interval
+        bad = []
+        for v in (lo, hi):
+            if v is None:
+                continue
+            p = sh(
+                [TC, "qdisc", "add", "dev", "vb", "root", "handle", "30:", "msfc"]
+                + extra
+                + [name, v],
+                ns="b",
+                check=False,
+            )
+            if p.returncode != 0:
+                bad.append(f"{name} {v} refused: {p.stderr.strip()}")
+            sh([TC, "qdisc", "del", "dev", "vb", "root"], ns="b", check=False)
+        for v in (below, above):
+            p = sh(
+                [TC, "qdisc", "add", "dev", "vb", "root", "handle", "30:", "msfc", name, v],
+                ns="b",
+                check=False,
+            )
+            if p.returncode == 0 or f'msfc: {msg}, got "{v}"' not in p.stderr:
+                bad.append(f"{name} {v}: rc {p.returncode}, {p.stderr.strip()!r}")
+            if p.returncode == 0:
+                sh([TC, "qdisc", "del", "dev", "vb", "root"], ns="b", check=False)
+        report(
+            not bad,
+            f"{name}: {lo} .. {hi or '(interval)'} accepted, {below} and {above} "
+            f"refused with '{msg}'",
+            "; ".join(bad),
+        )
+
+
 def main():
     setup()
     report(os.path.exists(TC), "tc with msfc support built", TC)
+    range_checks()
 
     # --- add under an HTB shaper, the example of the man page
     tc("qdisc", "add", "dev", "va", "root", "handle", "1:", "htb", "default", "1")

@@ -9,8 +9,8 @@ with packets queued, lower limit and memory_limit under load), with random and b
 values of every TCA_MSFC_* attribute, wrong lengths, NLA_F_NESTED where it does not belong
 or missing, malformed nests, trailing bytes, duplicate and unknown attributes.
 
-An oracle implements the documented ranges (docs/kernel.md, tc-msfc.8) and checks after
-every request:
+An oracle holds the ranges of pkt_sched_msfc.h (docs/algorithm.md and tc-msfc.8 state them)
+and checks after every request:
   - a request the oracle calls valid is accepted (the only allowed refusals: a prios/flows
     change while packets are queued (EBUSY), an allocation failure (ENOMEM)) and the dumped
     options equal the expected configuration;
@@ -66,18 +66,14 @@ NAMES = {
     DSCP_MAP: "dscp_map",
 }
 U32_MAX = 2**32 - 1
-# documented ranges (docs/kernel.md, kernel/iproute2/tc-msfc.8)
+# the ranges and defaults of include/uapi/linux/pkt_sched_msfc.h, through the msfc package's
+# reader of that header (python/msfc/params.py needs nothing but the standard library)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
+from msfc import params as _params  # noqa: E402
+
+_DEFS = _params.definitions()
 RANGES = {
-    PRIOS: (1, 16),
-    FLOWS: (1, 65536),
-    QUANTUM: (1, 1 << 20),
-    RATIO: (1, 16 << 16),
-    TARGET: (2, 2000000000),
-    INTERVAL: (2, 2000000000),
-    LIMIT: (1, U32_MAX),
-    MEMORY_LIMIT: (1, 1 << 31),
-    DROP_BATCH: (1, 65536),
-    ECN: (0, 1),
+    t: (_DEFS.params[NAMES[t]].min, _DEFS.params[NAMES[t]].max) for t in range(PRIOS, ECN + 1)
 }
 BUSY_MSG = "prios and flows cannot change while packets are queued"
 
@@ -88,25 +84,14 @@ TC_H_ROOT = 0xFFFFFFFF
 
 
 def default_dscp_map():
-    m = [max(1, d >> 3) for d in range(64)]
-    m[1] = m[8] = 0
-    return m
+    return list(_DEFS.default_dscp_map)
 
 
 def defaults():
-    return {
-        PRIOS: 3,
-        FLOWS: 1024,
-        QUANTUM: 1514,
-        RATIO: 2 << 16,
-        TARGET: 5000,
-        INTERVAL: 100000,
-        LIMIT: 10240,
-        MEMORY_LIMIT: 32 << 20,
-        DROP_BATCH: 64,
-        ECN: 0,
-        DSCP_MAP: default_dscp_map(),
-    }
+    d = {t: _DEFS.params[NAMES[t]].default for t in range(PRIOS, ECN + 1)}
+    d[QUANTUM] = 1514  # the device's MTU + link header: psched_mtu() of the veth
+    d[DSCP_MAP] = default_dscp_map()
+    return d
 
 
 def codel_units(us):
@@ -431,8 +416,10 @@ class Fuzzer:
                     f"{NAMES[t]}={v if t != DSCP_MAP else 'map'}"
                     + ("" if good else "(out of range)")
                 )
-                applied[t] = (v, good)  # netlink: the last of duplicates counts
-                good = True
+                applied[t] = (v, good)  # netlink: the last of duplicates is applied
+                # but the policy's ranges check every u32 instance, a duplicate too (the
+                # DSCP map's entries are checked by the qdisc in the last one only)
+                good = good or t == DSCP_MAP
             ok &= good
             body += nla(atype, payload)
         roll = r.random() if not force_valid else 1.0

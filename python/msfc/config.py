@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import params as P
 from .errors import UserError
 from .programs import Param, ScenarioInfo, SchedulerAttr, SchedulerInfo
 
@@ -200,12 +201,35 @@ def _attr_kind(a: SchedulerAttr) -> str | None:
 _QUEUE_SIZE_RE = re.compile(r"^\s*\d+\s*([kKmMgG]i?)?(p|B)\s*$")
 
 
+MSFC_TYPE_ID = "ns3::MsfcQueueDisc"
+
+
+def _check_msfc_range(sched: SchedulerInfo, a: SchedulerAttr, text: str, kind: str) -> None:
+    """An MSFC attribute against the range of the parameter it shares with the kernel qdisc
+    (msfc.params, pkt_sched_msfc.h), refused in the kernel's words."""
+    p = P.param(P.NS3_ATTRIBUTES[a.name])
+    if kind == "time":
+        v = _bound(text, "time") * 1e6  # the header's unit: microseconds
+    elif p.name == "ratio":
+        v = P.ratio_fixed(text) if float(text) > 0 else 0
+    else:
+        v = int(float(text))
+    if a.name == "Quantum" and v == 0:
+        return  # 0: the device's MTU (ns-3 only)
+    if not p.min <= v <= p.max:
+        extra = " (or 0 for the device MTU)" if a.name == "Quantum" else ""
+        raise UserError(f"{sched.name}.{a.name}={text}: {p.message}{extra}")
+
+
 def validate_attr(sched: SchedulerInfo, a: SchedulerAttr, value) -> str:
     what = f"{sched.name} ({sched.type_id}) attribute"
     text = str(value).strip()
     kind = _attr_kind(a)
     if kind in ("int", "uint", "double", "time", "datarate"):
         canon = _check_numeric(a.name, text, kind, None, None, a.range_text(), what)
+        if sched.type_id == MSFC_TYPE_ID and a.name in P.NS3_ATTRIBUTES:
+            _check_msfc_range(sched, a, text, kind)
+            return canon
         v = _bound(text, kind)
         for op, limit in a.constraints():
             lim = _bound(limit, kind)
@@ -607,13 +631,10 @@ def check_applies(cfgs: list[RunConfig], where: str) -> None:
         )
 
 
-_DSCP_NAME_RE = re.compile(r"^(CS[0-7]|AF[1-4][1-3]|EF|VA|LE|BE)$", re.IGNORECASE)
-#: the highest class a DSCP map entry may name (the kernel qdisc's 16 classes)
-MAX_CLASS = 15
-
-
 def check_dscp_map(spec: str) -> str | None:
-    """What is wrong with a DscpMap ("EF=2, CS1=0, 10=0"), in the kernel's words; None if valid."""
+    """What is wrong with a DscpMap ("EF=2, CS1=0, 10=0"), in the ns-3 model's words (the class
+    rule in the kernel's); None if valid. Names and classes: msfc.params."""
+    d = P.definitions()
     for entry in re.split(r"[,;]", spec):
         entry = entry.strip()
         if not entry:
@@ -625,13 +646,13 @@ def check_dscp_map(spec: str) -> str | None:
         if key.isdigit():
             if int(key) > 63:
                 return f"DscpMap entry '{entry}': DSCP {key} is not a code point 0 .. 63"
-        elif not _DSCP_NAME_RE.match(key):
+        elif P.dscp_of(key) is None:
             return (
                 f"DscpMap entry '{entry}': '{key}' is neither a DSCP number 0 .. 63 nor a code "
-                f"point name (CS0-CS7, AF11-AF43, EF, VA, LE, BE)"
+                f"point name ({', '.join(n.upper() for n in d.dscp_names)})"
             )
-        if not val.isdigit() or int(val) > MAX_CLASS:
-            return f"dscp map entries must be classes 0 .. {MAX_CLASS} (entry '{entry}')"
+        if not val.isdigit() or int(val) > d.max_class:
+            return f"DscpMap entry '{entry}': class '{val}': {d.dscp_map_msg}"
     return None
 
 
@@ -664,9 +685,10 @@ def check_constraints(cfg: RunConfig, schedulers: dict[str, SchedulerInfo]) -> N
             s.attributes
         ):
             t, i = _bound(value("Target"), "time"), _bound(value("Interval"), "time")
-            if t is not None and i is not None and not (2e-6 <= t < i):
+            t_min = P.param("target").min * 1e-6
+            if t is not None and i is not None and not (t_min <= t < i):
                 raise UserError(
-                    f"{sname}: target must be at least 2 us and below interval (Target "
+                    f"{sname}: {P.definitions().target_interval_msg} (Target "
                     f"{_time_text(t)}, Interval {_time_text(i)}); lower {sname}.Target or "
                     f"raise {sname}.Interval"
                 )

@@ -14,7 +14,7 @@ import sys
 from collections import deque
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
-MAX_CLASS_QUANTUM = 1 << 40
+from . import params as P
 
 
 class TraceError(ValueError):
@@ -30,8 +30,8 @@ def ratio_to_fp(text: str) -> int:
             f"ratio '{text}' is not a number: write e.g. ratio=2 or ratio=1.5"
         ) from None
     fp = int((value * 65536).quantize(Decimal(1), rounding=ROUND_HALF_UP))
-    if not 1 <= fp <= 16 * 65536:
-        raise TraceError(f"ratio {text} is outside 1/65536 .. 16")
+    if not P.param("ratio").contains(fp):
+        raise TraceError(f"ratio={text}: {P.param('ratio').message}")
     return fp
 
 
@@ -39,10 +39,8 @@ def class_quanta(prios: int, quantum: int, ratio_fp: int) -> list[int]:
     q = [quantum]
     for _ in range(1, prios):
         q.append(max(1, (q[-1] * ratio_fp + 32768) >> 16))
-    if q[-1] > MAX_CLASS_QUANTUM:
-        raise TraceError(
-            "quantum * ratio^(prios-1) exceeds 2^40 bytes: lower ratio, prios or quantum"
-        )
+    if q[-1] > P.definitions().class_quantum_max:
+        raise TraceError(P.definitions().class_quantum_msg)
     return q
 
 
@@ -69,16 +67,10 @@ class Class:
 
 class Msfc:
     def __init__(self, prios=3, flows=1024, quantum=1514, ratio="2", limit=10240, drop_batch=64):
-        if not 1 <= prios <= 16:
-            raise TraceError(f"prios={prios} outside 1..16")
-        if not 1 <= flows <= 65536:
-            raise TraceError(f"flows={flows} outside 1..65536")
-        if not 1 <= quantum <= 1048576:
-            raise TraceError(f"quantum={quantum} outside 1..1048576")
-        if limit < 1:
-            raise TraceError(f"limit={limit} must be >= 1")
-        if not 1 <= drop_batch <= 65536:
-            raise TraceError(f"drop_batch={drop_batch} outside 1..65536")
+        given = dict(prios=prios, flows=flows, quantum=quantum, limit=limit, drop_batch=drop_batch)
+        for name, v in given.items():  # the qdisc's ranges and words (msfc.params)
+            if not P.param(name).contains(v):
+                raise TraceError(f"{name}={v}: {P.param(name).message}")
         self.prios, self.nflows, self.quantum = prios, flows, quantum
         self.limit, self.drop_batch = limit, drop_batch
         self.ratio_fp = ratio_to_fp(str(ratio))

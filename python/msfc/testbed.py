@@ -36,6 +36,7 @@ from pathlib import Path
 
 from . import __version__
 from . import metrics as M
+from . import params as P
 
 QEMU = "qemu-system-x86_64"
 # Under nested KVM the Debian kernel's decompressor stops with an emulation failure (see
@@ -441,11 +442,9 @@ HIST_BIN_S = 0.0005  # the delay histogram's bin width, as the ns-3 scenarios' d
 
 
 def msfc_class(dscp: int, prios: int = 3) -> int:
-    """The class of docs/algorithm.md's default DSCP map: LE, CS1 -> 0; other precedence 0
-    and 1 -> 1; precedence k -> k clamped to prios - 1."""
-    if dscp in (1, 8):
-        return 0
-    return min(max(dscp >> 3, 1), prios - 1)
+    """The class msfc gives a DSCP under its default map (msfc.params: LE, CS1 -> 0; other
+    precedence 0 and 1 -> 1; precedence k -> k), clamped to prios - 1."""
+    return P.default_class(dscp, prios)
 
 
 def _flow_row(**kw) -> dict:

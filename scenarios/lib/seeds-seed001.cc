@@ -4,6 +4,7 @@
 #include "seeds-seed001.h"
 
 #include "ns3/applications-module.h"
+#include "ns3/msfc-queue-disc.h"
 
 namespace seeds
 {
@@ -35,7 +36,13 @@ Seed001Params(const std::string& defaultScheduler, double minDuration)
               0,
               1e6},
         Param{"sfq-perturb", ParamType::Time, "10s", "SFQ perturbation period (0s: off)"},
-        Param{"msfc-prios", ParamType::Int, "3", "MSFC classes for --scheduler=Msfc", "", 1, 16},
+        Param{"msfc-prios",
+              ParamType::Int,
+              "3",
+              "MSFC classes for --scheduler=Msfc",
+              "",
+              TC_MSFC_PRIOS_MIN,
+              TC_MSFC_PRIOS_MAX},
         Param{"rng-run", ParamType::Int, "1", "ns-3 RngRun (independent replications)", "", 1, 1e9},
         Param{"rng-seed", ParamType::Int, "1", "ns-3 RngSeed", "", 1, 1e9},
         Param{"delay-bin",

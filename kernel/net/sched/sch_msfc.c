@@ -46,13 +46,11 @@
 #define MODULE_ALIAS_NET_SCH(id)	MODULE_ALIAS("sch_" id)
 #endif
 
-#define MSFC_MAX_PRIOS		TC_MSFC_MAX_PRIOS
-#define MSFC_MAX_FLOWS		65536
-#define MSFC_MAX_QUANTUM	BIT(20)
-#define MSFC_MAX_RATIO		(16U << 16)
-#define MSFC_MAX_CLASS_QUANTUM	BIT_ULL(40)
-#define MSFC_MAX_DROP_BATCH	65536
-#define MSFC_MAX_TIME_US	2000000000U	/* codel_time_t wraps at 2^31 units */
+/* Ranges, defaults and their messages: pkt_sched.h (TC_MSFC_*).  TC_MSFC_TARGET_MAX and
+ * TC_MSFC_INTERVAL_MAX (2000 s) keep codel_time_t, which wraps at 2^31 units, from wrapping.
+ */
+#define MSFC_MAX_PRIOS		TC_MSFC_PRIOS_MAX
+#define MSFC_MAX_CLASS_QUANTUM	BIT_ULL(TC_MSFC_CLASS_QUANTUM_MAX_LOG2)
 
 struct msfc_flow {
 	struct sk_buff	  *head;
@@ -106,18 +104,10 @@ struct msfc_sched_data {
 	struct msfc_class classes[MSFC_MAX_PRIOS];
 };
 
-/* Default DSCP map: LE and CS1 -> 0, precedence 0/1 -> 1, precedence k -> k
- * (each clamped to prios - 1 when used).
+/* LE (RFC 8622) and CS1 -> 0, precedence 0/1 -> 1, precedence k -> k, each clamped to
+ * prios - 1 when used.
  */
-static void msfc_default_dscp_map(u8 *map)
-{
-	int dscp;
-
-	for (dscp = 0; dscp < TC_MSFC_DSCP_MAP_LEN; dscp++)
-		map[dscp] = max(1, dscp >> 3);
-	map[1] = 0;	/* LE, RFC 8622 */
-	map[8] = 0;	/* CS1 */
-}
+static const u8 msfc_default_dscp_map[TC_MSFC_DSCP_MAP_LEN] = TC_MSFC_DEFAULT_DSCP_MAP;
 
 /* Q_0 = quantum, Q_p = max(1, round(Q_{p-1} * ratio)) in 16.16 fixed point. */
 static int msfc_class_quanta(u32 prios, u32 quantum, u32 ratio, u64 *out)
@@ -543,17 +533,46 @@ static void msfc_reset(struct Qdisc *sch)
 	q->active_flows = 0;
 }
 
+/* not const: Linux 6.1 (Debian 12) points to them through a non-const pointer */
+static struct netlink_range_validation msfc_flows_range = {
+	.min = TC_MSFC_FLOWS_MIN, .max = TC_MSFC_FLOWS_MAX,
+};
+
+static struct netlink_range_validation msfc_quantum_range = {
+	.min = TC_MSFC_QUANTUM_MIN, .max = TC_MSFC_QUANTUM_MAX,
+};
+
+static struct netlink_range_validation msfc_ratio_range = {
+	.min = TC_MSFC_RATIO_MIN, .max = TC_MSFC_RATIO_MAX,
+};
+
+static struct netlink_range_validation msfc_target_range = {
+	.min = TC_MSFC_TARGET_MIN, .max = TC_MSFC_TARGET_MAX,
+};
+
+static struct netlink_range_validation msfc_interval_range = {
+	.min = TC_MSFC_INTERVAL_MIN, .max = TC_MSFC_INTERVAL_MAX,
+};
+
+static struct netlink_range_validation msfc_memory_limit_range = {
+	.min = TC_MSFC_MEMORY_LIMIT_MIN, .max = TC_MSFC_MEMORY_LIMIT_MAX,
+};
+
+static struct netlink_range_validation msfc_drop_batch_range = {
+	.min = TC_MSFC_DROP_BATCH_MIN, .max = TC_MSFC_DROP_BATCH_MAX,
+};
+
 static const struct nla_policy msfc_policy[TCA_MSFC_MAX + 1] = {
-	[TCA_MSFC_PRIOS]	= { .type = NLA_U32 },
-	[TCA_MSFC_FLOWS]	= { .type = NLA_U32 },
-	[TCA_MSFC_QUANTUM]	= { .type = NLA_U32 },
-	[TCA_MSFC_RATIO]	= { .type = NLA_U32 },
-	[TCA_MSFC_TARGET]	= { .type = NLA_U32 },
-	[TCA_MSFC_INTERVAL]	= { .type = NLA_U32 },
-	[TCA_MSFC_LIMIT]	= { .type = NLA_U32 },
-	[TCA_MSFC_MEMORY_LIMIT]	= { .type = NLA_U32 },
-	[TCA_MSFC_DROP_BATCH]	= { .type = NLA_U32 },
-	[TCA_MSFC_ECN]		= { .type = NLA_U32 },
+	[TCA_MSFC_PRIOS]	= NLA_POLICY_RANGE(NLA_U32, TC_MSFC_PRIOS_MIN, TC_MSFC_PRIOS_MAX),
+	[TCA_MSFC_FLOWS]	= NLA_POLICY_FULL_RANGE(NLA_U32, &msfc_flows_range),
+	[TCA_MSFC_QUANTUM]	= NLA_POLICY_FULL_RANGE(NLA_U32, &msfc_quantum_range),
+	[TCA_MSFC_RATIO]	= NLA_POLICY_FULL_RANGE(NLA_U32, &msfc_ratio_range),
+	[TCA_MSFC_TARGET]	= NLA_POLICY_FULL_RANGE(NLA_U32, &msfc_target_range),
+	[TCA_MSFC_INTERVAL]	= NLA_POLICY_FULL_RANGE(NLA_U32, &msfc_interval_range),
+	[TCA_MSFC_LIMIT]	= NLA_POLICY_MIN(NLA_U32, TC_MSFC_LIMIT_MIN),
+	[TCA_MSFC_MEMORY_LIMIT]	= NLA_POLICY_FULL_RANGE(NLA_U32, &msfc_memory_limit_range),
+	[TCA_MSFC_DROP_BATCH]	= NLA_POLICY_FULL_RANGE(NLA_U32, &msfc_drop_batch_range),
+	[TCA_MSFC_ECN]		= NLA_POLICY_MAX(NLA_U32, TC_MSFC_ECN_MAX),
 	[TCA_MSFC_DSCP_MAP]	= NLA_POLICY_EXACT_LEN(TC_MSFC_DSCP_MAP_LEN),
 };
 
@@ -566,37 +585,27 @@ struct msfc_config {
 	u64 quanta[MSFC_MAX_PRIOS];
 };
 
-/* Range of each u32 attribute and the message naming it when violated. */
-struct msfc_range {
-	u32 lo, hi;
+/* Where each u32 attribute goes and the message naming its range (msfc_policy) */
+struct msfc_field {
 	size_t offset;		/* of the value in struct msfc_config */
 	const char *msg;
 };
 
-#define MSFC_RANGE(field, lo, hi, msg) \
-	{ lo, hi, offsetof(struct msfc_config, field), msg }
+#define MSFC_FIELD(field, name, range) \
+	{ offsetof(struct msfc_config, field), name " must be " range }
 
-static const struct msfc_range msfc_ranges[TCA_MSFC_MAX + 1] = {
-	[TCA_MSFC_PRIOS] = MSFC_RANGE(prios, 1, MSFC_MAX_PRIOS,
-				      "prios must be 1 .. 16"),
-	[TCA_MSFC_FLOWS] = MSFC_RANGE(flows_cnt, 1, MSFC_MAX_FLOWS,
-				      "flows must be 1 .. 65536"),
-	[TCA_MSFC_QUANTUM] = MSFC_RANGE(quantum, 1, MSFC_MAX_QUANTUM,
-					"quantum must be 1 .. 1048576 bytes"),
-	[TCA_MSFC_RATIO] =
-		MSFC_RANGE(ratio, 1, MSFC_MAX_RATIO,
-			   "ratio must be 1/65536 .. 16 (16.16 fixed point 1 .. 1048576)"),
-	[TCA_MSFC_TARGET] = MSFC_RANGE(target_us, 1, MSFC_MAX_TIME_US,
-				       "target must be 2 us .. 2000 s"),
-	[TCA_MSFC_INTERVAL] = MSFC_RANGE(interval_us, 1, MSFC_MAX_TIME_US,
-					 "interval must be 2 us .. 2000 s"),
-	[TCA_MSFC_LIMIT] = MSFC_RANGE(limit, 1, U32_MAX,
-				      "limit must be at least 1 packet"),
-	[TCA_MSFC_MEMORY_LIMIT] = MSFC_RANGE(memory_limit, 1, 1U << 31,
-					     "memory_limit must be 1 .. 2^31 bytes"),
-	[TCA_MSFC_DROP_BATCH] = MSFC_RANGE(drop_batch, 1, MSFC_MAX_DROP_BATCH,
-					   "drop_batch must be 1 .. 65536"),
-	[TCA_MSFC_ECN] = MSFC_RANGE(ecn, 0, 1, "ecn must be 0 or 1"),
+static const struct msfc_field msfc_fields[TCA_MSFC_MAX + 1] = {
+	[TCA_MSFC_PRIOS]	= MSFC_FIELD(prios, "prios", TC_MSFC_PRIOS_RANGE),
+	[TCA_MSFC_FLOWS]	= MSFC_FIELD(flows_cnt, "flows", TC_MSFC_FLOWS_RANGE),
+	[TCA_MSFC_QUANTUM]	= MSFC_FIELD(quantum, "quantum", TC_MSFC_QUANTUM_RANGE),
+	[TCA_MSFC_RATIO]	= MSFC_FIELD(ratio, "ratio", TC_MSFC_RATIO_RANGE),
+	[TCA_MSFC_TARGET]	= MSFC_FIELD(target_us, "target", TC_MSFC_TARGET_RANGE),
+	[TCA_MSFC_INTERVAL]	= MSFC_FIELD(interval_us, "interval", TC_MSFC_INTERVAL_RANGE),
+	[TCA_MSFC_LIMIT]	= MSFC_FIELD(limit, "limit", TC_MSFC_LIMIT_RANGE),
+	[TCA_MSFC_MEMORY_LIMIT]	= MSFC_FIELD(memory_limit, "memory_limit",
+					     TC_MSFC_MEMORY_LIMIT_RANGE),
+	[TCA_MSFC_DROP_BATCH]	= MSFC_FIELD(drop_batch, "drop_batch", TC_MSFC_DROP_BATCH_RANGE),
+	[TCA_MSFC_ECN]		= MSFC_FIELD(ecn, "ecn", TC_MSFC_ECN_RANGE),
 };
 
 /* Parse and check everything before changing anything. */
@@ -607,26 +616,21 @@ static int msfc_parse(struct Qdisc *sch, struct nlattr *opt,
 	int err, i;
 
 	err = nla_parse_nested(tb, TCA_MSFC_MAX, opt, msfc_policy, extack);
+	if (err == -ERANGE && extack && extack->bad_attr &&
+	    nla_len(extack->bad_attr) == sizeof(u32) &&
+	    nla_type(extack->bad_attr) <= TCA_MSFC_MAX &&
+	    msfc_fields[nla_type(extack->bad_attr)].msg) {
+		/* a u32 of the right size out of the policy's range: name the
+		 * parameter and its range instead of "integer out of range"
+		 */
+		extack->_msg = msfc_fields[nla_type(extack->bad_attr)].msg;
+	}
 	if (err < 0)
 		return err;
 
 	for (i = 0; i <= TCA_MSFC_MAX; i++) {
-		const struct msfc_range *r = &msfc_ranges[i];
-		u32 v;
-
-		if (!r->msg || !tb[i])
-			continue;
-		v = nla_get_u32(tb[i]);
-		if (v < r->lo || v > r->hi) {
-			/* r->msg is a literal, but not in place as
-			 * NL_SET_ERR_MSG_ATTR() wants it
-			 */
-			if (extack)
-				extack->_msg = r->msg;
-			NL_SET_BAD_ATTR(extack, tb[i]);
-			return -EINVAL;
-		}
-		*(u32 *)((u8 *)c + r->offset) = v;
+		if (msfc_fields[i].msg && tb[i])
+			*(u32 *)((u8 *)c + msfc_fields[i].offset) = nla_get_u32(tb[i]);
 	}
 
 	if (tb[TCA_MSFC_DSCP_MAP]) {
@@ -635,7 +639,7 @@ static int msfc_parse(struct Qdisc *sch, struct nlattr *opt,
 		for (i = 0; i < TC_MSFC_DSCP_MAP_LEN; i++) {
 			if (map[i] >= MSFC_MAX_PRIOS) {
 				NL_SET_ERR_MSG_ATTR(extack, tb[TCA_MSFC_DSCP_MAP],
-						    "dscp map entries must be classes 0 .. 15");
+						    TC_MSFC_DSCP_MAP_MSG);
 				return -EINVAL;
 			}
 		}
@@ -649,13 +653,13 @@ static int msfc_parse(struct Qdisc *sch, struct nlattr *opt,
 		c->interval = ((u64)c->interval_us * NSEC_PER_USEC) >> CODEL_SHIFT;
 	if (!c->target || c->target >= c->interval) {
 		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_MSFC_TARGET] ?: tb[TCA_MSFC_INTERVAL],
-				    "target must be at least 2 us and below interval");
+				    TC_MSFC_TARGET_INTERVAL_MSG);
 		return -EINVAL;
 	}
 	if (msfc_class_quanta(c->prios, c->quantum, c->ratio, c->quanta)) {
 		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_MSFC_RATIO] ?: tb[TCA_MSFC_PRIOS] ?:
 				    tb[TCA_MSFC_QUANTUM],
-				    "quantum * ratio^(prios-1) exceeds 2^40 bytes: lower ratio, prios or quantum");
+				    TC_MSFC_CLASS_QUANTUM_MSG);
 		return -EINVAL;
 	}
 	return 0;
@@ -818,14 +822,15 @@ static int msfc_init(struct Qdisc *sch, struct nlattr *opt,
 	struct msfc_sched_data *q = qdisc_priv(sch);
 	int err, p;
 
-	sch->limit = 10240;
-	q->prios = 3;
-	q->flows_cnt = 1024;
-	q->quantum = clamp_t(u32, psched_mtu(qdisc_dev(sch)), 1, MSFC_MAX_QUANTUM);
-	q->ratio = 2 << 16;
-	q->drop_batch = 64;
-	q->memory_limit = 32 << 20;
-	msfc_default_dscp_map(q->dscp_map);
+	sch->limit = TC_MSFC_LIMIT_DEFAULT;
+	q->prios = TC_MSFC_PRIOS_DEFAULT;
+	q->flows_cnt = TC_MSFC_FLOWS_DEFAULT;
+	q->quantum = clamp_t(u32, psched_mtu(qdisc_dev(sch)), TC_MSFC_QUANTUM_MIN,
+			     TC_MSFC_QUANTUM_MAX);
+	q->ratio = TC_MSFC_RATIO_DEFAULT;
+	q->drop_batch = TC_MSFC_DROP_BATCH_DEFAULT;
+	q->memory_limit = TC_MSFC_MEMORY_LIMIT_DEFAULT;
+	memcpy(q->dscp_map, msfc_default_dscp_map, TC_MSFC_DSCP_MAP_LEN);
 	get_random_bytes(&q->perturbation, sizeof(q->perturbation));
 	INIT_LIST_HEAD(&q->active_classes);
 	for (p = 0; p < MSFC_MAX_PRIOS; p++) {
@@ -834,10 +839,12 @@ static int msfc_init(struct Qdisc *sch, struct nlattr *opt,
 		gnet_stats_basic_sync_init(&q->classes[p].bstats);
 	}
 	codel_params_init(&q->cparams);
-	q->target_us = 5000;
-	q->interval_us = 100000;
+	q->target_us = TC_MSFC_TARGET_DEFAULT;
+	q->interval_us = TC_MSFC_INTERVAL_DEFAULT;
+	q->cparams.target = ((u64)q->target_us * NSEC_PER_USEC) >> CODEL_SHIFT;
+	q->cparams.interval = ((u64)q->interval_us * NSEC_PER_USEC) >> CODEL_SHIFT;
 	codel_stats_init(&q->cstats);
-	q->cparams.ecn = false;
+	q->cparams.ecn = TC_MSFC_ECN_DEFAULT;
 
 	err = tcf_block_get(&q->block, &q->filter_list, sch, extack);
 	if (err)

@@ -590,39 +590,83 @@ struct msfc_bad_case {
 	struct msfc_test_attr attrs[3];
 	int maplen;
 	u8 mapval;
+	const char *msg;	/* the extack message; NULL: the netlink core's own */
 };
 
-/* Every invalid attribute is rejected with an extack message and changes nothing. */
+#define MSFC_MSG(name, NAME)	name " must be " TC_MSFC_##NAME##_RANGE
+
+/* Every invalid attribute is rejected with its extack message (pkt_sched.h's words) and
+ * changes nothing; the boundaries of every range are accepted.
+ */
 static void msfc_test_invalid(struct kunit *test)
 {
 	static const struct msfc_bad_case cases[] = {
-		{ "prios 0", { { TCA_MSFC_PRIOS, 0 } } },
-		{ "prios 17", { { TCA_MSFC_PRIOS, 17 } } },
-		{ "flows 0", { { TCA_MSFC_FLOWS, 0 } } },
-		{ "flows 65537", { { TCA_MSFC_FLOWS, 65537 } } },
-		{ "quantum 0", { { TCA_MSFC_QUANTUM, 0 } } },
-		{ "quantum 2^20+1", { { TCA_MSFC_QUANTUM, (1 << 20) + 1 } } },
-		{ "ratio 0", { { TCA_MSFC_RATIO, 0 } } },
-		{ "ratio 16+", { { TCA_MSFC_RATIO, (16 << 16) + 1 } } },
-		{ "target 0", { { TCA_MSFC_TARGET, 0 } } },
-		{ "target 1us", { { TCA_MSFC_TARGET, 1 } } },
-		{ "target > 2000 s", { { TCA_MSFC_TARGET, 2000000001 } } },
-		{ "interval 0", { { TCA_MSFC_INTERVAL, 0 } } },
-		{ "interval > 2000 s", { { TCA_MSFC_INTERVAL, 2000000001 } } },
+		{ "prios 0", { { TCA_MSFC_PRIOS, 0 } }, 0, 0, MSFC_MSG("prios", PRIOS) },
+		{ "prios 17", { { TCA_MSFC_PRIOS, 17 } }, 0, 0, MSFC_MSG("prios", PRIOS) },
+		{ "flows 0", { { TCA_MSFC_FLOWS, 0 } }, 0, 0, MSFC_MSG("flows", FLOWS) },
+		{ "flows 65537", { { TCA_MSFC_FLOWS, 65537 } }, 0, 0, MSFC_MSG("flows", FLOWS) },
+		{ "quantum 0", { { TCA_MSFC_QUANTUM, 0 } }, 0, 0, MSFC_MSG("quantum", QUANTUM) },
+		{ "quantum 2^20+1", { { TCA_MSFC_QUANTUM, (1 << 20) + 1 } }, 0, 0,
+		  MSFC_MSG("quantum", QUANTUM) },
+		{ "ratio 0", { { TCA_MSFC_RATIO, 0 } }, 0, 0, MSFC_MSG("ratio", RATIO) },
+		{ "ratio 16+", { { TCA_MSFC_RATIO, (16 << 16) + 1 } }, 0, 0,
+		  MSFC_MSG("ratio", RATIO) },
+		{ "target 0", { { TCA_MSFC_TARGET, 0 } }, 0, 0, MSFC_MSG("target", TARGET) },
+		{ "target 1us", { { TCA_MSFC_TARGET, 1 } }, 0, 0, MSFC_MSG("target", TARGET) },
+		{ "target > 2000 s", { { TCA_MSFC_TARGET, 2000000001 } }, 0, 0,
+		  MSFC_MSG("target", TARGET) },
+		{ "interval 0", { { TCA_MSFC_INTERVAL, 0 } }, 0, 0,
+		  MSFC_MSG("interval", INTERVAL) },
+		{ "interval 1us", { { TCA_MSFC_INTERVAL, 1 } }, 0, 0,
+		  MSFC_MSG("interval", INTERVAL) },
+		{ "interval > 2000 s", { { TCA_MSFC_INTERVAL, 2000000001 } }, 0, 0,
+		  MSFC_MSG("interval", INTERVAL) },
 		{ "target >= interval",
-		  { { TCA_MSFC_TARGET, 100000 }, { TCA_MSFC_INTERVAL, 100000 } } },
-		{ "target above default interval", { { TCA_MSFC_TARGET, 200000 } } },
-		{ "limit 0", { { TCA_MSFC_LIMIT, 0 } } },
-		{ "memory_limit 0", { { TCA_MSFC_MEMORY_LIMIT, 0 } } },
-		{ "memory_limit 2^31+1", { { TCA_MSFC_MEMORY_LIMIT, (1U << 31) + 1 } } },
-		{ "drop_batch 0", { { TCA_MSFC_DROP_BATCH, 0 } } },
-		{ "drop_batch 65537", { { TCA_MSFC_DROP_BATCH, 65537 } } },
-		{ "ecn 2", { { TCA_MSFC_ECN, 2 } } },
+		  { { TCA_MSFC_TARGET, 100000 }, { TCA_MSFC_INTERVAL, 100000 } }, 0, 0,
+		  TC_MSFC_TARGET_INTERVAL_MSG },
+		{ "target above default interval", { { TCA_MSFC_TARGET, 200000 } }, 0, 0,
+		  TC_MSFC_TARGET_INTERVAL_MSG },
+		{ "limit 0", { { TCA_MSFC_LIMIT, 0 } }, 0, 0, MSFC_MSG("limit", LIMIT) },
+		{ "memory_limit 0", { { TCA_MSFC_MEMORY_LIMIT, 0 } }, 0, 0,
+		  MSFC_MSG("memory_limit", MEMORY_LIMIT) },
+		{ "memory_limit 2^31+1", { { TCA_MSFC_MEMORY_LIMIT, (1U << 31) + 1 } }, 0, 0,
+		  MSFC_MSG("memory_limit", MEMORY_LIMIT) },
+		{ "drop_batch 0", { { TCA_MSFC_DROP_BATCH, 0 } }, 0, 0,
+		  MSFC_MSG("drop_batch", DROP_BATCH) },
+		{ "drop_batch 65537", { { TCA_MSFC_DROP_BATCH, 65537 } }, 0, 0,
+		  MSFC_MSG("drop_batch", DROP_BATCH) },
+		{ "ecn 2", { { TCA_MSFC_ECN, 2 } }, 0, 0, MSFC_MSG("ecn", ECN) },
 		{ "class quantum over 2^40",
-		  { { TCA_MSFC_PRIOS, 16 }, { TCA_MSFC_RATIO, 16 << 16 } } },
+		  { { TCA_MSFC_PRIOS, 16 }, { TCA_MSFC_RATIO, 16 << 16 } }, 0, 0,
+		  TC_MSFC_CLASS_QUANTUM_MSG },
 		{ "dscp map short", { { 0 } }, 63, 0 },
 		{ "dscp map long", { { 0 } }, 65, 0 },
-		{ "dscp map entry 16", { { 0 } }, 64, 16 },
+		{ "dscp map entry 16", { { 0 } }, 64, 16, TC_MSFC_DSCP_MAP_MSG },
+	};
+	/* accepted one after the other, starting from the defaults */
+	static const struct msfc_test_attr bounds[][3] = {
+		{ { TCA_MSFC_FLOWS, TC_MSFC_FLOWS_MIN } },
+		{ { TCA_MSFC_FLOWS, TC_MSFC_FLOWS_MAX } },
+		{ { TCA_MSFC_FLOWS, TC_MSFC_FLOWS_DEFAULT } },
+		{ { TCA_MSFC_PRIOS, TC_MSFC_PRIOS_MIN } },
+		{ { TCA_MSFC_PRIOS, TC_MSFC_PRIOS_MAX } },
+		{ { TCA_MSFC_PRIOS, TC_MSFC_PRIOS_DEFAULT } },
+		{ { TCA_MSFC_QUANTUM, TC_MSFC_QUANTUM_MIN } },
+		{ { TCA_MSFC_QUANTUM, TC_MSFC_QUANTUM_MAX } },
+		{ { TCA_MSFC_RATIO, TC_MSFC_RATIO_MIN } },
+		{ { TCA_MSFC_RATIO, TC_MSFC_RATIO_MAX } },
+		{ { TCA_MSFC_TARGET, TC_MSFC_TARGET_MIN } },
+		{ { TCA_MSFC_INTERVAL, TC_MSFC_INTERVAL_MAX } },
+		{ { TCA_MSFC_TARGET, TC_MSFC_TARGET_MIN }, { TCA_MSFC_INTERVAL, 3 } },
+		{ { TCA_MSFC_TARGET, 5000 }, { TCA_MSFC_INTERVAL, 100000 } },
+		{ { TCA_MSFC_LIMIT, TC_MSFC_LIMIT_MIN } },
+		{ { TCA_MSFC_LIMIT, TC_MSFC_LIMIT_MAX } },
+		{ { TCA_MSFC_MEMORY_LIMIT, TC_MSFC_MEMORY_LIMIT_MIN } },
+		{ { TCA_MSFC_MEMORY_LIMIT, TC_MSFC_MEMORY_LIMIT_MAX } },
+		{ { TCA_MSFC_DROP_BATCH, TC_MSFC_DROP_BATCH_MIN } },
+		{ { TCA_MSFC_DROP_BATCH, TC_MSFC_DROP_BATCH_MAX } },
+		{ { TCA_MSFC_ECN, TC_MSFC_ECN_MIN } },
+		{ { TCA_MSFC_ECN, TC_MSFC_ECN_MAX } },
 	};
 	struct Qdisc *sch = msfc_test_create(test, NULL);
 	struct msfc_sched_data *q = qdisc_priv(sch);
@@ -648,10 +692,22 @@ static void msfc_test_invalid(struct kunit *test)
 				      "%s: error %d", cases[i].what, err);
 		KUNIT_EXPECT_NOT_NULL_MSG(test, extack._msg, "%s: no error message",
 					  cases[i].what);
+		if (cases[i].msg && extack._msg)
+			KUNIT_EXPECT_STREQ_MSG(test, extack._msg, cases[i].msg, "%s",
+					       cases[i].what);
 		KUNIT_EXPECT_EQ_MSG(test, memcmp(before, q, sizeof(*q)), 0,
 				    "%s changed the qdisc", cases[i].what);
 		if (extack._msg)
 			kunit_info(test, "%s: %s\n", cases[i].what, extack._msg);
+	}
+
+	for (i = 0; i < ARRAY_SIZE(bounds); i++) {
+		struct netlink_ext_ack extack = {};
+
+		int err = msfc_test_change(sch, bounds[i], NULL, 0, &extack);
+
+		KUNIT_EXPECT_EQ_MSG(test, err, 0, "bound %d (attribute %d = %u) refused: %s", i,
+				    bounds[i][0].type, bounds[i][0].val, extack._msg ?: "");
 	}
 }
 

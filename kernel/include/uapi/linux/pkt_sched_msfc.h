@@ -9,8 +9,8 @@
 
 enum {
 	TCA_MSFC_UNSPEC,
-	TCA_MSFC_PRIOS,		/* u32, number of classes, 1 .. 16 */
-	TCA_MSFC_FLOWS,		/* u32, flow queues per class, 1 .. 65536 */
+	TCA_MSFC_PRIOS,		/* u32, number of classes */
+	TCA_MSFC_FLOWS,		/* u32, flow queues per class */
 	TCA_MSFC_QUANTUM,	/* u32, bytes */
 	TCA_MSFC_RATIO,		/* u32, class quantum ratio, 16.16 fixed point */
 	TCA_MSFC_TARGET,	/* u32, CoDel target in us */
@@ -25,8 +25,83 @@ enum {
 
 #define TCA_MSFC_MAX	(__TCA_MSFC_MAX - 1)
 
-#define TC_MSFC_MAX_PRIOS	16
+#define TC_MSFC_MAX_PRIOS	TC_MSFC_PRIOS_MAX
 #define TC_MSFC_DSCP_MAP_LEN	64
+
+/*
+ * The one definition of every parameter's range, default and the words that name the
+ * range in error messages ("<name> must be <RANGE>"); the qdisc's netlink policy, tc, the
+ * ns-3 model, the msfc Python package and the docs' tables all take them from here.
+ * Times are in microseconds, ratio in 16.16 fixed point.  Every value below is a plain
+ * decimal number or string: the Python side reads this block.
+ */
+#define TC_MSFC_PRIOS_MIN		1
+#define TC_MSFC_PRIOS_MAX		16
+#define TC_MSFC_PRIOS_DEFAULT		3
+#define TC_MSFC_PRIOS_RANGE		"1 .. 16"
+#define TC_MSFC_FLOWS_MIN		1
+#define TC_MSFC_FLOWS_MAX		65536
+#define TC_MSFC_FLOWS_DEFAULT		1024
+#define TC_MSFC_FLOWS_RANGE		"1 .. 65536"
+#define TC_MSFC_QUANTUM_MIN		1
+#define TC_MSFC_QUANTUM_MAX		1048576
+#define TC_MSFC_QUANTUM_RANGE		"1 .. 1048576 bytes"
+#define TC_MSFC_RATIO_MIN		1
+#define TC_MSFC_RATIO_MAX		1048576
+#define TC_MSFC_RATIO_DEFAULT		131072
+#define TC_MSFC_RATIO_RANGE		"1/65536 .. 16 (16.16 fixed point 1 .. 1048576)"
+#define TC_MSFC_TARGET_MIN		2
+#define TC_MSFC_TARGET_MAX		2000000000
+#define TC_MSFC_TARGET_DEFAULT		5000
+#define TC_MSFC_TARGET_RANGE		"2 us .. 2000 s"
+#define TC_MSFC_INTERVAL_MIN		2
+#define TC_MSFC_INTERVAL_MAX		2000000000
+#define TC_MSFC_INTERVAL_DEFAULT	100000
+#define TC_MSFC_INTERVAL_RANGE		"2 us .. 2000 s"
+#define TC_MSFC_LIMIT_MIN		1
+#define TC_MSFC_LIMIT_MAX		4294967295
+#define TC_MSFC_LIMIT_DEFAULT		10240
+#define TC_MSFC_LIMIT_RANGE		"at least 1 packet"
+#define TC_MSFC_MEMORY_LIMIT_MIN	1
+#define TC_MSFC_MEMORY_LIMIT_MAX	2147483648
+#define TC_MSFC_MEMORY_LIMIT_DEFAULT	33554432
+#define TC_MSFC_MEMORY_LIMIT_RANGE	"1 .. 2^31 bytes"
+#define TC_MSFC_DROP_BATCH_MIN		1
+#define TC_MSFC_DROP_BATCH_MAX		65536
+#define TC_MSFC_DROP_BATCH_DEFAULT	64
+#define TC_MSFC_DROP_BATCH_RANGE	"1 .. 65536"
+#define TC_MSFC_ECN_MIN			0
+#define TC_MSFC_ECN_MAX			1
+#define TC_MSFC_ECN_DEFAULT		0
+#define TC_MSFC_ECN_RANGE		"0 or 1"
+
+/* Rules between parameters and of the DSCP map, as error messages. */
+#define TC_MSFC_TARGET_INTERVAL_MSG	"target must be at least 2 us and below interval"
+#define TC_MSFC_CLASS_QUANTUM_MAX_LOG2	40
+#define TC_MSFC_CLASS_QUANTUM_MSG \
+	"quantum * ratio^(prios-1) exceeds 2^40 bytes: lower ratio, prios or quantum"
+#define TC_MSFC_DSCP_MAP_MSG		"dscp map entries must be classes 0 .. 15"
+
+/*
+ * Default DSCP map (class of each DSCP, clamped to prios - 1 when used): LE (1) and CS1 (8)
+ * -> 0; every other code point of precedence 0 or 1 -> 1; precedence k >= 2 -> k.
+ */
+#define TC_MSFC_DEFAULT_DSCP_MAP {			\
+	1, 0, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1,	\
+	2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3,	\
+	4, 4, 4, 4, 4, 4, 4, 4, 5, 5, 5, 5, 5, 5, 5, 5,	\
+	6, 6, 6, 6, 6, 6, 6, 6, 7, 7, 7, 7, 7, 7, 7, 7,	\
+}
+
+/* DSCP names user space accepts for a code point (case-insensitive), name and DSCP. */
+#define TC_MSFC_DSCP_NAMES {						\
+	{ "be", 0 }, { "cs0", 0 }, { "le", 1 }, { "cs1", 8 },		\
+	{ "af11", 10 }, { "af12", 12 }, { "af13", 14 }, { "cs2", 16 },	\
+	{ "af21", 18 }, { "af22", 20 }, { "af23", 22 }, { "cs3", 24 },	\
+	{ "af31", 26 }, { "af32", 28 }, { "af33", 30 }, { "cs4", 32 },	\
+	{ "af41", 34 }, { "af42", 36 }, { "af43", 38 }, { "cs5", 40 },	\
+	{ "va", 44 }, { "ef", 46 }, { "cs6", 48 }, { "cs7", 56 },	\
+}
 
 enum {
 	TCA_MSFC_XSTATS_QDISC,

@@ -1,0 +1,240 @@
+"""MSFC's parameters, read from their one definition: the qdisc's UAPI header.
+
+``kernel/include/uapi/linux/pkt_sched_msfc.h`` defines, for every ``tc``/netlink parameter, its
+range (``TC_MSFC_<NAME>_MIN`` / ``_MAX``, times in microseconds, the ratio in 16.16 fixed
+point), its default and the words that name the range in error messages (``<name> must be
+<RANGE>``), the messages of the rules between parameters, the DSCP names and the default DSCP
+map. The kernel qdisc, ``tc`` and the ns-3 model compile that header; this module reads it, so
+the command line, the testbed and the docs' tables (tests/test_params.py) use the same values.
+
+    python -m msfc.params          prints the parameters (name, range, default, message)
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal
+from functools import cache
+from pathlib import Path
+
+from .errors import UserError
+
+HEADER = (
+    Path(__file__).resolve().parent.parent.parent
+    / "kernel"
+    / "include"
+    / "uapi"
+    / "linux"
+    / "pkt_sched_msfc.h"
+)
+
+#: tc / netlink names in the order of the TCA_MSFC_* attributes
+NAMES = (
+    "prios",
+    "flows",
+    "quantum",
+    "ratio",
+    "target",
+    "interval",
+    "limit",
+    "memory_limit",
+    "drop_batch",
+    "ecn",
+)
+#: units of the header's numbers (a parameter not listed counts)
+UNITS = {
+    "quantum": "bytes",
+    "memory_limit": "bytes",
+    "target": "us",
+    "interval": "us",
+    "ratio": "16.16",
+    "limit": "packets",
+}
+#: ns-3 attributes of ns3::MsfcQueueDisc -> the parameter whose range they have
+NS3_ATTRIBUTES = {
+    "Prios": "prios",
+    "Flows": "flows",
+    "Quantum": "quantum",
+    "Ratio": "ratio",
+    "Target": "target",
+    "Interval": "interval",
+    "DropBatchSize": "drop_batch",
+}
+RATIO_ONE = 65536
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str  # as tc and the kernel's messages spell it
+    min: int
+    max: int
+    default: int | None  # None: the device's MTU (quantum)
+    range: str  # the words after "must be"
+    unit: str = ""
+
+    @property
+    def message(self) -> str:
+        """The kernel's extack message for a value out of range (tc and ns-3 say the same)."""
+        return f"{self.name} must be {self.range}"
+
+    def contains(self, value: int) -> bool:
+        return self.min <= value <= self.max
+
+
+@dataclass(frozen=True)
+class Definitions:
+    params: dict[str, Param]
+    target_interval_msg: str
+    class_quantum_msg: str
+    class_quantum_max: int
+    dscp_map_msg: str
+    default_dscp_map: tuple[int, ...]
+    dscp_names: dict[str, int]  # lower-case name -> DSCP
+
+    @property
+    def max_class(self) -> int:
+        return self.params["prios"].max - 1
+
+
+_DEFINE = re.compile(r"^#define\s+(TC_MSFC_\w+)[ \t]+(.+?)\s*$", re.MULTILINE)
+
+
+def _defines(text: str) -> dict[str, str]:
+    text = re.sub(r"\\\n", " ", text)  # continuation lines
+    return {m.group(1): m.group(2) for m in _DEFINE.finditer(text)}
+
+
+def parse_header(text: str, where: str = "pkt_sched_msfc.h") -> Definitions:
+    """The definitions of a header's text (every value a decimal number, a string, another
+    TC_MSFC_ name or a brace initializer)."""
+    raw = _defines(text)
+
+    def value(key: str):
+        if key not in raw:
+            raise UserError(f"{where}: no #define {key}", 1)
+        v = raw[key]
+        if re.fullmatch(r"\d+", v):
+            return int(v)
+        if re.fullmatch(r'"[^"\\]*"', v):
+            return v[1:-1]
+        if re.fullmatch(r"TC_MSFC_\w+", v):
+            return value(v)
+        raise UserError(f"{where}: {key} is neither a decimal number nor a string: {v}", 1)
+
+    params = {}
+    for name in NAMES:
+        key = f"TC_MSFC_{name.upper()}"
+        params[name] = Param(
+            name=name,
+            min=value(key + "_MIN"),
+            max=value(key + "_MAX"),
+            default=value(key + "_DEFAULT") if key + "_DEFAULT" in raw else None,
+            range=value(key + "_RANGE"),
+            unit=UNITS.get(name, ""),
+        )
+    dmap = tuple(int(x) for x in re.findall(r"\d+", raw.get("TC_MSFC_DEFAULT_DSCP_MAP", "")))
+    if len(dmap) != value("TC_MSFC_DSCP_MAP_LEN"):
+        raise UserError(f"{where}: TC_MSFC_DEFAULT_DSCP_MAP has {len(dmap)} entries, not 64", 1)
+    names = {
+        n: int(d)
+        for n, d in re.findall(r'\{\s*"(\w+)"\s*,\s*(\d+)\s*\}', raw.get("TC_MSFC_DSCP_NAMES", ""))
+    }
+    if not names:
+        raise UserError(f"{where}: no TC_MSFC_DSCP_NAMES", 1)
+    return Definitions(
+        params=params,
+        target_interval_msg=value("TC_MSFC_TARGET_INTERVAL_MSG"),
+        class_quantum_msg=value("TC_MSFC_CLASS_QUANTUM_MSG"),
+        class_quantum_max=1 << value("TC_MSFC_CLASS_QUANTUM_MAX_LOG2"),
+        dscp_map_msg=value("TC_MSFC_DSCP_MAP_MSG"),
+        default_dscp_map=dmap,
+        dscp_names=names,
+    )
+
+
+@cache
+def definitions() -> Definitions:
+    try:
+        text = HEADER.read_text()
+    except OSError as e:
+        raise UserError(
+            f"cannot read MSFC's parameter definitions {HEADER} ({e.strerror}): the msfc package "
+            f"reads them from its source tree; install it from there with `make setup`",
+            1,
+        ) from None
+    return parse_header(text, str(HEADER))
+
+
+def param(name: str) -> Param:
+    return definitions().params[name]
+
+
+def default_class(dscp: int, prios: int = 3) -> int:
+    """The class of a DSCP under the default map, clamped to prios - 1 as the qdisc does."""
+    return min(definitions().default_dscp_map[dscp & 0x3F], prios - 1)
+
+
+def dscp_of(text: str) -> int | None:
+    """A DSCP given as a number 0..63 or a name (case-insensitive); None if it is neither."""
+    t = text.strip()
+    if t.isdigit():
+        return int(t) if int(t) < 64 else None
+    return definitions().dscp_names.get(t.lower())
+
+
+def ratio_fixed(value: float | str) -> int:
+    """A ratio in 16.16 fixed point, rounded half up (as tc and the ns-3 model round it)."""
+    return int((Decimal(str(value)) * RATIO_ONE).quantize(Decimal(1), rounding=ROUND_HALF_UP))
+
+
+_UNIT_US = {"us": 1, "ms": 1000, "s": 1000000}
+
+
+def range_bounds(p: Param) -> tuple[int, int]:
+    """The bounds the range's words state, in the header's units (the check that the words and
+    the numbers agree)."""
+    t = p.range
+    if t == "0 or 1":
+        return 0, 1
+    m = re.fullmatch(r"at least (\d+) packets?", t)
+    if m:
+        return int(m.group(1)), 2**32 - 1
+    m = re.fullmatch(r"(\S+)(?: (us|ms|s))? \.\. (\S+)(?: (us|ms|s|bytes))?(?: \(.*\))?", t)
+    if not m:
+        raise ValueError(f"{p.name}: range words '{t}' have no form this module knows")
+
+    def number(x: str) -> int:
+        if "^" in x:
+            b, e = x.split("^")
+            return int(b) ** int(e)
+        if "/" in x:
+            a, b = x.split("/")
+            return ratio_fixed(Decimal(a) / Decimal(b))
+        return ratio_fixed(x) if p.name == "ratio" else int(x)
+
+    lo, lo_unit, hi, hi_unit = m.groups()
+    lo_v, hi_v = number(lo), number(hi)
+    if p.unit == "us":
+        lo_v *= _UNIT_US[lo_unit or hi_unit]
+        hi_v *= _UNIT_US[hi_unit]
+    return lo_v, hi_v
+
+
+def main() -> int:
+    d = definitions()
+    print(f"from {HEADER}")
+    for p in d.params.values():
+        print(
+            f"{p.name:13} {p.min:>10} .. {p.max:<10} {p.unit:7} default {p.default}  '{p.message}'"
+        )
+    print(f"target/interval: '{d.target_interval_msg}'")
+    print(f"class quanta:    '{d.class_quantum_msg}'")
+    print(f"dscp map:        '{d.dscp_map_msg}'")
+    print("default map:", " ".join(map(str, d.default_dscp_map)))
+    print("names:", ", ".join(f"{n}={v}" for n, v in d.dscp_names.items()))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
