@@ -17,7 +17,7 @@ APT_PACKAGES := cmake ninja-build g++ make
 
 .PHONY: all setup deps build lint format test test-ns3 test-python test-kernel test-vm bench \
         bench-dumbbell bench-cost bench-isp-cost bench-kernel bench-linux bench-linux-cost bench-seeds bench-seed001 \
-        bench-seed002 bench-seed003 bench-seed004 clean help
+        bench-seed002 bench-seed003 bench-seed004 diff-test clean help
 
 all: build
 
@@ -30,6 +30,7 @@ help:
 	@echo "make bench-seed001 / bench-seed003 / bench-seed004 - one seed's experiments"
 	@echo "make bench-seed002 - seed 002 (tbf/htb shaping accuracy, HTB vs MSFC guarantee) in the UML kernel"
 	@echo "make bench-isp-cost - simulation cost of the ISP tree per scheduler"
+	@echo "make diff-test N=5000 - differential test at scale: reference vs ns-3 vs kernel (docs/differential.md)"
 	@echo "make clean   - remove build outputs (keeps .venv)"
 
 # Debian packages: only installed when a tool is missing.
@@ -79,6 +80,17 @@ test-ns3: build
 # tests/seeds/ and tests/reference/.
 test-python: build
 	MSFC_BUILD_DIR=$(CURDIR)/$(BUILD) $(VENV)/bin/python -m pytest -q
+
+# The differential test at scale (docs/differential.md): N random Hypothesis examples (a
+# failure is shrunk to a small trace) and N seeded generated traces through the reference and
+# the ns-3 model, then DIFF_KERNEL traces of the generated set in the kernel's KUnit replay.
+N ?= 5000
+DIFF_KERNEL ?= 2000
+diff-test: build
+	MSFC_BUILD_DIR=$(CURDIR)/$(BUILD) MSFC_DIFF_EXAMPLES=$(N) MSFC_DIFF_RANDOM=1 \
+	    $(VENV)/bin/python -m pytest -q -p no:cacheprovider tests/reference/test_differential.py -k property
+	$(VENV)/bin/python -m msfc.differential --count $(N) --build-dir $(BUILD)
+	$(MAKE) -C kernel kunit-vectors DIFF_TRACES=$(DIFF_KERNEL)
 
 test-kernel: setup
 	$(MAKE) -C kernel test

@@ -14,28 +14,43 @@ namespace
 // Reciprocal square root in Q0.16, widened to Q0.32 for the arithmetic (as Linux).
 constexpr int REC_INV_SQRT_BITS = 16;
 constexpr int REC_INV_SQRT_SHIFT = 32 - REC_INV_SQRT_BITS;
+// Linux's CoDel clock: nanoseconds >> 10 (codel_time_t).
+constexpr int CODEL_SHIFT = 10;
 } // namespace
 
 void
 CoDelCore::Configure(Time target, Time interval, uint64_t minBacklog, Flavour flavour)
 {
-    m_targetNs = target.GetNanoSeconds();
-    m_intervalNs = interval.GetNanoSeconds();
-    m_interval = interval;
-    m_minBacklog = minBacklog;
     m_flavour = flavour;
+    m_targetTime = target;
+    m_interval = interval;
+    m_target = ToTicks(target.GetNanoSeconds());
+    m_intervalTicks = ToTicks(interval.GetNanoSeconds());
+    m_minBacklog = minBacklog;
 }
 
 int64_t
 CoDelCore::GetTargetNs() const
 {
-    return m_targetNs;
+    return m_targetTime.GetNanoSeconds();
 }
 
 int64_t
 CoDelCore::GetIntervalNs() const
 {
-    return m_intervalNs;
+    return m_interval.GetNanoSeconds();
+}
+
+int64_t
+CoDelCore::ToTicks(int64_t ns) const
+{
+    return m_flavour == Flavour::LINUX ? ns >> CODEL_SHIFT : ns;
+}
+
+Time
+CoDelCore::TicksToTime(int64_t ticks) const
+{
+    return NanoSeconds(m_flavour == Flavour::LINUX ? ticks << CODEL_SHIFT : ticks);
 }
 
 void
@@ -56,7 +71,7 @@ CoDelCore::ControlLaw(int64_t t, const CoDelVars& vars) const
     if (m_flavour == Flavour::LINUX)
     {
         // t + interval / sqrt(count), with 1/sqrt(count) in Q0.16
-        unsigned __int128 scaled = static_cast<unsigned __int128>(m_intervalNs) *
+        unsigned __int128 scaled = static_cast<unsigned __int128>(m_intervalTicks) *
                                    (static_cast<uint32_t>(vars.recInvSqrt) << REC_INV_SQRT_SHIFT);
         return t + static_cast<int64_t>(scaled >> 32);
     }
@@ -87,16 +102,16 @@ CoDelCore::ShouldDrop(CoDelVars& vars,
         vars.firstAboveTime = 0;
         return false;
     }
-    int64_t sojourn = now - item->GetTimeStamp().GetNanoSeconds();
+    int64_t sojourn = now - ToTicks(item->GetTimeStamp().GetNanoSeconds());
     // The packet has left the queue: the flow's backlog is what remains.
-    if (sojourn < m_targetNs || backlog <= m_minBacklog)
+    if (sojourn < m_target || backlog <= m_minBacklog)
     {
         vars.firstAboveTime = 0;
         return false;
     }
     if (vars.firstAboveTime == 0)
     {
-        vars.firstAboveTime = now + m_intervalNs;
+        vars.firstAboveTime = now + m_intervalTicks;
         return false;
     }
     return m_flavour == Flavour::LINUX ? now > vars.firstAboveTime : now >= vars.firstAboveTime;

@@ -26,8 +26,8 @@ namespace ns3
  */
 struct CoDelVars
 {
-    int64_t firstAboveTime{0}; //!< when the sojourn went above target + interval (ns), 0 = not
-    int64_t dropNext{0};       //!< time of the next drop while dropping (ns)
+    int64_t firstAboveTime{0}; //!< when the sojourn went above target + interval (ticks), 0 = not
+    int64_t dropNext{0};       //!< time of the next drop while dropping (ticks)
     uint32_t count{0};         //!< drops since entering the dropping state
     uint32_t lastCount{0};     //!< count when the dropping state was last entered
     uint16_t recInvSqrt{0};    //!< 1/sqrt(count) in Q0.16 (Flavour::LINUX only)
@@ -56,7 +56,8 @@ class CoDelCore
     /// Arithmetic of the control law and the first-drop test.
     enum class Flavour
     {
-        LINUX,  //!< Newton-step reciprocal square root, drop strictly after first_above_time
+        LINUX,  //!< Linux codel_impl.h: time in units of 1024 ns (codel_time_t), Newton-step
+                //!< reciprocal square root, drop strictly after first_above_time
         RFC8289 //!< floating-point square root, drop at or after first_above_time
     };
 
@@ -75,6 +76,20 @@ class CoDelCore
     int64_t GetIntervalNs() const;
 
     /**
+     * The clock of the flavour: nanoseconds (RFC8289) or units of 1024 ns (LINUX, the
+     * kernel's codel_time_t; timestamps are truncated to it as the kernel does).
+     * @param ns a time in nanoseconds
+     * @return the time in ticks
+     */
+    int64_t ToTicks(int64_t ns) const;
+
+    /**
+     * @param ticks a time of CoDelVars (firstAboveTime, dropNext)
+     * @return the same time as a Time
+     */
+    Time TicksToTime(int64_t ticks) const;
+
+    /**
      * Take the next packet of a flow through CoDel: dequeue the head, and drop (or CE-mark)
      * as the control law says.  `ops` supplies the flow's operations:
      * - `Ptr<QueueDiscItem> Pop()`: remove and return the head packet (nullptr when empty),
@@ -85,16 +100,16 @@ class CoDelCore
      * - `void Drop(Ptr<QueueDiscItem>)`: report the packet dropped by CoDel.
      *
      * @param vars the flow's CoDel state
-     * @param now the current time in nanoseconds
+     * @param nowNs the current time in nanoseconds
      * @param ops the flow's operations
      * @return the packet to deliver, or nullptr when the flow has none left
      */
     template <typename FlowOps>
-    Ptr<QueueDiscItem> Dequeue(CoDelVars& vars, int64_t now, FlowOps& ops) const;
+    Ptr<QueueDiscItem> Dequeue(CoDelVars& vars, int64_t nowNs, FlowOps& ops) const;
 
     /**
      * The control law: the time of the next drop after `t`.
-     * @param t a time in nanoseconds
+     * @param t a time in ticks
      * @param vars the flow's state (count, recInvSqrt)
      * @return t + interval / sqrt(count)
      */
@@ -111,7 +126,7 @@ class CoDelCore
      * CoDel's test on a packet just taken from the flow; updates firstAboveTime.
      * @param vars the flow's state
      * @param item the packet (nullptr: the flow is empty)
-     * @param now the current time (ns)
+     * @param now the current time (ticks)
      * @param backlog the bytes still queued in the flow
      * @return true when the packet may be dropped
      */
@@ -126,8 +141,9 @@ class CoDelCore
      */
     void CountDrop(CoDelVars& vars) const;
 
-    int64_t m_targetNs{0};             //!< target (ns)
-    int64_t m_intervalNs{0};           //!< interval (ns)
+    int64_t m_target{0};               //!< target (ticks)
+    int64_t m_intervalTicks{0};        //!< interval (ticks)
+    Time m_targetTime;                 //!< target as configured
     Time m_interval;                   //!< interval (Flavour::RFC8289 arithmetic)
     uint64_t m_minBacklog{0};          //!< backlog exemption (bytes)
     Flavour m_flavour{Flavour::LINUX}; //!< arithmetic
@@ -135,8 +151,9 @@ class CoDelCore
 
 template <typename FlowOps>
 Ptr<QueueDiscItem>
-CoDelCore::Dequeue(CoDelVars& vars, int64_t now, FlowOps& ops) const
+CoDelCore::Dequeue(CoDelVars& vars, int64_t nowNs, FlowOps& ops) const
 {
+    const int64_t now = ToTicks(nowNs);
     Ptr<QueueDiscItem> item = ops.Pop();
     if (!item)
     {
@@ -183,7 +200,7 @@ CoDelCore::Dequeue(CoDelVars& vars, int64_t now, FlowOps& ops) const
         }
         vars.dropping = true;
         uint32_t delta = vars.count - vars.lastCount;
-        if (delta > 1 && now - vars.dropNext < 16 * m_intervalNs)
+        if (delta > 1 && now - vars.dropNext < 16 * m_intervalTicks)
         {
             // Re-entering soon after the last dropping state: resume near its drop rate.
             vars.count = delta;

@@ -320,7 +320,8 @@ MsfcQueueDisc::InitializeParams()
     uint32_t deviceMtu = QueueDiscDeviceMtu(*this);
     m_mtu = deviceMtu ? deviceMtu : QUEUE_DISC_DEFAULT_MTU;
     m_quantum = m_quantumAttr ? m_quantumAttr : m_mtu;
-    m_codel.Configure(m_target, m_interval, m_mtu, CoDelCore::Flavour::LINUX);
+    // "backlog at most one MTU" is one quantum (docs/algorithm.md), as in the Linux qdisc
+    m_codel.Configure(m_target, m_interval, m_quantum, CoDelCore::Flavour::LINUX);
 
     auto quanta = ComputeClassQuanta(m_quantum,
                                      static_cast<uint32_t>(std::llround(m_ratio * RATIO_ONE)),
@@ -554,7 +555,7 @@ MsfcQueueDisc::CoDelDequeue(uint32_t cls, Flow& flow)
                           static_cast<uint32_t>(&flow - m_flows.data()) % m_nFlows,
                           after.dropping,
                           after.count,
-                          NanoSeconds(after.dropNext));
+                          m_codel.TicksToTime(after.dropNext));
     }
     return item;
 }

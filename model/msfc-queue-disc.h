@@ -227,8 +227,8 @@ class MsfcQueueDisc : public QueueDisc
 
     // Derived at initialization
     uint32_t m_quantum{0};        //!< inner quantum (bytes)
-    uint32_t m_mtu{0};            //!< CoDel "one MTU" backlog threshold (bytes)
-    CoDelCore m_codel;            //!< control law (Linux arithmetic, backlog exemption m_mtu)
+    uint32_t m_mtu{0};            //!< device MTU (bytes): the default quantum
+    CoDelCore m_codel;            //!< control law (Linux arithmetic, backlog exemption quantum)
     DscpClassifier m_classifier;  //!< DSCP / socket priority -> class
     std::vector<Class> m_classes; //!< Prios classes
     std::vector<Flow> m_flows;    //!< Prios x Flows flow records

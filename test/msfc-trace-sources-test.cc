@@ -232,9 +232,9 @@ class MsfcCoDelStateTraceTestCase : public TestCase
         NS_TEST_EXPECT_MSG_EQ(first.dropping, true, "enters dropping");
         NS_TEST_EXPECT_MSG_EQ(first.count, 1, "count 1");
         NS_TEST_EXPECT_MSG_EQ(first.at, MilliSeconds(120), "entered at 120 ms");
-        // interval / sqrt(1) with 1/sqrt(1) = 0xffff / 2^16 (Q0.16): 100 ms less 1.6 us
-        NS_TEST_EXPECT_MSG_GT_OR_EQ(first.dropNext, MilliSeconds(220) - MicroSeconds(2), "next");
-        NS_TEST_EXPECT_MSG_LT_OR_EQ(first.dropNext, MilliSeconds(220), "drop_next");
+        // In CoDel's 1024 ns units: now = 120 ms >> 10 = 117187, interval = 100 ms >> 10 =
+        // 97656, times 1/sqrt(1) = 0xffff / 2^16 (Q0.16) = 97654; (117187 + 97654) * 1024 ns
+        NS_TEST_EXPECT_MSG_EQ(first.dropNext, NanoSeconds(219997184), "drop_next");
         uint32_t lastCount = 0;
         for (size_t i = 0; i < got.size(); ++i)
         {

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Write OUT_DIR/0001-net-sched-add-MSFC.patch: the MSFC qdisc as a patch against
 # linux-source-6.12 (net/sched/{Kconfig,Makefile}, include/uapi/linux/pkt_sched.h, new files,
-# the KUnit trace vectors generated from test/vectors).  Run by `make -C kernel patch`;
+# the KUnit trace vectors generated from test/vectors; the generated differential set is left
+# out of the patch).  Run by `make -C kernel patch`;
 # PYTHON must have the msfc package (the project's .venv).
 set -e
 [ $# -eq 1 ] || { echo "usage: mkpatch.sh OUT_DIR" >&2; exit 2; }
@@ -16,7 +17,7 @@ files="linux-source-6.12/net/sched/Kconfig linux-source-6.12/net/sched/Makefile 
 tar -C "$tmp" -xf /usr/src/linux-source-6.12.tar.xz $files
 mv "$tmp/linux-source-6.12" "$tmp/a"
 cp -r "$tmp/a" "$tmp/b"
-(cd "$here" && "$PYTHON" -m scripts.prepare_tree --copy "$tmp/b")
+(cd "$here" && "$PYTHON" -m scripts.prepare_tree --generated 0 --copy "$tmp/b")
 out="$outdir/0001-net-sched-add-MSFC.patch"
 {
 	echo "net/sched: add MSFC (Multilevel Stochastically Fair CoDel)"

@@ -1,8 +1,11 @@
-"""Pure-Python reference of the MSFC scheduler (docs/algorithm.md), CoDel disabled.
+"""Pure-Python reference of MSFC (docs/algorithm.md): the scheduler, the overload drop and
+CoDel with the arithmetic of Linux's codel_impl.h.
 
-It replays a cross-check trace (docs/algorithm.md, "Cross-check traces") and prints one
-line per dequeue: "<class> <flow> <len>" or "-".  The ns-3 model and the Linux qdisc must
-produce the same output byte for byte.
+It replays a cross-check trace (docs/algorithm.md, "Cross-check traces") and prints every
+decision in order: one line per dequeue ("<class> <flow> <len>", with " ce" when the packet
+was CE-marked, or "-" when nothing was dequeued) and one line per dropped packet
+("drop <reason> <class> <flow> <len>").  The ns-3 model and the Linux qdisc must produce the
+same output byte for byte.
 
 Usage: python -m msfc.reference TRACE [-o OUT]
 """
@@ -15,6 +18,28 @@ from collections import deque
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
 from . import params as P
+
+TRACE_VERSION = 2  # the newest trace format this reference reads
+CODEL_SHIFT = 10  # CoDel time unit: 1024 ns (Linux codel_time_t)
+# a trace's clock stays below 2^31 CoDel units, so no time comparison wraps around
+MAX_TRACE_NS = ((1 << 31) - 1) << CODEL_SHIFT
+REC_INV_SQRT_SHIFT = 16
+U32 = 0xFFFFFFFF
+
+# header keys -> default (version 1 knows the first six; CoDel is then never acting since time
+# does not advance)
+V1_KEYS = ("prios", "flows", "quantum", "ratio", "limit", "drop_batch")
+DEFAULTS = dict(
+    prios=3,
+    flows=1024,
+    quantum=1514,
+    ratio="2",
+    limit=10240,
+    drop_batch=64,
+    target=5000,
+    interval=100000,
+    ecn=0,
+)
 
 
 class TraceError(ValueError):
@@ -44,15 +69,66 @@ def class_quanta(prios: int, quantum: int, ratio_fp: int) -> list[int]:
     return q
 
 
+def us_to_codel(us: int) -> int:
+    return (us * 1000) >> CODEL_SHIFT
+
+
+def _before(a: int, b: int) -> bool:
+    """codel_time_before(a, b): (s32)(a - b) < 0 on u32 times."""
+    return ((a - b) & U32) >= 0x80000000
+
+
+def newton_step(rec_inv_sqrt: int, count: int) -> int:
+    """One Newton iteration of 1/sqrt(count) in Q0.16, as Linux codel_Newton_step()."""
+    invsqrt = (rec_inv_sqrt << REC_INV_SQRT_SHIFT) & U32
+    invsqrt2 = (invsqrt * invsqrt) >> 32
+    val = ((3 << 32) - count * invsqrt2) & 0xFFFFFFFFFFFFFFFF
+    val >>= 2
+    val = ((val * invsqrt) & 0xFFFFFFFFFFFFFFFF) >> (32 - 2 + 1)
+    return (val >> REC_INV_SQRT_SHIFT) & 0xFFFF
+
+
+def control_law(t: int, interval: int, rec_inv_sqrt: int) -> int:
+    """t + interval / sqrt(count): reciprocal_scale(interval, rec_inv_sqrt << 16)."""
+    return (t + ((interval * (rec_inv_sqrt << REC_INV_SQRT_SHIFT)) >> 32)) & U32
+
+
+class Packet:
+    __slots__ = ("length", "enq", "ect", "ce")
+
+    def __init__(self, length: int, enq: int, ect: bool):
+        self.length, self.enq, self.ect, self.ce = length, enq, ect, False
+
+
 class Flow:
-    __slots__ = ("cls", "idx", "pkts", "backlog", "deficit", "active")
+    __slots__ = (
+        "cls",
+        "idx",
+        "pkts",
+        "backlog",
+        "deficit",
+        "active",
+        "first_above_time",
+        "drop_next",
+        "count",
+        "lastcount",
+        "rec_inv_sqrt",
+        "dropping",
+    )
 
     def __init__(self, cls: int, idx: int):
         self.cls, self.idx = cls, idx
-        self.pkts: deque[int] = deque()
+        self.pkts: deque[Packet] = deque()
         self.backlog = 0
         self.deficit = 0
         self.active = False
+        # CoDel state (codel_vars), times in CoDel units
+        self.first_above_time = 0
+        self.drop_next = 0
+        self.count = 0
+        self.lastcount = 0
+        self.rec_inv_sqrt = 0
+        self.dropping = False
 
 
 class Class:
@@ -66,13 +142,41 @@ class Class:
 
 
 class Msfc:
-    def __init__(self, prios=3, flows=1024, quantum=1514, ratio="2", limit=10240, drop_batch=64):
-        given = dict(prios=prios, flows=flows, quantum=quantum, limit=limit, drop_batch=drop_batch)
+    """The queue disc.  `now` is the clock in ns (advance it with `advance()`); every decision
+    is appended to `events` as it happens: ("deq", cls, flow, len, ce), ("none",) or
+    ("drop", reason, cls, flow, len)."""
+
+    def __init__(
+        self,
+        prios=3,
+        flows=1024,
+        quantum=1514,
+        ratio="2",
+        limit=10240,
+        drop_batch=64,
+        target=5000,
+        interval=100000,
+        ecn=0,
+    ):
+        given = dict(
+            prios=prios,
+            flows=flows,
+            quantum=quantum,
+            limit=limit,
+            drop_batch=drop_batch,
+            target=target,
+            interval=interval,
+        )
         for name, v in given.items():  # the qdisc's ranges and words (msfc.params)
             if not P.param(name).contains(v):
                 raise TraceError(f"{name}={v}: {P.param(name).message}")
+        if not 0 < us_to_codel(target) < us_to_codel(interval):
+            raise TraceError(P.definitions().target_interval_msg)
+        if ecn not in (0, 1):
+            raise TraceError(f"ecn={ecn} must be 0 or 1")
         self.prios, self.nflows, self.quantum = prios, flows, quantum
         self.limit, self.drop_batch = limit, drop_batch
+        self.target, self.interval, self.ecn = us_to_codel(target), us_to_codel(interval), ecn
         self.ratio_fp = ratio_to_fp(str(ratio))
         self.cq = class_quanta(prios, quantum, self.ratio_fp)
         self.classes = [Class(c, self.cq[c]) for c in range(prios)]
@@ -82,12 +186,28 @@ class Msfc:
         self.bytes = 0
         self.overload_events = 0
         self.overload_drops = 0
+        self.codel_drops = 0
+        self.ecn_marks = 0
+        self.now = 0  # ns
+        self.events: list[tuple] = []
 
-    def enqueue(self, c: int, f: int, length: int) -> bool:
+    # -- clock ------------------------------------------------------------------------------
+    def advance(self, ns: int) -> None:
+        if ns < 0:
+            raise TraceError(f"time step {ns} is negative")
+        if self.now + ns > MAX_TRACE_NS:
+            raise TraceError(f"the clock would pass {MAX_TRACE_NS} ns (2^31 CoDel units)")
+        self.now += ns
+
+    def _now_c(self) -> int:
+        return (self.now >> CODEL_SHIFT) & U32
+
+    # -- enqueue ----------------------------------------------------------------------------
+    def enqueue(self, c: int, f: int, length: int, ect: bool = False) -> bool:
         """Returns False if the enqueued packet itself was dropped by overload_drop()."""
         cl = self.classes[c]
         fl = self.flow[c][f]
-        fl.pkts.append(length)
+        fl.pkts.append(Packet(length, self._now_c(), ect))
         fl.backlog += length
         self.packets += 1
         self.bytes += length
@@ -117,16 +237,21 @@ class Msfc:
         threshold = best.backlog  # "at least half": stop once 2*dropped >= threshold
         dropped_bytes = dropped = 0
         while best.pkts and dropped_bytes * 2 < threshold and dropped < self.drop_batch:
-            length = best.pkts.popleft()
-            best.backlog -= length
-            self.packets -= 1
-            self.bytes -= length
-            dropped_bytes += length
+            p = self._pop(best)
+            self.events.append(("drop", "overload", best.cls, best.idx, p.length))
+            dropped_bytes += p.length
             dropped += 1
         self.overload_drops += dropped
         return best
 
+    # -- dequeue ----------------------------------------------------------------------------
     def dequeue(self):
+        """The next packet as (class, flow, len, ce), or None; also recorded in `events`."""
+        pkt = self._dequeue()
+        self.events.append(("none",) if pkt is None else ("deq", *pkt))
+        return pkt
+
+    def _dequeue(self):
         while True:
             if not self.active_classes:
                 return None
@@ -152,19 +277,92 @@ class Msfc:
                 fl.deficit += self.quantum
                 cl.flows.rotate(-1)
                 continue
-            if not fl.pkts:
+            p = self._codel_dequeue(fl)
+            if p is None:
                 cl.flows.popleft()
                 fl.active = False
                 continue
-            length = fl.pkts.popleft()
-            fl.backlog -= length
-            self.packets -= 1
-            self.bytes -= length
-            fl.deficit -= length
-            return (cl.idx, fl.idx, length)
+            fl.deficit -= p.length
+            return (cl.idx, fl.idx, p.length, p.ce)
+
+    def _pop(self, fl: Flow):
+        if not fl.pkts:
+            return None
+        p = fl.pkts.popleft()
+        fl.backlog -= p.length
+        self.packets -= 1
+        self.bytes -= p.length
+        return p
+
+    def _drop(self, fl: Flow, p: Packet) -> None:
+        self.codel_drops += 1
+        self.events.append(("drop", "codel", fl.cls, fl.idx, p.length))
+
+    def _mark(self, p: Packet) -> bool:
+        if self.ecn and p.ect:
+            p.ce = True
+            self.ecn_marks += 1
+            return True
+        return False
+
+    def _should_drop(self, fl: Flow, p, now: int) -> bool:
+        """codel_should_drop(); the backlog is the flow's after taking p."""
+        if p is None:
+            fl.first_above_time = 0
+            return False
+        sojourn = (now - p.enq) & U32
+        if _before(sojourn, self.target) or fl.backlog <= self.quantum:
+            fl.first_above_time = 0
+            return False
+        if fl.first_above_time == 0:
+            fl.first_above_time = (now + self.interval) & U32
+            return False
+        return _before(fl.first_above_time, now)  # codel_time_after(now, first_above_time)
+
+    def _codel_dequeue(self, fl: Flow):
+        """codel_dequeue() of Linux include/net/codel_impl.h."""
+        p = self._pop(fl)
+        if p is None:
+            fl.dropping = False
+            return None
+        now = self._now_c()
+        drop = self._should_drop(fl, p, now)
+        if fl.dropping:
+            if not drop:
+                fl.dropping = False
+            else:
+                while fl.dropping and not _before(now, fl.drop_next):
+                    fl.count = (fl.count + 1) & U32
+                    fl.rec_inv_sqrt = newton_step(fl.rec_inv_sqrt, fl.count)
+                    if self._mark(p):
+                        fl.drop_next = control_law(fl.drop_next, self.interval, fl.rec_inv_sqrt)
+                        return p
+                    self._drop(fl, p)
+                    p = self._pop(fl)
+                    if not self._should_drop(fl, p, now):
+                        fl.dropping = False
+                    else:
+                        fl.drop_next = control_law(fl.drop_next, self.interval, fl.rec_inv_sqrt)
+        elif drop:
+            if not self._mark(p):
+                self._drop(fl, p)
+                p = self._pop(fl)
+                self._should_drop(fl, p, now)
+            fl.dropping = True
+            delta = (fl.count - fl.lastcount) & U32
+            if delta > 1 and _before((now - fl.drop_next) & U32, (16 * self.interval) & U32):
+                fl.count = delta
+                fl.rec_inv_sqrt = newton_step(fl.rec_inv_sqrt, fl.count)
+            else:
+                fl.count = 1
+                fl.rec_inv_sqrt = 0xFFFF
+            fl.lastcount = fl.count
+            fl.drop_next = control_law(now, self.interval, fl.rec_inv_sqrt)
+        return p
 
 
 def parse_header(line: str) -> dict:
+    """The parameter line -> keyword arguments of Msfc, plus 'version'."""
     fields = line.split()
     if not fields or fields[0] != "P":
         raise TraceError(
@@ -177,49 +375,113 @@ def parse_header(line: str) -> dict:
             raise TraceError(f"parameter '{item}' is not key=value")
         if key == "ratio":
             params[key] = value
-        elif key in ("prios", "flows", "quantum", "limit", "drop_batch"):
+        elif key in DEFAULTS or key == "version":
             try:
                 params[key] = int(value)
             except ValueError:
                 raise TraceError(f"parameter {key}={value} is not an integer") from None
         else:
-            raise TraceError(
-                f"unknown parameter '{key}' (known: prios flows quantum ratio limit drop_batch)"
-            )
+            raise TraceError(f"unknown parameter '{key}' (known: version {' '.join(DEFAULTS)})")
+    version = params.setdefault("version", 1)
+    if not 1 <= version <= TRACE_VERSION:
+        raise TraceError(
+            f"trace version {version} is not supported (this reference reads 1..{TRACE_VERSION})"
+        )
+    if version == 1:
+        extra = sorted(set(params) - set(V1_KEYS) - {"version"})
+        if extra:
+            raise TraceError(f"{' '.join(extra)} need version=2 on the P line")
     return params
 
 
-def replay(lines) -> list[str]:
+def header_params(params: dict) -> dict:
+    """All parameters of a parsed header, defaults filled in (version dropped)."""
+    return {k: params.get(k, v) for k, v in DEFAULTS.items()}
+
+
+def format_event(ev: tuple) -> str:
+    if ev[0] == "none":
+        return "-"
+    if ev[0] == "deq":
+        _, c, f, length, ce = ev
+        return f"{c} {f} {length}" + (" ce" if ce else "")
+    _, reason, c, f, length = ev
+    return f"drop {reason} {c} {f} {length}"
+
+
+def parse_op(line: str, q: Msfc, version: int):
+    """One operation line -> ("E", c, f, len, ect) | ("D",) | ("T", ns); validated."""
+    f = line.split()
+    if f[0] == "E" and len(f) in (4, 5):
+        if len(f) == 5 and version < 2:
+            raise TraceError("the ECT field of 'E' needs version=2 on the P line")
+        c, fl, length = int(f[1]), int(f[2]), int(f[3])
+        ect = int(f[4]) if len(f) == 5 else 0
+        if not (0 <= c < q.prios and 0 <= fl < q.nflows and length >= 1 and ect in (0, 1)):
+            raise TraceError(
+                f"enqueue '{line}' out of range (prios={q.prios}, flows={q.nflows}, "
+                "len >= 1, ect 0 or 1)"
+            )
+        return ("E", c, fl, length, ect)
+    if f[0] == "D" and len(f) == 1:
+        return ("D",)
+    if f[0] == "T" and len(f) == 2 and version >= 2:
+        ns = int(f[1])
+        if ns < 0:
+            raise TraceError(f"'{line}': the time step must be >= 0 ns")
+        return ("T", ns)
+    raise TraceError(
+        f"unknown operation '{line}' (expected 'E <class> <flow> <len> [<ect>]', 'D' "
+        "or, from version 2, 'T <ns>')"
+    )
+
+
+def parse(lines):
+    """A trace -> (header dict with defaults filled in, list of operations)."""
+    params = None
+    ops = []
+    version = 1
     q = None
-    out = []
     for lineno, raw in enumerate(lines, 1):
         line = raw.strip()
         if not line or line.startswith("#"):
             continue
         try:
-            if q is None:
-                q = Msfc(**parse_header(line))
+            if params is None:
+                parsed = parse_header(line)
+                version = parsed["version"]
+                params = header_params(parsed)
+                q = Msfc(**params)  # validates the parameters
                 continue
-            f = line.split()
-            if f[0] == "E" and len(f) == 4:
-                c, fl, length = int(f[1]), int(f[2]), int(f[3])
-                if not (0 <= c < q.prios and 0 <= fl < q.nflows and length >= 1):
-                    raise TraceError(
-                        f"enqueue '{line}' out of range (prios={q.prios}, flows={q.nflows})"
-                    )
-                q.enqueue(c, fl, length)
-            elif f[0] == "D" and len(f) == 1:
-                p = q.dequeue()
-                out.append("-" if p is None else f"{p[0]} {p[1]} {p[2]}")
-            else:
-                raise TraceError(
-                    f"unknown operation '{line}' (expected 'E <class> <flow> <len>' or 'D')"
-                )
+            ops.append(parse_op(line, q, version))
         except (TraceError, ValueError) as e:
             raise TraceError(f"line {lineno}: {e}") from None
-    if q is None:
+    if params is None:
         raise TraceError("trace has no parameter line")
-    return out
+    return params, ops
+
+
+def run_ops(params: dict, ops) -> list[str]:
+    q = Msfc(**params)
+    for op in ops:
+        if op[0] == "E":
+            q.enqueue(op[1], op[2], op[3], bool(op[4]))
+        elif op[0] == "D":
+            q.dequeue()
+        else:
+            q.advance(op[1])
+    return [format_event(ev) for ev in q.events]
+
+
+def replay(lines) -> list[str]:
+    """The decisions of a trace, one output line each."""
+    try:
+        params, ops = parse(lines)
+        return run_ops(params, ops)
+    except ValueError as e:
+        if isinstance(e, TraceError):
+            raise
+        raise TraceError(str(e)) from None
 
 
 def main(argv=None) -> int:

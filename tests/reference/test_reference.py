@@ -54,18 +54,69 @@ class ReferenceTest(unittest.TestCase):
         # fifth packet: fattest flow is class 1 flow 1 (600 bytes), half = 300 -> one packet
         self.assertTrue(q.enqueue(0, 1, 50))
         self.assertEqual((q.packets, q.overload_drops), (4, 1))
-        self.assertEqual(list(q.flow[1][1].pkts), [300])
+        self.assertEqual([p.length for p in q.flow[1][1].pkts], [300])
         # a tie between equal flows picks the lowest class, then lowest flow
         q2 = ref.Msfc(prios=2, flows=2, quantum=1500, ratio="2", limit=2, drop_batch=64)
         q2.enqueue(1, 0, 100)
         q2.enqueue(0, 1, 100)
         self.assertTrue(q2.enqueue(0, 1, 100))
-        self.assertEqual(list(q2.flow[0][1].pkts), [100])  # (0,1) had 200 bytes: fattest
+        self.assertEqual(
+            [p.length for p in q2.flow[0][1].pkts], [100]
+        )  # (0,1) had 200 bytes: fattest
         # the new packet itself is dropped when it was all its flow held and its flow is fattest
         q3 = ref.Msfc(prios=1, flows=2, quantum=1500, ratio="2", limit=1, drop_batch=64)
         q3.enqueue(0, 0, 100)
         self.assertFalse(q3.enqueue(0, 1, 900))
         self.assertEqual(q3.packets, 1)
+
+    def test_overload_drops_are_decisions(self):
+        lines = ["P prios=1 flows=2 quantum=1500 ratio=2 limit=2", "E 0 0 100", "E 0 0 200"]
+        lines += ["E 0 1 50", "D", "D"]
+        # (0, 0) holds 300 bytes: dropping "at least half" takes both of its packets
+        self.assertEqual(
+            run(lines), ["drop overload 0 0 100", "drop overload 0 0 200", "0 1 50", "-"]
+        )
+
+    # CoDel, hand-computed in CoDel units of 1024 ns: target 1000 us -> 976, interval
+    # 10000 us -> 9765; eight 100-byte packets at t=0, quantum 100.
+    CODEL = [
+        "P version=2 prios=1 flows=1 quantum=100 ratio=2 target=1000 interval=10000 ecn={ecn}",
+        *["E 0 0 100 1"] * 8,
+        "T 2000000",  # now 1953: above target, first_above_time = 1953 + 9765 = 11718
+        "D",
+        "T 9000000",  # now 10742
+        "D",
+        "T 1000000",  # now 11718: not strictly after first_above_time
+        "D",
+        "T 1000",  # now 11719: drop (or mark) p4; dropping, count 1, drop_next = 11719 + 9764
+        "D",
+        "T {step}",  # 9997592 ns -> now 21483 = drop_next: drop p6, then p7's backlog 100 <= 100
+        "D",
+        "D",
+        "D",
+    ]
+
+    def codel(self, ecn, step):
+        return run([x.format(ecn=ecn, step=step) for x in self.CODEL])
+
+    def test_codel_first_drop_and_control_law(self):
+        d, c = "0 0 100", "drop codel 0 0 100"
+        self.assertEqual(self.codel(0, 9997592), [d, d, d, c, d, c, d, d, "-"])
+        # one ns earlier the clock is one unit short of drop_next: no second drop
+        self.assertEqual(self.codel(0, 9997591), [d, d, d, c, d, d, d, d])
+        # with ECN the ECT packets are marked instead and delivered: p4 on entering the
+        # dropping state, p5 at drop_next; p6 is before the next drop_next, p7 leaves 100 bytes
+        self.assertEqual(self.codel(1, 9997592), [d, d, d, d + " ce", d + " ce", d, d])
+
+    def test_newton_step_and_control_law(self):
+        # the values of Linux codel_Newton_step() from count 1 (rec_inv_sqrt 0xffff)
+        r, seq = 0xFFFF, []
+        for count in range(2, 7):
+            r = ref.newton_step(r, count)
+            seq.append(r)
+        self.assertEqual(seq, [32769, 36864, 31968, 28935, 26481])
+        self.assertEqual(ref.control_law(11719, 9765, 0xFFFF), 11719 + 9764)
+        self.assertEqual(ref.us_to_codel(5000), 4882)
 
     def test_bad_trace_lines(self):
         for bad in (
@@ -74,6 +125,13 @@ class ReferenceTest(unittest.TestCase):
             ["P prios=2 wrong=1"],
             ["P prios=2", "E 2 0 100"],
             ["P prios=2", "X"],
+            ["P prios=2", "T 5"],  # time steps need version 2
+            ["P prios=2", "E 0 0 100 1"],  # so does the ECT field
+            ["P prios=2 target=5000"],
+            ["P version=3 prios=2"],
+            ["P version=2 prios=2", "E 0 0 100 2"],
+            ["P version=2 prios=2", "T -1"],
+            ["P version=2 prios=2 target=5000 interval=5000"],
         ):
             with self.assertRaises(ref.TraceError):
                 run(bad)

@@ -4,15 +4,19 @@
 
 #include "msfc-trace-replay.h"
 
+#include "ns3/boolean.h"
 #include "ns3/msfc-queue-disc.h"
 #include "ns3/object-factory.h"
 #include "ns3/packet.h"
 #include "ns3/queue-item.h"
+#include "ns3/simulator.h"
 #include "ns3/socket.h"
 #include "ns3/string.h"
 
+#include <cstring>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 
 namespace ns3
@@ -21,14 +25,18 @@ namespace ns3
 namespace
 {
 
+/// Newest trace format version this replayer reads.
+constexpr int TRACE_VERSION = 2;
+
 /// A packet addressed to a given flow; the class travels in a SocketPriorityTag.
 class TraceItem : public QueueDiscItem
 {
   public:
-    TraceItem(uint32_t cls, uint32_t flow, uint32_t len)
+    TraceItem(uint32_t cls, uint32_t flow, uint32_t len, bool ect)
         : QueueDiscItem(Create<Packet>(len), Address(), 0),
           m_cls(cls),
-          m_flow(flow)
+          m_flow(flow),
+          m_ect(ect)
     {
         SocketPriorityTag tag;
         tag.SetPriority(static_cast<uint8_t>(cls));
@@ -41,7 +49,11 @@ class TraceItem : public QueueDiscItem
 
     bool Mark() override
     {
-        return false;
+        if (m_ect)
+        {
+            m_ce = true;
+        }
+        return m_ect;
     }
 
     uint32_t Hash(uint32_t) const override
@@ -49,23 +61,64 @@ class TraceItem : public QueueDiscItem
         return m_flow;
     }
 
-    uint32_t m_cls;  //!< class from the trace
-    uint32_t m_flow; //!< flow from the trace
+    /// @return "<class> <flow> <len>" of this packet
+    std::string Describe() const
+    {
+        return std::to_string(m_cls) + " " + std::to_string(m_flow) + " " +
+               std::to_string(GetSize());
+    }
+
+    uint32_t m_cls;   //!< class from the trace
+    uint32_t m_flow;  //!< flow from the trace
+    bool m_ect;       //!< ECN-capable transport
+    bool m_ce{false}; //!< CE-marked by the queue disc
 };
 
-} // namespace
+/// Records each dropped packet with its reason, in order.
+void
+RecordDrop(std::vector<std::string>* output, Ptr<const QueueDiscItem> item, const char* reason)
+{
+    std::string why = std::strcmp(reason, MsfcQueueDisc::CODEL_DROP) == 0      ? "codel"
+                      : std::strcmp(reason, MsfcQueueDisc::OVERLOAD_DROP) == 0 ? "overload"
+                                                                               : reason;
+    auto t = DynamicCast<const TraceItem>(item);
+    output->push_back("drop " + why + " " + (t ? t->Describe() : "?"));
+}
+
+/// Advance the simulator clock by `ns` nanoseconds (nothing else is scheduled).
+void
+AdvanceClock(uint64_t ns)
+{
+    if (ns > 0)
+    {
+        Simulator::Stop(NanoSeconds(ns));
+        Simulator::Run();
+    }
+}
 
 bool
-ReplayMsfcTrace(const std::string& path, std::vector<std::string>& output, std::string& error)
+ReplayLines(std::istream& in,
+            const std::string& name,
+            std::vector<std::string>& output,
+            std::string& error)
 {
-    std::ifstream in(path);
-    if (!in)
-    {
-        error = "cannot open " + path;
-        return false;
-    }
-    std::map<std::string, std::string> params = {{"drop_batch", "64"}};
+    std::map<std::string, std::string> params = {{"version", "1"},
+                                                 {"drop_batch", "64"},
+                                                 {"target", "5000"},
+                                                 {"interval", "100000"},
+                                                 {"ecn", "0"}};
+    const std::set<std::string> known = {"version",
+                                         "prios",
+                                         "flows",
+                                         "quantum",
+                                         "ratio",
+                                         "limit",
+                                         "drop_batch",
+                                         "target",
+                                         "interval",
+                                         "ecn"};
     Ptr<MsfcQueueDisc> q;
+    int version = 1;
     std::string line;
     uint32_t lineNo = 0;
     while (std::getline(in, line))
@@ -77,9 +130,14 @@ ReplayMsfcTrace(const std::string& path, std::vector<std::string>& output, std::
         {
             continue;
         }
-        auto where = [&]() { return path + ":" + std::to_string(lineNo) + ": "; };
+        auto where = [&]() { return name + ":" + std::to_string(lineNo) + ": "; };
         if (op == "P")
         {
+            if (q)
+            {
+                error = where() + "a second P line";
+                return false;
+            }
             std::string kv;
             while (ls >> kv)
             {
@@ -87,6 +145,11 @@ ReplayMsfcTrace(const std::string& path, std::vector<std::string>& output, std::
                 if (eq == std::string::npos)
                 {
                     error = where() + "parameter '" + kv + "' is not key=value";
+                    return false;
+                }
+                if (!known.count(kv.substr(0, eq)))
+                {
+                    error = where() + "unknown parameter '" + kv.substr(0, eq) + "'";
                     return false;
                 }
                 params[kv.substr(0, eq)] = kv.substr(eq + 1);
@@ -99,6 +162,14 @@ ReplayMsfcTrace(const std::string& path, std::vector<std::string>& output, std::
                     return false;
                 }
             }
+            version = std::atoi(params["version"].c_str());
+            if (version < 1 || version > TRACE_VERSION)
+            {
+                error = where() + "trace version " + params["version"] +
+                        " is not supported (this replayer reads 1.." +
+                        std::to_string(TRACE_VERSION) + ")";
+                return false;
+            }
             ObjectFactory f;
             f.SetTypeId("ns3::MsfcQueueDisc");
             f.Set("Prios", StringValue(params["prios"]));
@@ -107,8 +178,9 @@ ReplayMsfcTrace(const std::string& path, std::vector<std::string>& output, std::
             f.Set("Ratio", StringValue(params["ratio"]));
             f.Set("MaxSize", StringValue(params["limit"] + "p"));
             f.Set("DropBatchSize", StringValue(params["drop_batch"]));
-            f.Set("Target", StringValue("1000s"));
-            f.Set("Interval", StringValue("2000s"));
+            f.Set("Target", StringValue(params["target"] + "us"));
+            f.Set("Interval", StringValue(params["interval"] + "us"));
+            f.Set("UseEcn", BooleanValue(params["ecn"] == "1"));
             f.Set("UseSocketPriority", StringValue("true"));
             q = f.Create<MsfcQueueDisc>();
             std::string invalid = q->ValidateConfiguration();
@@ -118,6 +190,10 @@ ReplayMsfcTrace(const std::string& path, std::vector<std::string>& output, std::
                 return false;
             }
             q->Initialize();
+            q->TraceConnectWithoutContext("DropAfterDequeue",
+                                          MakeBoundCallback(&RecordDrop, &output));
+            q->TraceConnectWithoutContext("DropBeforeEnqueue",
+                                          MakeBoundCallback(&RecordDrop, &output));
         }
         else if (!q)
         {
@@ -129,12 +205,18 @@ ReplayMsfcTrace(const std::string& path, std::vector<std::string>& output, std::
             uint32_t cls;
             uint32_t flow;
             uint32_t len;
+            uint32_t ect = 0;
             if (!(ls >> cls >> flow >> len) || len == 0)
             {
-                error = where() + "expected 'E <class> <flow> <len>'";
+                error = where() + "expected 'E <class> <flow> <len> [<ect>]'";
                 return false;
             }
-            q->Enqueue(Create<TraceItem>(cls, flow, len));
+            if ((ls >> ect) && (version < 2 || ect > 1))
+            {
+                error = where() + "the ECT field is 0 or 1 and needs version=2";
+                return false;
+            }
+            q->Enqueue(Create<TraceItem>(cls, flow, len, ect == 1));
         }
         else if (op == "D")
         {
@@ -146,13 +228,22 @@ ReplayMsfcTrace(const std::string& path, std::vector<std::string>& output, std::
             else
             {
                 auto t = DynamicCast<TraceItem>(item);
-                output.push_back(std::to_string(t->m_cls) + " " + std::to_string(t->m_flow) + " " +
-                                 std::to_string(item->GetSize()));
+                output.push_back(t->Describe() + (t->m_ce ? " ce" : ""));
             }
+        }
+        else if (op == "T" && version >= 2)
+        {
+            int64_t ns;
+            if (!(ls >> ns) || ns < 0)
+            {
+                error = where() + "expected 'T <ns>' with ns >= 0";
+                return false;
+            }
+            AdvanceClock(ns);
         }
         else
         {
-            error = where() + "unknown operation '" + op + "' (expected P, E or D)";
+            error = where() + "unknown operation '" + op + "' (expected P, E, D or T)";
             return false;
         }
     }
@@ -161,6 +252,31 @@ ReplayMsfcTrace(const std::string& path, std::vector<std::string>& output, std::
         q->Dispose();
     }
     return true;
+}
+
+} // namespace
+
+bool
+ReplayMsfcTrace(std::istream& in,
+                const std::string& name,
+                std::vector<std::string>& output,
+                std::string& error)
+{
+    bool ok = ReplayLines(in, name, output, error);
+    Simulator::Destroy(); // the next trace starts at time 0 again
+    return ok;
+}
+
+bool
+ReplayMsfcTrace(const std::string& path, std::vector<std::string>& output, std::string& error)
+{
+    std::ifstream in(path);
+    if (!in)
+    {
+        error = "cannot open " + path;
+        return false;
+    }
+    return ReplayMsfcTrace(in, path, output, error);
 }
 
 } // namespace ns3

@@ -1,7 +1,8 @@
 /*
  * Replays a cross-check trace (docs/algorithm.md, "Cross-check traces")
  * through MsfcQueueDisc: packets go straight to the class and flow the trace
- * names, CoDel is configured never to act, and every dequeue is reported.
+ * names, the simulator clock follows the trace's time steps, and every
+ * decision (dequeue, CE mark, drop and its reason) is reported.
  *
  * SPDX-License-Identifier: GPL-2.0-only
  */
@@ -9,6 +10,7 @@
 #ifndef MSFC_TRACE_REPLAY_H
 #define MSFC_TRACE_REPLAY_H
 
+#include <istream>
 #include <string>
 #include <vector>
 
@@ -18,11 +20,25 @@ namespace ns3
 /**
  * Replay a trace file.
  * @param path the .trace file
- * @param output one line per dequeue: "<class> <flow> <len>" or "-"
+ * @param output one line per decision: "<class> <flow> <len>" (with " ce" when CE-marked) or
+ *        "-" per dequeue, "drop <reason> <class> <flow> <len>" per dropped packet
  * @param error set when the file cannot be read or is malformed
  * @return true on success
  */
 bool ReplayMsfcTrace(const std::string& path, std::vector<std::string>& output, std::string& error);
+
+/**
+ * Replay a trace read from a stream.
+ * @param in the trace text
+ * @param name the trace's name in error messages
+ * @param output as ReplayMsfcTrace()
+ * @param error as ReplayMsfcTrace()
+ * @return true on success
+ */
+bool ReplayMsfcTrace(std::istream& in,
+                     const std::string& name,
+                     std::vector<std::string>& output,
+                     std::string& error);
 
 } // namespace ns3
 

@@ -36,6 +36,22 @@
 #include <net/pkt_cls.h>
 #include <net/inet_ecn.h>
 #include <net/codel.h>
+#if IS_ENABLED(CONFIG_NET_SCH_MSFC_KUNIT_TEST)
+/* The KUnit trace replay sets CoDel's clock (enqueue timestamps and the
+ * time of each dequeue) while msfc_test_clock is true; else the real one.
+ */
+static bool msfc_test_clock;
+static u64 msfc_test_now_ns;
+
+static codel_time_t msfc_codel_time(void)
+{
+	if (READ_ONCE(msfc_test_clock))
+		return READ_ONCE(msfc_test_now_ns) >> CODEL_SHIFT;
+	return codel_get_time();
+}
+
+#define codel_get_time() msfc_codel_time()
+#endif
 #include <net/codel_impl.h>
 #include <net/codel_qdisc.h>
 

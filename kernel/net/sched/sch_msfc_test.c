@@ -10,15 +10,20 @@
 #include <linux/delay.h>
 
 struct msfc_vec_op {
-	char op;	/* 'E' enqueue, 'D' dequeue; expected: 'P' packet, 'N' none */
+	char op;	/* trace: 'E' enqueue, 'D' dequeue, 'T' advance the clock;
+			 * decisions: 'P' packet dequeued, 'N' none, 'C' CoDel drop,
+			 * 'O' overload drop
+			 */
 	u8 cls;
+	u8 ect;		/* E: an ECT(0) packet; P: dequeued CE-marked */
 	u16 flow;
-	u32 len;
+	u32 len;	/* T: nanoseconds */
 };
 
 struct msfc_vector {
 	const char *name;
 	u32 prios, flows, quantum, ratio, limit, drop_batch;
+	u32 target_us, interval_us, ecn;
 	const struct msfc_vec_op *ops;
 	u32 nops;
 	const struct msfc_vec_op *exp;
@@ -120,6 +125,8 @@ static void msfc_test_exit(struct kunit *test)
 {
 	struct msfc_test_ctx *ctx = test->priv;
 
+	WRITE_ONCE(msfc_test_clock, false);
+
 	msfc_test_release(test);
 	free_netdev(ctx->dev);
 }
@@ -192,9 +199,57 @@ static int msfc_test_enqueue_flow(struct Qdisc *sch, u32 cls, u32 flow, u32 len)
 	return ret;
 }
 
-/* Each trace of test/vectors replays to exactly its expected output. */
+/* The packets CoDel dropped during one dequeue, in order (their destructor
+ * records them).
+ */
+#define MSFC_TEST_MAX_DROPS	4096
+static u32 msfc_test_dropped[MSFC_TEST_MAX_DROPS];	/* mark: cls << 16 | flow */
+static u32 msfc_test_dropped_len[MSFC_TEST_MAX_DROPS];
+static u32 msfc_test_ndropped;
+
+static void msfc_test_record_drop(struct sk_buff *skb)
+{
+	if (msfc_test_ndropped < MSFC_TEST_MAX_DROPS) {
+		msfc_test_dropped[msfc_test_ndropped] = skb->mark;
+		msfc_test_dropped_len[msfc_test_ndropped] = qdisc_pkt_len(skb);
+	}
+	msfc_test_ndropped++;
+}
+
+/* The next expected decision must be @kind for class/flow of @mark, @len. */
+static void msfc_test_expect(struct kunit *test, const struct msfc_vector *vec,
+			     u32 *d, char kind, u32 mark, u32 len)
+{
+	const struct msfc_vec_op *exp;
+
+	KUNIT_ASSERT_LT_MSG(test, *d, vec->nexp, "%s: more decisions than expected (%c %u %u %u)",
+			    vec->name, kind, mark >> 16, mark & 0xffff, len);
+	exp = &vec->exp[(*d)++];
+	KUNIT_ASSERT_TRUE_MSG(test, exp->op == kind && mark == ((u32)exp->cls << 16 | exp->flow) &&
+			      len == exp->len,
+			      "%s: decision %u: expected %c %u %u %u, got %c %u %u %u", vec->name,
+			      *d, exp->op, exp->cls, exp->flow, exp->len, kind, mark >> 16,
+			      mark & 0xffff, len);
+}
+
+static struct sk_buff *msfc_test_vec_skb(const struct msfc_vec_op *op)
+{
+	struct sk_buff *skb = msfc_test_ip_skb(op->len, op->ect ? INET_ECN_ECT_0 : 0, 0);
+
+	if (!skb)
+		return NULL;
+	skb->mark = (u32)op->cls << 16 | op->flow;
+	skb->destructor = msfc_test_record_drop;
+	return skb;
+}
+
+/* Each trace of test/vectors and of the generated differential set replays
+ * to exactly the decisions of the reference model: every dequeued packet
+ * (and its CE mark), every CoDel drop and every overload drop, in order.
+ */
 static void msfc_test_vectors(struct kunit *test)
 {
+	u64 nops = 0, ndec = 0, deq = 0, marks = 0, cdrops = 0, odrops = 0;
 	int v;
 
 	for (v = 0; v < ARRAY_SIZE(msfc_vectors); v++) {
@@ -207,50 +262,77 @@ static void msfc_test_vectors(struct kunit *test)
 			{ TCA_MSFC_LIMIT, vec->limit },
 			{ TCA_MSFC_DROP_BATCH, vec->drop_batch },
 			{ TCA_MSFC_MEMORY_LIMIT, 1U << 31 },
-			{ TCA_MSFC_TARGET, 1000000000 },	/* 1000 s */
-			{ TCA_MSFC_INTERVAL, 2000000000 },	/* 2000 s */
+			{ TCA_MSFC_TARGET, vec->target_us },
+			{ TCA_MSFC_INTERVAL, vec->interval_us },
+			{ TCA_MSFC_ECN, vec->ecn },
 			{ 0 }
 		};
 		struct Qdisc *sch = msfc_test_create(test, attrs);
-		u32 i, d = 0;
+		u32 i, k, d = 0;
 
+		WRITE_ONCE(msfc_test_now_ns, 0);
+		WRITE_ONCE(msfc_test_clock, true);
 		for (i = 0; i < vec->nops; i++) {
 			const struct msfc_vec_op *op = &vec->ops[i];
-			const struct msfc_vec_op *exp;
-			struct sk_buff *skb;
+			struct sk_buff *skb, *to_free = NULL, *rev = NULL;
 
+			if (op->op == 'T') {
+				WRITE_ONCE(msfc_test_now_ns, msfc_test_now_ns + op->len);
+				continue;
+			}
 			if (op->op == 'E') {
-				int ret = msfc_test_enqueue_flow(sch, op->cls, op->flow,
-								 op->len);
-
-				KUNIT_ASSERT_GE(test, ret, 0);
+				skb = msfc_test_vec_skb(op);
+				KUNIT_ASSERT_NOT_NULL(test, skb);
+				msfc_enqueue_flow(skb, sch, op->cls, op->flow, &to_free);
+				/* __qdisc_drop() pushes on the front: reverse to drop order */
+				while (to_free) {
+					skb = to_free;
+					to_free = skb->next;
+					skb->next = rev;
+					rev = skb;
+				}
+				while (rev) {
+					skb = rev;
+					rev = skb->next;
+					skb->next = NULL;
+					skb->destructor = NULL;
+					msfc_test_expect(test, vec, &d, 'O', skb->mark,
+							 qdisc_pkt_len(skb));
+					odrops++;
+					kfree_skb(skb);
+				}
 				continue;
 			}
-			KUNIT_ASSERT_LT_MSG(test, d, vec->nexp, "%s: more dequeues than expected",
-					    vec->name);
-			exp = &vec->exp[d++];
+			msfc_test_ndropped = 0;
 			skb = msfc_dequeue(sch);
-			if (exp->op == 'N') {
-				KUNIT_ASSERT_NULL_MSG(test, skb, "%s: dequeue %u: expected none",
-						      vec->name, d);
+			KUNIT_ASSERT_LE_MSG(test, msfc_test_ndropped, MSFC_TEST_MAX_DROPS,
+					    "%s: too many drops in one dequeue", vec->name);
+			for (k = 0; k < msfc_test_ndropped; k++)
+				msfc_test_expect(test, vec, &d, 'C', msfc_test_dropped[k],
+						 msfc_test_dropped_len[k]);
+			cdrops += msfc_test_ndropped;
+			if (!skb) {
+				msfc_test_expect(test, vec, &d, 'N', 0, 0);
 				continue;
 			}
-			KUNIT_ASSERT_NOT_NULL_MSG(test, skb,
-						  "%s: dequeue %u: expected %u %u %u, got none",
-						  vec->name, d, exp->cls, exp->flow, exp->len);
-			KUNIT_ASSERT_EQ_MSG(test, skb->mark, (u32)exp->cls << 16 | exp->flow,
-					    "%s: dequeue %u: expected class %u flow %u, got class %u flow %u",
-					    vec->name, d, exp->cls, exp->flow,
-					    skb->mark >> 16, skb->mark & 0xffff);
-			KUNIT_ASSERT_EQ_MSG(test, qdisc_pkt_len(skb), exp->len,
-					    "%s: dequeue %u: length", vec->name, d);
+			skb->destructor = NULL;
+			msfc_test_expect(test, vec, &d, 'P', skb->mark, qdisc_pkt_len(skb));
+			KUNIT_ASSERT_EQ_MSG(test, INET_ECN_is_ce(ipv4_get_dsfield(ip_hdr(skb))),
+					    !!vec->exp[d - 1].ect, "%s: decision %u: CE mark",
+					    vec->name, d);
+			marks += vec->exp[d - 1].ect;
+			deq++;
 			kfree_skb(skb);
 		}
-		KUNIT_EXPECT_EQ_MSG(test, d, vec->nexp, "%s: dequeue count", vec->name);
-		kunit_info(test, "%s: %u operations, %u dequeues identical to the reference\n",
-			   vec->name, vec->nops, d);
+		WRITE_ONCE(msfc_test_clock, false);
+		KUNIT_EXPECT_EQ_MSG(test, d, vec->nexp, "%s: decision count", vec->name);
+		nops += vec->nops;
+		ndec += d;
 		msfc_test_release(test);
 	}
+	kunit_info(test,
+		   "%zu traces, %llu operations, %llu decisions identical to the reference: %llu dequeued (%llu CE-marked), %llu CoDel drops, %llu overload drops\n",
+		   ARRAY_SIZE(msfc_vectors), nops, ndec, deq, marks, cdrops, odrops);
 }
 
 /* Backlogged classes share bytes as 1 : ratio : ratio^2 (+- one quantum). */
