@@ -83,9 +83,10 @@ test-python: build
 
 # The differential test at scale (docs/differential.md): N random Hypothesis examples (a
 # failure is shrunk to a small trace) and N seeded generated traces through the reference and
-# the ns-3 model, then DIFF_KERNEL traces of the generated set in the kernel's KUnit replay.
+# the ns-3 model, then DIFF_KERNEL (default N) traces of the generated set in the kernel's KUnit
+# replay (the next `make test-kernel` rebuilds the test kernel with its usual 300).
 N ?= 5000
-DIFF_KERNEL ?= 2000
+DIFF_KERNEL ?= $(N)
 diff-test: build
 	MSFC_BUILD_DIR=$(CURDIR)/$(BUILD) MSFC_DIFF_EXAMPLES=$(N) MSFC_DIFF_RANDOM=1 \
 	    $(VENV)/bin/python -m pytest -q -p no:cacheprovider tests/reference/test_differential.py -k property

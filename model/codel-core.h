@@ -157,6 +157,9 @@ CoDelCore::Dequeue(CoDelVars& vars, int64_t nowNs, FlowOps& ops) const
     Ptr<QueueDiscItem> item = ops.Pop();
     if (!item)
     {
+        // An empty queue is not above target (also when the flow was emptied by other means
+        // than CoDel, e.g. an overload drop), as Linux codel_dequeue() and RFC 8289.
+        vars.firstAboveTime = 0;
         vars.dropping = false;
         return nullptr;
     }

@@ -322,7 +322,8 @@ class Msfc:
     def _codel_dequeue(self, fl: Flow):
         """codel_dequeue() of Linux include/net/codel_impl.h."""
         p = self._pop(fl)
-        if p is None:
+        if p is None:  # an empty flow is not above target (e.g. emptied by an overload drop)
+            fl.first_above_time = 0
             fl.dropping = False
             return None
         now = self._now_c()
