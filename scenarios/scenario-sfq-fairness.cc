@@ -85,8 +85,24 @@ Spec()
                  "packets",
                  0,
                  1e7},
-                {"sfq-perturb", ParamType::Time, "10s", "SFQ perturbation period (0s: off)"},
-                {"msfc-prios", ParamType::Int, "3", "MSFC classes for --scheduler=Msfc", "", 1, 16},
+                {"sfq-perturb",
+                 ParamType::Time,
+                 "10s",
+                 "SFQ perturbation period (0s: off)",
+                 "",
+                 std::nullopt,
+                 std::nullopt,
+                 {},
+                 {"Sfq"}},
+                {"msfc-prios",
+                 ParamType::Int,
+                 "3",
+                 "MSFC classes for --scheduler=Msfc",
+                 "",
+                 1,
+                 16,
+                 {},
+                 {"Msfc"}},
                 {"cca-1",
                  ParamType::Choice,
                  "Cubic",
@@ -366,6 +382,10 @@ Run(int argc, char** argv)
         }
     };
     Simulator::Schedule(Seconds(step), sample);
+    if (CheckOnly(*req))
+    {
+        return 0;
+    }
     RunOutput out(req->outDir); // checks the directory before the simulation
     FlowMeasurement flows(opt.GetDouble("delay-bin"), opt.GetDouble("delay-bin"));
 

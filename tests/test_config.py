@@ -189,7 +189,9 @@ def test_unknown_scenario_lists_valid(fake_build, tmp_path):
 
 
 def test_attributes_of_a_scheduler_the_run_does_not_use(info, scheds):
-    with pytest.raises(UserError, match=r"'Msfc.Ratio' applies to the scheduler Msfc, but this "):
+    with pytest.raises(
+        UserError, match=r"'Msfc.Ratio' applies to the scheduler Msfc only, but this "
+    ):
         cfg(info, scheds, "Msfc.Ratio=3", scheduler="FqCoDel")
     c = cfg(info, scheds, "Msfc.Ratio=3", scheduler="FqCoDel", other_scheduler="drop")
     assert c.attrs == {} and c.ignored == ["Msfc.Ratio"]
