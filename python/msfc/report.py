@@ -619,26 +619,44 @@ def load_time_series(root: Path, hashes: list[str], direction: str = "down") -> 
 
 
 def fig_time_series(ts: pd.DataFrame, kind: str, out: Path, name: str, ylabel: str) -> list[str]:
-    """One panel per scheduler, one line per class: the first RNG run of each."""
+    """One panel per scheduler, one line per class: the mean over the RNG runs at each time,
+    with its 95 % confidence interval as a band when there are several runs."""
     t = ts[ts["kind"] == kind]
     schedulers = list(dict.fromkeys(t["scheduler"]))
     nrow, ncol = _grid_shape(len(schedulers), 2)
     fig, axes = _fig(PAGE_IN if ncol > 1 else COLUMN_IN, 1.8 * nrow + 0.5, nrow, ncol, sharey=True)
     classes = sorted(t["class"].unique())
     cyc = _colors([str(c) for c in classes])
+    floor = None
+    if kind == "qdelay_ms":  # log axis: from a third of the smallest mean
+        means = t.groupby(["scheduler", "class", "time_s"])["value"].mean()
+        floor = float(means[means > 0].min() / 3) if (means > 0).any() else None
     for i, s in enumerate(schedulers):
         ax = axes[i // ncol][i % ncol]
         part = t[t["scheduler"] == s]
-        first = part[part["rng_run"] == part["rng_run"].min()]
+        n_runs = part["rng_run"].nunique()
         for c in classes:
-            p = first[first["class"] == c].sort_values("time_s")
-            ax.plot(p["time_s"], p["value"], lw=0.9, color=cyc[str(c)], label=f"class {c}")
-        ax.set_title(f"{s} (RNG run {int(first['rng_run'].min())})")
+            rows = [
+                (tm, *M.mean_ci95(g["value"]))
+                for tm, g in part[part["class"] == c].groupby("time_s", sort=True)
+            ]
+            if not rows:
+                continue
+            tm, mean, ci, _ = (np.array(x, float) for x in zip(*rows, strict=True))
+            ax.plot(tm, mean, lw=0.9, color=cyc[str(c)], label=f"class {c}")
+            if n_runs > 1:
+                ci = np.nan_to_num(ci)
+                # on the log axis a band reaching below the axis is cut at its bottom
+                lo = np.maximum(mean - ci, floor or 0.0)  # goodput and delay are >= 0
+                ax.fill_between(tm, lo, mean + ci, color=cyc[str(c)], alpha=0.2, lw=0)
+        ax.set_title(f"{s} ({runs_text(n_runs)})")
         ax.set_xlabel("time (s)")
         if i % ncol == 0:
             ax.set_ylabel(ylabel)
         if kind == "qdelay_ms":
             _log_axis(ax, "y")
+            if floor:
+                ax.set_ylim(bottom=floor)
     for j in range(len(schedulers), nrow * ncol):
         axes[j // ncol][j % ncol].axis("off")
     _legend(fig)
@@ -956,7 +974,8 @@ def make_report(root: Path, out: Path | None = None, direction: str | None = Non
                         if path_series
                         else ""
                     )
-                    + " (first RNG run of each scheduler).",
+                    + "; mean over the RNG runs (shaded: its 95% confidence interval when there "
+                    "are several).",
                 )
             )
         if "qdelay_ms" in kinds:
@@ -972,7 +991,8 @@ def make_report(root: Path, out: Path | None = None, direction: str | None = Non
                         if path_series
                         else "Queueing delay in the scheduler per class over time, mean per 0.1 s"
                     )
-                    + " (first RNG run of each scheduler).",
+                    + "; mean over the RNG runs (shaded: its 95% confidence interval when there "
+                    "are several).",
                 )
             )
         if kinds != {"goodput_mbps", "qdelay_ms"}:
