@@ -66,12 +66,19 @@ def test_user_errors_have_no_traceback(fake_build, tmp_path, capsys):
         ),
         (["report", str(tmp_path)], "not an msfc results directory"),
         (["sweep", "fake", "--build-dir", str(fake_build), "--grid", "duration="], "empty value"),
+        (
+            ["compare", "fake", "--build-dir", str(fake_build), "--schedulers", "CoDel"]
+            + ["--jobs", "0"],
+            "--jobs 0 is out of range",
+        ),
+        (["run", "fake", "--build-dir", str(fake_build), "--timeout", "-1"], "> 0"),
     ]
     for args, expect in cases:
         assert main(args) == 2, args
         err = capsys.readouterr().err
         assert expect in err, (args, err)
         assert err.startswith("msfc: error: ")
+        assert not (tmp_path / "results").exists(), args  # nothing written
     for args, expect in cases[:2]:  # as a separate process: no traceback
         r = msfc_subprocess(*args, cwd=tmp_path)
         assert r.returncode == 2, (args, r.stderr)

@@ -470,6 +470,10 @@ def cmd_compare(args) -> int:
     scheds = _schedulers_arg(info, args.schedulers)
     if args.seeds < 1:
         raise UserError(f"--seeds {args.seeds} is out of range; it must be >= 1")
+    if args.jobs is None:
+        args.jobs = 1
+    if args.jobs < 1:
+        raise UserError(f"--jobs {args.jobs} is out of range; it must be >= 1")
     assign = [(k, v) for k, v in assign if k != "scheduler"]
     cfgs = [
         build_config(
@@ -515,10 +519,6 @@ def cmd_compare(args) -> int:
     )
     _stderr(f"{len(cfgs)} simulations -> {out}")
     failed = 0
-    if args.jobs is None:
-        args.jobs = 1
-    if args.jobs < 1:
-        raise UserError(f"--jobs {args.jobs} is out of range; it must be >= 1")
     if args.jobs > 1:
         from . import sweep as S
 
@@ -763,6 +763,11 @@ def main(argv: list[str] | None = None) -> int:
     if threading.current_thread() is threading.main_thread():
         old_term = signal.signal(signal.SIGTERM, on_term)
     try:
+        if getattr(args, "timeout", None) is not None and not args.timeout > 0:
+            raise UserError(
+                f"--timeout {args.timeout:g} is out of range; give the wall-clock seconds a "
+                f"simulation may take, > 0 (or leave it out for no limit)"
+            )
         return COMMANDS[args.command](args)
     except UserError as e:
         _stderr(f"msfc: error: {e}")
