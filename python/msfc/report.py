@@ -162,10 +162,10 @@ def _legend(fig, handles=None, labels=None) -> None:
                 seen.setdefault(lab, h)
         labels, handles = list(seen), list(seen.values())
     if handles:
-        # as many columns as fit the figure's width (an 8 pt character is about 0.07 in, a
-        # handle with its gap about 0.5 in)
+        # as many columns as fit the figure's width (an 8 pt character is about 0.055 in, a
+        # handle with its gaps about 0.4 in)
         longest = max(len(str(lab)) for lab in labels)
-        fit = int(fig.get_figwidth() // (0.07 * longest + 0.5))
+        fit = int(fig.get_figwidth() // (0.055 * longest + 0.4))
         fig.legend(
             handles, labels, loc="outside lower center", ncols=max(1, min(len(handles), 8, fit))
         )
@@ -655,8 +655,8 @@ def fig_time_series(ts: pd.DataFrame, kind: str, out: Path, name: str, ylabel: s
             ax.set_ylabel(ylabel)
         if kind == "qdelay_ms":
             _log_axis(ax, "y")
-            if floor:
-                ax.set_ylim(bottom=floor)
+    if floor:  # once every panel is drawn: the panels share the axis, the top fits them all
+        axes[0][0].set_ylim(bottom=floor)
     for j in range(len(schedulers), nrow * ncol):
         axes[j // ncol][j % ncol].axis("off")
     _legend(fig)
