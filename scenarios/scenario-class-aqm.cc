@@ -250,7 +250,8 @@ Spec()
             {"classes",
              ParamType::Int,
              "4",
-             "number of classes (class classes-1 most important)",
+             "number of classes (class classes-1 most important; sets "
+             "ns3::MsfcQueueDisc::Prios)",
              "",
              1,
              8},
@@ -340,7 +341,8 @@ Spec()
             {"msfc-ratio",
              ParamType::Double,
              "2",
-             "MSFC: bandwidth ratio of adjacent classes (2: 8:4:2:1 with 4 classes)",
+             "MSFC: bandwidth ratio of adjacent classes (2: 8:4:2:1 with 4 classes; sets "
+             "ns3::MsfcQueueDisc::Ratio)",
              "",
              0.0001,
              16,

@@ -97,7 +97,7 @@ Spec()
                 {"msfc-prios",
                  ParamType::Int,
                  "3",
-                 "MSFC classes for --scheduler=Msfc",
+                 "MSFC classes for --scheduler=Msfc (sets ns3::MsfcQueueDisc::Prios)",
                  "",
                  1,
                  16,

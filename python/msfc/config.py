@@ -491,11 +491,16 @@ def build_config(
         resolved[cfg.rng_option] = str(cfg.rng_run)
     cfg.resolved = resolved
     _other_schedulers(info, cfg, other_scheduler)
-    if cfg.attrs:
+    if cfg.attrs or cfg.scheduler == "Msfc":
         if schedulers is None and schedulers_loader:
-            schedulers = schedulers_loader()
+            try:
+                schedulers = schedulers_loader()
+            except UserError:
+                if cfg.attrs:
+                    raise
+                # MSFC's defaults are unknown without msfc-describe; the program checks them
         if schedulers:
-            check_constraints(cfg, schedulers)
+            check_constraints(cfg, schedulers, info)
     if cfg.preset is None and info.default_preset:
         cfg.preset = None  # the program applies its default preset itself
     return cfg
@@ -720,10 +725,38 @@ def _time_text(seconds: float) -> str:
     return f"{seconds / 1e-9:g}ns"
 
 
-def check_constraints(cfg: RunConfig, schedulers: dict[str, SchedulerInfo]) -> None:
+#: the largest class quantum, bytes (MsfcQueueDisc::MAX_CLASS_QUANTUM, the kernel's 2^40)
+MAX_CLASS_QUANTUM = 1 << 40
+#: the quantum of a queue disc without a device (QUEUE_DISC_DEFAULT_MTU)
+DEFAULT_MTU = 1500
+
+
+def class_quanta_overflow(quantum: int, ratio: float, prios: int) -> bool:
+    """True when ``quantum * ratio^(prios-1)`` exceeds MAX_CLASS_QUANTUM, computed as the model
+    and the kernel do it (16.16 fixed-point ratio, rounded at every class)."""
+    fixed = round(ratio * 65536)
+    cur = quantum or DEFAULT_MTU
+    for _ in range(1, prios):
+        cur = max(1, (cur * fixed + 32768) >> 16)
+        if cur > MAX_CLASS_QUANTUM:
+            return True
+    return cur > MAX_CLASS_QUANTUM
+
+
+def check_constraints(
+    cfg: RunConfig, schedulers: dict[str, SchedulerInfo], info: ScenarioInfo | None = None
+) -> None:
     """Constraints between a scheduler's attributes, checked before anything runs, in the words
-    of the kernel qdisc's extack messages (kernel/net/sched/sch_msfc.c)."""
+    of the kernel qdisc's extack messages (kernel/net/sched/sch_msfc.c). An attribute a scenario
+    sets through one of its options (isp-tree's prios and ratio) counts with that option's
+    value when the run's scheduler is the attribute's."""
     by_sched: dict[str, dict[str, str]] = {}
+    if info is not None:
+        for aid, opt in option_aliases(info).items():
+            head, _, attr = aid.rpartition("::")
+            s = scheduler_of(head)
+            if s == cfg.scheduler and opt in cfg.resolved:
+                by_sched.setdefault(s, {})[attr] = cfg.resolved[opt]
     for friendly, v in cfg.attrs.items():
         s, _, a = friendly.partition(".")
         by_sched.setdefault(s, {})[a] = v
@@ -752,6 +785,16 @@ def check_constraints(cfg: RunConfig, schedulers: dict[str, SchedulerInfo]) -> N
             err = check_dscp_map(given["DscpMap"])
             if err:
                 raise UserError(f"{sname}.DscpMap: {err}")
+        if sname == "Msfc" and {"Quantum", "Ratio", "Prios"} <= set(s.attributes):
+            try:
+                q, r, n = int(value("Quantum")), float(value("Ratio")), int(value("Prios"))
+            except (TypeError, ValueError):
+                continue
+            if class_quanta_overflow(q, r, n):
+                raise UserError(
+                    f"{sname}: quantum * ratio^(prios-1) exceeds 2^40 bytes: lower ratio, prios "
+                    f"or quantum (Quantum {q or DEFAULT_MTU}, Ratio {r:g}, Prios {n})"
+                )
 
 
 def _json_text(v) -> str:

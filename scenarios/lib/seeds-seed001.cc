@@ -46,7 +46,7 @@ Seed001Params(const std::string& defaultScheduler, double minDuration)
         Param{"msfc-prios",
               ParamType::Int,
               "3",
-              "MSFC classes for --scheduler=Msfc",
+              "MSFC classes for --scheduler=Msfc (sets ns3::MsfcQueueDisc::Prios)",
               "",
               1,
               16,
