@@ -10,6 +10,10 @@
 // Traffic: the flow types of a flow-type file (thesis appendix A.2 format),
 // cycled over the clients in file order; every flow is measured by FlowMonitor.
 //
+// Measured: every flow (FlowMonitor), the queue discs' counters, and per class and
+// direction over time the goodput at the sinks and the time packets spent in queue discs
+// (class_series.csv).
+//
 // Options, presets and output files: docs/isp-tree.md and docs/data-format.md.
 
 #include "lib/flow-types.h"
@@ -254,7 +258,9 @@ Spec()
              "MSFC bandwidth ratio between neighbouring classes (sets ns3::MsfcQueueDisc::Ratio)",
              "",
              TC_MSFC_RATIO_MIN / 65536.0,
-             TC_MSFC_RATIO_MAX / 65536.0},
+             TC_MSFC_RATIO_MAX / 65536.0,
+             {},
+             {"Msfc"}},
             {"device-queue",
              ParamType::Time,
              "1.25ms",
@@ -286,6 +292,13 @@ Spec()
              "s",
              1e-7,
              10},
+            {"sample-interval",
+             ParamType::Double,
+             "0.5",
+             "interval of the per-class time series (class_series.csv)",
+             "s",
+             0.01,
+             1000},
             {"rng-run",
              ParamType::Int,
              "1",
@@ -761,6 +774,177 @@ BuildTopology(const Options& opt, const Settings& cfg)
     return {server, treeNodes, clients, aps, nGateways, nClients, serverAddr, clientAddr, qdiscs};
 }
 
+/// The time a packet has spent in queue discs so far, summed over the hops it crossed.
+class QueueTimeTag : public Tag
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid =
+            TypeId("msfc::IspTreeQueueTimeTag").SetParent<Tag>().AddConstructor<QueueTimeTag>();
+        return tid;
+    }
+
+    TypeId GetInstanceTypeId() const override
+    {
+        return GetTypeId();
+    }
+
+    uint32_t GetSerializedSize() const override
+    {
+        return 8;
+    }
+
+    void Serialize(TagBuffer i) const override
+    {
+        i.WriteU64(nanoseconds);
+    }
+
+    void Deserialize(TagBuffer i) override
+    {
+        nanoseconds = i.ReadU64();
+    }
+
+    void Print(std::ostream& os) const override
+    {
+        os << "queued=" << nanoseconds << "ns";
+    }
+
+    uint64_t nanoseconds = 0;
+};
+
+/**
+ * Per class and direction over time (class_series.csv): the application bytes the sinks
+ * received (goodput) and, of the packets delivered to their destination (data and
+ * acknowledgements), the time each spent in queue discs summed over its path.  The class of
+ * a goodput sample is its flow's priority label; that of a delivered packet its DSCP's
+ * priority.
+ */
+class ClassSeries
+{
+  public:
+    ClassSeries(uint32_t prios, double interval, double duration)
+        : m_prios(prios),
+          m_interval(interval),
+          m_duration(duration),
+          m_cells(2 * prios)
+    {
+        for (uint32_t p = 0; p < prios; ++p)
+        {
+            m_classOfDscp[MsfcQueueDisc::DscpForDefaultClass(p)] = p;
+        }
+    }
+
+    /// Adds the sojourn time of a packet leaving a queue disc to its tag.
+    static void OnDequeue(Ptr<const QueueDiscItem> item)
+    {
+        Ptr<Packet> p = item->GetPacket();
+        QueueTimeTag tag;
+        p->RemovePacketTag(tag);
+        tag.nanoseconds +=
+            static_cast<uint64_t>((Simulator::Now() - item->GetTimeStamp()).GetNanoSeconds());
+        p->AddPacketTag(tag);
+    }
+
+    /// A packet delivered to its destination (Ipv4L3Protocol LocalDeliver); `down` for a
+    /// client, not the server.
+    void OnDeliver(bool down, const Ipv4Header& h, Ptr<const Packet> p)
+    {
+        auto it = m_classOfDscp.find(static_cast<uint8_t>(h.GetDscp()));
+        if (it == m_classOfDscp.end())
+        {
+            return;
+        }
+        QueueTimeTag tag;
+        p->PeekPacketTag(tag);
+        Cell& c = m_cells[Index(down, it->second)];
+        const double s = static_cast<double>(tag.nanoseconds) * 1e-9;
+        ++c.packets;
+        c.queuedSum += s;
+        c.queuedMax = std::max(c.queuedMax, s);
+    }
+
+    /// Application bytes received by a sink of a flow of class `prio`.
+    void OnSinkRx(bool down, uint32_t prio, uint32_t bytes)
+    {
+        m_cells[Index(down, prio)].bytes += bytes;
+    }
+
+    /// Samples every interval until the end of the run.
+    void Start()
+    {
+        Simulator::Schedule(Seconds(m_interval), &ClassSeries::Sample, this);
+    }
+
+    /// Writes class_series.csv, with the last, possibly shorter interval up to now (the end).
+    void Write(RunOutput& out)
+    {
+        if (Simulator::Now().GetSeconds() > m_last + 1e-9)
+        {
+            Record();
+        }
+        std::ofstream& f = out.Open("class_series.csv");
+        f << "time_s,direction,class,goodput_bps,packets,queued_mean_s,queued_max_s\n";
+        for (const auto& r : m_rows)
+        {
+            f << r << "\n";
+        }
+    }
+
+  private:
+    struct Cell
+    {
+        uint64_t bytes = 0;
+        uint64_t packets = 0;
+        double queuedSum = 0;
+        double queuedMax = 0;
+    };
+
+    size_t Index(bool down, uint32_t prio) const
+    {
+        return (down ? 0 : m_prios) + std::min(prio, m_prios - 1);
+    }
+
+    void Sample()
+    {
+        Record();
+        if (m_last + m_interval <= m_duration + 1e-9)
+        {
+            Simulator::Schedule(Seconds(m_interval), &ClassSeries::Sample, this);
+        }
+    }
+
+    /// One row per direction and class about the interval (m_last, now].
+    void Record()
+    {
+        const double now = Simulator::Now().GetSeconds();
+        const double interval = now - m_last;
+        for (int dir = 0; dir < 2; ++dir)
+        {
+            for (uint32_t p = 0; p < m_prios; ++p)
+            {
+                Cell& c = m_cells[Index(dir == 0, p)];
+                std::ostringstream row;
+                row << Fmt(now) << "," << (dir == 0 ? "down" : "up") << "," << p << ","
+                    << Fmt(static_cast<double>(c.bytes) * 8.0 / interval) << "," << c.packets << ","
+                    << (c.packets ? Fmt(c.queuedSum / static_cast<double>(c.packets)) : "") << ","
+                    << (c.packets ? Fmt(c.queuedMax) : "");
+                m_rows.push_back(row.str());
+                c = Cell();
+            }
+        }
+        m_last = now;
+    }
+
+    uint32_t m_prios;
+    double m_interval;
+    double m_duration;
+    double m_last = 0;         //!< end of the last recorded interval (s)
+    std::vector<Cell> m_cells; //!< [down classes..., up classes...]
+    std::map<uint8_t, uint32_t> m_classOfDscp;
+    std::vector<std::string> m_rows;
+};
+
 struct AppRecord
 {
     uint32_t id;
@@ -780,7 +964,7 @@ struct Traffic
 
 /// The applications of the flow types, cycled over the clients.
 Traffic
-InstallTraffic(const Options& opt, const Settings& cfg, Topology& topo)
+InstallTraffic(const Options& opt, const Settings& cfg, Topology& topo, ClassSeries& series)
 {
     // Types are repeated count-ratio times each, in file order, cycling until
     // `apps` applications exist; application i runs on client i mod clients.
@@ -840,6 +1024,13 @@ InstallTraffic(const Options& opt, const Settings& cfg, Topology& topo)
         ApplicationContainer s = sinkHelper.Install(dst);
         s.Start(Seconds(0.0));
         s.Stop(Seconds(cfg.duration));
+        const uint32_t prio = ar.priority;
+        s.Get(0)->TraceConnectWithoutContext(
+            "Rx",
+            Callback<void, Ptr<const Packet>, const Address&>(
+                [&series, down, prio](Ptr<const Packet> p, const Address&) {
+                    series.OnSinkRx(down, prio, p->GetSize());
+                }));
         if (!t.udp)
         {
             // TCP acknowledgements carry the class of their connection: the accepted
@@ -906,17 +1097,40 @@ Run(int argc, char** argv)
     }
     const Options::Request& req = *parsed;
     Settings cfg = ResolveSettings(opt);
+    if (CheckOnly(req))
+    {
+        return 0;
+    }
     RunOutput out(req.outDir); // checks the directory before the long part
     ConfigureNs3(opt, cfg);
 
     // topology, traffic
     Topology topo = BuildTopology(opt, cfg);
-    Traffic traffic = InstallTraffic(opt, cfg, topo);
+    ClassSeries series(cfg.prios, opt.GetDouble("sample-interval"), cfg.duration);
+    Traffic traffic = InstallTraffic(opt, cfg, topo, series);
 
     // measurement
     FlowMeasurement flows(opt.GetTime("delay-bin").GetSeconds(),
                           opt.GetTime("jitter-bin").GetSeconds());
     ScheduleDscpCheck(cfg, topo, traffic.appStart / 2);
+    for (const auto& q : topo.qdiscs)
+    {
+        q.qdisc->TraceConnectWithoutContext("Dequeue", MakeCallback(&ClassSeries::OnDequeue));
+    }
+    auto deliverTo = [&series](Ptr<Node> node, bool down) {
+        node->GetObject<Ipv4L3Protocol>()->TraceConnectWithoutContext(
+            "LocalDeliver",
+            Callback<void, const Ipv4Header&, Ptr<const Packet>, uint32_t>(
+                [&series, down](const Ipv4Header& h, Ptr<const Packet> p, uint32_t) {
+                    series.OnDeliver(down, h, p);
+                }));
+    };
+    deliverTo(topo.server.Get(0), false);
+    for (uint32_t c = 0; c < topo.clients.GetN(); ++c)
+    {
+        deliverTo(topo.clients.Get(c), true);
+    }
+    series.Start();
     std::cerr << "isp-tree: " << cfg.scheduler << ", " << topo.nGateways << " gateways, "
               << topo.aps.size() << " APs, " << topo.nClients << " clients ("
               << (cfg.wifiLastHop ? "Wi-Fi" : "point-to-point") << "), " << traffic.applications
@@ -925,6 +1139,7 @@ Run(int argc, char** argv)
     run.Run(cfg.duration, opt.GetBool("progress"));
 
     const uint32_t unmatched = flows.Write(out, traffic.labels, traffic.appStop - traffic.appStart);
+    series.Write(out);
     FinishRun(out,
               opt,
               cfg.scheduler,

@@ -86,14 +86,24 @@ Spec()
                  "packets",
                  0,
                  1e7},
-                {"sfq-perturb", ParamType::Time, "10s", "SFQ perturbation period (0s: off)"},
+                {"sfq-perturb",
+                 ParamType::Time,
+                 "10s",
+                 "SFQ perturbation period (0s: off)",
+                 "",
+                 std::nullopt,
+                 std::nullopt,
+                 {},
+                 {"Sfq"}},
                 {"msfc-prios",
                  ParamType::Int,
                  "3",
-                 "MSFC classes for --scheduler=Msfc",
+                 "MSFC classes for --scheduler=Msfc (sets ns3::MsfcQueueDisc::Prios)",
                  "",
                  TC_MSFC_PRIOS_MIN,
-                 TC_MSFC_PRIOS_MAX},
+                 TC_MSFC_PRIOS_MAX,
+                 {},
+                 {"Msfc"}},
                 {"cca-1",
                  ParamType::Choice,
                  "Cubic",
@@ -373,6 +383,10 @@ Run(int argc, char** argv)
         }
     };
     Simulator::Schedule(Seconds(step), sample);
+    if (CheckOnly(*req))
+    {
+        return 0;
+    }
     RunOutput out(req->outDir); // checks the directory before the simulation
     FlowMeasurement flows(opt.GetDouble("delay-bin"), opt.GetDouble("delay-bin"));
 

@@ -111,6 +111,10 @@ Run(int argc, char** argv)
     FlowLabels labels = InstallTraffic(opt, d, nThin);
 
     // measurement
+    if (CheckOnly(*req))
+    {
+        return 0;
+    }
     RunOutput out(req->outDir); // checks the directory before the simulation
     FlowMeasurement flows(opt.GetDouble("delay-bin"), opt.GetDouble("delay-bin"));
     run.Run(duration);

@@ -227,6 +227,10 @@ Run(int argc, char** argv)
             "Dequeue",
             MakeCallback(&DelaySampler::OnDequeue, &sampler));
     });
+    if (CheckOnly(*req))
+    {
+        return 0;
+    }
     RunOutput out(req->outDir); // checks the directory before the simulation
     FlowMeasurement flows(opt.GetDouble("delay-bin"), opt.GetDouble("delay-bin"));
     run.Run(duration);

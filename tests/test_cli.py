@@ -66,12 +66,19 @@ def test_user_errors_have_no_traceback(fake_build, tmp_path, capsys):
         ),
         (["report", str(tmp_path)], "not an msfc results directory"),
         (["sweep", "fake", "--build-dir", str(fake_build), "--grid", "duration="], "empty value"),
+        (
+            ["compare", "fake", "--build-dir", str(fake_build), "--schedulers", "CoDel"]
+            + ["--jobs", "0"],
+            "--jobs 0 is out of range",
+        ),
+        (["run", "fake", "--build-dir", str(fake_build), "--timeout", "-1"], "> 0"),
     ]
     for args, expect in cases:
         assert main(args) == 2, args
         err = capsys.readouterr().err
         assert expect in err, (args, err)
         assert err.startswith("msfc: error: ")
+        assert not (tmp_path / "results").exists(), args  # nothing written
     for args, expect in cases[:2]:  # as a separate process: no traceback
         r = msfc_subprocess(*args, cwd=tmp_path)
         assert r.returncode == 2, (args, r.stderr)
@@ -475,3 +482,71 @@ def test_priorities_above_msfc_prios_are_pointed_out(fake_build, tmp_path, capsy
     )
     assert main(_run_args(fake_build, tmp_path / "p3", "--set", "Msfc.Prios=3")) == 0
     assert "note: Msfc.Prios" not in capsys.readouterr().err
+
+
+def test_flow_type_priorities_are_checked_before_anything_runs(fake_isp_build, tmp_path, capsys):
+    """The scenario program's own checks (``--check``: flow-type priorities below prios) run
+    before msfc writes anything, in run, compare and sweep alike."""
+    b = str(fake_isp_build)
+    out = tmp_path / "x"
+    cases = [
+        ["run", "isp-tree", "--set", "prios=2"],
+        ["run", "isp-tree", "--scheduler", "Msfc", "--set", "Msfc.Prios=2"],
+        ["compare", "isp-tree", "--schedulers", "FqCoDel,Msfc", "--set", "prios=2"],
+        ["sweep", "isp-tree", "--grid", "prios=2,3"],
+    ]
+    for args in cases:
+        rc = main(args + ["--build-dir", b, "--out", str(out), "--no-progress"])
+        err = capsys.readouterr().err
+        assert rc == 2, (args, err)
+        assert err.startswith("msfc: error: scenario 'isp-tree' rejects this configuration: ")
+        assert "priority must be below the number of classes prios=2" in err
+        assert err.count("\n") == 1 and "Traceback" not in err
+        assert not out.exists(), args  # nothing written, not even the results directory
+    rc = main(cases[1] + ["--build-dir", b, "--out", str(out), "--no-progress"])
+    assert "(Msfc.Prios sets the option prios)" in capsys.readouterr().err
+    assert main(["run", "isp-tree", "--build-dir", b, "--out", str(out), "--no-progress"]) == 0
+
+
+def test_an_option_of_another_scheduler_is_refused_or_left_out(fake_isp_build, tmp_path, capsys):
+    """isp-tree's ratio only affects MSFC (--describe: "schedulers": ["Msfc"]): under FQ-CoDel
+    alone it is refused; swept together with the scheduler, FQ-CoDel runs once per seed."""
+    b = ["--build-dir", str(fake_isp_build), "--no-progress"]
+    out = tmp_path / "s"
+    for args in (
+        ["sweep", "isp-tree", "--scheduler", "FqCoDel", "--grid", "ratio=1,2,4"],
+        ["run", "isp-tree", "--scheduler", "FqCoDel", "--set", "ratio=3"],
+        ["compare", "isp-tree", "--schedulers", "FqCoDel,CoDel", "--set", "ratio=3"],
+    ):
+        assert main(args + b + ["--out", str(out)]) == 2, args
+        err = capsys.readouterr().err
+        assert "'ratio' applies to " in err and "change nothing" in err, err
+        assert not out.exists()
+    args = ["sweep", "isp-tree", "--grid", "scheduler=FqCoDel,Msfc", "--grid", "ratio=1,2,4"]
+    assert main(args + b + ["--out", str(out), "--jobs", "2"]) == 0
+    cap = capsys.readouterr()
+    err = cap.err
+    assert "scheduler=FqCoDel (no ratio)" in cap.out and "nan" not in cap.out
+    assert "sweep: 4 configurations" in err
+    assert "note: 'ratio' leaves the FqCoDel runs unchanged" in err
+    assert len(list(out.glob("runs/*/done.json"))) == 4
+    s = pd.read_csv(out / "summary.csv")
+    s = s[(s["level"] == "overall") & (s["direction"] == "down")]
+    assert s[s["scheduler"] == "FqCoDel"]["cfg.ratio"].isna().all()  # FQ-CoDel has no ratio
+    assert sorted(s[s["scheduler"] == "Msfc"]["cfg.ratio"]) == [1, 2, 4]
+    # the report: FQ-CoDel one point labelled "(no ratio)", not a line called "ratio=nan"
+    assert main(["report", str(out)]) == 0
+    page = (out / "report" / "index.html").read_text()
+    assert "scheduler=FqCoDel (no ratio)" in page and "nan" not in page
+    svg = (out / "report" / "sweep-throughput_total_kbps.svg").read_text()
+    assert "(no ratio)" in svg and "ratio=4" in svg  # FQ-CoDel once, at its own category
+
+
+def test_a_scheduler_without_the_swept_option_is_a_line_across_its_axis(fake_isp_build, tmp_path):
+    out = tmp_path / "r"
+    args = ["sweep", "isp-tree", "--build-dir", str(fake_isp_build), "--no-progress"]
+    args += ["--grid", "ratio=1,2", "--grid", "scheduler=FqCoDel,Msfc", "--out", str(out)]
+    assert main(args) == 0
+    assert main(["report", str(out)]) == 0
+    svg = (out / "report" / "sweep-throughput_total_kbps.svg").read_text()
+    assert "scheduler=FqCoDel, no ratio" in svg and "scheduler=Msfc" in svg

@@ -4,6 +4,7 @@ import pytest
 from msfc.config import (
     build_config,
     check_dscp_map,
+    class_quanta_overflow,
     parse_assignments,
     parse_datarate,
     parse_time,
@@ -130,7 +131,8 @@ def test_scheduler_attributes_map_to_ns3_attributes(info, scheds, tmp_path):
         == "2000p"
     )
     with pytest.raises(
-        UserError, match=r"has no attribute 'Ration'.*did you mean 'Ratio'.*Prios, Ratio, Target"
+        UserError,
+        match=r"has no attribute 'Ration'.*did you mean 'Ratio'.*Prios, Quantum, Ratio, Target",
     ):
         cfg(info, scheds, "Msfc.Ration=3")
     with pytest.raises(UserError, match=r"unknown scheduler 'Sfq'.*Msfc, CoDel"):
@@ -187,7 +189,9 @@ def test_unknown_scenario_lists_valid(fake_build, tmp_path):
 
 
 def test_attributes_of_a_scheduler_the_run_does_not_use(info, scheds):
-    with pytest.raises(UserError, match=r"'Msfc.Ratio' applies to the scheduler Msfc, but this "):
+    with pytest.raises(
+        UserError, match=r"'Msfc.Ratio' applies to the scheduler Msfc only, but this "
+    ):
         cfg(info, scheds, "Msfc.Ratio=3", scheduler="FqCoDel")
     c = cfg(info, scheds, "Msfc.Ratio=3", scheduler="FqCoDel", other_scheduler="drop")
     assert c.attrs == {} and c.ignored == ["Msfc.Ratio"]
@@ -209,6 +213,23 @@ def test_constraints_between_attributes_in_the_kernels_words(info, scheds):
     assert "not of the form DSCP=CLASS" in check_dscp_map("EF")
     assert "DSCP 64 is not a code point 0 .. 63" in check_dscp_map("64=1")
     assert "neither a DSCP number" in check_dscp_map("XY=1")
+    # the class quanta: Quantum * Ratio^(Prios-1) up to 2^40 bytes (1500 * 16^7 ~ 4e11 fits)
+    assert class_quanta_overflow(0, 16, 9) and not class_quanta_overflow(0, 16, 8)
+    assert class_quanta_overflow(65535, 16, 8) and not class_quanta_overflow(65535, 1, 16)
+    over = r"Msfc: quantum \* ratio\^\(prios-1\) exceeds 2\^40 bytes: lower ratio, prios or quantum"
+    with pytest.raises(UserError, match=over + r" \(Quantum 1500, Ratio 16, Prios 16\)"):
+        cfg(info, scheds, "Msfc.Ratio=16", "Msfc.Prios=16")
+    assert cfg(info, scheds, "Msfc.Ratio=16", "Msfc.Prios=8").attrs["Msfc.Prios"] == "8"
+
+
+def test_class_quanta_checked_with_the_scenario_option_that_sets_prios(fake_isp_build):
+    """isp-tree sets MSFC's Prios and Ratio through its options prios and ratio: they count."""
+    isp = describe_scenario("isp-tree", fake_isp_build)
+    sch = describe_schedulers(fake_isp_build)
+    with pytest.raises(UserError, match=r"exceeds 2\^40 bytes.*Ratio 16, Prios 8"):
+        cfg(isp, sch, "prios=8", "ratio=16", "Msfc.Quantum=65535", scheduler="Msfc")
+    # under another scheduler MSFC's quanta do not matter
+    assert cfg(isp, sch, "prios=8", scheduler="FqCoDel").resolved["prios"] == "8"
 
 
 def test_a_time_needs_its_unit(info, scheds):

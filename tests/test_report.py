@@ -239,3 +239,16 @@ def test_thesis_markers_time_series_and_two_results_against_each_other(
     assert main(base + ["--preset", "thesis", "--schedulers", "CoDel", "--out", str(other)]) == 0
     assert main(["report", str(a), "--against", str(other)]) == 2
     assert "no scheduler and flow type in common" in capsys.readouterr().err
+
+
+def test_time_series_of_the_seed_scenarios(fake_build, tmp_path):
+    """Per-flow goodput (timeseries.csv) and per-packet scheduler delay (qdelay.csv), as the
+    seed scenarios write them, are plotted per class like isp-tree's class_series.csv."""
+    out = tmp_path / "ts"
+    args = ["compare", "fake", "--build-dir", str(fake_build), "--schedulers", "FqCoDel,Msfc"]
+    assert main(args + ["--set", "time-series=true", "--out", str(out), "--no-progress"]) == 0
+    assert main(["report", str(out)]) == 0
+    check_report(out / "report" / "index.html", ["goodput-time", "qdelay-time"])
+    html = (out / "report" / "index.html").read_text()
+    assert "in the scheduler per class over time, mean per 0.1 s" in html
+    assert "summed over their path" not in html

@@ -388,7 +388,7 @@ def cmd_list(args) -> int:
 
 def cmd_run(args) -> int:
     from . import tables as T
-    from .config import build_config
+    from .config import build_config, check_with_program
     from .runner import Interrupted, write_collected, write_study
 
     build, info, assign = _scenario_and_assignments(args)
@@ -400,6 +400,7 @@ def cmd_run(args) -> int:
         rng_run=args.rng_run,
         schedulers_loader=_loader(build),
     )
+    check_with_program(info.program, [cfg])
     out = _study_out(args, "run", {"scenario": info.name, "hash": cfg.hash()})
     write_study(
         out,
@@ -469,6 +470,10 @@ def cmd_compare(args) -> int:
     scheds = _schedulers_arg(info, args.schedulers)
     if args.seeds < 1:
         raise UserError(f"--seeds {args.seeds} is out of range; it must be >= 1")
+    if args.jobs is None:
+        args.jobs = 1
+    if args.jobs < 1:
+        raise UserError(f"--jobs {args.jobs} is out of range; it must be >= 1")
     assign = [(k, v) for k, v in assign if k != "scheduler"]
     cfgs = [
         build_config(
@@ -483,9 +488,13 @@ def cmd_compare(args) -> int:
         for s in scheds
         for r in range(1, args.seeds + 1)
     ]
-    from .config import check_applies
+    from .config import check_applies, check_with_program, ignored_note
 
     check_applies(cfgs, f"--schedulers {','.join(scheds)}")
+    check_with_program(info.program, cfgs)
+    note = ignored_note(cfgs)
+    if note:
+        _stderr(f"msfc: {note}")
     basis = None
     if args.thesis:
         from . import thesis
@@ -510,10 +519,6 @@ def cmd_compare(args) -> int:
     )
     _stderr(f"{len(cfgs)} simulations -> {out}")
     failed = 0
-    if args.jobs is None:
-        args.jobs = 1
-    if args.jobs < 1:
-        raise UserError(f"--jobs {args.jobs} is out of range; it must be >= 1")
     if args.jobs > 1:
         from . import sweep as S
 
@@ -599,6 +604,12 @@ def cmd_sweep(args) -> int:
         seeds=args.seeds,
         schedulers_loader=_loader(build),
     )
+    from .config import check_with_program, ignored_note
+
+    check_with_program(info.program, cfgs)
+    note = ignored_note(cfgs)
+    if note:
+        _stderr(f"msfc: {note}")
     hashes = list(dict.fromkeys(c.hash() for c in cfgs))
     out = _study_out(args, "sweep", {"scenario": info.name, "hashes": hashes})
     write_study(
@@ -665,10 +676,7 @@ def cmd_sweep(args) -> int:
         agg["runs"] = s.groupby(cols, sort=False, dropna=False).size()
         names = [c.split(".", 1)[1] if c.startswith(("cfg.", "attr.")) else c for c in cols]
         agg.index = [
-            " ".join(
-                f"{n}={v}"
-                for n, v in zip(names, key if isinstance(key, tuple) else (key,), strict=False)
-            )
+            T.point_label(zip(names, key if isinstance(key, tuple) else (key,), strict=False))
             for key in agg.index
         ]
         print(
@@ -755,6 +763,11 @@ def main(argv: list[str] | None = None) -> int:
     if threading.current_thread() is threading.main_thread():
         old_term = signal.signal(signal.SIGTERM, on_term)
     try:
+        if getattr(args, "timeout", None) is not None and not args.timeout > 0:
+            raise UserError(
+                f"--timeout {args.timeout:g} is out of range; give the wall-clock seconds a "
+                f"simulation may take, > 0 (or leave it out for no limit)"
+            )
         return COMMANDS[args.command](args)
     except UserError as e:
         _stderr(f"msfc: error: {e}")

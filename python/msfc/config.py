@@ -287,6 +287,9 @@ class RunConfig:
     ignored: list[str] = field(default_factory=list, compare=False)
     #: scenario options given as the scheduler attribute they set: option -> "Msfc.Ratio"
     folded: dict[str, str] = field(default_factory=dict, compare=False)
+    #: options that only schedulers other than this run's use (``"schedulers"`` in
+    #: --describe): the run has no such setting, its tidy ``cfg.*`` column is left empty
+    unused: list[str] = field(default_factory=list, compare=False)
 
     def key(self) -> dict:
         """What identifies the run: everything that changes the result."""
@@ -327,6 +330,7 @@ class RunConfig:
             "rng_run": self.rng_run,
             "resolved": self.resolved,
             "rng_option": self.rng_option,
+            "unused": self.unused,
             "hash": self.hash(),
         }
 
@@ -341,6 +345,7 @@ class RunConfig:
             rng_run=int(d.get("rng_run", 1)),
             resolved=dict(d.get("resolved", {})),
             rng_option=d.get("rng_option", "RngRun"),
+            unused=list(d.get("unused", [])),
         )
 
     def label(self, keys: list[str] | None = None) -> str:
@@ -510,11 +515,16 @@ def build_config(
         resolved[cfg.rng_option] = str(cfg.rng_run)
     cfg.resolved = resolved
     _other_schedulers(info, cfg, other_scheduler)
-    if cfg.attrs:
+    if cfg.attrs or cfg.scheduler == "Msfc":
         if schedulers is None and schedulers_loader:
-            schedulers = schedulers_loader()
+            try:
+                schedulers = schedulers_loader()
+            except UserError:
+                if cfg.attrs:
+                    raise
+                # MSFC's defaults are unknown without msfc-describe; the program checks them
         if schedulers:
-            check_constraints(cfg, schedulers)
+            check_constraints(cfg, schedulers, info)
     if cfg.preset is None and info.default_preset:
         cfg.preset = None  # the program applies its default preset itself
     return cfg
@@ -586,19 +596,34 @@ def _other_schedulers(info: ScenarioInfo, cfg: RunConfig, mode: str) -> None:
     for friendly in list(cfg.attr_ids):
         owner = friendly.split(".", 1)[0]
         if owner in offered and owner != sched:
-            foreign.append((friendly, owner, "attrs"))
-    # an option given as the attribute it sets (Msfc.Ratio for ratio); the option itself may
+            foreign.append((friendly, [owner], "attrs"))
+    # options that only some schedulers use (--describe's "schedulers": isp-tree's ratio)
+    cfg.unused = [
+        p.name for p in info.params.values() if p.schedulers and sched not in p.schedulers
+    ]
+    for name in cfg.unused:
+        if name in cfg.params:
+            foreign.append((name, list(info.params[name].schedulers), "params"))
+    # an option given as the attribute it sets (Msfc.Prios for prios); the option itself may
     # do more than set the attribute (isp-tree's prios also bounds the flow types' priorities)
     for aid, opt in aliases.items():
         owner = scheduler_of(aid.rsplit("::", 1)[0])
-        if opt in cfg.folded and owner in offered and owner != sched:
-            foreign.append((opt, owner, "params"))
-    for key, owner, where in foreign:
+        if (
+            opt in cfg.folded
+            and owner in offered
+            and owner != sched
+            and opt not in (k for k, _, _ in foreign)
+        ):
+            foreign.append((opt, [owner], "params"))
+    for key, owners, where in foreign:
         if mode == "reject":
             shown = cfg.folded.get(key, key)
+            which = " or ".join(owners)
             raise UserError(
-                f"'{shown}' applies to the scheduler {owner}, but this run's scheduler is {sched}: "
-                f"it would change nothing. Leave it out, or run {owner} (--scheduler {owner})"
+                f"'{shown}' applies to the scheduler {which} only, but this run's scheduler is "
+                f"{sched}: it would change nothing (a sweep over it would run the same "
+                f"simulation under several labels). Leave it out, or run {owners[0]} "
+                f"(--scheduler {owners[0]})"
             )
         if where == "attrs":
             cfg.attrs.pop(key)
@@ -613,6 +638,64 @@ def _other_schedulers(info: ScenarioInfo, cfg: RunConfig, mode: str) -> None:
             elif p.default is not None:
                 cfg.resolved[key] = _canon_default(p)
         cfg.ignored.append(cfg.folded.get(key, key))
+
+
+def check_with_program(program: Path | str, cfgs: list[RunConfig], timeout: float = 60.0) -> None:
+    """The scenario program's own checks (``--check``: it validates and exits, simulating and
+    writing nothing), before anything is written: those that need the scenario's files, such as
+    isp-tree's flow-type priorities below ``prios``. Each distinct configuration is checked once
+    (RNG runs do not change what is valid). A rejected one is a UserError with the program's
+    message."""
+    import subprocess
+
+    seen: set[tuple[str, ...]] = set()
+    for c in cfgs:
+        argv = [
+            a for a in c.argv(program, "") if not a.startswith(("--out=", f"--{c.rng_option}="))
+        ]
+        if tuple(argv) in seen:
+            continue
+        seen.add(tuple(argv))
+        try:
+            proc = subprocess.run(
+                argv + ["--check"], capture_output=True, text=True, timeout=timeout
+            )
+        except OSError as e:
+            raise UserError(f"cannot run {program}: {e}; build it with `make build`") from None
+        except subprocess.TimeoutExpired:
+            raise UserError(f"{program} --check did not answer within {timeout:g} s", 1) from None
+        if proc.returncode == 0:
+            continue
+        lines = [x for x in proc.stderr.strip().splitlines() if not x.startswith("progress ")]
+        msg = lines[-1] if lines else f"exit code {proc.returncode}"
+        prefix = f"{Path(str(program)).name}: error: "
+        if proc.returncode == 2 and msg.startswith(prefix):
+            folded = "".join(f" ({a} sets the option {o})" for o, a in c.folded.items() if o in msg)
+            raise UserError(
+                f"scenario '{c.scenario}' rejects this configuration: {msg[len(prefix) :]}{folded}"
+            )
+        raise UserError(
+            f"{program} --check failed (exit code {proc.returncode}): {msg}; rebuild with "
+            f"`make build`",
+            1,
+        )
+
+
+def ignored_note(cfgs: list[RunConfig]) -> str | None:
+    """What a comparison or sweep over schedulers left out of some runs, and why, in one line;
+    None when nothing was left out."""
+    by_key: dict[str, set[str]] = {}
+    for c in cfgs:
+        for k in c.ignored:
+            by_key.setdefault(k, set()).add(c.scheduler)
+    if not by_key:
+        return None
+    parts = [
+        f"'{k}' leaves the {', '.join(sorted(s))} runs unchanged, so they run once per seed "
+        f"without it, not once per value"
+        for k, s in by_key.items()
+    ]
+    return "note: " + "; ".join(parts) + " (their column for it is empty)"
 
 
 def check_applies(cfgs: list[RunConfig], where: str) -> None:
@@ -663,10 +746,38 @@ def _time_text(seconds: float) -> str:
     return f"{seconds / 1e-9:g}ns"
 
 
-def check_constraints(cfg: RunConfig, schedulers: dict[str, SchedulerInfo]) -> None:
+#: the quantum of a queue disc without a device (QUEUE_DISC_DEFAULT_MTU)
+DEFAULT_MTU = 1500
+
+
+def class_quanta_overflow(quantum: int, ratio: float, prios: int) -> bool:
+    """True when ``quantum * ratio^(prios-1)`` exceeds the largest class quantum of
+    pkt_sched_msfc.h, computed as the model and the kernel do it (16.16 fixed-point ratio,
+    rounded at every class)."""
+    limit = P.definitions().class_quantum_max
+    fixed = round(ratio * 65536)
+    cur = quantum or DEFAULT_MTU
+    for _ in range(1, prios):
+        cur = max(1, (cur * fixed + 32768) >> 16)
+        if cur > limit:
+            return True
+    return cur > limit
+
+
+def check_constraints(
+    cfg: RunConfig, schedulers: dict[str, SchedulerInfo], info: ScenarioInfo | None = None
+) -> None:
     """Constraints between a scheduler's attributes, checked before anything runs, in the words
-    of the kernel qdisc's extack messages (kernel/net/sched/sch_msfc.c)."""
+    of the kernel qdisc's extack messages (kernel/net/sched/sch_msfc.c). An attribute a scenario
+    sets through one of its options (isp-tree's prios and ratio) counts with that option's
+    value when the run's scheduler is the attribute's."""
     by_sched: dict[str, dict[str, str]] = {}
+    if info is not None:
+        for aid, opt in option_aliases(info).items():
+            head, _, attr = aid.rpartition("::")
+            s = scheduler_of(head)
+            if s == cfg.scheduler and opt in cfg.resolved:
+                by_sched.setdefault(s, {})[attr] = cfg.resolved[opt]
     for friendly, v in cfg.attrs.items():
         s, _, a = friendly.partition(".")
         by_sched.setdefault(s, {})[a] = v
@@ -696,6 +807,16 @@ def check_constraints(cfg: RunConfig, schedulers: dict[str, SchedulerInfo]) -> N
             err = check_dscp_map(given["DscpMap"])
             if err:
                 raise UserError(f"{sname}.DscpMap: {err}")
+        if sname == "Msfc" and {"Quantum", "Ratio", "Prios"} <= set(s.attributes):
+            try:
+                q, r, n = int(value("Quantum")), float(value("Ratio")), int(value("Prios"))
+            except (TypeError, ValueError):
+                continue
+            if class_quanta_overflow(q, r, n):
+                raise UserError(
+                    f"{sname}: {P.definitions().class_quantum_msg} "
+                    f"(Quantum {q or DEFAULT_MTU}, Ratio {r:g}, Prios {n})"
+                )
 
 
 def _json_text(v) -> str:

@@ -96,6 +96,8 @@ class Param:
     choices: list | None = None
     unit: str = ""
     help: str = ""
+    #: the schedulers whose runs the option affects (None: every run)
+    schedulers: list | None = None
 
     def range_text(self) -> str:
         if self.choices:
@@ -142,6 +144,7 @@ def _param_from_json(d: dict) -> Param:
         choices=d.get("choices"),
         unit=d.get("unit", "") or "",
         help=d.get("help", "") or "",
+        schedulers=d.get("schedulers") or None,
     )
 
 

@@ -162,7 +162,13 @@ def _legend(fig, handles=None, labels=None) -> None:
                 seen.setdefault(lab, h)
         labels, handles = list(seen), list(seen.values())
     if handles:
-        fig.legend(handles, labels, loc="outside lower center", ncols=min(len(handles), 8))
+        # as many columns as fit the figure's width (an 8 pt character is about 0.055 in, a
+        # handle with its gaps about 0.4 in)
+        longest = max(len(str(lab)) for lab in labels)
+        fit = int(fig.get_figwidth() // (0.055 * longest + 0.4))
+        fig.legend(
+            handles, labels, loc="outside lower center", ncols=max(1, min(len(handles), 8, fit))
+        )
 
 
 def _log_axis(ax, which: str = "y", dense: bool = True) -> None:
@@ -521,11 +527,31 @@ def fig_class_share(
     return _save(fig, out, name)
 
 
-def load_time_series(root: Path, hashes: list[str]) -> pd.DataFrame:
+def _class_series(d: Path, direction: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """class_series.csv (scenario-isp-tree) in ``direction`` (``all``: both summed): goodput
+    (Mbit/s) and the mean time the delivered packets spent queued (ms), per class and time."""
+    t = pd.read_csv(d / "class_series.csv")
+    if direction != "all":
+        t = t[t["direction"] == direction]
+    t = t.assign(queued=t["queued_mean_s"].fillna(0) * t["packets"])
+    g = t.groupby(["class", "time_s"], as_index=False)[["goodput_bps", "packets", "queued"]].sum()
+    goodput = pd.DataFrame(
+        {"class": g["class"], "time_s": g["time_s"], "value": g["goodput_bps"] / 1e6}
+    )
+    q = g[g["packets"] > 0]
+    queued = pd.DataFrame(
+        {"class": q["class"], "time_s": q["time_s"], "value": q["queued"] / q["packets"] * 1000}
+    )
+    return goodput, queued
+
+
+def load_time_series(root: Path, hashes: list[str], direction: str = "down") -> pd.DataFrame:
     """Per-class time series a scenario recorded (docs/data-format.md): goodput from
-    timeseries.csv (per flow, summed per class) or class_timeseries.csv (rate_bps), queue delay
-    from qdelay.csv (per packet, mean per class and 0.1 s). Columns: scheduler, config_hash,
-    rng_run, kind (goodput_mbps | qdelay_ms), class, time_s, value."""
+    timeseries.csv (per flow, summed per class), class_timeseries.csv (rate_bps) or
+    class_series.csv (goodput_bps, in ``direction``); queue delay from qdelay.csv (per packet in
+    the scheduler, mean per class and 0.1 s) or class_series.csv (summed over the packet's path,
+    mean per class and interval). Columns: scheduler, config_hash, rng_run, kind (goodput_mbps
+    | qdelay_ms), class, time_s, value, source (the file)."""
     parts = []
     for h in hashes:
         d = root / "runs" / h
@@ -539,6 +565,11 @@ def load_time_series(root: Path, hashes: list[str]) -> pd.DataFrame:
             "rng_run": cfg.get("rng_run", 1),
         }
         flows = pd.read_csv(d / "flows.csv")[["flow_id", "priority"]]
+        if (d / "class_series.csv").exists():
+            goodput, queued = _class_series(d, direction)
+            for kind, part in (("goodput_mbps", goodput), ("qdelay_ms", queued)):
+                parts.append(part.assign(**ident, kind=kind, source="class_series.csv"))
+            continue
         if (d / "timeseries.csv").exists():
             t = pd.read_csv(d / "timeseries.csv").merge(flows, on="flow_id")
             g = t.groupby(["priority", "time_s"], as_index=False)["throughput_bps"].sum()
@@ -550,6 +581,7 @@ def load_time_series(root: Path, hashes: list[str]) -> pd.DataFrame:
                         "class": g["priority"],
                         "time_s": g["time_s"],
                         "value": g["throughput_bps"] / 1e6,
+                        "source": "timeseries.csv",
                     }
                 )
             )
@@ -563,6 +595,7 @@ def load_time_series(root: Path, hashes: list[str]) -> pd.DataFrame:
                         "class": t["class"],
                         "time_s": t["time_s"],
                         "value": t["rate_bps"] / 1e6,
+                        "source": "class_timeseries.csv",
                     }
                 )
             )
@@ -578,6 +611,7 @@ def load_time_series(root: Path, hashes: list[str]) -> pd.DataFrame:
                         "class": g["priority"],
                         "time_s": g["time_s"],
                         "value": g["delay_s"] * 1000,
+                        "source": "qdelay.csv",
                     }
                 )
             )
@@ -585,26 +619,44 @@ def load_time_series(root: Path, hashes: list[str]) -> pd.DataFrame:
 
 
 def fig_time_series(ts: pd.DataFrame, kind: str, out: Path, name: str, ylabel: str) -> list[str]:
-    """One panel per scheduler, one line per class: the first RNG run of each."""
+    """One panel per scheduler, one line per class: the mean over the RNG runs at each time,
+    with its 95 % confidence interval as a band when there are several runs."""
     t = ts[ts["kind"] == kind]
     schedulers = list(dict.fromkeys(t["scheduler"]))
     nrow, ncol = _grid_shape(len(schedulers), 2)
     fig, axes = _fig(PAGE_IN if ncol > 1 else COLUMN_IN, 1.8 * nrow + 0.5, nrow, ncol, sharey=True)
     classes = sorted(t["class"].unique())
     cyc = _colors([str(c) for c in classes])
+    floor = None
+    if kind == "qdelay_ms":  # log axis: from a third of the smallest mean
+        means = t.groupby(["scheduler", "class", "time_s"])["value"].mean()
+        floor = float(means[means > 0].min() / 3) if (means > 0).any() else None
     for i, s in enumerate(schedulers):
         ax = axes[i // ncol][i % ncol]
         part = t[t["scheduler"] == s]
-        first = part[part["rng_run"] == part["rng_run"].min()]
+        n_runs = part["rng_run"].nunique()
         for c in classes:
-            p = first[first["class"] == c].sort_values("time_s")
-            ax.plot(p["time_s"], p["value"], lw=0.9, color=cyc[str(c)], label=f"class {c}")
-        ax.set_title(f"{s} (RNG run {int(first['rng_run'].min())})")
+            rows = [
+                (tm, *M.mean_ci95(g["value"]))
+                for tm, g in part[part["class"] == c].groupby("time_s", sort=True)
+            ]
+            if not rows:
+                continue
+            tm, mean, ci, _ = (np.array(x, float) for x in zip(*rows, strict=True))
+            ax.plot(tm, mean, lw=0.9, color=cyc[str(c)], label=f"class {c}")
+            if n_runs > 1:
+                ci = np.nan_to_num(ci)
+                # on the log axis a band reaching below the axis is cut at its bottom
+                lo = np.maximum(mean - ci, floor or 0.0)  # goodput and delay are >= 0
+                ax.fill_between(tm, lo, mean + ci, color=cyc[str(c)], alpha=0.2, lw=0)
+        ax.set_title(f"{s} ({runs_text(n_runs)})")
         ax.set_xlabel("time (s)")
         if i % ncol == 0:
             ax.set_ylabel(ylabel)
         if kind == "qdelay_ms":
             _log_axis(ax, "y")
+    if floor:  # once every panel is drawn: the panels share the axis, the top fits them all
+        axes[0][0].set_ylim(bottom=floor)
     for j in range(len(schedulers), nrow * ncol):
         axes[j // ncol][j % ncol].axis("off")
     _legend(fig)
@@ -670,34 +722,46 @@ def fig_sweep(
     ax = axes[0][0]
     numeric = True
     try:
-        summary[x].astype(str).map(_as_number)
+        summary[x].dropna().astype(str).map(_as_number)
     except ValueError:
         numeric = False
+    # a category axis: one position per value over all lines
+    cats = list(dict.fromkeys(str(v) for v in summary[x]))
+    n_lines = 0
     for group in groups or [None]:
         pts = sweep_points(summary, x, series, metric, level, group, direction)
         if pts.empty:
             continue
-        keys = (
-            [()]
-            if not series
-            else list(dict.fromkeys(tuple(r) for r in pts[series].itertuples(index=False)))
+        # lines by their keys' text: an empty key (a scheduler without the option) is one too
+        pts["_key"] = (
+            ["|".join(str(v) for v in r) for r in pts[series].itertuples(index=False, name=None)]
+            if series
+            else ""
         )
-        for key in keys:
-            p = (
-                pts
-                if not series
-                else pts[(pts[series] == pd.Series(key, index=series)).all(axis=1)]
-            )
-            parts = [f"{level} {group}" if group is not None else ""] + [
-                f"{_short(c)}={v}" for c, v in zip(series, key, strict=False)
-            ]
-            label = " ".join(x for x in parts if x) or None
-            xs = p["_x"].to_numpy(float) if numeric else np.arange(len(p))
+        for k in dict.fromkeys(pts["_key"]):
+            p = pts[pts["_key"] == k]
+            first = p.iloc[0]
+            label = T.point_label([(_short(c), first[c]) for c in series])
+            label = " ".join(v for v in (f"{level} {group}" if group else "", label) if v) or None
             ci = np.nan_to_num(p["ci95"].to_numpy(float))
-            ax.errorbar(xs, p["mean"].to_numpy(float), yerr=ci, marker="o", capsize=3, label=label)
-            if not numeric:
-                ax.set_xticks(xs)
-                ax.set_xticklabels([str(v) for v in p[x]])
+            mean = p["mean"].to_numpy(float)
+            color = f"C{n_lines % 10}"
+            n_lines += 1
+            if numeric and p["_x"].isna().all():
+                # swept only where it applies: this line's runs do not use x, a constant
+                ax.axhline(mean[0], lw=1, ls="--", color=color, label=f"{label}, no {_short(x)}")
+                if ci[0] > 0:
+                    ax.axhspan(mean[0] - ci[0], mean[0] + ci[0], color=color, alpha=0.15)
+                continue
+            xs = (
+                p["_x"].to_numpy(float)
+                if numeric
+                else np.array([cats.index(str(v)) for v in p[x]], float)
+            )
+            ax.errorbar(xs, mean, yerr=ci, marker="o", capsize=3, label=label, color=color)
+    if not numeric:
+        ax.set_xticks(np.arange(len(cats)))
+        ax.set_xticklabels(cats)
     ax.set_xlabel(_short(x))
     ax.set_ylabel(M.heading(metric))
     runs = int(summary.groupby([x] + series, dropna=False)["rng_run"].nunique().max())
@@ -716,7 +780,7 @@ CSS = """body{font-family:sans-serif;max-width:1200px;margin:1em auto;padding:0 
 table.data{border-collapse:collapse;margin:0.5em 0 1.5em}
 table.data th,table.data td{border:1px solid #bbb;padding:3px 8px;text-align:right}
 table.data th:first-child{text-align:left}
-caption{font-weight:bold;text-align:left;padding:4px 0}
+caption{font-weight:bold;text-align:left;padding:4px 0;min-width:32em}
 figure{margin:1em 0} figure.half{display:inline-block;vertical-align:top;width:48%;margin-right:1%}
 figure img{width:700px} figure.half img{width:350px}
 figcaption{font-size:90%;color:#444;max-width:900px}
@@ -897,21 +961,38 @@ def make_report(root: Path, out: Path | None = None, direction: str | None = Non
                 )
             )
         body.append("<h2>Over time</h2>")
-        ts = load_time_series(root, done)
+        ts = load_time_series(root, done, direction)
         kinds = set(ts["kind"]) if not ts.empty else set()
+        path_series = not ts.empty and "class_series.csv" in set(ts["source"])
         if "goodput_mbps" in kinds:
             body.append(
                 _figure(
                     fig_time_series(ts, "goodput_mbps", out, "goodput-time", "goodput (Mbit/s)"),
-                    "Goodput per class over time (first RNG run of each scheduler).",
+                    "Goodput per class over time: application bytes received"
+                    + (
+                        f" by the sinks of the class's {direction} flows per sampling interval"
+                        if path_series
+                        else ""
+                    )
+                    + "; mean over the RNG runs (shaded: its 95% confidence interval when there "
+                    "are several).",
                 )
             )
         if "qdelay_ms" in kinds:
             body.append(
                 _figure(
                     fig_time_series(ts, "qdelay_ms", out, "qdelay-time", "queue delay (ms)"),
-                    "Queueing delay in the scheduler per class over time, mean per 0.1 s "
-                    "(first RNG run of each scheduler).",
+                    (
+                        f"Queueing delay per class over time: the time the class's packets "
+                        f"delivered to "
+                        f"{dict(down='the clients', up='the server').get(direction, 'any node')}"
+                        f" spent in queue discs, summed over their path (every hop's scheduler), "
+                        f"mean per sampling interval; log axis"
+                        if path_series
+                        else "Queueing delay in the scheduler per class over time, mean per 0.1 s"
+                    )
+                    + "; mean over the RNG runs (shaded: its 95% confidence interval when there "
+                    "are several).",
                 )
             )
         if kinds != {"goodput_mbps", "qdelay_ms"}:
@@ -988,9 +1069,8 @@ def make_report(root: Path, out: Path | None = None, direction: str | None = Non
         agg = s.groupby(cols, sort=False, dropna=False)[SWEEP_METRICS].mean()
         agg["runs"] = s.groupby(cols, sort=False, dropna=False).size()
         agg.index = [
-            " ".join(
-                f"{_short(c)}={v}"
-                for c, v in zip(cols, k if isinstance(k, tuple) else (k,), strict=False)
+            T.point_label(
+                zip([_short(c) for c in cols], k if isinstance(k, tuple) else (k,), strict=False)
             )
             for k in agg.index
         ]

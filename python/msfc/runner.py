@@ -64,7 +64,18 @@ def _write_table(df: pd.DataFrame, base: Path) -> None:
 
 
 #: raw files whose size is recorded in done.json (lines and SHA-256) and checked when read
-CHECKED_FILES = ("flows.csv", "delay_hist.csv", "jitter_hist.csv", "qdisc.csv", "meta.json")
+CHECKED_FILES = (
+    "flows.csv",
+    "delay_hist.csv",
+    "jitter_hist.csv",
+    "qdisc.csv",
+    "meta.json",
+    # the scenarios' extra raw files that msfc report reads (docs/data-format.md)
+    "class_series.csv",
+    "timeseries.csv",
+    "class_timeseries.csv",
+    "qdelay.csv",
+)
 #: a simulation ended by one of these signals was interrupted (Ctrl-C, kill), not failed
 _STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
@@ -141,7 +152,8 @@ def id_columns(cfg: RunConfig, meta: dict | None = None) -> dict:
     }
     for k, v in cfg.resolved.items():
         if k != "scheduler":
-            cols[f"cfg.{k}"] = v
+            # an option this run's scheduler does not use (MSFC's ratio under FQ-CoDel): empty
+            cols[f"cfg.{k}"] = None if k in cfg.unused else v
     for k, v in cfg.attrs.items():
         cols[f"attr.{k}"] = v
     if meta:
@@ -489,7 +501,7 @@ def run_scenario(
     UserError for a bad option and SimulationError when the program fails."""
     import sys
 
-    from .config import build_config
+    from .config import build_config, check_with_program
     from .programs import describe_scenario, describe_schedulers
 
     opts = dict(options)
@@ -503,6 +515,8 @@ def run_scenario(
         schedulers_loader=lambda: describe_schedulers(Path(build_dir)),
     )
     d = run_dir(out_root, cfg)
+    if force or not is_done(d, cfg):
+        check_with_program(info.program, [cfg])
     if not force and is_done(d, cfg):
         print(f"kept: {d} ({cfg.label()})", file=sys.stderr, flush=True)
         return d

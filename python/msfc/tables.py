@@ -82,6 +82,21 @@ def run_table(
     return t
 
 
+def _missing(v) -> bool:
+    return v is None or (isinstance(v, float) and math.isnan(v))
+
+
+def point_label(pairs) -> str:
+    """A sweep point as ``scheduler=Msfc ratio=2``; a key the point's scheduler does not use
+    (its tidy column is empty, e.g. MSFC's ratio under FQ-CoDel) reads ``(no ratio)``."""
+    pairs = list(pairs)
+    parts = [f"{n}={v}" for n, v in pairs if not _missing(v)]
+    unused = [n for n, v in pairs if _missing(v)]
+    if unused:
+        parts.append(f"(no {', '.join(unused)})")
+    return " ".join(parts)
+
+
 def _isnum(x) -> bool:
     try:
         float(x)

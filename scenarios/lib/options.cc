@@ -303,6 +303,15 @@ Options::Options(ScenarioSpec spec)
     {
         m_index[m_spec.params[i].name] = i;
     }
+    for (const auto& p : m_spec.params)
+    {
+        for (const auto& s : p.schedulers)
+        {
+            // An option limited to a scheduler the scenario does not offer is a programming
+            // error.
+            Normalize("scheduler", s, "option '" + p.name + "'");
+        }
+    }
     for (const auto& p : m_spec.presets)
     {
         Values values = PresetValues(p);
@@ -362,6 +371,11 @@ Options::Parse(int argc, char** argv)
         if (a == "--help" || a == "-h")
         {
             req.help = true;
+            continue;
+        }
+        if (a == "--check")
+        {
+            req.check = true;
             continue;
         }
         if (a.rfind("--", 0) != 0)
@@ -586,6 +600,15 @@ Options::DescribeJson() const
             }
             os << "]";
         }
+        if (!p.schedulers.empty())
+        {
+            os << ", \"schedulers\": [";
+            for (size_t c = 0; c < p.schedulers.size(); ++c)
+            {
+                os << (c ? ", " : "") << json::Quote(p.schedulers[c]);
+            }
+            os << "]";
+        }
         os << ", \"help\": " << json::Quote(p.help) << "}"
            << (i + 1 < m_spec.params.size() ? "," : "") << "\n";
     }
@@ -620,7 +643,9 @@ Options::HelpText(const std::string& program) const
     os << program << ": " << m_spec.description << "\n\n"
        << "Usage: " << program
        << " --out=DIR [--preset=NAME] [--config=FILE] [--option=value ...]\n"
-       << "       " << program << " --describe     (options as JSON)\n\n"
+       << "       " << program << " --describe     (options as JSON)\n"
+       << "       " << program
+       << " --check [options]   (validate the configuration, exit 0 if valid, simulate nothing)\n\n"
        << "Presets (default " << m_spec.defaultPreset << "):\n";
     for (const auto& pr : m_spec.presets)
     {

@@ -61,6 +61,9 @@ struct Param
     std::optional<double> min{}; ///< for int/double; bit/s for datarate; seconds for time
     std::optional<double> max{};
     std::vector<std::string> choices{};
+    /// The schedulers (values of the option `scheduler`) whose runs the option affects; empty:
+    /// every run.  Under another scheduler it changes nothing (msfc refuses or drops it).
+    std::vector<std::string> schedulers{};
 };
 
 /// Option values as (name, value) pairs, in the order they are listed.
@@ -118,6 +121,7 @@ class Options
     {
         bool describe = false;
         bool help = false;
+        bool check = false; ///< --check: validate the configuration, simulate nothing
         std::string outDir;
         std::string preset;
         std::string configFile;

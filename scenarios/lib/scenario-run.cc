@@ -60,11 +60,21 @@ ParseCommandLine(Options& opt, int argc, char** argv)
         std::cout << opt.HelpText(std::filesystem::path(argv[0]).filename().string());
         return std::nullopt;
     }
-    if (req.outDir.empty())
+    if (req.outDir.empty() && !req.check)
     {
         throw ConfigError("no output directory: give --out=DIR (see --help)");
     }
     return req;
+}
+
+bool
+CheckOnly(const Options::Request& req)
+{
+    if (req.check)
+    {
+        std::cout << "configuration valid" << std::endl;
+    }
+    return req.check;
 }
 
 int

@@ -41,6 +41,13 @@ std::string UtcNow();
 std::optional<Options::Request> ParseCommandLine(Options& opt, int argc, char** argv);
 
 /**
+ * True for --check: the configuration passed every check the program makes before it
+ * simulates; prints "configuration valid" on stdout.  Call it where the checks end, before
+ * RunOutput; the program then exits 0 without simulating or writing anything.
+ */
+bool CheckOnly(const Options::Request& req);
+
+/**
  * Runs a scenario program's body with the exit codes of docs/data-format.md: 2 for a
  * configuration error (the message names the option and what is allowed), 1 for any
  * other failure.

@@ -125,6 +125,19 @@ class DescribeTest(unittest.TestCase):
                 self.assertIn(k, names)
         self.assertEqual(d["presets"]["thesis"]["duration"], 100.0)
         self.assertEqual(d["presets"]["thesis"]["priorities"], "download=0")
+        # MSFC's ratio changes only MSFC's runs; prios also bounds the flow types' priorities
+        self.assertEqual(names["ratio"]["schedulers"], ["Msfc"])
+        self.assertNotIn("schedulers", names["prios"])
+
+    def test_check_validates_without_running(self):
+        with tempfile.TemporaryDirectory() as d:
+            out = Path(d) / "out"
+            p = run("--preset=tiny", "--check", f"--out={out}")
+            self.assertEqual((p.returncode, p.stdout), (0, "configuration valid\n"), p.stderr)
+            p = run("--preset=tiny", "--check", "--prios=2")
+            self.assertEqual(p.returncode, 2)
+            self.assertIn("priority must be below the number of classes prios=2", p.stderr)
+            self.assertFalse(out.exists())
 
 
 @unittest.skipUnless(PROGRAM.exists(), f"{PROGRAM} not built")
@@ -151,7 +164,14 @@ class TinyRunTest(unittest.TestCase):
                 self.assertEqual(p.returncode, 0, p.stderr)
                 self.assertEqual(
                     sorted(os.listdir(out)),
-                    ["delay_hist.csv", "flows.csv", "jitter_hist.csv", "meta.json", "qdisc.csv"],
+                    [
+                        "class_series.csv",
+                        "delay_hist.csv",
+                        "flows.csv",
+                        "jitter_hist.csv",
+                        "meta.json",
+                        "qdisc.csv",
+                    ],
                 )
                 meta = json.loads((out / "meta.json").read_text())
                 for k in META_KEYS:
@@ -256,6 +276,58 @@ class TinyRunTest(unittest.TestCase):
                         )
                         self.assertGreaterEqual(left, 0, r)
                     self.assertGreater(sum(int(r["codel_drops"]) for r in rows), 0)
+
+    def test_class_series(self):
+        """class_series.csv: per class and direction every 0.5 s, the sinks' application bytes
+        and the time delivered packets spent in queue discs."""
+        for s, (_p, out) in self.results.items():
+            with self.subTest(scheduler=s):
+                header, rows = read_csv(out / "class_series.csv")
+                self.assertEqual(
+                    header,
+                    [
+                        "time_s",
+                        "direction",
+                        "class",
+                        "goodput_bps",
+                        "packets",
+                        "queued_mean_s",
+                        "queued_max_s",
+                    ],
+                )
+                keys = [(float(r["time_s"]), r["direction"], int(r["class"])) for r in rows]
+                times = sorted({k[0] for k in keys})
+                self.assertEqual(times, [0.5, 1.0, 1.5, 2.0, 2.5, 3.0][: len(times)])
+                self.assertGreaterEqual(len(times), 5)
+                self.assertEqual(len(keys), len(times) * 2 * 3)
+                self.assertEqual(len(set(keys)), len(keys))
+                _, flows = read_csv(out / "flows.csv")
+                for direction in ("down", "up"):
+                    for c in range(3):
+                        sel = [
+                            r for r in rows if r["direction"] == direction and int(r["class"]) == c
+                        ]
+                        app = sum(float(r["goodput_bps"]) * 0.5 / 8 for r in sel)
+                        ip = sum(
+                            int(f["rx_bytes"])
+                            for f in flows
+                            if f["direction"] == direction
+                            and f["kind"] == "data"
+                            and int(f["priority"]) == c
+                        )
+                        # application bytes: below the IP bytes FlowMonitor counts, most of them
+                        self.assertLessEqual(app, ip)
+                        if ip > 100000:
+                            self.assertGreater(app, 0.6 * ip, (direction, c))
+                        for r in sel:
+                            if int(r["packets"]):
+                                mean, top = float(r["queued_mean_s"]), float(r["queued_max_s"])
+                                self.assertTrue(0 <= mean <= top < 3.0, r)
+                            else:
+                                self.assertEqual(r["queued_mean_s"], "")
+                down = [r for r in rows if r["direction"] == "down" and int(r["packets"])]
+                # the downstream queues fill: some packets wait in queue discs
+                self.assertGreater(max(float(r["queued_max_s"]) for r in down), 0.005)
 
     def test_msfc_sees_every_class(self):
         _, out = self.results["Msfc"]
