@@ -12,6 +12,7 @@
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
 #include "ns3/double.h"
+#include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/queue.h"
 #include "ns3/simulator.h"
@@ -116,6 +117,13 @@ MsfcQueueDisc::GetTypeId()
                           StringValue(""),
                           MakeStringAccessor(&MsfcQueueDisc::m_dscpMapSpec),
                           MakeStringChecker())
+            .AddAttribute("Overload",
+                          "Victim of an overload drop: \"flow\", the fattest flow over all "
+                          "classes (the thesis); \"class\", the class most above its share of "
+                          "the buffer (largest backlog / class quantum), then its fattest flow",
+                          EnumValue(OVERLOAD_FLOW),
+                          MakeEnumAccessor<OverloadMode>(&MsfcQueueDisc::m_overload),
+                          MakeEnumChecker(OVERLOAD_FLOW, "flow", OVERLOAD_CLASS, "class"))
             .AddTraceSource("ClassBacklog",
                             "Packets and bytes queued in a class, fired whenever they change "
                             "(enqueue, dequeue, CoDel or overload drop)",
@@ -173,6 +181,7 @@ MsfcQueueDisc::GetAttributeRange(const std::string& attribute)
         {"Interval", "> Target and <= 3600s"},
         {"DropBatchSize", "1..65536"},
         {"MaxSize", ">= 1"},
+        {"Overload", "flow|class"},
     };
     auto it = ranges.find(attribute);
     return it == ranges.end() ? std::string() : it->second;
@@ -432,13 +441,35 @@ MsfcQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
 }
 
 uint32_t
-MsfcQueueDisc::OverloadDrop()
+MsfcQueueDisc::OverloadVictim() const
 {
-    NS_LOG_FUNCTION(this);
-    m_overloadEvents++;
+    // Flows searched: all of them, or (Overload=class) those of the class with the largest
+    // backlog / quantum, the backlog in MaxSize's unit, compared exactly as
+    // B_a * Q_b > B_b * Q_a (ties: lowest class).
+    uint32_t first = 0;
+    uint32_t end = static_cast<uint32_t>(m_flows.size());
+    if (m_overload == OVERLOAD_CLASS)
+    {
+        const bool inPackets = GetMaxSize().GetUnit() == QueueSizeUnit::PACKETS;
+        auto backlog = [inPackets](const Class& c) -> unsigned __int128 {
+            return inPackets ? c.stats.backlogPackets : c.stats.backlogBytes;
+        };
+        uint32_t victim = 0;
+        for (uint32_t p = 1; p < m_prios; ++p)
+        {
+            const Class& c = m_classes[p];
+            const Class& v = m_classes[victim];
+            if (backlog(c) * v.quantum > backlog(v) * c.quantum)
+            {
+                victim = p;
+            }
+        }
+        first = victim * m_nFlows;
+        end = first + m_nFlows;
+    }
     uint32_t fat = NIL;
     uint64_t maxBytes = 0;
-    for (uint32_t i = 0; i < m_flows.size(); ++i)
+    for (uint32_t i = first; i < end; ++i)
     {
         if (m_flows[i].packets.bytes > maxBytes)
         {
@@ -446,11 +477,21 @@ MsfcQueueDisc::OverloadDrop()
             fat = i;
         }
     }
+    return fat;
+}
+
+uint32_t
+MsfcQueueDisc::OverloadDrop()
+{
+    NS_LOG_FUNCTION(this);
+    m_overloadEvents++;
+    uint32_t fat = OverloadVictim();
     if (fat == NIL)
     {
         return 0;
     }
     Flow& flow = m_flows[fat];
+    uint64_t maxBytes = flow.packets.bytes;
     uint32_t cls = fat / m_nFlows;
     // Drop until half of the flow's backlog is gone or the batch is full.
     uint64_t dropped = 0;

@@ -73,6 +73,13 @@ class MsfcQueueDisc : public QueueDisc
     static constexpr const char* CODEL_MARK = "CoDel mark";       //!< CoDel CE-marked the packet
     static constexpr const char* OVERLOAD_DROP = "Overload drop"; //!< dropped above MaxSize
 
+    /// How an overload drop picks its victim (attribute "Overload", docs/algorithm.md).
+    enum OverloadMode
+    {
+        OVERLOAD_FLOW,  //!< "flow": the fattest flow over all classes (the thesis)
+        OVERLOAD_CLASS, //!< "class": the class most above its share, then its fattest flow
+    };
+
     /// Largest number of classes.
     static constexpr uint32_t MAX_PRIOS = DscpClassifier::MAX_CLASSES;
     /// Largest class quantum accepted (bytes).
@@ -211,6 +218,7 @@ class MsfcQueueDisc : public QueueDisc
     Ptr<QueueDiscItem> CoDelDequeue(uint32_t cls, Flow& flow);
     Ptr<QueueDiscItem> PopHead(uint32_t cls, Flow& flow);
     uint32_t OverloadDrop();
+    uint32_t OverloadVictim() const;
 
     // Attributes
     uint32_t m_prios;          //!< number of classes
@@ -224,6 +232,7 @@ class MsfcQueueDisc : public QueueDisc
     uint32_t m_perturbation;   //!< hash perturbation
     bool m_useSocketPriority;  //!< classify by SocketPriorityTag when present
     std::string m_dscpMapSpec; //!< DscpMap attribute
+    OverloadMode m_overload;   //!< Overload attribute
 
     // Derived at initialization
     uint32_t m_quantum{0};        //!< inner quantum (bytes)

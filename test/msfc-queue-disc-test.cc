@@ -452,6 +452,80 @@ class MsfcOverloadTestCase : public TestCase
 };
 
 /**
+ * Overload=class: a flood of small packets in many flows of class 0 is dropped from class 0,
+ * not from the fatter flow of class 1 that holds less than its share (Overload=flow drops
+ * that one); a class above its share is the victim whatever its flows look like.
+ */
+class MsfcOverloadClassTestCase : public TestCase
+{
+  public:
+    MsfcOverloadClassTestCase()
+        : TestCase("Overload=class drops from the class most above its share of the buffer")
+    {
+    }
+
+  private:
+    /// 3 x 1500 B in one flow of class 1, then `flood` 228-byte packets over 45 flows of class 0.
+    static Ptr<MsfcQueueDisc> Fill(const std::string& mode, uint32_t fat, uint32_t flood)
+    {
+        Ptr<MsfcQueueDisc> q =
+            NewDisc({{"MaxSize", "33p"}, {"Quantum", "1500"}, {"Overload", mode}});
+        for (uint32_t i = 0; i < fat; ++i)
+        {
+            q->Enqueue(Item(1500, 1, 1, 1));
+        }
+        for (uint32_t i = 0; i < flood; ++i)
+        {
+            q->Enqueue(Item(228, 100 + i % 45, 0, 0));
+        }
+        return q;
+    }
+
+    void DoRun() override
+    {
+        Ptr<MsfcQueueDisc> thesis = Fill("flow", 3, 100);
+        NS_TEST_EXPECT_MSG_GT(thesis->GetClassStats(1).overloadDrops,
+                              0u,
+                              "Overload=flow drops from the fattest flow, class 1's");
+        thesis->Dispose();
+
+        Ptr<MsfcQueueDisc> q = Fill("class", 3, 100);
+        NS_TEST_EXPECT_MSG_EQ(q->GetNPackets(), 33u, "MaxSize held");
+        NS_TEST_EXPECT_MSG_EQ(q->GetClassStats(1).overloadDrops,
+                              0u,
+                              "class 1 (3 packets of Q=3000) is within its share of the buffer");
+        NS_TEST_EXPECT_MSG_EQ(q->GetClassStats(1).backlogBytes, 4500u, "class 1 keeps all");
+        NS_TEST_EXPECT_MSG_EQ(q->GetClassStats(0).overloadDrops, 70u, "the flood pays");
+        q->Dispose();
+
+        // Class 1 above its share: 28 packets / 3000 > 6 / 1500; its flow loses half.
+        q = Fill("class", 28, 6);
+        NS_TEST_EXPECT_MSG_EQ(q->GetClassStats(0).overloadDrops, 0u, "flood within its share");
+        NS_TEST_EXPECT_MSG_EQ(q->GetClassStats(1).overloadDrops, 14u, "class 1 is the victim");
+        q->Dispose();
+
+        // MaxSize in bytes: shares in bytes. At the 9th flood packet (6552 B > 6500 B) class 0
+        // holds 9 x 228 B / 1500 < 3 x 1500 B / 3000 (in packets it would be the victim).
+        q = NewDisc({{"MaxSize", "6500B"}, {"Quantum", "1500"}, {"Overload", "class"}});
+        for (uint32_t i = 0; i < 3; ++i)
+        {
+            q->Enqueue(Item(1500, 1, 1, 1));
+        }
+        for (uint32_t i = 0; i < 9; ++i)
+        {
+            q->Enqueue(Item(228, 100 + i, 0, 0));
+        }
+        NS_TEST_EXPECT_MSG_EQ(q->GetClassStats(1).overloadDrops, 2u, "class 1 is above, in bytes");
+        NS_TEST_EXPECT_MSG_EQ(q->GetClassStats(0).overloadDrops, 0u, "flood within, in bytes");
+        q->Dispose();
+
+        NS_TEST_EXPECT_MSG_EQ(NewDisc({{"Overload", "class"}})->GetAttributeRange("Overload"),
+                              "flow|class",
+                              "range shown to users");
+    }
+};
+
+/**
  * Classification of IPv4/IPv6 TCP/UDP/other packets and of non-IP packets.
  */
 class MsfcClassificationTestCase : public TestCase
@@ -706,6 +780,7 @@ class MsfcQueueDiscTestSuite : public TestSuite
         AddTestCase(new MsfcCoDelPerFlowTestCase(false), TestCase::Duration::QUICK);
         AddTestCase(new MsfcCoDelPerFlowTestCase(true), TestCase::Duration::QUICK);
         AddTestCase(new MsfcOverloadTestCase(), TestCase::Duration::QUICK);
+        AddTestCase(new MsfcOverloadClassTestCase(), TestCase::Duration::QUICK);
         AddTestCase(new MsfcClassificationTestCase(), TestCase::Duration::QUICK);
         AddTestCase(new MsfcInvalidConfigTestCase(), TestCase::Duration::QUICK);
     }

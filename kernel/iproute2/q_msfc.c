@@ -26,11 +26,14 @@ static void explain(void)
 		"                [ quantum BYTES ] [ target TIME ] [ interval TIME ]\n"
 		"                [ limit PACKETS ] [ memory_limit BYTES ]\n"
 		"                [ drop_batch PACKETS ] [ ecn | noecn ]\n"
+		"                [ overload { flow | class } ]\n"
 		"                [ dscp_map { default | DSCP:CLASS[,DSCP:CLASS...] } ]\n"
 		"  prios     classes, 1..16, class prios-1 is the most important (3)\n"
 		"  ratio     class p gets quantum * ratio^p, 1/65536..16 (2)\n"
 		"  flows     flow queues per class, 1..65536 (1024)\n"
 		"  quantum   bytes per flow and for class 0 (device MTU)\n"
+		"  overload  victim of drops over limit: the fattest flow (flow), or the\n"
+		"            class most above its share, then its fattest flow (class)\n"
 		"  DSCP      a number 0..63 or a name: be cs0..cs7 af11..af43 ef va le\n"
 		"  dscp_map  changes entries of the default map (LE,CS1 -> 0; other\n"
 		"            precedence 0/1 -> 1; precedence k -> k, clamped to prios-1)\n");
@@ -134,7 +137,7 @@ static int msfc_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 	__u8 map[TC_MSFC_DSCP_MAP_LEN];
 	bool have_map = false;
 	__u32 ratio = 0;
-	int ecn = -1;
+	int ecn = -1, overload = -1;
 	struct rtattr *tail;
 
 	while (argc > 0) {
@@ -202,6 +205,17 @@ static int msfc_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 					*argv);
 				return -1;
 			}
+		} else if (strcmp(*argv, "overload") == 0) {
+			NEXT_ARG();
+			if (strcmp(*argv, "flow") == 0) {
+				overload = TC_MSFC_OVERLOAD_FLOW;
+			} else if (strcmp(*argv, "class") == 0) {
+				overload = TC_MSFC_OVERLOAD_CLASS;
+			} else {
+				fprintf(stderr, "msfc: \"overload\" must be flow or class, got \"%s\"\n",
+					*argv);
+				return -1;
+			}
 		} else if (strcmp(*argv, "ecn") == 0) {
 			ecn = 1;
 		} else if (strcmp(*argv, "noecn") == 0) {
@@ -248,6 +262,8 @@ static int msfc_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 		addattr32(n, 1024, TCA_MSFC_ECN, ecn);
 	if (have_map)
 		addattr_l(n, 1024, TCA_MSFC_DSCP_MAP, map, sizeof(map));
+	if (overload != -1)
+		addattr32(n, 1024, TCA_MSFC_OVERLOAD, overload);
 	addattr_nest_end(n, tail);
 	return 0;
 }
@@ -308,6 +324,14 @@ static int msfc_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 	if (tb[TCA_MSFC_ECN])
 		print_bool(PRINT_ANY, "ecn", get_u32_attr(tb, TCA_MSFC_ECN, 0) ? "ecn " : "noecn ",
 			   get_u32_attr(tb, TCA_MSFC_ECN, 0));
+	if (tb[TCA_MSFC_OVERLOAD]) {
+		v = get_u32_attr(tb, TCA_MSFC_OVERLOAD, 0);
+		if (v == TC_MSFC_OVERLOAD_FLOW || v == TC_MSFC_OVERLOAD_CLASS)
+			print_string(PRINT_ANY, "overload", "overload %s ",
+				     v == TC_MSFC_OVERLOAD_CLASS ? "class" : "flow");
+		else
+			print_uint(PRINT_ANY, "overload", "overload %u ", v);
+	}
 	if (tb[TCA_MSFC_DSCP_MAP] &&
 	    RTA_PAYLOAD(tb[TCA_MSFC_DSCP_MAP]) == TC_MSFC_DSCP_MAP_LEN) {
 		const __u8 *map = RTA_DATA(tb[TCA_MSFC_DSCP_MAP]);

@@ -83,6 +83,7 @@ def vectors_header():
             ref.ratio_to_fp(params.get("ratio", "2")),
             params.get("limit", 10240),
             params.get("drop_batch", 64),
+            ref.OVERLOAD_MODES.index(params.get("overload", "flow")),
             f"msfc_vec_ops_{i}",
             len(ops),
             f"msfc_vec_exp_{i}",
@@ -139,10 +140,14 @@ def main():
 
     uapi = os.path.join(tree, "include", "uapi", "linux", "pkt_sched.h")
     text = open(uapi).read()
+    marker = uapi_block().splitlines()[0] + "\n"
+    if marker in text:  # an earlier version of the block (inserted before the last #endif)
+        end = text.rindex("#endif")
+        text = text[: text.index(marker)] + text[end:]
     if "TCA_MSFC_MAX" not in text:
         end = text.rindex("#endif")
         text = text[:end] + uapi_block() + "\n" + text[end:]
-        write_if_changed(uapi, text)
+    write_if_changed(uapi, text)
 
     write_if_changed(os.path.join(sched, "sch_msfc_vectors.h"), vectors_header())
 

@@ -281,7 +281,8 @@ def main():
         and len(opts.get("dscp_map", [])) == 64
         and opts["dscp_map"][46] == 5
         and opts["dscp_map"][8] == 0
-        and opts.get("ecn") is False,
+        and opts.get("ecn") is False
+        and opts.get("overload") == "flow",
         "tc -j qdisc show: options as configured, defaults as documented",
         json.dumps(opts),
     )
@@ -557,6 +558,8 @@ def main():
             "4Mb",
             "drop_batch",
             "32",
+            "overload",
+            "class",
         ],
         ns="b",
         check=False,
@@ -568,9 +571,22 @@ def main():
         and o.get("ecn") is True
         and o.get("limit") == 1000
         and o.get("memory_limit") == 4 * 1024 * 1024
-        and o.get("drop_batch") == 32,
-        "msfc as root qdisc with ecn, limit, memory_limit, drop_batch",
+        and o.get("drop_batch") == 32
+        and o.get("overload") == "class",
+        "msfc as root qdisc with ecn, limit, memory_limit, drop_batch, overload class",
         p.stderr.strip() + out[:300],
+    )
+    text = sh([TC, "qdisc", "show", "dev", "vb"], ns="b").stdout
+    report("overload class" in text, "tc qdisc show: overload class", text.strip()[:300])
+    p = sh(
+        [TC, "qdisc", "change", "dev", "vb", "root", "msfc", "overload", "fattest"],
+        ns="b",
+        check=False,
+    )
+    report(
+        p.returncode != 0 and "overload" in p.stderr and "flow or class" in p.stderr,
+        "tc rejects an unknown overload mode, naming the valid ones",
+        p.stderr.strip(),
     )
     p = sh([TC, "qdisc", "del", "dev", "vb", "root"], ns="b", check=False)
     report(p.returncode == 0, "tc qdisc del root")

@@ -48,10 +48,22 @@ TCA_KIND, TCA_OPTIONS, TCA_STATS2, TCA_XSTATS = 1, 2, 7, 4
 TCA_STATS_BASIC, TCA_STATS_QUEUE, TCA_STATS_APP = 1, 3, 4
 
 # include/uapi/linux/pkt_sched_msfc.h
-(PRIOS, FLOWS, QUANTUM, RATIO, TARGET, INTERVAL, LIMIT, MEMORY_LIMIT, DROP_BATCH, ECN, DSCP_MAP) = (
-    range(1, 12)
-)
-MSFC_MAX = DSCP_MAP
+(
+    PRIOS,
+    FLOWS,
+    QUANTUM,
+    RATIO,
+    TARGET,
+    INTERVAL,
+    LIMIT,
+    MEMORY_LIMIT,
+    DROP_BATCH,
+    ECN,
+    DSCP_MAP,
+    OVERLOAD,
+) = range(1, 13)
+MSFC_MAX = OVERLOAD
+U32_ATTRS = [t for t in range(PRIOS, MSFC_MAX + 1) if t != DSCP_MAP]
 NAMES = {
     PRIOS: "prios",
     FLOWS: "flows",
@@ -64,6 +76,7 @@ NAMES = {
     DROP_BATCH: "drop_batch",
     ECN: "ecn",
     DSCP_MAP: "dscp_map",
+    OVERLOAD: "overload",
 }
 U32_MAX = 2**32 - 1
 # documented ranges (docs/kernel.md, kernel/iproute2/tc-msfc.8)
@@ -78,6 +91,7 @@ RANGES = {
     MEMORY_LIMIT: (1, 1 << 31),
     DROP_BATCH: (1, 65536),
     ECN: (0, 1),
+    OVERLOAD: (0, 1),  # TC_MSFC_OVERLOAD_FLOW, TC_MSFC_OVERLOAD_CLASS
 }
 BUSY_MSG = "prios and flows cannot change while packets are queued"
 
@@ -106,6 +120,7 @@ def defaults():
         DROP_BATCH: 64,
         ECN: 0,
         DSCP_MAP: default_dscp_map(),
+        OVERLOAD: 0,
     }
 
 
@@ -255,7 +270,7 @@ def msfc_stats(entry):
 
 def decode_options(opts):
     c = {}
-    for t in range(PRIOS, ECN + 1):
+    for t in U32_ATTRS:
         if t in opts:
             c[t] = struct.unpack("=I", opts[t][:4])[0]
     if DSCP_MAP in opts:
@@ -379,6 +394,7 @@ class Fuzzer:
                 MEMORY_LIMIT: (1 << 12, 1 << 24),
                 DROP_BATCH: (1, 256),
                 ECN: (0, 1),
+                OVERLOAD: (0, 1),
             }[t]
             v = r.randint(*typical)
         elif kind < 0.9:  # boundaries

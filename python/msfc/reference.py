@@ -15,6 +15,8 @@ from collections import deque
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
 MAX_CLASS_QUANTUM = 1 << 40
+#: values of the ``overload`` parameter (docs/algorithm.md): the thesis's rule first
+OVERLOAD_MODES = ("flow", "class")
 
 
 class TraceError(ValueError):
@@ -58,17 +60,27 @@ class Flow:
 
 
 class Class:
-    __slots__ = ("idx", "quantum", "flows", "deficit", "active")
+    __slots__ = ("idx", "quantum", "flows", "deficit", "active", "packets")
 
     def __init__(self, idx: int, quantum: int):
         self.idx, self.quantum = idx, quantum
         self.flows: deque[Flow] = deque()
         self.deficit = 0
         self.active = False
+        self.packets = 0  # packets queued in the class
 
 
 class Msfc:
-    def __init__(self, prios=3, flows=1024, quantum=1514, ratio="2", limit=10240, drop_batch=64):
+    def __init__(
+        self,
+        prios=3,
+        flows=1024,
+        quantum=1514,
+        ratio="2",
+        limit=10240,
+        drop_batch=64,
+        overload="flow",
+    ):
         if not 1 <= prios <= 16:
             raise TraceError(f"prios={prios} outside 1..16")
         if not 1 <= flows <= 65536:
@@ -79,6 +91,9 @@ class Msfc:
             raise TraceError(f"limit={limit} must be >= 1")
         if not 1 <= drop_batch <= 65536:
             raise TraceError(f"drop_batch={drop_batch} outside 1..65536")
+        if overload not in OVERLOAD_MODES:
+            raise TraceError(f"overload={overload} unknown: use overload=flow or overload=class")
+        self.overload = overload
         self.prios, self.nflows, self.quantum = prios, flows, quantum
         self.limit, self.drop_batch = limit, drop_batch
         self.ratio_fp = ratio_to_fp(str(ratio))
@@ -97,6 +112,7 @@ class Msfc:
         fl = self.flow[c][f]
         fl.pkts.append(length)
         fl.backlog += length
+        cl.packets += 1
         self.packets += 1
         self.bytes += length
         if not fl.active:
@@ -117,8 +133,18 @@ class Msfc:
 
     def overload_drop(self) -> Flow:
         self.overload_events += 1
+        if self.overload == "class":
+            # the class with the largest backlog / quantum, the backlog counted in packets as the
+            # limit is (ties: lowest class), then its fattest flow (ties: lowest flow)
+            victim = self.classes[0]
+            for cl in self.classes[1:]:
+                if cl.packets * victim.quantum > victim.packets * cl.quantum:
+                    victim = cl
+            candidates = [self.flow[victim.idx]]
+        else:
+            candidates = self.flow
         best = None
-        for cl_flows in self.flow:  # class 0 first, then flow 0 first: ties keep lowest
+        for cl_flows in candidates:  # class 0 first, then flow 0 first: ties keep lowest
             for fl in cl_flows:
                 if best is None or fl.backlog > best.backlog:
                     best = fl
@@ -127,6 +153,7 @@ class Msfc:
         while best.pkts and dropped_bytes * 2 < threshold and dropped < self.drop_batch:
             length = best.pkts.popleft()
             best.backlog -= length
+            self.classes[best.cls].packets -= 1
             self.packets -= 1
             self.bytes -= length
             dropped_bytes += length
@@ -166,6 +193,7 @@ class Msfc:
                 continue
             length = fl.pkts.popleft()
             fl.backlog -= length
+            cl.packets -= 1
             self.packets -= 1
             self.bytes -= length
             fl.deficit -= length
@@ -183,7 +211,7 @@ def parse_header(line: str) -> dict:
         key, sep, value = item.partition("=")
         if not sep:
             raise TraceError(f"parameter '{item}' is not key=value")
-        if key == "ratio":
+        if key in ("ratio", "overload"):
             params[key] = value
         elif key in ("prios", "flows", "quantum", "limit", "drop_batch"):
             try:
@@ -192,7 +220,7 @@ def parse_header(line: str) -> dict:
                 raise TraceError(f"parameter {key}={value} is not an integer") from None
         else:
             raise TraceError(
-                f"unknown parameter '{key}' (known: prios flows quantum ratio limit drop_batch)"
+                f"unknown parameter '{key}' (known: prios flows quantum ratio limit drop_batch overload)"
             )
     return params
 

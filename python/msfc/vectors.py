@@ -95,6 +95,19 @@ TRACES = [
         dict(prios=3, flows=4, quantum=1500, ratio="2", limit=40, drop_batch=8),
         [(700, (0, 1, 2), 0.8, "mix"), (300, (0, 2), 0.6, "mtu"), (200, (), 0.0, "mix")],
     ),
+    (
+        # overload=class: the victim is the class most above its share, then its fattest flow
+        "overload-class-3x8-limit30",
+        103,
+        dict(prios=3, flows=8, quantum=1500, ratio="2", limit=30, drop_batch=4, overload="class"),
+        [
+            (600, (0, 1, 2), 0.8, "mix"),
+            (400, (0, 2), 0.75, "mtu"),
+            (300, (1,), 0.8, "small"),
+            (300, (0, 1, 2), 0.7, "jumbo"),
+            (200, (), 0.0, "mix"),
+        ],
+    ),
 ]
 
 

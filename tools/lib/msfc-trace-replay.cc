@@ -64,7 +64,7 @@ ReplayMsfcTrace(const std::string& path, std::vector<std::string>& output, std::
         error = "cannot open " + path;
         return false;
     }
-    std::map<std::string, std::string> params = {{"drop_batch", "64"}};
+    std::map<std::string, std::string> params = {{"drop_batch", "64"}, {"overload", "flow"}};
     Ptr<MsfcQueueDisc> q;
     std::string line;
     uint32_t lineNo = 0;
@@ -99,6 +99,12 @@ ReplayMsfcTrace(const std::string& path, std::vector<std::string>& output, std::
                     return false;
                 }
             }
+            if (params["overload"] != "flow" && params["overload"] != "class")
+            {
+                error = where() + "overload=" + params["overload"] +
+                        " unknown: use overload=flow or overload=class";
+                return false;
+            }
             ObjectFactory f;
             f.SetTypeId("ns3::MsfcQueueDisc");
             f.Set("Prios", StringValue(params["prios"]));
@@ -107,6 +113,7 @@ ReplayMsfcTrace(const std::string& path, std::vector<std::string>& output, std::
             f.Set("Ratio", StringValue(params["ratio"]));
             f.Set("MaxSize", StringValue(params["limit"] + "p"));
             f.Set("DropBatchSize", StringValue(params["drop_batch"]));
+            f.Set("Overload", StringValue(params["overload"]));
             f.Set("Target", StringValue("1000s"));
             f.Set("Interval", StringValue("2000s"));
             f.Set("UseSocketPriority", StringValue("true"));

@@ -90,6 +90,7 @@ struct msfc_sched_data {
 	u32		quantum;
 	u32		ratio;		/* 16.16 fixed point */
 	u32		drop_batch;
+	u32		overload;	/* enum tc_msfc_overload */
 	u32		memory_limit;
 	u32		memory_usage;
 	u32		active_flows;
@@ -208,10 +209,32 @@ static void flow_queue_add(struct msfc_flow *flow, struct sk_buff *skb)
 	skb->next = NULL;
 }
 
-/* Over limit or memory_limit: drop from the head of the flow holding the
- * most bytes (ties: lowest class, then lowest flow) until half of its backlog
- * or max_packets packets are gone.  Emptied flows and classes stay on their
- * lists and leave at their next dequeue visit.
+/* backlog(a) / quantum(a) > backlog(b) / quantum(b), exactly, the backlog in
+ * bytes or packets: a backlog has 32 bits and a quantum at most 40, so each
+ * cross product fits in 96 bits.
+ */
+static bool msfc_class_fuller(const struct msfc_class *a,
+			      const struct msfc_class *b, bool bytes)
+{
+	u32 ba = bytes ? a->backlog : a->qlen, bb = bytes ? b->backlog : b->qlen;
+	u64 al = (u64)ba * lower_32_bits(b->quantum);
+	u64 ah = (u64)ba * upper_32_bits(b->quantum) + (al >> 32);
+	u64 bl = (u64)bb * lower_32_bits(a->quantum);
+	u64 bh = (u64)bb * upper_32_bits(a->quantum) + (bl >> 32);
+
+	if (ah != bh)
+		return ah > bh;
+	return lower_32_bits(al) > lower_32_bits(bl);
+}
+
+/* Over limit or memory_limit: drop from the head of the victim flow until
+ * half of its backlog or max_packets packets are gone.  The victim is the
+ * flow holding the most bytes (ties: lowest class, then lowest flow): over
+ * all classes (overload flow), or inside the class with the largest
+ * backlog / quantum, the class most above its share of the buffer
+ * (overload class; ties: lowest class), its backlog counted in packets over
+ * limit and in bytes over memory_limit only.  Emptied flows and classes stay
+ * on their lists and leave at their next dequeue visit.
  */
 static void msfc_overload_drop(struct Qdisc *sch, u32 max_packets,
 			       struct sk_buff **to_free)
@@ -223,7 +246,20 @@ static void msfc_overload_drop(struct Qdisc *sch, u32 max_packets,
 	struct msfc_class *cl;
 	struct sk_buff *skb;
 
-	for (i = 0; i < n; i++) {
+	i = 0;
+	if (q->overload == TC_MSFC_OVERLOAD_CLASS) {
+		bool bytes = sch->q.qlen <= sch->limit;
+		u32 p, victim = 0;
+
+		for (p = 1; p < q->prios; p++)
+			if (msfc_class_fuller(&q->classes[p], &q->classes[victim],
+					      bytes))
+				victim = p;
+		i = victim * q->flows_cnt;
+		n = i + q->flows_cnt;
+		idx = i;
+	}
+	for (; i < n; i++) {
 		if (q->backlogs[i] > maxbacklog) {
 			maxbacklog = q->backlogs[i];
 			idx = i;
@@ -551,13 +587,14 @@ static const struct nla_policy msfc_policy[TCA_MSFC_MAX + 1] = {
 	[TCA_MSFC_DROP_BATCH]	= { .type = NLA_U32 },
 	[TCA_MSFC_ECN]		= { .type = NLA_U32 },
 	[TCA_MSFC_DSCP_MAP]	= NLA_POLICY_EXACT_LEN(TC_MSFC_DSCP_MAP_LEN),
+	[TCA_MSFC_OVERLOAD]	= { .type = NLA_U32 },
 };
 
 struct msfc_config {
 	u32 prios, flows_cnt, quantum, ratio;
 	codel_time_t target, interval;
 	u32 target_us, interval_us;
-	u32 limit, memory_limit, drop_batch, ecn;
+	u32 limit, memory_limit, drop_batch, ecn, overload;
 	u8 dscp_map[TC_MSFC_DSCP_MAP_LEN];
 	u64 quanta[MSFC_MAX_PRIOS];
 };
@@ -593,6 +630,8 @@ static const struct msfc_range msfc_ranges[TCA_MSFC_MAX + 1] = {
 	[TCA_MSFC_DROP_BATCH] = MSFC_RANGE(drop_batch, 1, MSFC_MAX_DROP_BATCH,
 					   "drop_batch must be 1 .. 65536"),
 	[TCA_MSFC_ECN] = MSFC_RANGE(ecn, 0, 1, "ecn must be 0 or 1"),
+	[TCA_MSFC_OVERLOAD] = MSFC_RANGE(overload, 0, __TC_MSFC_OVERLOAD_MAX - 1,
+					 "overload must be 0 (flow) or 1 (class)"),
 };
 
 /* Parse and check everything before changing anything. */
@@ -673,6 +712,7 @@ static void msfc_get_config(struct Qdisc *sch, struct msfc_config *c)
 	c->memory_limit = q->memory_limit;
 	c->drop_batch = q->drop_batch;
 	c->ecn = q->cparams.ecn;
+	c->overload = q->overload;
 	memcpy(c->dscp_map, q->dscp_map, TC_MSFC_DSCP_MAP_LEN);
 }
 
@@ -776,6 +816,7 @@ static int msfc_change(struct Qdisc *sch, struct nlattr *opt,
 	WRITE_ONCE(sch->limit, c.limit);
 	WRITE_ONCE(q->memory_limit, c.memory_limit);
 	WRITE_ONCE(q->drop_batch, c.drop_batch);
+	WRITE_ONCE(q->overload, c.overload);
 	memcpy(q->dscp_map, c.dscp_map, TC_MSFC_DSCP_MAP_LEN);
 
 	/* a lower limit drops from the fattest flows, keeping the rest */
@@ -820,6 +861,7 @@ static int msfc_init(struct Qdisc *sch, struct nlattr *opt,
 	q->quantum = clamp_t(u32, psched_mtu(qdisc_dev(sch)), 1, MSFC_MAX_QUANTUM);
 	q->ratio = 2 << 16;
 	q->drop_batch = 64;
+	q->overload = TC_MSFC_OVERLOAD_FLOW;
 	q->memory_limit = 32 << 20;
 	msfc_default_dscp_map(q->dscp_map);
 	get_random_bytes(&q->perturbation, sizeof(q->perturbation));
@@ -866,7 +908,8 @@ static int msfc_dump(struct Qdisc *sch, struct sk_buff *skb)
 	    nla_put_u32(skb, TCA_MSFC_MEMORY_LIMIT, READ_ONCE(q->memory_limit)) ||
 	    nla_put_u32(skb, TCA_MSFC_DROP_BATCH, READ_ONCE(q->drop_batch)) ||
 	    nla_put_u32(skb, TCA_MSFC_ECN, READ_ONCE(q->cparams.ecn)) ||
-	    nla_put(skb, TCA_MSFC_DSCP_MAP, TC_MSFC_DSCP_MAP_LEN, q->dscp_map))
+	    nla_put(skb, TCA_MSFC_DSCP_MAP, TC_MSFC_DSCP_MAP_LEN, q->dscp_map) ||
+	    nla_put_u32(skb, TCA_MSFC_OVERLOAD, READ_ONCE(q->overload)))
 		goto nla_put_failure;
 
 	return nla_nest_end(skb, opts);

@@ -20,10 +20,18 @@ enum {
 	TCA_MSFC_DROP_BATCH,	/* u32, packets */
 	TCA_MSFC_ECN,		/* u32, 0 or 1 */
 	TCA_MSFC_DSCP_MAP,	/* binary, 64 x u8: class of each DSCP */
+	TCA_MSFC_OVERLOAD,	/* u32, enum tc_msfc_overload: victim of overload drops */
 	__TCA_MSFC_MAX
 };
 
 #define TCA_MSFC_MAX	(__TCA_MSFC_MAX - 1)
+
+/* Victim of an overload drop (over limit or memory_limit) */
+enum tc_msfc_overload {
+	TC_MSFC_OVERLOAD_FLOW,	/* the fattest flow over all classes */
+	TC_MSFC_OVERLOAD_CLASS,	/* the class most above its share, then its fattest flow */
+	__TC_MSFC_OVERLOAD_MAX
+};
 
 #define TC_MSFC_MAX_PRIOS	16
 #define TC_MSFC_DSCP_MAP_LEN	64
