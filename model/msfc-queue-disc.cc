@@ -124,6 +124,13 @@ MsfcQueueDisc::GetTypeId()
                           EnumValue(OVERLOAD_FLOW),
                           MakeEnumAccessor<OverloadMode>(&MsfcQueueDisc::m_overload),
                           MakeEnumChecker(OVERLOAD_FLOW, "flow", OVERLOAD_CLASS, "class"))
+            .AddAttribute("Weights",
+                          "Class quanta and deficits: \"rounded\", whole bytes of at least 1 "
+                          "(the thesis); \"exact\", 1/65536 byte, so that class shares follow "
+                          "Ratio^p / sum within 0.5 % (configurations that cannot are rejected)",
+                          EnumValue(WEIGHTS_ROUNDED),
+                          MakeEnumAccessor<WeightsMode>(&MsfcQueueDisc::m_weights),
+                          MakeEnumChecker(WEIGHTS_ROUNDED, "rounded", WEIGHTS_EXACT, "exact"))
             .AddTraceSource("ClassBacklog",
                             "Packets and bytes queued in a class, fired whenever they change "
                             "(enqueue, dequeue, CoDel or overload drop)",
@@ -182,36 +189,58 @@ MsfcQueueDisc::GetAttributeRange(const std::string& attribute)
         {"DropBatchSize", "1..65536"},
         {"MaxSize", ">= 1"},
         {"Overload", "flow|class"},
+        {"Weights", "rounded|exact"},
     };
     auto it = ranges.find(attribute);
     return it == ranges.end() ? std::string() : it->second;
 }
 
 std::vector<uint64_t>
-MsfcQueueDisc::ComputeClassQuanta(uint64_t quantum, uint32_t ratioFixed, uint32_t prios)
+MsfcQueueDisc::ComputeClassQuanta(uint64_t quantum, uint32_t ratioFixed, uint32_t prios, bool exact)
 {
+    const uint32_t shift = exact ? EXACT_SHIFT : 0;
+    const uint64_t max = MAX_CLASS_QUANTUM << shift;
     std::vector<uint64_t> q;
     q.reserve(prios);
-    uint64_t cur = quantum;
+    uint64_t cur = quantum << shift;
     for (uint32_t p = 0; p < prios; ++p)
     {
         if (p > 0)
         {
             unsigned __int128 prod = static_cast<unsigned __int128>(cur) * ratioFixed + 32768;
             prod >>= 16;
-            if (prod > MAX_CLASS_QUANTUM)
+            if (prod > max)
             {
                 return {};
             }
-            cur = std::max<uint64_t>(1, static_cast<uint64_t>(prod));
+            cur = static_cast<uint64_t>(prod);
+            if (!exact)
+            {
+                cur = std::max<uint64_t>(1, cur);
+            }
         }
-        if (cur > MAX_CLASS_QUANTUM)
+        if (cur > max)
         {
             return {};
         }
         q.push_back(cur);
     }
     return q;
+}
+
+bool
+MsfcQueueDisc::ExactQuantaAccurate(const std::vector<uint64_t>& quanta)
+{
+    uint64_t sum = 0;
+    for (uint64_t q : quanta)
+    {
+        if (q == 0)
+        {
+            return false;
+        }
+        sum += (uint64_t{1} << 32) / q;
+    }
+    return sum <= (uint64_t{1} << 32) / 200;
 }
 
 std::string
@@ -262,12 +291,22 @@ MsfcQueueDisc::ValidateConfiguration() const
     else
     {
         uint64_t q0 = m_quantumAttr ? m_quantumAttr : QUEUE_DISC_DEFAULT_MTU;
-        auto quanta =
-            ComputeClassQuanta(q0, static_cast<uint32_t>(std::llround(m_ratio * 65536.0)), m_prios);
+        const bool exact = m_weights == WEIGHTS_EXACT;
+        auto quanta = ComputeClassQuanta(q0,
+                                         static_cast<uint32_t>(std::llround(m_ratio * 65536.0)),
+                                         m_prios,
+                                         exact);
         if (quanta.empty())
         {
             err << "Quantum * Ratio^(Prios-1) = " << q0 << " * " << m_ratio << "^" << (m_prios - 1)
                 << " exceeds " << MAX_CLASS_QUANTUM << " bytes: lower Ratio, Prios or Quantum";
+        }
+        else if (exact && !ExactQuantaAccurate(quanta))
+        {
+            err << "Weights=exact: class quanta too small (Quantum * Ratio^(Prios-1) = " << q0
+                << " * " << m_ratio << "^" << (m_prios - 1)
+                << " bytes): shares could be off by more than 0.5 %; raise Quantum or Ratio, or "
+                   "lower Prios";
         }
         else
         {
@@ -311,10 +350,17 @@ MsfcQueueDisc::InitializeParams()
     m_quantum = m_quantumAttr ? m_quantumAttr : m_mtu;
     m_codel.Configure(m_target, m_interval, m_mtu, CoDelCore::Flavour::LINUX);
 
+    const bool exact = m_weights == WEIGHTS_EXACT;
+    m_classScale = exact ? int64_t{1} << EXACT_SHIFT : 1;
     auto quanta = ComputeClassQuanta(m_quantum,
                                      static_cast<uint32_t>(std::llround(m_ratio * 65536.0)),
-                                     m_prios);
+                                     m_prios,
+                                     exact);
     NS_ABORT_MSG_IF(quanta.empty(), "MsfcQueueDisc: class quanta overflow");
+    // the device MTU may be smaller than the 1500 bytes ValidateConfiguration assumed
+    NS_ABORT_MSG_IF(exact && !ExactQuantaAccurate(quanta),
+                    "MsfcQueueDisc: Weights=exact: class quanta too small for the device's "
+                    "quantum; raise Quantum or Ratio, or lower Prios");
     m_classes.assign(m_prios, Class{});
     for (uint32_t p = 0; p < m_prios; ++p)
     {
@@ -652,7 +698,7 @@ MsfcQueueDisc::DoDequeue()
             continue;
         }
         uint32_t size = item->GetSize();
-        c.deficit -= size;
+        c.deficit -= size * m_classScale;
         c.stats.dequeuedPackets++;
         c.stats.dequeuedBytes += size;
         NS_LOG_LOGIC("Dequeued " << size << " bytes from class " << cls);

@@ -84,6 +84,7 @@ def vectors_header():
             params.get("limit", 10240),
             params.get("drop_batch", 64),
             ref.OVERLOAD_MODES.index(params.get("overload", "flow")),
+            ref.WEIGHT_MODES.index(params.get("weights", "rounded")),
             f"msfc_vec_ops_{i}",
             len(ops),
             f"msfc_vec_exp_{i}",

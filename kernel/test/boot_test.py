@@ -282,7 +282,8 @@ def main():
         and opts["dscp_map"][46] == 5
         and opts["dscp_map"][8] == 0
         and opts.get("ecn") is False
-        and opts.get("overload") == "flow",
+        and opts.get("overload") == "flow"
+        and opts.get("weights") == "rounded",
         "tc -j qdisc show: options as configured, defaults as documented",
         json.dumps(opts),
     )
@@ -560,6 +561,8 @@ def main():
             "32",
             "overload",
             "class",
+            "weights",
+            "exact",
         ],
         ns="b",
         check=False,
@@ -572,12 +575,28 @@ def main():
         and o.get("limit") == 1000
         and o.get("memory_limit") == 4 * 1024 * 1024
         and o.get("drop_batch") == 32
-        and o.get("overload") == "class",
-        "msfc as root qdisc with ecn, limit, memory_limit, drop_batch, overload class",
+        and o.get("overload") == "class"
+        and o.get("weights") == "exact",
+        "msfc as root qdisc with ecn, limit, memory_limit, drop_batch, overload class, "
+        "weights exact",
         p.stderr.strip() + out[:300],
     )
     text = sh([TC, "qdisc", "show", "dev", "vb"], ns="b").stdout
-    report("overload class" in text, "tc qdisc show: overload class", text.strip()[:300])
+    report(
+        "overload class" in text and "weights exact" in text,
+        "tc qdisc show: overload class weights exact",
+        text.strip()[:300],
+    )
+    p = sh(
+        [TC, "qdisc", "change", "dev", "vb", "root", "msfc", "prios", "3", "ratio", "0.00002"],
+        ns="b",
+        check=False,
+    )
+    report(
+        p.returncode != 0 and "too small for exact weights" in p.stderr,
+        "kernel rejects exact class quanta below 0.5 % accuracy with an extack message",
+        p.stderr.strip(),
+    )
     p = sh(
         [TC, "qdisc", "change", "dev", "vb", "root", "msfc", "overload", "fattest"],
         ns="b",

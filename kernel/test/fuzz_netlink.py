@@ -61,8 +61,9 @@ TCA_STATS_BASIC, TCA_STATS_QUEUE, TCA_STATS_APP = 1, 3, 4
     ECN,
     DSCP_MAP,
     OVERLOAD,
-) = range(1, 13)
-MSFC_MAX = OVERLOAD
+    WEIGHTS,
+) = range(1, 14)
+MSFC_MAX = WEIGHTS
 U32_ATTRS = [t for t in range(PRIOS, MSFC_MAX + 1) if t != DSCP_MAP]
 NAMES = {
     PRIOS: "prios",
@@ -77,6 +78,7 @@ NAMES = {
     ECN: "ecn",
     DSCP_MAP: "dscp_map",
     OVERLOAD: "overload",
+    WEIGHTS: "weights",
 }
 U32_MAX = 2**32 - 1
 # documented ranges (docs/kernel.md, kernel/iproute2/tc-msfc.8)
@@ -92,6 +94,7 @@ RANGES = {
     DROP_BATCH: (1, 65536),
     ECN: (0, 1),
     OVERLOAD: (0, 1),  # TC_MSFC_OVERLOAD_FLOW, TC_MSFC_OVERLOAD_CLASS
+    WEIGHTS: (0, 1),  # TC_MSFC_WEIGHTS_ROUNDED, TC_MSFC_WEIGHTS_EXACT
 }
 BUSY_MSG = "prios and flows cannot change while packets are queued"
 
@@ -121,6 +124,7 @@ def defaults():
         ECN: 0,
         DSCP_MAP: default_dscp_map(),
         OVERLOAD: 0,
+        WEIGHTS: 0,
     }
 
 
@@ -132,11 +136,19 @@ def config_valid(c):
     """The documented cross-parameter rules (ranges are checked per attribute)."""
     if codel_units(c[TARGET]) < 1 or codel_units(c[TARGET]) >= codel_units(c[INTERVAL]):
         return False
-    qp = c[QUANTUM]
+    exact = c.get(WEIGHTS, 0) == 1  # class quanta in 1/65536 byte (docs/algorithm.md)
+    shift = 16 if exact else 0
+    qp = c[QUANTUM] << shift
+    quanta = [qp]
     for _ in range(1, c[PRIOS]):
-        qp = max(1, (qp * c[RATIO] + 32768) >> 16)
-        if qp > 1 << 40:
+        qp = (qp * c[RATIO] + 32768) >> 16
+        if not exact:
+            qp = max(1, qp)
+        if qp > 1 << (40 + shift):
             return False
+        quanta.append(qp)
+    if exact and (0 in quanta or sum((1 << 32) // q for q in quanta) > (1 << 32) // 200):
+        return False  # shares could be off by more than 0.5 %
     return True
 
 
@@ -395,6 +407,7 @@ class Fuzzer:
                 DROP_BATCH: (1, 256),
                 ECN: (0, 1),
                 OVERLOAD: (0, 1),
+                WEIGHTS: (0, 1),
             }[t]
             v = r.randint(*typical)
         elif kind < 0.9:  # boundaries

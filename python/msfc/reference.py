@@ -17,6 +17,10 @@ from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 MAX_CLASS_QUANTUM = 1 << 40
 #: values of the ``overload`` parameter (docs/algorithm.md): the thesis's rule first
 OVERLOAD_MODES = ("flow", "class")
+#: values of the ``weights`` parameter: whole-byte class quanta (the thesis), or 1/65536 byte
+WEIGHT_MODES = ("rounded", "exact")
+#: weights=exact: class quanta and deficits in 1/65536 byte
+EXACT_SHIFT = 16
 
 
 class TraceError(ValueError):
@@ -37,13 +41,25 @@ def ratio_to_fp(text: str) -> int:
     return fp
 
 
-def class_quanta(prios: int, quantum: int, ratio_fp: int) -> list[int]:
-    q = [quantum]
-    for _ in range(1, prios):
-        q.append(max(1, (q[-1] * ratio_fp + 32768) >> 16))
-    if q[-1] > MAX_CLASS_QUANTUM:
+def class_quanta(prios: int, quantum: int, ratio_fp: int, exact: bool = False) -> list[int]:
+    """Q_0 .. Q_{prios-1}: whole bytes (at least 1), or with ``exact`` 1/65536 bytes."""
+    if not exact:
+        q = [quantum]
+        for _ in range(1, prios):
+            q.append(max(1, (q[-1] * ratio_fp + 32768) >> 16))
+    else:
+        q = [quantum << EXACT_SHIFT]
+        for _ in range(1, prios):
+            q.append((q[-1] * ratio_fp + 32768) >> 16)
+    if max(q) > MAX_CLASS_QUANTUM << (EXACT_SHIFT if exact else 0):
         raise TraceError(
             "quantum * ratio^(prios-1) exceeds 2^40 bytes: lower ratio, prios or quantum"
+        )
+    # every rounding step is at most half a unit: a share is off by at most sum(1 / q_k)
+    if exact and (0 in q or sum((1 << 32) // x for x in q) > (1 << 32) // 200):
+        raise TraceError(
+            "class quanta too small for exact weights (shares could be off by more than 0.5 %): "
+            "raise quantum or ratio, or lower prios"
         )
     return q
 
@@ -80,6 +96,7 @@ class Msfc:
         limit=10240,
         drop_batch=64,
         overload="flow",
+        weights="rounded",
     ):
         if not 1 <= prios <= 16:
             raise TraceError(f"prios={prios} outside 1..16")
@@ -94,10 +111,14 @@ class Msfc:
         if overload not in OVERLOAD_MODES:
             raise TraceError(f"overload={overload} unknown: use overload=flow or overload=class")
         self.overload = overload
+        if weights not in WEIGHT_MODES:
+            raise TraceError(f"weights={weights} unknown: use weights=rounded or weights=exact")
+        # bytes -> class deficit units
+        self.cscale = 1 << EXACT_SHIFT if weights == "exact" else 1
         self.prios, self.nflows, self.quantum = prios, flows, quantum
         self.limit, self.drop_batch = limit, drop_batch
         self.ratio_fp = ratio_to_fp(str(ratio))
-        self.cq = class_quanta(prios, quantum, self.ratio_fp)
+        self.cq = class_quanta(prios, quantum, self.ratio_fp, weights == "exact")
         self.classes = [Class(c, self.cq[c]) for c in range(prios)]
         self.flow = [[Flow(c, f) for f in range(flows)] for c in range(prios)]
         self.active_classes: deque[Class] = deque()
@@ -175,7 +196,7 @@ class Msfc:
                 self.active_classes.popleft()
                 cl.active = False
                 continue
-            cl.deficit -= pkt[2]
+            cl.deficit -= pkt[2] * self.cscale
             return pkt
 
     def _class_dequeue(self, cl: Class):
@@ -211,7 +232,7 @@ def parse_header(line: str) -> dict:
         key, sep, value = item.partition("=")
         if not sep:
             raise TraceError(f"parameter '{item}' is not key=value")
-        if key in ("ratio", "overload"):
+        if key in ("ratio", "overload", "weights"):
             params[key] = value
         elif key in ("prios", "flows", "quantum", "limit", "drop_batch"):
             try:
@@ -220,7 +241,7 @@ def parse_header(line: str) -> dict:
                 raise TraceError(f"parameter {key}={value} is not an integer") from None
         else:
             raise TraceError(
-                f"unknown parameter '{key}' (known: prios flows quantum ratio limit drop_batch overload)"
+                f"unknown parameter '{key}' (known: prios flows quantum ratio limit drop_batch overload weights)"
             )
     return params
 

@@ -98,6 +98,25 @@ class ReferenceTest(unittest.TestCase):
         with self.assertRaises(ref.TraceError):
             run(["P prios=2 flows=2 quantum=1500 ratio=2 limit=4 overload=fattest"])
 
+    def test_exact_weights(self):
+        # prios 8, ratio 0.5, quantum 4000: class 7 gets 31.25 bytes a round, not 32
+        q = ref.class_quanta(8, 4000, 32768, exact=True)
+        self.assertEqual(q[7], 31 * 65536 + 16384)
+        self.assertEqual(ref.class_quanta(8, 4000, 32768)[7], 32)  # rounded: 2.4 % more
+        # prios 16, ratio 0.5: classes 11-15 all get 1 byte rounded, halving shares exact
+        self.assertEqual(ref.class_quanta(16, 1514, 32768)[11:], [1] * 5)
+        self.assertEqual(ref.class_quanta(16, 1514, 32768, exact=True)[15], 3028)
+        with self.assertRaisesRegex(ref.TraceError, "raise quantum or ratio, or lower prios"):
+            ref.class_quanta(3, 1514, 1, exact=True)  # 1514 / 65536^2 bytes: rounds to 0
+        # the outer DRR in 1/65536 byte: class 1 (quantum 100 bytes, ratio 0.25) sends one
+        # 100-byte packet a round after class 0's four
+        lines = ["P prios=2 flows=1 quantum=400 ratio=0.25 weights=exact"]
+        lines += ["E 0 0 100"] * 40 + ["E 1 0 100"] * 10 + ["D"] * 50
+        out = "".join(x.split()[0] for x in run(lines))
+        self.assertEqual(out, "00001" * 10)
+        with self.assertRaises(ref.TraceError):
+            run(["P prios=2 flows=1 quantum=400 ratio=2 weights=fine"])
+
     def test_bad_trace_lines(self):
         for bad in (
             ["E 0 0 1"],

@@ -64,7 +64,9 @@ ReplayMsfcTrace(const std::string& path, std::vector<std::string>& output, std::
         error = "cannot open " + path;
         return false;
     }
-    std::map<std::string, std::string> params = {{"drop_batch", "64"}, {"overload", "flow"}};
+    std::map<std::string, std::string> params = {{"drop_batch", "64"},
+                                                 {"overload", "flow"},
+                                                 {"weights", "rounded"}};
     Ptr<MsfcQueueDisc> q;
     std::string line;
     uint32_t lineNo = 0;
@@ -105,6 +107,12 @@ ReplayMsfcTrace(const std::string& path, std::vector<std::string>& output, std::
                         " unknown: use overload=flow or overload=class";
                 return false;
             }
+            if (params["weights"] != "rounded" && params["weights"] != "exact")
+            {
+                error = where() + "weights=" + params["weights"] +
+                        " unknown: use weights=rounded or weights=exact";
+                return false;
+            }
             ObjectFactory f;
             f.SetTypeId("ns3::MsfcQueueDisc");
             f.Set("Prios", StringValue(params["prios"]));
@@ -114,6 +122,7 @@ ReplayMsfcTrace(const std::string& path, std::vector<std::string>& output, std::
             f.Set("MaxSize", StringValue(params["limit"] + "p"));
             f.Set("DropBatchSize", StringValue(params["drop_batch"]));
             f.Set("Overload", StringValue(params["overload"]));
+            f.Set("Weights", StringValue(params["weights"]));
             f.Set("Target", StringValue("1000s"));
             f.Set("Interval", StringValue("2000s"));
             f.Set("UseSocketPriority", StringValue("true"));

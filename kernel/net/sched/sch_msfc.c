@@ -51,6 +51,7 @@
 #define MSFC_MAX_QUANTUM	BIT(20)
 #define MSFC_MAX_RATIO		(16U << 16)
 #define MSFC_MAX_CLASS_QUANTUM	BIT_ULL(40)
+#define MSFC_EXACT_SHIFT	16	/* weights exact: class quanta in 1/65536 byte */
 #define MSFC_MAX_DROP_BATCH	65536
 #define MSFC_MAX_TIME_US	2000000000U	/* codel_time_t wraps at 2^31 units */
 
@@ -91,6 +92,7 @@ struct msfc_sched_data {
 	u32		ratio;		/* 16.16 fixed point */
 	u32		drop_batch;
 	u32		overload;	/* enum tc_msfc_overload */
+	u32		weights;	/* enum tc_msfc_weights */
 	u32		memory_limit;
 	u32		memory_usage;
 	u32		active_flows;
@@ -120,21 +122,38 @@ static void msfc_default_dscp_map(u8 *map)
 	map[8] = 0;	/* CS1 */
 }
 
-/* Q_0 = quantum, Q_p = max(1, round(Q_{p-1} * ratio)) in 16.16 fixed point. */
-static int msfc_class_quanta(u32 prios, u32 quantum, u32 ratio, u64 *out)
+/* Q_0 = quantum, Q_p = max(1, round(Q_{p-1} * ratio)) in 16.16 fixed point;
+ * weights exact: in 1/65536 byte, without the minimum of 1.  -ERANGE when a
+ * quantum exceeds 2^40 bytes; -EDOM when exact quanta are so small that a
+ * class share could be off by more than 0.5 % (sum of 1/Q_p above 1/200).
+ */
+static int msfc_class_quanta(u32 prios, u32 quantum, u32 ratio, bool exact,
+			     u64 *out)
 {
-	u64 qp = quantum;
+	u32 shift = exact ? MSFC_EXACT_SHIFT : 0;
+	u64 qp = (u64)quantum << shift, inv = 0;
 	u32 p;
 
 	out[0] = qp;
 	for (p = 1; p < prios; p++) {
-		/* qp <= 2^40 and ratio <= 2^20: the product fits in 64 bits */
-		qp = max_t(u64, 1, (qp * ratio + 32768) >> 16);
-		if (qp > MSFC_MAX_CLASS_QUANTUM)
+		/* qp <= 2^56 and ratio <= 2^20: round(qp * ratio / 2^16),
+		 * as (floor(qp * ratio / 2^15) + 1) / 2 without overflow
+		 */
+		qp = (mul_u64_u32_shr(qp, ratio, 15) + 1) >> 1;
+		if (!exact)
+			qp = max_t(u64, 1, qp);
+		if (qp > MSFC_MAX_CLASS_QUANTUM << shift)
 			return -ERANGE;
 		out[p] = qp;
 	}
-	return 0;
+	if (!exact)
+		return 0;
+	for (p = 0; p < prios; p++) {
+		if (!out[p])
+			return -EDOM;
+		inv += div64_u64(BIT_ULL(32), out[p]);
+	}
+	return inv > BIT_ULL(32) / 200 ? -EDOM : 0;
 }
 
 static u32 msfc_clamp_class(const struct msfc_sched_data *q, u32 cls)
@@ -523,7 +542,8 @@ static struct sk_buff *__msfc_dequeue(struct Qdisc *sch)
 			list_del_init(&cl->node);
 			continue;
 		}
-		cl->deficit -= qdisc_pkt_len(skb);
+		cl->deficit -= (s64)qdisc_pkt_len(skb) <<
+			       (q->weights == TC_MSFC_WEIGHTS_EXACT ? MSFC_EXACT_SHIFT : 0);
 		_bstats_update(&cl->bstats, qdisc_pkt_len(skb), 1);
 		qdisc_bstats_update(sch, skb);
 		return skb;
@@ -588,13 +608,14 @@ static const struct nla_policy msfc_policy[TCA_MSFC_MAX + 1] = {
 	[TCA_MSFC_ECN]		= { .type = NLA_U32 },
 	[TCA_MSFC_DSCP_MAP]	= NLA_POLICY_EXACT_LEN(TC_MSFC_DSCP_MAP_LEN),
 	[TCA_MSFC_OVERLOAD]	= { .type = NLA_U32 },
+	[TCA_MSFC_WEIGHTS]	= { .type = NLA_U32 },
 };
 
 struct msfc_config {
 	u32 prios, flows_cnt, quantum, ratio;
 	codel_time_t target, interval;
 	u32 target_us, interval_us;
-	u32 limit, memory_limit, drop_batch, ecn, overload;
+	u32 limit, memory_limit, drop_batch, ecn, overload, weights;
 	u8 dscp_map[TC_MSFC_DSCP_MAP_LEN];
 	u64 quanta[MSFC_MAX_PRIOS];
 };
@@ -632,6 +653,8 @@ static const struct msfc_range msfc_ranges[TCA_MSFC_MAX + 1] = {
 	[TCA_MSFC_ECN] = MSFC_RANGE(ecn, 0, 1, "ecn must be 0 or 1"),
 	[TCA_MSFC_OVERLOAD] = MSFC_RANGE(overload, 0, __TC_MSFC_OVERLOAD_MAX - 1,
 					 "overload must be 0 (flow) or 1 (class)"),
+	[TCA_MSFC_WEIGHTS] = MSFC_RANGE(weights, 0, __TC_MSFC_WEIGHTS_MAX - 1,
+					"weights must be 0 (rounded) or 1 (exact)"),
 };
 
 /* Parse and check everything before changing anything. */
@@ -687,10 +710,18 @@ static int msfc_parse(struct Qdisc *sch, struct nlattr *opt,
 				    "target must be at least 2 us and below interval");
 		return -EINVAL;
 	}
-	if (msfc_class_quanta(c->prios, c->quantum, c->ratio, c->quanta)) {
+	err = msfc_class_quanta(c->prios, c->quantum, c->ratio,
+				c->weights == TC_MSFC_WEIGHTS_EXACT, c->quanta);
+	if (err == -ERANGE) {
 		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_MSFC_RATIO] ?: tb[TCA_MSFC_PRIOS] ?:
 				    tb[TCA_MSFC_QUANTUM],
 				    "quantum * ratio^(prios-1) exceeds 2^40 bytes: lower ratio, prios or quantum");
+		return -EINVAL;
+	}
+	if (err) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_MSFC_WEIGHTS] ?: tb[TCA_MSFC_RATIO] ?:
+				    tb[TCA_MSFC_PRIOS] ?: tb[TCA_MSFC_QUANTUM],
+				    "class quanta too small for exact weights (shares could be off by more than 0.5 %): raise quantum or ratio, or lower prios");
 		return -EINVAL;
 	}
 	return 0;
@@ -713,6 +744,7 @@ static void msfc_get_config(struct Qdisc *sch, struct msfc_config *c)
 	c->drop_batch = q->drop_batch;
 	c->ecn = q->cparams.ecn;
 	c->overload = q->overload;
+	c->weights = q->weights;
 	memcpy(c->dscp_map, q->dscp_map, TC_MSFC_DSCP_MAP_LEN);
 }
 
@@ -759,7 +791,8 @@ static int msfc_change(struct Qdisc *sch, struct nlattr *opt,
 		if (err)
 			return err;
 	} else {
-		msfc_class_quanta(c.prios, c.quantum, c.ratio, c.quanta);
+		msfc_class_quanta(c.prios, c.quantum, c.ratio,
+				  c.weights == TC_MSFC_WEIGHTS_EXACT, c.quanta);
 	}
 
 	resize = !q->flows || c.prios != q->prios || c.flows_cnt != q->flows_cnt;
@@ -817,6 +850,7 @@ static int msfc_change(struct Qdisc *sch, struct nlattr *opt,
 	WRITE_ONCE(q->memory_limit, c.memory_limit);
 	WRITE_ONCE(q->drop_batch, c.drop_batch);
 	WRITE_ONCE(q->overload, c.overload);
+	WRITE_ONCE(q->weights, c.weights);
 	memcpy(q->dscp_map, c.dscp_map, TC_MSFC_DSCP_MAP_LEN);
 
 	/* a lower limit drops from the fattest flows, keeping the rest */
@@ -862,6 +896,7 @@ static int msfc_init(struct Qdisc *sch, struct nlattr *opt,
 	q->ratio = 2 << 16;
 	q->drop_batch = 64;
 	q->overload = TC_MSFC_OVERLOAD_FLOW;
+	q->weights = TC_MSFC_WEIGHTS_ROUNDED;
 	q->memory_limit = 32 << 20;
 	msfc_default_dscp_map(q->dscp_map);
 	get_random_bytes(&q->perturbation, sizeof(q->perturbation));
@@ -909,7 +944,8 @@ static int msfc_dump(struct Qdisc *sch, struct sk_buff *skb)
 	    nla_put_u32(skb, TCA_MSFC_DROP_BATCH, READ_ONCE(q->drop_batch)) ||
 	    nla_put_u32(skb, TCA_MSFC_ECN, READ_ONCE(q->cparams.ecn)) ||
 	    nla_put(skb, TCA_MSFC_DSCP_MAP, TC_MSFC_DSCP_MAP_LEN, q->dscp_map) ||
-	    nla_put_u32(skb, TCA_MSFC_OVERLOAD, READ_ONCE(q->overload)))
+	    nla_put_u32(skb, TCA_MSFC_OVERLOAD, READ_ONCE(q->overload)) ||
+	    nla_put_u32(skb, TCA_MSFC_WEIGHTS, READ_ONCE(q->weights)))
 		goto nla_put_failure;
 
 	return nla_nest_end(skb, opts);

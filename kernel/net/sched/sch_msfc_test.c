@@ -18,7 +18,7 @@ struct msfc_vec_op {
 
 struct msfc_vector {
 	const char *name;
-	u32 prios, flows, quantum, ratio, limit, drop_batch, overload;
+	u32 prios, flows, quantum, ratio, limit, drop_batch, overload, weights;
 	const struct msfc_vec_op *ops;
 	u32 nops;
 	const struct msfc_vec_op *exp;
@@ -207,6 +207,7 @@ static void msfc_test_vectors(struct kunit *test)
 			{ TCA_MSFC_LIMIT, vec->limit },
 			{ TCA_MSFC_DROP_BATCH, vec->drop_batch },
 			{ TCA_MSFC_OVERLOAD, vec->overload },
+			{ TCA_MSFC_WEIGHTS, vec->weights },
 			{ TCA_MSFC_MEMORY_LIMIT, 1U << 31 },
 			{ TCA_MSFC_TARGET, 1000000000 },	/* 1000 s */
 			{ TCA_MSFC_INTERVAL, 2000000000 },	/* 2000 s */
@@ -588,7 +589,7 @@ static void msfc_test_small_quantum(struct kunit *test)
 
 struct msfc_bad_case {
 	const char *what;
-	struct msfc_test_attr attrs[3];
+	struct msfc_test_attr attrs[4];
 	int maplen;
 	u8 mapval;
 };
@@ -620,6 +621,9 @@ static void msfc_test_invalid(struct kunit *test)
 		{ "drop_batch 65537", { { TCA_MSFC_DROP_BATCH, 65537 } } },
 		{ "ecn 2", { { TCA_MSFC_ECN, 2 } } },
 		{ "overload 2", { { TCA_MSFC_OVERLOAD, 2 } } },
+		{ "weights 2", { { TCA_MSFC_WEIGHTS, 2 } } },
+		{ "exact class quanta below 1/65536 byte",
+		  { { TCA_MSFC_PRIOS, 3 }, { TCA_MSFC_RATIO, 1 }, { TCA_MSFC_WEIGHTS, 1 } } },
 		{ "class quantum over 2^40",
 		  { { TCA_MSFC_PRIOS, 16 }, { TCA_MSFC_RATIO, 16 << 16 } } },
 		{ "dscp map short", { { 0 } }, 63, 0 },

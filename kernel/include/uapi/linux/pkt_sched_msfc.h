@@ -21,6 +21,7 @@ enum {
 	TCA_MSFC_ECN,		/* u32, 0 or 1 */
 	TCA_MSFC_DSCP_MAP,	/* binary, 64 x u8: class of each DSCP */
 	TCA_MSFC_OVERLOAD,	/* u32, enum tc_msfc_overload: victim of overload drops */
+	TCA_MSFC_WEIGHTS,	/* u32, enum tc_msfc_weights: class quanta resolution */
 	__TCA_MSFC_MAX
 };
 
@@ -31,6 +32,13 @@ enum tc_msfc_overload {
 	TC_MSFC_OVERLOAD_FLOW,	/* the fattest flow over all classes */
 	TC_MSFC_OVERLOAD_CLASS,	/* the class most above its share, then its fattest flow */
 	__TC_MSFC_OVERLOAD_MAX
+};
+
+/* Class quanta and deficits */
+enum tc_msfc_weights {
+	TC_MSFC_WEIGHTS_ROUNDED,	/* whole bytes, at least 1 */
+	TC_MSFC_WEIGHTS_EXACT,		/* 1/65536 byte */
+	__TC_MSFC_WEIGHTS_MAX
 };
 
 #define TC_MSFC_MAX_PRIOS	16
@@ -59,8 +67,8 @@ struct tc_msfc_cl_stats {
 	__u64	codel_drops;
 	__u64	overload_drops;
 	__u64	ecn_marks;
-	__s64	deficit;		/* current outer DRR deficit, bytes */
-	__u64	quantum;		/* outer DRR quantum Q_p, bytes */
+	__s64	deficit;		/* outer DRR deficit, bytes (weights exact: 2^-16) */
+	__u64	quantum;		/* outer DRR quantum Q_p, bytes (weights exact: 2^-16) */
 	__u32	active_flows;
 	__u32	pad;
 };
