@@ -229,8 +229,8 @@ static void flow_queue_add(struct msfc_flow *flow, struct sk_buff *skb)
 }
 
 /* backlog(a) / quantum(a) > backlog(b) / quantum(b), exactly, the backlog in
- * bytes or packets: a backlog has 32 bits and a quantum at most 40, so each
- * cross product fits in 96 bits.
+ * bytes or packets: a backlog has 32 bits and a quantum at most 40 (56 with
+ * weights exact), so each cross product fits in 96 bits.
  */
 static bool msfc_class_fuller(const struct msfc_class *a,
 			      const struct msfc_class *b, bool bytes)
