@@ -1,8 +1,11 @@
 /*
- * msfc-qdisc-cost: CPU cost of one enqueue + one dequeue in MsfcQueueDisc and
- * FqCoDelQueueDisc with 1, 100 and 10000 backlogged flows (IPv4/UDP packets,
- * real 5-tuple hashing, default attributes).  Prints CSV:
- *   scheduler,flows,ns_per_packet,ratio_to_fqcodel
+ * msfc-qdisc-cost: CPU cost of one enqueue + one dequeue in MsfcQueueDisc (the
+ * thesis mode, Overload=class, Weights=exact) and FqCoDelQueueDisc with 1, 100
+ * and 10000 backlogged flows (IPv4/UDP packets, real 5-tuple hashing, default
+ * attributes otherwise), in two workloads: "backlogged" (below MaxSize) and
+ * "overload" (MaxSize reached: every dequeue + enqueue pair adds one more
+ * enqueue, which triggers an overload drop).  Prints CSV:
+ *   workload,scheduler,flows,ns_per_packet,ratio_to_fqcodel
  * Each figure is the median of --reps repetitions of --ops operations.  The
  * schedulers are created by their SchedulerRegistry names.  Progress goes to
  * stderr, one line per measurement.
@@ -18,6 +21,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <deque>
 #include <iomanip>
 #include <iostream>
 #include <map>
@@ -53,38 +57,75 @@ MakeItems(uint32_t flows)
     return items;
 }
 
-/// The schedulers compared (SchedulerRegistry names); the ratios are to the first.
-const std::vector<std::string> kSchedulers = {"FqCoDel", "Msfc"};
+/// A scheduler compared: its label in the CSV, SchedulerRegistry name, MSFC attributes.
+struct Variant
+{
+    std::string label;                                        //!< CSV name
+    std::string name;                                         //!< registry name
+    std::vector<std::pair<std::string, std::string>> attrs{}; //!< extra attributes
+};
+
+/// The schedulers compared; the ratios are to the first.
+const std::vector<Variant> kSchedulers = {
+    {"FqCoDel", "FqCoDel"},
+    {"Msfc", "Msfc"},
+    {"Msfc Overload=class", "Msfc", {{"Overload", "class"}}},
+    {"Msfc Weights=exact", "Msfc", {{"Weights", "exact"}}},
+};
 
 double
-Measure(const std::string& scheduler, uint32_t flows, uint64_t ops)
+Measure(const Variant& v, uint32_t flows, uint64_t ops, bool overload)
 {
+    auto items = MakeItems(flows);
     // No device here to take the MTU from: every scheduler uses a 1500-byte quantum (the
     // registry gives it to ns-3's flow-queue schedulers, MSFC takes it as an attribute).
-    Ptr<QueueDisc> q = SchedulerRegistry::Create(scheduler, QueueSize("100000p"));
+    // Overload: MaxSize is the number of packets made, so one more enqueue is an overload.
+    Ptr<QueueDisc> q = SchedulerRegistry::Create(
+        v.name,
+        overload ? QueueSize(QueueSizeUnit::PACKETS, items.size()) : QueueSize("100000p"));
     if (DynamicCast<MsfcQueueDisc>(q))
     {
         q->SetAttribute("Quantum", UintegerValue(1500));
     }
+    for (const auto& [attr, value] : v.attrs)
+    {
+        q->SetAttribute(attr, StringValue(value));
+    }
     q->Initialize();
-    auto items = MakeItems(flows);
+    // Packets not in the queue disc: the dequeued and the dropped ones, enqueued again.
+    std::deque<Ptr<QueueDiscItem>> spare;
+    q->TraceConnectWithoutContext("DropAfterDequeue",
+                                  Callback<void, Ptr<const QueueDiscItem>, const char*>(
+                                      [&spare](Ptr<const QueueDiscItem> item, const char*) {
+                                          spare.push_back(ConstCast<QueueDiscItem>(item));
+                                      }));
     for (auto& item : items)
     {
         q->Enqueue(item);
     }
-    // Warm up, then measure dequeue + re-enqueue of the same packet.
+    auto step = [&]() {
+        spare.push_back(q->Dequeue());
+        q->Enqueue(spare.front());
+        spare.pop_front();
+        if (overload && !spare.empty())
+        {
+            q->Enqueue(spare.front());
+            spare.pop_front();
+        }
+    };
+    // Warm up, then measure.
     for (uint64_t i = 0; i < ops / 10; ++i)
     {
-        q->Enqueue(q->Dequeue());
+        step();
     }
     auto t0 = std::chrono::steady_clock::now();
     for (uint64_t i = 0; i < ops; ++i)
     {
-        Ptr<QueueDiscItem> item = q->Dequeue();
-        q->Enqueue(item);
+        step();
     }
     auto t1 = std::chrono::steady_clock::now();
-    NS_ABORT_MSG_IF(q->GetNPackets() != items.size(), "packets were lost during the benchmark");
+    NS_ABORT_MSG_IF(q->GetNPackets() + spare.size() != items.size(),
+                    "packets were lost during the benchmark");
     q->Dispose();
     return std::chrono::duration<double, std::nano>(t1 - t0).count() / ops;
 }
@@ -102,51 +143,56 @@ main(int argc, char** argv)
     cmd.AddValue("reps", "repetitions (median is printed)", reps);
     cmd.Parse(argc, argv);
 
-    for (const auto& name : kSchedulers)
+    for (const auto& v : kSchedulers)
     {
-        if (!SchedulerRegistry::Find(name))
+        if (!SchedulerRegistry::Find(v.name))
         {
-            std::cerr << "msfc-qdisc-cost: scheduler " << name
+            std::cerr << "msfc-qdisc-cost: scheduler " << v.name
                       << " is not part of this build; valid: " << SchedulerRegistry::Names()
                       << std::endl;
             return 1;
         }
     }
     const std::vector<uint32_t> flowCounts = {1, 100, 10000};
-    const uint32_t total = flowCounts.size() * reps * kSchedulers.size();
+    const uint32_t total = 2 * flowCounts.size() * reps * kSchedulers.size();
     uint32_t done = 0;
     const auto start = std::chrono::steady_clock::now();
 
-    std::cout << "scheduler,flows,ns_per_packet,ratio_to_fqcodel\n";
-    for (uint32_t flows : flowCounts)
+    std::cout << "workload,scheduler,flows,ns_per_packet,ratio_to_fqcodel\n";
+    for (bool overload : {false, true})
     {
-        std::map<std::string, std::vector<double>> samples;
-        for (uint32_t r = 0; r < reps; ++r)
+        const char* workload = overload ? "overload" : "backlogged";
+        for (uint32_t flows : flowCounts)
         {
-            // Interleave the schedulers so that machine noise hits them alike.
-            for (const auto& name : kSchedulers)
+            std::map<std::string, std::vector<double>> samples;
+            for (uint32_t r = 0; r < reps; ++r)
             {
-                samples[name].push_back(Measure(name, flows, ops));
-                ++done;
-                double elapsed =
-                    std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-                std::cerr << "msfc-qdisc-cost: " << done << "/" << total << " " << name << ", "
-                          << flows << " flows, repetition " << r + 1 << "/" << reps << ": "
-                          << samples[name].back() << " ns/packet (" << std::fixed
-                          << std::setprecision(0) << elapsed << " s elapsed)" << std::defaultfloat
-                          << std::setprecision(6) << std::endl;
+                // Interleave the schedulers so that machine noise hits them alike.
+                for (const auto& v : kSchedulers)
+                {
+                    samples[v.label].push_back(Measure(v, flows, ops, overload));
+                    ++done;
+                    double elapsed =
+                        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+                            .count();
+                    std::cerr << "msfc-qdisc-cost: " << done << "/" << total << " " << workload
+                              << ", " << v.label << ", " << flows << " flows, repetition " << r + 1
+                              << "/" << reps << ": " << samples[v.label].back() << " ns/packet ("
+                              << std::fixed << std::setprecision(0) << elapsed << " s elapsed)"
+                              << std::defaultfloat << std::setprecision(6) << std::endl;
+                }
             }
-        }
-        std::map<std::string, double> median;
-        for (auto& [name, v] : samples)
-        {
-            std::sort(v.begin(), v.end());
-            median[name] = v[v.size() / 2];
-        }
-        for (const auto& name : kSchedulers)
-        {
-            std::cout << name << "," << flows << "," << median[name] << ","
-                      << median[name] / median[kSchedulers.front()] << "\n";
+            std::map<std::string, double> median;
+            for (auto& [label, s] : samples)
+            {
+                std::sort(s.begin(), s.end());
+                median[label] = s[s.size() / 2];
+            }
+            for (const auto& v : kSchedulers)
+            {
+                std::cout << workload << "," << v.label << "," << flows << "," << median[v.label]
+                          << "," << median[v.label] / median[kSchedulers.front().label] << "\n";
+            }
         }
     }
     return 0;

@@ -12,6 +12,7 @@
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
 #include "ns3/double.h"
+#include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/queue.h"
 #include "ns3/simulator.h"
@@ -130,6 +131,20 @@ MsfcQueueDisc::GetTypeId()
                           StringValue(""),
                           MakeStringAccessor(&MsfcQueueDisc::m_dscpMapSpec),
                           MakeStringChecker())
+            .AddAttribute("Overload",
+                          "Victim of an overload drop: \"flow\", the fattest flow over all "
+                          "classes (the thesis); \"class\", the class most above its share of "
+                          "the buffer (largest backlog / class quantum), then its fattest flow",
+                          EnumValue(OVERLOAD_FLOW),
+                          MakeEnumAccessor<OverloadMode>(&MsfcQueueDisc::m_overload),
+                          MakeEnumChecker(OVERLOAD_FLOW, "flow", OVERLOAD_CLASS, "class"))
+            .AddAttribute("Weights",
+                          "Class quanta and deficits: \"rounded\", whole bytes of at least 1 "
+                          "(the thesis); \"exact\", 1/65536 byte, so that class shares follow "
+                          "Ratio^p / sum within 0.5 % (configurations that cannot are rejected)",
+                          EnumValue(WEIGHTS_ROUNDED),
+                          MakeEnumAccessor<WeightsMode>(&MsfcQueueDisc::m_weights),
+                          MakeEnumChecker(WEIGHTS_ROUNDED, "rounded", WEIGHTS_EXACT, "exact"))
             .AddTraceSource("ClassBacklog",
                             "Packets and bytes queued in a class, fired whenever they change "
                             "(enqueue, dequeue, CoDel or overload drop)",
@@ -187,36 +202,59 @@ MsfcQueueDisc::GetAttributeRange(const std::string& attribute)
         {"Interval", TC_MSFC_INTERVAL_RANGE ", above Target"},
         {"DropBatchSize", TC_MSFC_DROP_BATCH_RANGE},
         {"MaxSize", TC_MSFC_LIMIT_RANGE " or byte"},
+        {"Overload", "flow or class"},
+        {"Weights", "rounded or exact"},
     };
     auto it = ranges.find(attribute);
     return it == ranges.end() ? std::string() : it->second;
 }
 
 std::vector<uint64_t>
-MsfcQueueDisc::ComputeClassQuanta(uint64_t quantum, uint32_t ratioFixed, uint32_t prios)
+MsfcQueueDisc::ComputeClassQuanta(uint64_t quantum, uint32_t ratioFixed, uint32_t prios, bool exact)
 {
+    const uint32_t shift = exact ? EXACT_SHIFT : 0;
+    const uint64_t max = MAX_CLASS_QUANTUM << shift;
     std::vector<uint64_t> q;
     q.reserve(prios);
-    uint64_t cur = quantum;
+    uint64_t cur = quantum << shift;
     for (uint32_t p = 0; p < prios; ++p)
     {
         if (p > 0)
         {
             unsigned __int128 prod = static_cast<unsigned __int128>(cur) * ratioFixed + 32768;
             prod >>= 16;
-            if (prod > MAX_CLASS_QUANTUM)
+            if (prod > max)
             {
                 return {};
             }
-            cur = std::max<uint64_t>(1, static_cast<uint64_t>(prod));
+            cur = static_cast<uint64_t>(prod);
+            if (!exact)
+            {
+                cur = std::max<uint64_t>(1, cur);
+            }
         }
-        if (cur > MAX_CLASS_QUANTUM)
+        if (cur > max)
         {
             return {};
         }
         q.push_back(cur);
     }
     return q;
+}
+
+bool
+MsfcQueueDisc::ExactQuantaAccurate(const std::vector<uint64_t>& quanta)
+{
+    uint64_t sum = 0;
+    for (uint64_t q : quanta)
+    {
+        if (q == 0)
+        {
+            return false;
+        }
+        sum += (uint64_t{1} << 32) / q;
+    }
+    return sum <= (uint64_t{1} << 32) / 200;
 }
 
 std::string
@@ -274,11 +312,17 @@ MsfcQueueDisc::ValidateConfiguration() const
     else
     {
         uint64_t q0 = m_quantumAttr ? m_quantumAttr : QUEUE_DISC_DEFAULT_MTU;
-        auto quanta = ComputeClassQuanta(q0, static_cast<uint32_t>(ratioFixed), m_prios);
+        const bool exact = m_weights == WEIGHTS_EXACT;
+        auto quanta = ComputeClassQuanta(q0, static_cast<uint32_t>(ratioFixed), m_prios, exact);
         if (quanta.empty())
         {
             err << "Quantum=" << q0 << ", Ratio=" << m_ratio << ", Prios=" << m_prios
                 << ": " TC_MSFC_CLASS_QUANTUM_MSG;
+        }
+        else if (exact && !ExactQuantaAccurate(quanta))
+        {
+            err << "Weights=exact, Quantum=" << q0 << ", Ratio=" << m_ratio
+                << ", Prios=" << m_prios << ": " TC_MSFC_EXACT_WEIGHTS_MSG;
         }
         else
         {
@@ -323,10 +367,17 @@ MsfcQueueDisc::InitializeParams()
     // "backlog at most one MTU" is one quantum (docs/algorithm.md), as in the Linux qdisc
     m_codel.Configure(m_target, m_interval, m_quantum, CoDelCore::Flavour::LINUX);
 
+    const bool exact = m_weights == WEIGHTS_EXACT;
+    m_classScale = exact ? int64_t{1} << EXACT_SHIFT : 1;
     auto quanta = ComputeClassQuanta(m_quantum,
                                      static_cast<uint32_t>(std::llround(m_ratio * RATIO_ONE)),
-                                     m_prios);
+                                     m_prios,
+                                     exact);
     NS_ABORT_MSG_IF(quanta.empty(), "MsfcQueueDisc: class quanta overflow");
+    // the device MTU may be smaller than the 1500 bytes ValidateConfiguration assumed
+    NS_ABORT_MSG_IF(exact && !ExactQuantaAccurate(quanta),
+                    "MsfcQueueDisc: Weights=exact with the device's quantum: "
+                    TC_MSFC_EXACT_WEIGHTS_MSG);
     m_classes.assign(m_prios, Class{});
     for (uint32_t p = 0; p < m_prios; ++p)
     {
@@ -453,13 +504,35 @@ MsfcQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
 }
 
 uint32_t
-MsfcQueueDisc::OverloadDrop()
+MsfcQueueDisc::OverloadVictim() const
 {
-    NS_LOG_FUNCTION(this);
-    m_overloadEvents++;
+    // Flows searched: all of them, or (Overload=class) those of the class with the largest
+    // backlog / quantum, the backlog in MaxSize's unit, compared exactly as
+    // B_a * Q_b > B_b * Q_a (ties: lowest class).
+    uint32_t first = 0;
+    uint32_t end = static_cast<uint32_t>(m_flows.size());
+    if (m_overload == OVERLOAD_CLASS)
+    {
+        const bool inPackets = GetMaxSize().GetUnit() == QueueSizeUnit::PACKETS;
+        auto backlog = [inPackets](const Class& c) -> unsigned __int128 {
+            return inPackets ? c.stats.backlogPackets : c.stats.backlogBytes;
+        };
+        uint32_t victim = 0;
+        for (uint32_t p = 1; p < m_prios; ++p)
+        {
+            const Class& c = m_classes[p];
+            const Class& v = m_classes[victim];
+            if (backlog(c) * v.quantum > backlog(v) * c.quantum)
+            {
+                victim = p;
+            }
+        }
+        first = victim * m_nFlows;
+        end = first + m_nFlows;
+    }
     uint32_t fat = NIL;
     uint64_t maxBytes = 0;
-    for (uint32_t i = 0; i < m_flows.size(); ++i)
+    for (uint32_t i = first; i < end; ++i)
     {
         if (m_flows[i].packets.bytes > maxBytes)
         {
@@ -467,11 +540,21 @@ MsfcQueueDisc::OverloadDrop()
             fat = i;
         }
     }
+    return fat;
+}
+
+uint32_t
+MsfcQueueDisc::OverloadDrop()
+{
+    NS_LOG_FUNCTION(this);
+    m_overloadEvents++;
+    uint32_t fat = OverloadVictim();
     if (fat == NIL)
     {
         return 0;
     }
     Flow& flow = m_flows[fat];
+    uint64_t maxBytes = flow.packets.bytes;
     uint32_t cls = fat / m_nFlows;
     // Drop until half of the flow's backlog is gone or the batch is full.
     uint64_t dropped = 0;
@@ -632,7 +715,7 @@ MsfcQueueDisc::DoDequeue()
             continue;
         }
         uint32_t size = item->GetSize();
-        c.deficit -= size;
+        c.deficit -= size * m_classScale;
         c.stats.dequeuedPackets++;
         c.stats.dequeuedBytes += size;
         NS_LOG_LOGIC("Dequeued " << size << " bytes from class " << cls);

@@ -73,6 +73,23 @@ class MsfcQueueDisc : public QueueDisc
     static constexpr const char* CODEL_MARK = "CoDel mark";       //!< CoDel CE-marked the packet
     static constexpr const char* OVERLOAD_DROP = "Overload drop"; //!< dropped above MaxSize
 
+    /// How an overload drop picks its victim (attribute "Overload", docs/algorithm.md).
+    enum OverloadMode
+    {
+        OVERLOAD_FLOW,  //!< "flow": the fattest flow over all classes (the thesis)
+        OVERLOAD_CLASS, //!< "class": the class most above its share, then its fattest flow
+    };
+
+    /// How class quanta and deficits are kept (attribute "Weights", docs/algorithm.md).
+    enum WeightsMode
+    {
+        WEIGHTS_ROUNDED, //!< "rounded": whole bytes, at least 1 (the thesis)
+        WEIGHTS_EXACT,   //!< "exact": 1/65536 byte
+    };
+
+    /// weights=exact: class quanta and deficits in 1/2^EXACT_SHIFT byte.
+    static constexpr uint32_t EXACT_SHIFT = 16;
+
     /// Largest number of classes.
     static constexpr uint32_t MAX_PRIOS = DscpClassifier::MAX_CLASSES;
     /// Largest class quantum accepted (bytes).
@@ -82,7 +99,8 @@ class MsfcQueueDisc : public QueueDisc
     uint32_t GetNClasses() const;
     /**
      * @param cls class index, 0 .. Prios-1
-     * @return the outer-DRR quantum of the class in bytes (valid after initialization)
+     * @return the outer-DRR quantum of the class in bytes, with Weights=exact in 1/65536 byte
+     *         (valid after initialization)
      */
     uint64_t GetClassQuantum(uint32_t cls) const;
     /** @return the inner-DRR quantum in bytes (valid after initialization). */
@@ -117,11 +135,20 @@ class MsfcQueueDisc : public QueueDisc
      * @param quantum Q_0 in bytes
      * @param ratioFixed ratio in 16.16 fixed point
      * @param prios number of classes
-     * @return Q_0 .. Q_{prios-1}; empty if one exceeds MAX_CLASS_QUANTUM
+     * @param exact Weights=exact: in 1/65536 byte, not rounded to whole bytes
+     * @return Q_0 .. Q_{prios-1}; empty if one exceeds MAX_CLASS_QUANTUM bytes
      */
     static std::vector<uint64_t> ComputeClassQuanta(uint64_t quantum,
                                                     uint32_t ratioFixed,
-                                                    uint32_t prios);
+                                                    uint32_t prios,
+                                                    bool exact = false);
+    /**
+     * Whether exact class quanta (1/65536 byte) keep every class share within 0.5 % of
+     * Ratio^p / sum: the bound sum(1 / q_k) of docs/algorithm.md.
+     * @param quanta the class quanta in 1/65536 byte
+     * @return true when accurate enough
+     */
+    static bool ExactQuantaAccurate(const std::vector<uint64_t>& quanta);
     /**
      * Check the configured attributes.
      * @return an empty string when valid, else a message naming the attribute,
@@ -211,6 +238,7 @@ class MsfcQueueDisc : public QueueDisc
     Ptr<QueueDiscItem> CoDelDequeue(uint32_t cls, Flow& flow);
     Ptr<QueueDiscItem> PopHead(uint32_t cls, Flow& flow);
     uint32_t OverloadDrop();
+    uint32_t OverloadVictim() const;
 
     // Attributes
     uint32_t m_prios;          //!< number of classes
@@ -224,9 +252,12 @@ class MsfcQueueDisc : public QueueDisc
     uint32_t m_perturbation;   //!< hash perturbation
     bool m_useSocketPriority;  //!< classify by SocketPriorityTag when present
     std::string m_dscpMapSpec; //!< DscpMap attribute
+    OverloadMode m_overload;   //!< Overload attribute
+    WeightsMode m_weights;     //!< Weights attribute
 
     // Derived at initialization
     uint32_t m_quantum{0};        //!< inner quantum (bytes)
+    int64_t m_classScale{1};      //!< bytes -> class deficit units (65536 with Weights=exact)
     uint32_t m_mtu{0};            //!< device MTU (bytes): the default quantum
     CoDelCore m_codel;            //!< control law (Linux arithmetic, backlog exemption quantum)
     DscpClassifier m_classifier;  //!< DSCP / socket priority -> class

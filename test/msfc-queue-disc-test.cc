@@ -454,6 +454,184 @@ class MsfcOverloadTestCase : public TestCase
 };
 
 /**
+ * Overload=class: a flood of small packets in many flows of class 0 is dropped from class 0,
+ * not from the fatter flow of class 1 that holds less than its share (Overload=flow drops
+ * that one); a class above its share is the victim whatever its flows look like.
+ */
+class MsfcOverloadClassTestCase : public TestCase
+{
+  public:
+    MsfcOverloadClassTestCase()
+        : TestCase("Overload=class drops from the class most above its share of the buffer")
+    {
+    }
+
+  private:
+    /// 3 x 1500 B in one flow of class 1, then `flood` 228-byte packets over 45 flows of class 0.
+    static Ptr<MsfcQueueDisc> Fill(const std::string& mode, uint32_t fat, uint32_t flood)
+    {
+        Ptr<MsfcQueueDisc> q =
+            NewDisc({{"MaxSize", "33p"}, {"Quantum", "1500"}, {"Overload", mode}});
+        for (uint32_t i = 0; i < fat; ++i)
+        {
+            q->Enqueue(Item(1500, 1, 1, 1));
+        }
+        for (uint32_t i = 0; i < flood; ++i)
+        {
+            q->Enqueue(Item(228, 100 + i % 45, 0, 0));
+        }
+        return q;
+    }
+
+    void DoRun() override
+    {
+        Ptr<MsfcQueueDisc> thesis = Fill("flow", 3, 100);
+        NS_TEST_EXPECT_MSG_GT(thesis->GetClassStats(1).overloadDrops,
+                              0u,
+                              "Overload=flow drops from the fattest flow, class 1's");
+        thesis->Dispose();
+
+        Ptr<MsfcQueueDisc> q = Fill("class", 3, 100);
+        NS_TEST_EXPECT_MSG_EQ(q->GetNPackets(), 33u, "MaxSize held");
+        NS_TEST_EXPECT_MSG_EQ(q->GetClassStats(1).overloadDrops,
+                              0u,
+                              "class 1 (3 packets of Q=3000) is within its share of the buffer");
+        NS_TEST_EXPECT_MSG_EQ(q->GetClassStats(1).backlogBytes, 4500u, "class 1 keeps all");
+        NS_TEST_EXPECT_MSG_EQ(q->GetClassStats(0).overloadDrops, 70u, "the flood pays");
+        q->Dispose();
+
+        // Class 1 above its share: 28 packets / 3000 > 6 / 1500; its flow loses half.
+        q = Fill("class", 28, 6);
+        NS_TEST_EXPECT_MSG_EQ(q->GetClassStats(0).overloadDrops, 0u, "flood within its share");
+        NS_TEST_EXPECT_MSG_EQ(q->GetClassStats(1).overloadDrops, 14u, "class 1 is the victim");
+        q->Dispose();
+
+        // MaxSize in bytes: shares in bytes. At the 9th flood packet (6552 B > 6500 B) class 0
+        // holds 9 x 228 B / 1500 < 3 x 1500 B / 3000 (in packets it would be the victim).
+        q = NewDisc({{"MaxSize", "6500B"}, {"Quantum", "1500"}, {"Overload", "class"}});
+        for (uint32_t i = 0; i < 3; ++i)
+        {
+            q->Enqueue(Item(1500, 1, 1, 1));
+        }
+        for (uint32_t i = 0; i < 9; ++i)
+        {
+            q->Enqueue(Item(228, 100 + i, 0, 0));
+        }
+        NS_TEST_EXPECT_MSG_EQ(q->GetClassStats(1).overloadDrops, 2u, "class 1 is above, in bytes");
+        NS_TEST_EXPECT_MSG_EQ(q->GetClassStats(0).overloadDrops, 0u, "flood within, in bytes");
+        q->Dispose();
+
+        NS_TEST_EXPECT_MSG_EQ(NewDisc({{"Overload", "class"}})->GetAttributeRange("Overload"),
+                              "flow|class",
+                              "range shown to users");
+    }
+};
+
+/**
+ * Weights=exact: with every class backlogged, measured byte shares follow Ratio^p / sum within
+ * 0.5 % for Prios 16 Ratio 0.5 and Prios 8 Ratio 0.5 Quantum 4000; Weights=rounded does not.
+ * Class p sends packets of about its quantum (at least 1 byte), so that even the smallest class
+ * sends enough packets in the measurement for a 0.1 % resolution.
+ */
+class MsfcExactWeightsTestCase : public TestCase
+{
+  public:
+    MsfcExactWeightsTestCase()
+        : TestCase("Weights=exact: class shares are Ratio^p over their sum within 0.5 %")
+    {
+    }
+
+  private:
+    /// Largest relative error of a class's byte share against Ratio^p / sum.
+    static double MaxShareError(const std::string& weights,
+                                uint32_t prios,
+                                uint32_t quantum,
+                                uint32_t rounds)
+    {
+        // DSCP p -> class p (the class selectors of Item() name only 8 classes)
+        std::string map;
+        for (uint32_t p = 0; p < prios; ++p)
+        {
+            map += (p ? ", " : "") + std::to_string(p) + "=" + std::to_string(p);
+        }
+        Ptr<MsfcQueueDisc> q = NewDisc({{"Prios", std::to_string(prios)},
+                                        {"Ratio", "0.5"},
+                                        {"Quantum", std::to_string(quantum)},
+                                        {"MaxSize", "100000p"},
+                                        {"DscpMap", map},
+                                        {"Weights", weights}});
+        std::vector<uint32_t> size(prios);
+        std::vector<uint32_t> queued(prios, 0);
+        std::vector<double> bytes(prios, 0);
+        for (uint32_t p = 0; p < prios; ++p)
+        {
+            size[p] = std::max<uint32_t>(1, quantum >> p);
+        }
+        auto topUp = [&]() {
+            for (uint32_t p = 0; p < prios; ++p)
+            {
+                while (queued[p] < 4)
+                {
+                    q->Enqueue(Create<MsfcTestItem>(size[p], p, p, false, p));
+                    ++queued[p];
+                }
+            }
+        };
+        // class 0 sends about one packet a round
+        for (uint32_t i = 0; i < rounds * 4; ++i)
+        {
+            topUp();
+            auto item = DynamicCast<MsfcTestItem>(q->Dequeue());
+            uint32_t p = item->GetTag();
+            --queued[p];
+            bytes[p] += item->GetSize();
+        }
+        q->Dispose();
+        double total = 0;
+        double ideal = 0;
+        for (uint32_t p = 0; p < prios; ++p)
+        {
+            total += bytes[p];
+            ideal += std::pow(0.5, p);
+        }
+        double worst = 0;
+        for (uint32_t p = 0; p < prios; ++p)
+        {
+            worst = std::max(worst, RelErr(bytes[p] / total, std::pow(0.5, p) / ideal));
+        }
+        return worst;
+    }
+
+    void DoRun() override
+    {
+        double e16 = MaxShareError("exact", 16, 1514, 20000);
+        NS_TEST_EXPECT_MSG_LT(e16, 0.005, "Prios 16 Ratio 0.5: shares within 0.5 %");
+        double e8 = MaxShareError("exact", 8, 4000, 20000);
+        NS_TEST_EXPECT_MSG_LT(e8, 0.005, "Prios 8 Ratio 0.5 Quantum 4000: within 0.5 %");
+        double r16 = MaxShareError("rounded", 16, 1514, 20000);
+        NS_TEST_EXPECT_MSG_GT(r16, 1.0, "rounded: classes 11-15 get 1 byte a round each");
+        double r8 = MaxShareError("rounded", 8, 4000, 20000);
+        NS_TEST_EXPECT_MSG_GT(r8, 0.02, "rounded: class 7 gets 32 bytes for 31.25");
+        std::cout << "worst class share error, exact / rounded: " << e16 * 100 << " % / "
+                  << r16 * 100 << " % (Prios 16, Ratio 0.5), " << e8 * 100 << " % / " << r8 * 100
+                  << " % (Prios 8, Ratio 0.5, Quantum 4000)" << std::endl;
+
+        using V = std::vector<uint64_t>;
+        NS_TEST_EXPECT_MSG_EQ(
+            (MsfcQueueDisc::ComputeClassQuanta(4000, 1 << 15, 8, true) ==
+             V{262144000, 131072000, 65536000, 32768000, 16384000, 8192000, 4096000, 2048000}),
+            true,
+            "exact quanta in 1/65536 byte: 4000 / 128 = 31.25 bytes for class 7");
+        Ptr<MsfcQueueDisc> bad =
+            NewDisc({{"Prios", "16"}, {"Ratio", "0.5"}, {"Quantum", "1"}, {"Weights", "exact"}},
+                    false);
+        bool named =
+            bad->ValidateConfiguration().find("raise Quantum or Ratio") != std::string::npos;
+        NS_TEST_EXPECT_MSG_EQ(named, true, "too small exact quanta are rejected naming the fix");
+    }
+};
+
+/**
  * Classification of IPv4/IPv6 TCP/UDP/other packets and of non-IP packets.
  */
 class MsfcClassificationTestCase : public TestCase
@@ -776,6 +954,8 @@ class MsfcQueueDiscTestSuite : public TestSuite
         AddTestCase(new MsfcCoDelPerFlowTestCase(false), TestCase::Duration::QUICK);
         AddTestCase(new MsfcCoDelPerFlowTestCase(true), TestCase::Duration::QUICK);
         AddTestCase(new MsfcOverloadTestCase(), TestCase::Duration::QUICK);
+        AddTestCase(new MsfcOverloadClassTestCase(), TestCase::Duration::QUICK);
+        AddTestCase(new MsfcExactWeightsTestCase(), TestCase::Duration::QUICK);
         AddTestCase(new MsfcClassificationTestCase(), TestCase::Duration::QUICK);
         AddTestCase(new MsfcCheckerRangesTestCase(), TestCase::Duration::QUICK);
         AddTestCase(new MsfcInvalidConfigTestCase(), TestCase::Duration::QUICK);

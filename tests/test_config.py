@@ -142,6 +142,15 @@ def test_scheduler_attributes_map_to_ns3_attributes(info, scheds, tmp_path):
     assert split_key("duration") is None
 
 
+def test_enum_attribute_values_are_checked(info, scheds, tmp_path):
+    c = cfg(info, scheds, "Msfc.Overload=class")
+    assert "--ns3::MsfcQueueDisc::Overload=class" in c.argv("/bin/prog", tmp_path)
+    with pytest.raises(
+        UserError, match=r"Overload': unknown value 'clas'.*did you mean 'class'.*flow, class"
+    ):
+        cfg(info, scheds, "Msfc.Overload=clas")
+
+
 def test_attributes_need_msfc_describe(fake_build_no_describe):
     info = describe_scenario("fake", fake_build_no_describe)
     with pytest.raises(

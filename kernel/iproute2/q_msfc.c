@@ -26,11 +26,15 @@ static void explain(void)
 		"                [ quantum BYTES ] [ target TIME ] [ interval TIME ]\n"
 		"                [ limit PACKETS ] [ memory_limit BYTES ]\n"
 		"                [ drop_batch PACKETS ] [ ecn | noecn ]\n"
+		"                [ overload { flow | class } ] [ weights { rounded | exact } ]\n"
 		"                [ dscp_map { default | DSCP:CLASS[,DSCP:CLASS...] } ]\n"
 		"  prios     classes, " TC_MSFC_PRIOS_RANGE ", class prios-1 is the most important (3)\n"
 		"  ratio     class p gets quantum * ratio^p, 1/65536 .. 16 (2)\n"
 		"  flows     flow queues per class, " TC_MSFC_FLOWS_RANGE " (1024)\n"
 		"  quantum   bytes per flow and for class 0 (device MTU)\n"
+		"  overload  victim of drops over limit: the fattest flow (flow), or the\n"
+		"            class most above its share, then its fattest flow (class)\n"
+		"  weights   class quanta in whole bytes (rounded) or 1/65536 byte (exact)\n"
 		"  DSCP      a number 0..63 or a name: be cs0..cs7 af11..af43 ef va le\n"
 		"  dscp_map  changes entries of the default map (LE,CS1 -> 0; other\n"
 		"            precedence 0/1 -> 1; precedence k -> k, clamped to prios-1)\n");
@@ -170,6 +174,7 @@ static int msfc_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 	__u32 val[TCA_MSFC_MAX + 1] = {};
 	bool have[TCA_MSFC_MAX + 1] = {};
 	__u8 map[TC_MSFC_DSCP_MAP_LEN];
+	int overload = -1, weights = -1;
 	struct rtattr *tail;
 	size_t i;
 	int t;
@@ -188,6 +193,28 @@ static int msfc_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 		} else if (strcmp(*argv, "ecn") == 0 || strcmp(*argv, "noecn") == 0) {
 			val[TCA_MSFC_ECN] = strcmp(*argv, "ecn") == 0;
 			have[TCA_MSFC_ECN] = true;
+		} else if (strcmp(*argv, "overload") == 0) {
+			NEXT_ARG();
+			if (strcmp(*argv, "flow") == 0) {
+				overload = TC_MSFC_OVERLOAD_FLOW;
+			} else if (strcmp(*argv, "class") == 0) {
+				overload = TC_MSFC_OVERLOAD_CLASS;
+			} else {
+				fprintf(stderr, "msfc: overload must be flow or class, got \"%s\"\n",
+					*argv);
+				return -1;
+			}
+		} else if (strcmp(*argv, "weights") == 0) {
+			NEXT_ARG();
+			if (strcmp(*argv, "rounded") == 0) {
+				weights = TC_MSFC_WEIGHTS_ROUNDED;
+			} else if (strcmp(*argv, "exact") == 0) {
+				weights = TC_MSFC_WEIGHTS_EXACT;
+			} else {
+				fprintf(stderr, "msfc: weights must be rounded or exact, got \"%s\"\n",
+					*argv);
+				return -1;
+			}
 		} else if (strcmp(*argv, "dscp_map") == 0) {
 			NEXT_ARG();
 			if (parse_dscp_map(map, *argv))
@@ -215,6 +242,10 @@ static int msfc_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 	}
 	if (have[TCA_MSFC_DSCP_MAP])
 		addattr_l(n, 1024, TCA_MSFC_DSCP_MAP, map, sizeof(map));
+	if (overload != -1)
+		addattr32(n, 1024, TCA_MSFC_OVERLOAD, overload);
+	if (weights != -1)
+		addattr32(n, 1024, TCA_MSFC_WEIGHTS, weights);
 	addattr_nest_end(n, tail);
 	return 0;
 }
@@ -274,6 +305,22 @@ static int msfc_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 	if (tb[TCA_MSFC_ECN])
 		print_bool(PRINT_ANY, "ecn", get_u32_attr(tb, TCA_MSFC_ECN, 0) ? "ecn " : "noecn ",
 			   get_u32_attr(tb, TCA_MSFC_ECN, 0));
+	if (tb[TCA_MSFC_OVERLOAD]) {
+		v = get_u32_attr(tb, TCA_MSFC_OVERLOAD, 0);
+		if (v == TC_MSFC_OVERLOAD_FLOW || v == TC_MSFC_OVERLOAD_CLASS)
+			print_string(PRINT_ANY, "overload", "overload %s ",
+				     v == TC_MSFC_OVERLOAD_CLASS ? "class" : "flow");
+		else
+			print_uint(PRINT_ANY, "overload", "overload %u ", v);
+	}
+	if (tb[TCA_MSFC_WEIGHTS]) {
+		v = get_u32_attr(tb, TCA_MSFC_WEIGHTS, 0);
+		if (v == TC_MSFC_WEIGHTS_ROUNDED || v == TC_MSFC_WEIGHTS_EXACT)
+			print_string(PRINT_ANY, "weights", "weights %s ",
+				     v == TC_MSFC_WEIGHTS_EXACT ? "exact" : "rounded");
+		else
+			print_uint(PRINT_ANY, "weights", "weights %u ", v);
+	}
 	if (tb[TCA_MSFC_DSCP_MAP] &&
 	    RTA_PAYLOAD(tb[TCA_MSFC_DSCP_MAP]) == TC_MSFC_DSCP_MAP_LEN) {
 		const __u8 *map = RTA_DATA(tb[TCA_MSFC_DSCP_MAP]);

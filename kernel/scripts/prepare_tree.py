@@ -122,6 +122,8 @@ def vectors_header(generated):
             params["target"],
             params["interval"],
             params["ecn"],
+            ref.OVERLOAD_MODES.index(params.get("overload", "flow")),
+            ref.WEIGHT_MODES.index(params.get("weights", "rounded")),
             f"msfc_vec_ops_{i}",
             len(ops),
             f"msfc_vec_exp_{i}",

@@ -338,7 +338,9 @@ def main():
         and len(opts.get("dscp_map", [])) == 64
         and opts["dscp_map"][46] == 5
         and opts["dscp_map"][8] == 0
-        and opts.get("ecn") is False,
+        and opts.get("ecn") is False
+        and opts.get("overload") == "flow"
+        and opts.get("weights") == "rounded",
         "tc -j qdisc show: options as configured, defaults as documented",
         json.dumps(opts),
     )
@@ -614,6 +616,10 @@ def main():
             "4Mb",
             "drop_batch",
             "32",
+            "overload",
+            "class",
+            "weights",
+            "exact",
         ],
         ns="b",
         check=False,
@@ -625,9 +631,38 @@ def main():
         and o.get("ecn") is True
         and o.get("limit") == 1000
         and o.get("memory_limit") == 4 * 1024 * 1024
-        and o.get("drop_batch") == 32,
-        "msfc as root qdisc with ecn, limit, memory_limit, drop_batch",
+        and o.get("drop_batch") == 32
+        and o.get("overload") == "class"
+        and o.get("weights") == "exact",
+        "msfc as root qdisc with ecn, limit, memory_limit, drop_batch, overload class, "
+        "weights exact",
         p.stderr.strip() + out[:300],
+    )
+    text = sh([TC, "qdisc", "show", "dev", "vb"], ns="b").stdout
+    report(
+        "overload class" in text and "weights exact" in text,
+        "tc qdisc show: overload class weights exact",
+        text.strip()[:300],
+    )
+    p = sh(
+        [TC, "qdisc", "change", "dev", "vb", "root", "msfc", "prios", "3", "ratio", "0.00002"],
+        ns="b",
+        check=False,
+    )
+    report(
+        p.returncode != 0 and "too small for exact weights" in p.stderr,
+        "kernel rejects exact class quanta below 0.5 % accuracy with an extack message",
+        p.stderr.strip(),
+    )
+    p = sh(
+        [TC, "qdisc", "change", "dev", "vb", "root", "msfc", "overload", "fattest"],
+        ns="b",
+        check=False,
+    )
+    report(
+        p.returncode != 0 and "overload" in p.stderr and "flow or class" in p.stderr,
+        "tc rejects an unknown overload mode, naming the valid ones",
+        p.stderr.strip(),
     )
     p = sh([TC, "qdisc", "del", "dev", "vb", "root"], ns="b", check=False)
     report(p.returncode == 0, "tc qdisc del root")

@@ -48,10 +48,23 @@ TCA_KIND, TCA_OPTIONS, TCA_STATS2, TCA_XSTATS = 1, 2, 7, 4
 TCA_STATS_BASIC, TCA_STATS_QUEUE, TCA_STATS_APP = 1, 3, 4
 
 # include/uapi/linux/pkt_sched_msfc.h
-(PRIOS, FLOWS, QUANTUM, RATIO, TARGET, INTERVAL, LIMIT, MEMORY_LIMIT, DROP_BATCH, ECN, DSCP_MAP) = (
-    range(1, 12)
-)
-MSFC_MAX = DSCP_MAP
+(
+    PRIOS,
+    FLOWS,
+    QUANTUM,
+    RATIO,
+    TARGET,
+    INTERVAL,
+    LIMIT,
+    MEMORY_LIMIT,
+    DROP_BATCH,
+    ECN,
+    DSCP_MAP,
+    OVERLOAD,
+    WEIGHTS,
+) = range(1, 14)
+MSFC_MAX = WEIGHTS
+U32_ATTRS = [t for t in range(PRIOS, MSFC_MAX + 1) if t != DSCP_MAP]
 NAMES = {
     PRIOS: "prios",
     FLOWS: "flows",
@@ -64,6 +77,8 @@ NAMES = {
     DROP_BATCH: "drop_batch",
     ECN: "ecn",
     DSCP_MAP: "dscp_map",
+    OVERLOAD: "overload",
+    WEIGHTS: "weights",
 }
 U32_MAX = 2**32 - 1
 # the ranges and defaults of include/uapi/linux/pkt_sched_msfc.h, through the msfc package's
@@ -75,6 +90,9 @@ _DEFS = _params.definitions()
 RANGES = {
     t: (_DEFS.params[NAMES[t]].min, _DEFS.params[NAMES[t]].max) for t in range(PRIOS, ECN + 1)
 }
+RANGES.update(
+    {t: (_DEFS.choices[NAMES[t]].min, _DEFS.choices[NAMES[t]].max) for t in (OVERLOAD, WEIGHTS)}
+)
 BUSY_MSG = "prios and flows cannot change while packets are queued"
 
 DEV = "va"
@@ -91,6 +109,7 @@ def defaults():
     d = {t: _DEFS.params[NAMES[t]].default for t in range(PRIOS, ECN + 1)}
     d[QUANTUM] = 1514  # the device's MTU + link header: psched_mtu() of the veth
     d[DSCP_MAP] = default_dscp_map()
+    d.update({t: _DEFS.choices[NAMES[t]].default for t in (OVERLOAD, WEIGHTS)})
     return d
 
 
@@ -102,11 +121,19 @@ def config_valid(c):
     """The documented cross-parameter rules (ranges are checked per attribute)."""
     if codel_units(c[TARGET]) < 1 or codel_units(c[TARGET]) >= codel_units(c[INTERVAL]):
         return False
-    qp = c[QUANTUM]
+    exact = c.get(WEIGHTS, 0) == 1  # class quanta in 1/65536 byte (docs/algorithm.md)
+    shift = 16 if exact else 0
+    qp = c[QUANTUM] << shift
+    quanta = [qp]
     for _ in range(1, c[PRIOS]):
-        qp = max(1, (qp * c[RATIO] + 32768) >> 16)
-        if qp > 1 << 40:
+        qp = (qp * c[RATIO] + 32768) >> 16
+        if not exact:
+            qp = max(1, qp)
+        if qp > 1 << (40 + shift):
             return False
+        quanta.append(qp)
+    if exact and (0 in quanta or sum((1 << 32) // q for q in quanta) > (1 << 32) // 200):
+        return False  # shares could be off by more than 0.5 %
     return True
 
 
@@ -240,7 +267,7 @@ def msfc_stats(entry):
 
 def decode_options(opts):
     c = {}
-    for t in range(PRIOS, ECN + 1):
+    for t in U32_ATTRS:
         if t in opts:
             c[t] = struct.unpack("=I", opts[t][:4])[0]
     if DSCP_MAP in opts:
@@ -364,6 +391,8 @@ class Fuzzer:
                 MEMORY_LIMIT: (1 << 12, 1 << 24),
                 DROP_BATCH: (1, 256),
                 ECN: (0, 1),
+                OVERLOAD: (0, 1),
+                WEIGHTS: (0, 1),
             }[t]
             v = r.randint(*typical)
         elif kind < 0.9:  # boundaries

@@ -255,6 +255,15 @@ def validate_attr(sched: SchedulerInfo, a: SchedulerAttr, value) -> str:
         if low in _FALSE:
             return "false"
         raise UserError(f"{what} '{a.name}': bad value '{text}'; use true or false")
+    if "enumvalue" in (a.type or "").lower() and isinstance(a.range, str) and "|" in a.range:
+        # an ns-3 enum: msfc-describe gives its names as "flow|class"
+        valid = a.range.split("|")
+        if text not in valid:
+            raise UserError(
+                f"{what} '{a.name}': unknown value '{text}'{_suggest(text, valid)}; "
+                f"valid values: {', '.join(valid)}"
+            )
+        return text
     if (
         isinstance(a.range, (list, tuple))
         and a.range

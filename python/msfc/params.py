@@ -42,6 +42,12 @@ NAMES = (
     "drop_batch",
     "ecn",
 )
+#: parameters whose value is one of a few modes: tc keyword of each value, in the order of
+#: their netlink numbers (enum tc_msfc_overload, enum tc_msfc_weights); the first is the default
+CHOICES = {
+    "overload": ("flow", "class"),
+    "weights": ("rounded", "exact"),
+}
 #: units of the header's numbers (a parameter not listed counts)
 UNITS = {
     "quantum": "bytes",
@@ -85,9 +91,11 @@ class Param:
 @dataclass(frozen=True)
 class Definitions:
     params: dict[str, Param]
+    choices: dict[str, Param]  # CHOICES' netlink numbers
     target_interval_msg: str
     class_quantum_msg: str
     class_quantum_max: int
+    exact_weights_msg: str
     dscp_map_msg: str
     default_dscp_map: tuple[int, ...]
     dscp_names: dict[str, int]  # lower-case name -> DSCP
@@ -122,10 +130,9 @@ def parse_header(text: str, where: str = "pkt_sched_msfc.h") -> Definitions:
             return value(v)
         raise UserError(f"{where}: {key} is neither a decimal number nor a string: {v}", 1)
 
-    params = {}
-    for name in NAMES:
+    def param(name: str) -> Param:
         key = f"TC_MSFC_{name.upper()}"
-        params[name] = Param(
+        return Param(
             name=name,
             min=value(key + "_MIN"),
             max=value(key + "_MAX"),
@@ -133,6 +140,13 @@ def parse_header(text: str, where: str = "pkt_sched_msfc.h") -> Definitions:
             range=value(key + "_RANGE"),
             unit=UNITS.get(name, ""),
         )
+
+    params = {name: param(name) for name in NAMES}
+    choices = {name: param(name) for name in CHOICES}
+    for name, words in CHOICES.items():
+        c = choices[name]
+        if (c.min, c.max, c.default) != (0, len(words) - 1, 0):
+            raise UserError(f"{where}: {name} must number its {len(words)} modes from 0", 1)
     dmap = tuple(int(x) for x in re.findall(r"\d+", raw.get("TC_MSFC_DEFAULT_DSCP_MAP", "")))
     if len(dmap) != value("TC_MSFC_DSCP_MAP_LEN"):
         raise UserError(f"{where}: TC_MSFC_DEFAULT_DSCP_MAP has {len(dmap)} entries, not 64", 1)
@@ -144,9 +158,11 @@ def parse_header(text: str, where: str = "pkt_sched_msfc.h") -> Definitions:
         raise UserError(f"{where}: no TC_MSFC_DSCP_NAMES", 1)
     return Definitions(
         params=params,
+        choices=choices,
         target_interval_msg=value("TC_MSFC_TARGET_INTERVAL_MSG"),
         class_quantum_msg=value("TC_MSFC_CLASS_QUANTUM_MSG"),
         class_quantum_max=1 << value("TC_MSFC_CLASS_QUANTUM_MAX_LOG2"),
+        exact_weights_msg=value("TC_MSFC_EXACT_WEIGHTS_MSG"),
         dscp_map_msg=value("TC_MSFC_DSCP_MAP_MSG"),
         default_dscp_map=dmap,
         dscp_names=names,

@@ -28,7 +28,7 @@ U32 = 0xFFFFFFFF
 
 # header keys -> default (version 1 knows the first six; CoDel is then never acting since time
 # does not advance)
-V1_KEYS = ("prios", "flows", "quantum", "ratio", "limit", "drop_batch")
+V1_KEYS = ("prios", "flows", "quantum", "ratio", "limit", "drop_batch", "overload", "weights")
 DEFAULTS = dict(
     prios=3,
     flows=1024,
@@ -39,7 +39,15 @@ DEFAULTS = dict(
     target=5000,
     interval=100000,
     ecn=0,
+    overload="flow",
+    weights="rounded",
 )
+#: values of the ``overload`` parameter (docs/algorithm.md): the thesis's rule first
+OVERLOAD_MODES = P.CHOICES["overload"]
+#: values of the ``weights`` parameter: whole-byte class quanta (the thesis), or 1/65536 byte
+WEIGHT_MODES = P.CHOICES["weights"]
+#: weights=exact: class quanta and deficits in 1/65536 byte
+EXACT_SHIFT = 16
 
 
 class TraceError(ValueError):
@@ -60,12 +68,21 @@ def ratio_to_fp(text: str) -> int:
     return fp
 
 
-def class_quanta(prios: int, quantum: int, ratio_fp: int) -> list[int]:
-    q = [quantum]
-    for _ in range(1, prios):
-        q.append(max(1, (q[-1] * ratio_fp + 32768) >> 16))
-    if q[-1] > P.definitions().class_quantum_max:
+def class_quanta(prios: int, quantum: int, ratio_fp: int, exact: bool = False) -> list[int]:
+    """Q_0 .. Q_{prios-1}: whole bytes (at least 1), or with ``exact`` 1/65536 bytes."""
+    if not exact:
+        q = [quantum]
+        for _ in range(1, prios):
+            q.append(max(1, (q[-1] * ratio_fp + 32768) >> 16))
+    else:
+        q = [quantum << EXACT_SHIFT]
+        for _ in range(1, prios):
+            q.append((q[-1] * ratio_fp + 32768) >> 16)
+    if max(q) > P.definitions().class_quantum_max << (EXACT_SHIFT if exact else 0):
         raise TraceError(P.definitions().class_quantum_msg)
+    # every rounding step is at most half a unit: a share is off by at most sum(1 / q_k)
+    if exact and (0 in q or sum((1 << 32) // x for x in q) > (1 << 32) // 200):
+        raise TraceError(P.definitions().exact_weights_msg)
     return q
 
 
@@ -132,13 +149,14 @@ class Flow:
 
 
 class Class:
-    __slots__ = ("idx", "quantum", "flows", "deficit", "active")
+    __slots__ = ("idx", "quantum", "flows", "deficit", "active", "packets")
 
     def __init__(self, idx: int, quantum: int):
         self.idx, self.quantum = idx, quantum
         self.flows: deque[Flow] = deque()
         self.deficit = 0
         self.active = False
+        self.packets = 0  # packets queued in the class
 
 
 class Msfc:
@@ -157,6 +175,8 @@ class Msfc:
         target=5000,
         interval=100000,
         ecn=0,
+        overload="flow",
+        weights="rounded",
     ):
         given = dict(
             prios=prios,
@@ -174,11 +194,18 @@ class Msfc:
             raise TraceError(P.definitions().target_interval_msg)
         if ecn not in (0, 1):
             raise TraceError(f"ecn={ecn} must be 0 or 1")
+        if overload not in OVERLOAD_MODES:
+            raise TraceError(f"overload={overload} unknown: use overload=flow or overload=class")
+        self.overload = overload
+        if weights not in WEIGHT_MODES:
+            raise TraceError(f"weights={weights} unknown: use weights=rounded or weights=exact")
+        # bytes -> class deficit units
+        self.cscale = 1 << EXACT_SHIFT if weights == "exact" else 1
         self.prios, self.nflows, self.quantum = prios, flows, quantum
         self.limit, self.drop_batch = limit, drop_batch
         self.target, self.interval, self.ecn = us_to_codel(target), us_to_codel(interval), ecn
         self.ratio_fp = ratio_to_fp(str(ratio))
-        self.cq = class_quanta(prios, quantum, self.ratio_fp)
+        self.cq = class_quanta(prios, quantum, self.ratio_fp, weights == "exact")
         self.classes = [Class(c, self.cq[c]) for c in range(prios)]
         self.flow = [[Flow(c, f) for f in range(flows)] for c in range(prios)]
         self.active_classes: deque[Class] = deque()
@@ -209,6 +236,7 @@ class Msfc:
         fl = self.flow[c][f]
         fl.pkts.append(Packet(length, self._now_c(), ect))
         fl.backlog += length
+        cl.packets += 1
         self.packets += 1
         self.bytes += length
         if not fl.active:
@@ -229,8 +257,18 @@ class Msfc:
 
     def overload_drop(self) -> Flow:
         self.overload_events += 1
+        if self.overload == "class":
+            # the class with the largest backlog / quantum, the backlog counted in packets as the
+            # limit is (ties: lowest class), then its fattest flow (ties: lowest flow)
+            victim = self.classes[0]
+            for cl in self.classes[1:]:
+                if cl.packets * victim.quantum > victim.packets * cl.quantum:
+                    victim = cl
+            candidates = [self.flow[victim.idx]]
+        else:
+            candidates = self.flow
         best = None
-        for cl_flows in self.flow:  # class 0 first, then flow 0 first: ties keep lowest
+        for cl_flows in candidates:  # class 0 first, then flow 0 first: ties keep lowest
             for fl in cl_flows:
                 if best is None or fl.backlog > best.backlog:
                     best = fl
@@ -265,7 +303,7 @@ class Msfc:
                 self.active_classes.popleft()
                 cl.active = False
                 continue
-            cl.deficit -= pkt[2]
+            cl.deficit -= pkt[2] * self.cscale
             return pkt
 
     def _class_dequeue(self, cl: Class):
@@ -290,6 +328,7 @@ class Msfc:
             return None
         p = fl.pkts.popleft()
         fl.backlog -= p.length
+        self.classes[fl.cls].packets -= 1
         self.packets -= 1
         self.bytes -= p.length
         return p
@@ -374,7 +413,7 @@ def parse_header(line: str) -> dict:
         key, sep, value = item.partition("=")
         if not sep:
             raise TraceError(f"parameter '{item}' is not key=value")
-        if key == "ratio":
+        if key in ("ratio", "overload", "weights"):
             params[key] = value
         elif key in DEFAULTS or key == "version":
             try:

@@ -26,7 +26,7 @@ def default_dir() -> str:
 
 # name, seed, header parameters, phases; a phase is (ops, active classes, P(enqueue), sizes)
 # sizes: "mtu" (mostly 1500 with some small), "mix" (64..1500 uniform), "small" (40..300),
-# "jumbo" (1000..9000, larger than the quantum)
+# "jumbo" (1000..9000, larger than the quantum), "tiny" (1..8, below the small classes' quanta)
 TRACES = [
     (
         "basic-3x8-r2",
@@ -95,6 +95,41 @@ TRACES = [
         dict(prios=3, flows=4, quantum=1500, ratio="2", limit=40, drop_batch=8),
         [(700, (0, 1, 2), 0.8, "mix"), (300, (0, 2), 0.6, "mtu"), (200, (), 0.0, "mix")],
     ),
+    (
+        # overload=class: the victim is the class most above its share, then its fattest flow
+        "overload-class-3x8-limit30",
+        103,
+        dict(prios=3, flows=8, quantum=1500, ratio="2", limit=30, drop_batch=4, overload="class"),
+        [
+            (600, (0, 1, 2), 0.8, "mix"),
+            (400, (0, 2), 0.75, "mtu"),
+            (300, (1,), 0.8, "small"),
+            (300, (0, 1, 2), 0.7, "jumbo"),
+            (200, (), 0.0, "mix"),
+        ],
+    ),
+    (
+        # weights=exact: class quanta in 1/65536 byte; classes 11-15 get 0.74 .. 0.046 bytes a
+        # round (weights=rounded: 1 byte each)
+        "weights-exact-16x2-r0.5",
+        107,
+        dict(prios=16, flows=2, quantum=1514, ratio="0.5", limit=10240, weights="exact"),
+        [
+            (1500, tuple(range(16)), 0.7, "tiny"),
+            (300, tuple(range(8, 16)), 0.6, "tiny"),
+            (300, (), 0.0, "tiny"),
+        ],
+    ),
+    (
+        "weights-exact-8x3-r0.5-q4000",
+        109,
+        dict(prios=8, flows=3, quantum=4000, ratio="0.5", limit=10240, weights="exact"),
+        [
+            (1200, tuple(range(8)), 0.7, "mix"),
+            (300, (5, 6, 7), 0.6, "small"),
+            (300, (), 0.0, "mix"),
+        ],
+    ),
 ]
 
 
@@ -105,6 +140,8 @@ def size(rng: random.Random, kind: str) -> int:
         return rng.randint(40, 300)
     if kind == "jumbo":
         return rng.randint(1000, 9000)
+    if kind == "tiny":
+        return rng.randint(1, 8)
     return rng.randint(64, 1500)
 
 

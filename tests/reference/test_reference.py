@@ -117,6 +117,55 @@ class ReferenceTest(unittest.TestCase):
         self.assertEqual(seq, [32769, 36864, 31968, 28935, 26481])
         self.assertEqual(ref.control_law(11719, 9765, 0xFFFF), 11719 + 9764)
         self.assertEqual(ref.us_to_codel(5000), 4882)
+    def test_overload_class_spares_a_class_within_its_share(self):
+        # class 0 (Q=1500) holds a flood of 100-byte packets in many flows, class 1 (Q=3000)
+        # one flow of two 1500-byte packets: the fattest flow is class 1's, but class 1 is
+        # within its share of the 42-packet buffer (2 packets / 3000 < 41 packets / 1500).
+        def fill(mode):
+            q = ref.Msfc(prios=2, flows=64, quantum=1500, ratio="2", limit=42, overload=mode)
+            for f in range(40):
+                q.enqueue(0, f, 100)  # class 0: 4000 bytes, 4000 / 1500 = 2.67 per quantum byte
+            q.enqueue(1, 0, 1500)
+            q.enqueue(1, 0, 1500)  # class 1: 3000 bytes, 3000 / 3000 = 1.0 per quantum byte
+            self.assertEqual(q.overload_drops, 0)
+            q.enqueue(0, 50, 100)  # 43 packets > limit 42
+            return q
+
+        thesis = fill("flow")  # the fattest flow overall: class 1's, loses one 1500-byte packet
+        self.assertEqual(([p.length for p in thesis.flow[1][0].pkts], thesis.overload_drops), ([1500], 1))
+        byclass = fill("class")  # class 0 is above its share (its flows tie: flow 0 loses)
+        self.assertEqual([p.length for p in byclass.flow[1][0].pkts], [1500, 1500])
+        self.assertEqual(([p.length for p in byclass.flow[0][0].pkts], byclass.overload_drops), ([], 1))
+        self.assertEqual((byclass.classes[0].packets, byclass.classes[1].packets), (40, 2))
+        # class 1 above its share (5 packets / 3000 > 2 / 1500): its fattest flow loses half
+        q = ref.Msfc(prios=2, flows=4, quantum=1500, ratio="2", limit=6, overload="class")
+        for c, f, n in ((0, 0, 1000), (1, 1, 1500), (1, 1, 1500), (1, 1, 1500), (1, 1, 1500)):
+            q.enqueue(c, f, n)
+        q.enqueue(1, 2, 100)
+        q.enqueue(0, 0, 100)
+        self.assertEqual([p.length for p in q.flow[1][1].pkts], [1500, 1500])
+        self.assertEqual([p.length for p in q.flow[0][0].pkts], [1000, 100])
+        with self.assertRaises(ref.TraceError):
+            run(["P prios=2 flows=2 quantum=1500 ratio=2 limit=4 overload=fattest"])
+
+    def test_exact_weights(self):
+        # prios 8, ratio 0.5, quantum 4000: class 7 gets 31.25 bytes a round, not 32
+        q = ref.class_quanta(8, 4000, 32768, exact=True)
+        self.assertEqual(q[7], 31 * 65536 + 16384)
+        self.assertEqual(ref.class_quanta(8, 4000, 32768)[7], 32)  # rounded: 2.4 % more
+        # prios 16, ratio 0.5: classes 11-15 all get 1 byte rounded, halving shares exact
+        self.assertEqual(ref.class_quanta(16, 1514, 32768)[11:], [1] * 5)
+        self.assertEqual(ref.class_quanta(16, 1514, 32768, exact=True)[15], 3028)
+        with self.assertRaisesRegex(ref.TraceError, "raise quantum or ratio, or lower prios"):
+            ref.class_quanta(3, 1514, 1, exact=True)  # 1514 / 65536^2 bytes: rounds to 0
+        # the outer DRR in 1/65536 byte: class 1 (quantum 100 bytes, ratio 0.25) sends one
+        # 100-byte packet a round after class 0's four
+        lines = ["P prios=2 flows=1 quantum=400 ratio=0.25 weights=exact"]
+        lines += ["E 0 0 100"] * 40 + ["E 1 0 100"] * 10 + ["D"] * 50
+        out = "".join(x.split()[0] for x in run(lines))
+        self.assertEqual(out, "00001" * 10)
+        with self.assertRaises(ref.TraceError):
+            run(["P prios=2 flows=1 quantum=400 ratio=2 weights=fine"])
 
     def test_bad_trace_lines(self):
         for bad in (

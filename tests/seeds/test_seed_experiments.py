@@ -121,6 +121,31 @@ def test_starvation_dos_classes_protect_tcp(tmp_path):
     assert lower > 500  # class 1 gets 2/3 of the link when backlogged
 
 
+def test_starvation_dos_overload_class_keeps_tcp_class_share(tmp_path):
+    """The DoS with the seed's 33-packet buffer: the thesis's overload drop (the fattest flow
+    over all classes) starves the TCP flow; with Overload=class a flood in another class is
+    dropped from its own class, and the TCP flow keeps at least half of its class's share
+    (class 1 against class 2: 2/6 of 2 Mbit/s; against class 0: 4/6)."""
+    opts = dict(thin_flows=45, thin_size=200, buffer=33, duration=20)
+    thesis = tcp_kbps(
+        run("starvation", tmp_path, scheduler="Msfc", thin_class="lower", **opts), "Bulk"
+    )
+    assert thesis < 10
+    for thin_class, share_kbps in (("higher", 2000 * 2 / 6), ("lower", 2000 * 4 / 6)):
+        tcp = tcp_kbps(
+            run(
+                "starvation",
+                tmp_path,
+                scheduler="Msfc",
+                thin_class=thin_class,
+                **{"Msfc.Overload": "class"},
+                **opts,
+            ),
+            "Bulk",
+        )
+        assert tcp >= share_kbps / 2, (thin_class, tcp)
+
+
 # ---------------------------------------------------------------- seed 001, sec. IV
 
 

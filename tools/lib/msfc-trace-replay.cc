@@ -106,7 +106,9 @@ ReplayLines(std::istream& in,
                                                  {"drop_batch", "64"},
                                                  {"target", "5000"},
                                                  {"interval", "100000"},
-                                                 {"ecn", "0"}};
+                                                 {"ecn", "0"},
+                                                 {"overload", "flow"},
+                                                 {"weights", "rounded"}};
     const std::set<std::string> known = {"version",
                                          "prios",
                                          "flows",
@@ -116,7 +118,9 @@ ReplayLines(std::istream& in,
                                          "drop_batch",
                                          "target",
                                          "interval",
-                                         "ecn"};
+                                         "ecn",
+                                         "overload",
+                                         "weights"};
     Ptr<MsfcQueueDisc> q;
     int version = 1;
     std::string line;
@@ -162,6 +166,18 @@ ReplayLines(std::istream& in,
                     return false;
                 }
             }
+            if (params["overload"] != "flow" && params["overload"] != "class")
+            {
+                error = where() + "overload=" + params["overload"] +
+                        " unknown: use overload=flow or overload=class";
+                return false;
+            }
+            if (params["weights"] != "rounded" && params["weights"] != "exact")
+            {
+                error = where() + "weights=" + params["weights"] +
+                        " unknown: use weights=rounded or weights=exact";
+                return false;
+            }
             version = std::atoi(params["version"].c_str());
             if (version < 1 || version > TRACE_VERSION)
             {
@@ -178,6 +194,8 @@ ReplayLines(std::istream& in,
             f.Set("Ratio", StringValue(params["ratio"]));
             f.Set("MaxSize", StringValue(params["limit"] + "p"));
             f.Set("DropBatchSize", StringValue(params["drop_batch"]));
+            f.Set("Overload", StringValue(params["overload"]));
+            f.Set("Weights", StringValue(params["weights"]));
             f.Set("Target", StringValue(params["target"] + "us"));
             f.Set("Interval", StringValue(params["interval"] + "us"));
             f.Set("UseEcn", BooleanValue(params["ecn"] == "1"));

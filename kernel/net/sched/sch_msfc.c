@@ -67,6 +67,7 @@ static codel_time_t msfc_codel_time(void)
  */
 #define MSFC_MAX_PRIOS		TC_MSFC_PRIOS_MAX
 #define MSFC_MAX_CLASS_QUANTUM	BIT_ULL(TC_MSFC_CLASS_QUANTUM_MAX_LOG2)
+#define MSFC_EXACT_SHIFT	16	/* weights exact: class quanta in 1/65536 byte */
 
 struct msfc_flow {
 	struct sk_buff	  *head;
@@ -104,6 +105,8 @@ struct msfc_sched_data {
 	u32		quantum;
 	u32		ratio;		/* 16.16 fixed point */
 	u32		drop_batch;
+	u32		overload;	/* enum tc_msfc_overload */
+	u32		weights;	/* enum tc_msfc_weights */
 	u32		memory_limit;
 	u32		memory_usage;
 	u32		active_flows;
@@ -125,21 +128,38 @@ struct msfc_sched_data {
  */
 static const u8 msfc_default_dscp_map[TC_MSFC_DSCP_MAP_LEN] = TC_MSFC_DEFAULT_DSCP_MAP;
 
-/* Q_0 = quantum, Q_p = max(1, round(Q_{p-1} * ratio)) in 16.16 fixed point. */
-static int msfc_class_quanta(u32 prios, u32 quantum, u32 ratio, u64 *out)
+/* Q_0 = quantum, Q_p = max(1, round(Q_{p-1} * ratio)) in 16.16 fixed point;
+ * weights exact: in 1/65536 byte, without the minimum of 1.  -ERANGE when a
+ * quantum exceeds 2^40 bytes; -EDOM when exact quanta are so small that a
+ * class share could be off by more than 0.5 % (sum of 1/Q_p above 1/200).
+ */
+static int msfc_class_quanta(u32 prios, u32 quantum, u32 ratio, bool exact,
+			     u64 *out)
 {
-	u64 qp = quantum;
+	u32 shift = exact ? MSFC_EXACT_SHIFT : 0;
+	u64 qp = (u64)quantum << shift, inv = 0;
 	u32 p;
 
 	out[0] = qp;
 	for (p = 1; p < prios; p++) {
-		/* qp <= 2^40 and ratio <= 2^20: the product fits in 64 bits */
-		qp = max_t(u64, 1, (qp * ratio + 32768) >> 16);
-		if (qp > MSFC_MAX_CLASS_QUANTUM)
+		/* qp <= 2^56 and ratio <= 2^20: round(qp * ratio / 2^16),
+		 * as (floor(qp * ratio / 2^15) + 1) / 2 without overflow
+		 */
+		qp = (mul_u64_u32_shr(qp, ratio, 15) + 1) >> 1;
+		if (!exact)
+			qp = max_t(u64, 1, qp);
+		if (qp > MSFC_MAX_CLASS_QUANTUM << shift)
 			return -ERANGE;
 		out[p] = qp;
 	}
-	return 0;
+	if (!exact)
+		return 0;
+	for (p = 0; p < prios; p++) {
+		if (!out[p])
+			return -EDOM;
+		inv += div64_u64(BIT_ULL(32), out[p]);
+	}
+	return inv > BIT_ULL(32) / 200 ? -EDOM : 0;
 }
 
 static u32 msfc_clamp_class(const struct msfc_sched_data *q, u32 cls)
@@ -218,10 +238,32 @@ static void flow_queue_add(struct msfc_flow *flow, struct sk_buff *skb)
 	skb->next = NULL;
 }
 
-/* Over limit or memory_limit: drop from the head of the flow holding the
- * most bytes (ties: lowest class, then lowest flow) until half of its backlog
- * or max_packets packets are gone.  Emptied flows and classes stay on their
- * lists and leave at their next dequeue visit.
+/* backlog(a) / quantum(a) > backlog(b) / quantum(b), exactly, the backlog in
+ * bytes or packets: a backlog has 32 bits and a quantum at most 40 (56 with
+ * weights exact), so each cross product fits in 96 bits.
+ */
+static bool msfc_class_fuller(const struct msfc_class *a,
+			      const struct msfc_class *b, bool bytes)
+{
+	u32 ba = bytes ? a->backlog : a->qlen, bb = bytes ? b->backlog : b->qlen;
+	u64 al = (u64)ba * lower_32_bits(b->quantum);
+	u64 ah = (u64)ba * upper_32_bits(b->quantum) + (al >> 32);
+	u64 bl = (u64)bb * lower_32_bits(a->quantum);
+	u64 bh = (u64)bb * upper_32_bits(a->quantum) + (bl >> 32);
+
+	if (ah != bh)
+		return ah > bh;
+	return lower_32_bits(al) > lower_32_bits(bl);
+}
+
+/* Over limit or memory_limit: drop from the head of the victim flow until
+ * half of its backlog or max_packets packets are gone.  The victim is the
+ * flow holding the most bytes (ties: lowest class, then lowest flow): over
+ * all classes (overload flow), or inside the class with the largest
+ * backlog / quantum, the class most above its share of the buffer
+ * (overload class; ties: lowest class), its backlog counted in packets over
+ * limit and in bytes over memory_limit only.  Emptied flows and classes stay
+ * on their lists and leave at their next dequeue visit.
  */
 static void msfc_overload_drop(struct Qdisc *sch, u32 max_packets,
 			       struct sk_buff **to_free)
@@ -233,7 +275,20 @@ static void msfc_overload_drop(struct Qdisc *sch, u32 max_packets,
 	struct msfc_class *cl;
 	struct sk_buff *skb;
 
-	for (i = 0; i < n; i++) {
+	i = 0;
+	if (q->overload == TC_MSFC_OVERLOAD_CLASS) {
+		bool bytes = sch->q.qlen <= sch->limit;
+		u32 p, victim = 0;
+
+		for (p = 1; p < q->prios; p++)
+			if (msfc_class_fuller(&q->classes[p], &q->classes[victim],
+					      bytes))
+				victim = p;
+		i = victim * q->flows_cnt;
+		n = i + q->flows_cnt;
+		idx = i;
+	}
+	for (; i < n; i++) {
 		if (q->backlogs[i] > maxbacklog) {
 			maxbacklog = q->backlogs[i];
 			idx = i;
@@ -497,7 +552,8 @@ static struct sk_buff *__msfc_dequeue(struct Qdisc *sch)
 			list_del_init(&cl->node);
 			continue;
 		}
-		cl->deficit -= qdisc_pkt_len(skb);
+		cl->deficit -= (s64)qdisc_pkt_len(skb) <<
+			       (q->weights == TC_MSFC_WEIGHTS_EXACT ? MSFC_EXACT_SHIFT : 0);
 		_bstats_update(&cl->bstats, qdisc_pkt_len(skb), 1);
 		qdisc_bstats_update(sch, skb);
 		return skb;
@@ -590,13 +646,15 @@ static const struct nla_policy msfc_policy[TCA_MSFC_MAX + 1] = {
 	[TCA_MSFC_DROP_BATCH]	= NLA_POLICY_FULL_RANGE(NLA_U32, &msfc_drop_batch_range),
 	[TCA_MSFC_ECN]		= NLA_POLICY_MAX(NLA_U32, TC_MSFC_ECN_MAX),
 	[TCA_MSFC_DSCP_MAP]	= NLA_POLICY_EXACT_LEN(TC_MSFC_DSCP_MAP_LEN),
+	[TCA_MSFC_OVERLOAD]	= NLA_POLICY_MAX(NLA_U32, TC_MSFC_OVERLOAD_MAX),
+	[TCA_MSFC_WEIGHTS]	= NLA_POLICY_MAX(NLA_U32, TC_MSFC_WEIGHTS_MAX),
 };
 
 struct msfc_config {
 	u32 prios, flows_cnt, quantum, ratio;
 	codel_time_t target, interval;
 	u32 target_us, interval_us;
-	u32 limit, memory_limit, drop_batch, ecn;
+	u32 limit, memory_limit, drop_batch, ecn, overload, weights;
 	u8 dscp_map[TC_MSFC_DSCP_MAP_LEN];
 	u64 quanta[MSFC_MAX_PRIOS];
 };
@@ -622,6 +680,8 @@ static const struct msfc_field msfc_fields[TCA_MSFC_MAX + 1] = {
 					     TC_MSFC_MEMORY_LIMIT_RANGE),
 	[TCA_MSFC_DROP_BATCH]	= MSFC_FIELD(drop_batch, "drop_batch", TC_MSFC_DROP_BATCH_RANGE),
 	[TCA_MSFC_ECN]		= MSFC_FIELD(ecn, "ecn", TC_MSFC_ECN_RANGE),
+	[TCA_MSFC_OVERLOAD]	= MSFC_FIELD(overload, "overload", TC_MSFC_OVERLOAD_RANGE),
+	[TCA_MSFC_WEIGHTS]	= MSFC_FIELD(weights, "weights", TC_MSFC_WEIGHTS_RANGE),
 };
 
 /* Parse and check everything before changing anything. */
@@ -672,10 +732,18 @@ static int msfc_parse(struct Qdisc *sch, struct nlattr *opt,
 				    TC_MSFC_TARGET_INTERVAL_MSG);
 		return -EINVAL;
 	}
-	if (msfc_class_quanta(c->prios, c->quantum, c->ratio, c->quanta)) {
+	err = msfc_class_quanta(c->prios, c->quantum, c->ratio,
+				c->weights == TC_MSFC_WEIGHTS_EXACT, c->quanta);
+	if (err == -ERANGE) {
 		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_MSFC_RATIO] ?: tb[TCA_MSFC_PRIOS] ?:
 				    tb[TCA_MSFC_QUANTUM],
 				    TC_MSFC_CLASS_QUANTUM_MSG);
+		return -EINVAL;
+	}
+	if (err) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_MSFC_WEIGHTS] ?: tb[TCA_MSFC_RATIO] ?:
+				    tb[TCA_MSFC_PRIOS] ?: tb[TCA_MSFC_QUANTUM],
+				    TC_MSFC_EXACT_WEIGHTS_MSG);
 		return -EINVAL;
 	}
 	return 0;
@@ -697,6 +765,8 @@ static void msfc_get_config(struct Qdisc *sch, struct msfc_config *c)
 	c->memory_limit = q->memory_limit;
 	c->drop_batch = q->drop_batch;
 	c->ecn = q->cparams.ecn;
+	c->overload = q->overload;
+	c->weights = q->weights;
 	memcpy(c->dscp_map, q->dscp_map, TC_MSFC_DSCP_MAP_LEN);
 }
 
@@ -743,7 +813,8 @@ static int msfc_change(struct Qdisc *sch, struct nlattr *opt,
 		if (err)
 			return err;
 	} else {
-		msfc_class_quanta(c.prios, c.quantum, c.ratio, c.quanta);
+		msfc_class_quanta(c.prios, c.quantum, c.ratio,
+				  c.weights == TC_MSFC_WEIGHTS_EXACT, c.quanta);
 	}
 
 	resize = !q->flows || c.prios != q->prios || c.flows_cnt != q->flows_cnt;
@@ -800,6 +871,8 @@ static int msfc_change(struct Qdisc *sch, struct nlattr *opt,
 	WRITE_ONCE(sch->limit, c.limit);
 	WRITE_ONCE(q->memory_limit, c.memory_limit);
 	WRITE_ONCE(q->drop_batch, c.drop_batch);
+	WRITE_ONCE(q->overload, c.overload);
+	WRITE_ONCE(q->weights, c.weights);
 	memcpy(q->dscp_map, c.dscp_map, TC_MSFC_DSCP_MAP_LEN);
 
 	/* a lower limit drops from the fattest flows, keeping the rest */
@@ -845,6 +918,8 @@ static int msfc_init(struct Qdisc *sch, struct nlattr *opt,
 			     TC_MSFC_QUANTUM_MAX);
 	q->ratio = TC_MSFC_RATIO_DEFAULT;
 	q->drop_batch = TC_MSFC_DROP_BATCH_DEFAULT;
+	q->overload = TC_MSFC_OVERLOAD_DEFAULT;
+	q->weights = TC_MSFC_WEIGHTS_DEFAULT;
 	q->memory_limit = TC_MSFC_MEMORY_LIMIT_DEFAULT;
 	memcpy(q->dscp_map, msfc_default_dscp_map, TC_MSFC_DSCP_MAP_LEN);
 	get_random_bytes(&q->perturbation, sizeof(q->perturbation));
@@ -893,7 +968,9 @@ static int msfc_dump(struct Qdisc *sch, struct sk_buff *skb)
 	    nla_put_u32(skb, TCA_MSFC_MEMORY_LIMIT, READ_ONCE(q->memory_limit)) ||
 	    nla_put_u32(skb, TCA_MSFC_DROP_BATCH, READ_ONCE(q->drop_batch)) ||
 	    nla_put_u32(skb, TCA_MSFC_ECN, READ_ONCE(q->cparams.ecn)) ||
-	    nla_put(skb, TCA_MSFC_DSCP_MAP, TC_MSFC_DSCP_MAP_LEN, q->dscp_map))
+	    nla_put(skb, TCA_MSFC_DSCP_MAP, TC_MSFC_DSCP_MAP_LEN, q->dscp_map) ||
+	    nla_put_u32(skb, TCA_MSFC_OVERLOAD, READ_ONCE(q->overload)) ||
+	    nla_put_u32(skb, TCA_MSFC_WEIGHTS, READ_ONCE(q->weights)))
 		goto nla_put_failure;
 
 	return nla_nest_end(skb, opts);

@@ -24,6 +24,7 @@ struct msfc_vector {
 	const char *name;
 	u32 prios, flows, quantum, ratio, limit, drop_batch;
 	u32 target_us, interval_us, ecn;
+	u32 overload, weights;
 	const struct msfc_vec_op *ops;
 	u32 nops;
 	const struct msfc_vec_op *exp;
@@ -261,6 +262,8 @@ static void msfc_test_vectors(struct kunit *test)
 			{ TCA_MSFC_RATIO, vec->ratio },
 			{ TCA_MSFC_LIMIT, vec->limit },
 			{ TCA_MSFC_DROP_BATCH, vec->drop_batch },
+			{ TCA_MSFC_OVERLOAD, vec->overload },
+			{ TCA_MSFC_WEIGHTS, vec->weights },
 			{ TCA_MSFC_MEMORY_LIMIT, 1U << 31 },
 			{ TCA_MSFC_TARGET, vec->target_us },
 			{ TCA_MSFC_INTERVAL, vec->interval_us },
@@ -669,7 +672,7 @@ static void msfc_test_small_quantum(struct kunit *test)
 
 struct msfc_bad_case {
 	const char *what;
-	struct msfc_test_attr attrs[3];
+	struct msfc_test_attr attrs[4];
 	int maplen;
 	u8 mapval;
 	const char *msg;	/* the extack message; NULL: the netlink core's own */
@@ -718,6 +721,12 @@ static void msfc_test_invalid(struct kunit *test)
 		{ "drop_batch 65537", { { TCA_MSFC_DROP_BATCH, 65537 } }, 0, 0,
 		  MSFC_MSG("drop_batch", DROP_BATCH) },
 		{ "ecn 2", { { TCA_MSFC_ECN, 2 } }, 0, 0, MSFC_MSG("ecn", ECN) },
+		{ "overload 2", { { TCA_MSFC_OVERLOAD, 2 } }, 0, 0,
+		  MSFC_MSG("overload", OVERLOAD) },
+		{ "weights 2", { { TCA_MSFC_WEIGHTS, 2 } }, 0, 0, MSFC_MSG("weights", WEIGHTS) },
+		{ "exact class quanta below 1/65536 byte",
+		  { { TCA_MSFC_PRIOS, 3 }, { TCA_MSFC_RATIO, 1 }, { TCA_MSFC_WEIGHTS, 1 } }, 0, 0,
+		  TC_MSFC_EXACT_WEIGHTS_MSG },
 		{ "class quantum over 2^40",
 		  { { TCA_MSFC_PRIOS, 16 }, { TCA_MSFC_RATIO, 16 << 16 } }, 0, 0,
 		  TC_MSFC_CLASS_QUANTUM_MSG },
@@ -894,6 +903,42 @@ static void msfc_test_peek(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sch->qstats.backlog, 0);
 }
 
+/* overload class: 45 flows of 228-byte packets in class 0 against one flow of
+ * three 1500-byte packets in class 1, limit 33.  The flood is above its share
+ * of the buffer (30 packets / 1500 > 3 / 3000) and pays for every overload;
+ * with overload flow the fattest flow, class 1's, pays instead.
+ */
+static void msfc_test_overload_class(struct kunit *test)
+{
+	static const u32 modes[] = { TC_MSFC_OVERLOAD_FLOW, TC_MSFC_OVERLOAD_CLASS };
+	int m, i;
+
+	for (m = 0; m < ARRAY_SIZE(modes); m++) {
+		const struct msfc_test_attr attrs[] = {
+			{ TCA_MSFC_PRIOS, 2 }, { TCA_MSFC_FLOWS, 64 },
+			{ TCA_MSFC_QUANTUM, 1500 }, { TCA_MSFC_LIMIT, 33 },
+			{ TCA_MSFC_MEMORY_LIMIT, 1U << 31 },
+			{ TCA_MSFC_OVERLOAD, modes[m] }, { 0 }
+		};
+		struct Qdisc *sch = msfc_test_create(test, attrs);
+		struct msfc_sched_data *q = qdisc_priv(sch);
+
+		for (i = 0; i < 3; i++)
+			msfc_test_enqueue_flow(sch, 1, 0, 1500);
+		for (i = 0; i < 100; i++)
+			msfc_test_enqueue_flow(sch, 0, 1 + i % 45, 228);
+		KUNIT_EXPECT_EQ(test, sch->q.qlen, 33);
+		if (modes[m] == TC_MSFC_OVERLOAD_CLASS) {
+			KUNIT_EXPECT_EQ(test, q->classes[1].overload_drops, 0);
+			KUNIT_EXPECT_EQ(test, q->classes[1].backlog, 4500);
+			KUNIT_EXPECT_EQ(test, q->classes[0].overload_drops, 70);
+		} else {
+			KUNIT_EXPECT_GT(test, q->classes[1].overload_drops, 0);
+		}
+		msfc_test_release(test);
+	}
+}
+
 static struct kunit_case msfc_test_cases[] = {
 	KUNIT_CASE(msfc_test_vectors),
 	KUNIT_CASE(msfc_test_ratio_shares),
@@ -901,6 +946,7 @@ static struct kunit_case msfc_test_cases[] = {
 	KUNIT_CASE(msfc_test_dscp_classes),
 	KUNIT_CASE(msfc_test_codel),
 	KUNIT_CASE(msfc_test_limits),
+	KUNIT_CASE(msfc_test_overload_class),
 	KUNIT_CASE(msfc_test_memory_bound),
 	KUNIT_CASE(msfc_test_small_quantum),
 	KUNIT_CASE(msfc_test_invalid),

@@ -3,10 +3,12 @@
 Runs build/scenario-starvation for every scheduler and number of thin flows, then writes
 RESULTS/starvation.png, RESULTS/starvation.csv (+ .md) with the seed's finding beside ours;
 then the DoS case (`--preset=dos`: thin traffic above the link rate) with a 33- and a
-1000-packet buffer: RESULTS/starvation_dos.png, starvation_dos.csv (+ .md).
+1000-packet buffer, also with MSFC's `overload=class`: RESULTS/starvation_dos.png,
+starvation_dos.csv (+ .md).
 
     msfc bench seed001-starvation results/seeds            # full sweep (~15 min)
     msfc bench seed001-starvation results/seeds --quick    # 3 points, short runs
+    msfc bench seed001-starvation results/seeds --dos-only # the DoS case alone (~3 min)
 """
 
 from __future__ import annotations
@@ -26,6 +28,14 @@ SCHEDULERS = [
     ("MSFC, thin in TCP's class", "Msfc", "same"),
     ("MSFC, thin in a higher class", "Msfc", "higher"),
     ("MSFC, thin in a lower class", "Msfc", "lower"),
+]
+# The DoS case also runs MSFC with overload drops that respect class shares (docs/algorithm.md,
+# `overload`): (label, scheduler, thin-class, scheduler attributes)
+OVERLOAD_CLASS = {"Msfc.Overload": "class"}
+DOS_SCHEDULERS = [(label, sched, cls, {}) for label, sched, cls in SCHEDULERS] + [
+    ("MSFC overload=class, thin in TCP's class", "Msfc", "same", OVERLOAD_CLASS),
+    ("MSFC overload=class, thin in a higher class", "Msfc", "higher", OVERLOAD_CLASS),
+    ("MSFC overload=class, thin in a lower class", "Msfc", "lower", OVERLOAD_CLASS),
 ]
 
 
@@ -52,16 +62,25 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     )
     ap.add_argument("--duration", type=float, default=60.0, help="simulated seconds per run")
     ap.add_argument("--quick", action="store_true", help="thin flows 5 25 45, 20 s runs")
-    ap.add_argument(
+    which = ap.add_mutually_exclusive_group()
+    which.add_argument(
         "--skip-dos",
         action="store_true",
         help="skip the DoS case (thin traffic above the link rate)",
+    )
+    which.add_argument(
+        "--dos-only",
+        action="store_true",
+        help="run only the DoS case (starvation_dos.csv, .md, .png)",
     )
     a = ap.parse_args(argv)
     if a.quick:
         a.thin, a.duration = [5, 25, 45], 20.0
     a.build = bench.build_dir(a)
     pub = seeds.published()["seed001"]["starvation"]
+    if a.dos_only:
+        dos(a)
+        return 0
 
     res: dict[tuple[str, int], dict] = {}
     for label, sched, cls in SCHEDULERS:
@@ -123,7 +142,7 @@ def dos(a) -> None:
     with the 2 x BDP buffer (33 packets) and with a 1000-packet buffer."""
     buffers = [33, 1000]
     res = {}
-    for label, sched, cls in SCHEDULERS:
+    for label, sched, cls, attrs in DOS_SCHEDULERS:
         for buf in buffers:
             out = run_scenario(
                 a.build,
@@ -135,6 +154,7 @@ def dos(a) -> None:
                     "thin-class": cls,
                     "buffer": buf,
                     "duration": min(a.duration, 30.0),
+                    **attrs,
                 },
                 rng_run=a.rng_run,
                 force=not a.reuse,
@@ -148,21 +168,21 @@ def dos(a) -> None:
     )
     rows = [
         [label] + [res[(label, b)][0] for b in buffers] + [res[(label, b)][1] for b in buffers]
-        for label, _, _ in SCHEDULERS
+        for label, _, _, _ in DOS_SCHEDULERS
     ]
     seeds.write_table(a.results / "starvation_dos.csv", header, rows)
     plt = seeds.pyplot()
     fig, ax = plt.subplots(figsize=(8, 4))
-    x = range(len(SCHEDULERS))
+    x = range(len(DOS_SCHEDULERS))
     for i, b in enumerate(buffers):
         ax.bar(
             [k + (i - 0.5) * 0.4 for k in x],
-            [res[(ln, b)][0] for ln, _, _ in SCHEDULERS],
+            [res[(ln, b)][0] for ln, _, _, _ in DOS_SCHEDULERS],
             width=0.4,
             label=f"buffer {b} packets",
         )
     ax.set_xticks(list(x))
-    ax.set_xticklabels([ln for ln, _, _ in SCHEDULERS], rotation=30, ha="right", fontsize=7)
+    ax.set_xticklabels([ln for ln, _, _, _ in DOS_SCHEDULERS], rotation=30, ha="right", fontsize=7)
     ax.set_ylabel("TCP throughput [kbit/s]")
     ax.set_title("DoS: 45 thin UDP flows of 200 B every 30 ms (2.7 Mbit/s) on 2 Mbit/s", fontsize=9)
     ax.grid(alpha=0.3, axis="y")

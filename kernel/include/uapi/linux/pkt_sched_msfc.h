@@ -20,10 +20,26 @@ enum {
 	TCA_MSFC_DROP_BATCH,	/* u32, packets */
 	TCA_MSFC_ECN,		/* u32, 0 or 1 */
 	TCA_MSFC_DSCP_MAP,	/* binary, 64 x u8: class of each DSCP */
+	TCA_MSFC_OVERLOAD,	/* u32, enum tc_msfc_overload: victim of overload drops */
+	TCA_MSFC_WEIGHTS,	/* u32, enum tc_msfc_weights: class quanta resolution */
 	__TCA_MSFC_MAX
 };
 
 #define TCA_MSFC_MAX	(__TCA_MSFC_MAX - 1)
+
+/* Victim of an overload drop (over limit or memory_limit) */
+enum tc_msfc_overload {
+	TC_MSFC_OVERLOAD_FLOW,	/* the fattest flow over all classes */
+	TC_MSFC_OVERLOAD_CLASS,	/* the class most above its share, then its fattest flow */
+	__TC_MSFC_OVERLOAD_MAX
+};
+
+/* Class quanta and deficits */
+enum tc_msfc_weights {
+	TC_MSFC_WEIGHTS_ROUNDED,	/* whole bytes, at least 1 */
+	TC_MSFC_WEIGHTS_EXACT,		/* 1/65536 byte */
+	__TC_MSFC_WEIGHTS_MAX
+};
 
 #define TC_MSFC_MAX_PRIOS	TC_MSFC_PRIOS_MAX
 #define TC_MSFC_DSCP_MAP_LEN	64
@@ -74,12 +90,22 @@ enum {
 #define TC_MSFC_ECN_MAX			1
 #define TC_MSFC_ECN_DEFAULT		0
 #define TC_MSFC_ECN_RANGE		"0 or 1"
+#define TC_MSFC_OVERLOAD_MIN		0
+#define TC_MSFC_OVERLOAD_MAX		1
+#define TC_MSFC_OVERLOAD_DEFAULT	0
+#define TC_MSFC_OVERLOAD_RANGE		"0 (flow) or 1 (class)"
+#define TC_MSFC_WEIGHTS_MIN		0
+#define TC_MSFC_WEIGHTS_MAX		1
+#define TC_MSFC_WEIGHTS_DEFAULT		0
+#define TC_MSFC_WEIGHTS_RANGE		"0 (rounded) or 1 (exact)"
 
 /* Rules between parameters and of the DSCP map, as error messages. */
 #define TC_MSFC_TARGET_INTERVAL_MSG	"target must be at least 2 us and below interval"
 #define TC_MSFC_CLASS_QUANTUM_MAX_LOG2	40
 #define TC_MSFC_CLASS_QUANTUM_MSG \
 	"quantum * ratio^(prios-1) exceeds 2^40 bytes: lower ratio, prios or quantum"
+#define TC_MSFC_EXACT_WEIGHTS_MSG \
+	"class quanta too small for exact weights (shares could be off by more than 0.5 %): raise quantum or ratio, or lower prios"
 #define TC_MSFC_DSCP_MAP_MSG		"dscp map entries must be classes 0 .. 15"
 
 /*
@@ -126,8 +152,8 @@ struct tc_msfc_cl_stats {
 	__u64	codel_drops;
 	__u64	overload_drops;
 	__u64	ecn_marks;
-	__s64	deficit;		/* current outer DRR deficit, bytes */
-	__u64	quantum;		/* outer DRR quantum Q_p, bytes */
+	__s64	deficit;		/* outer DRR deficit, bytes (weights exact: 2^-16) */
+	__u64	quantum;		/* outer DRR quantum Q_p, bytes (weights exact: 2^-16) */
 	__u32	active_flows;
 	__u32	pad;
 };
