@@ -202,8 +202,8 @@ MsfcQueueDisc::GetAttributeRange(const std::string& attribute)
         {"Interval", TC_MSFC_INTERVAL_RANGE ", above Target"},
         {"DropBatchSize", TC_MSFC_DROP_BATCH_RANGE},
         {"MaxSize", TC_MSFC_LIMIT_RANGE " or byte"},
-        {"Overload", "flow or class"},
-        {"Weights", "rounded or exact"},
+        {"Overload", "flow|class"},
+        {"Weights", "rounded|exact"},
     };
     auto it = ranges.find(attribute);
     return it == ranges.end() ? std::string() : it->second;

@@ -70,7 +70,10 @@ def _default_words(p: P.Param) -> str:
 
 def test_algorithm_md_parameter_table_is_the_header():
     rows = {r[0].strip("`"): r for r in md_rows(ROOT / "docs/algorithm.md", "| name | meaning")}
-    assert set(rows) == set(D.params), "one row per parameter"
+    assert set(rows) == set(D.params) | set(D.choices), "one row per parameter"
+    for name, words in P.CHOICES.items():  # modes: tc's words, the default first
+        assert rows[name][3] == ", ".join(f"`{w}`" for w in words), name
+        assert rows[name][2] == f"`{words[D.choices[name].default]}`", name
     for name, p in D.params.items():
         allowed = rows[name][3].split(";")[0].strip()
         assert allowed == p.range, f"docs/algorithm.md '{name}': '{allowed}' != '{p.range}'"
