@@ -321,8 +321,8 @@ MsfcQueueDisc::ValidateConfiguration() const
         }
         else if (exact && !ExactQuantaAccurate(quanta))
         {
-            err << "Weights=exact, Quantum=" << q0 << ", Ratio=" << m_ratio
-                << ", Prios=" << m_prios << ": " TC_MSFC_EXACT_WEIGHTS_MSG;
+            err << "Weights=exact, Quantum=" << q0 << ", Ratio=" << m_ratio << ", Prios=" << m_prios
+                << ": " TC_MSFC_EXACT_WEIGHTS_MSG;
         }
         else
         {
@@ -375,9 +375,9 @@ MsfcQueueDisc::InitializeParams()
                                      exact);
     NS_ABORT_MSG_IF(quanta.empty(), "MsfcQueueDisc: class quanta overflow");
     // the device MTU may be smaller than the 1500 bytes ValidateConfiguration assumed
-    NS_ABORT_MSG_IF(exact && !ExactQuantaAccurate(quanta),
-                    "MsfcQueueDisc: Weights=exact with the device's quantum: "
-                    TC_MSFC_EXACT_WEIGHTS_MSG);
+    NS_ABORT_MSG_IF(
+        exact && !ExactQuantaAccurate(quanta),
+        "MsfcQueueDisc: Weights=exact with the device's quantum: " TC_MSFC_EXACT_WEIGHTS_MSG);
     m_classes.assign(m_prios, Class{});
     for (uint32_t p = 0; p < m_prios; ++p)
     {

@@ -626,7 +626,7 @@ class MsfcExactWeightsTestCase : public TestCase
             NewDisc({{"Prios", "16"}, {"Ratio", "0.5"}, {"Quantum", "1"}, {"Weights", "exact"}},
                     false);
         bool named =
-            bad->ValidateConfiguration().find("raise Quantum or Ratio") != std::string::npos;
+            bad->ValidateConfiguration().find(TC_MSFC_EXACT_WEIGHTS_MSG) != std::string::npos;
         NS_TEST_EXPECT_MSG_EQ(named, true, "too small exact quanta are rejected naming the fix");
     }
 };

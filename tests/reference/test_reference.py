@@ -117,6 +117,7 @@ class ReferenceTest(unittest.TestCase):
         self.assertEqual(seq, [32769, 36864, 31968, 28935, 26481])
         self.assertEqual(ref.control_law(11719, 9765, 0xFFFF), 11719 + 9764)
         self.assertEqual(ref.us_to_codel(5000), 4882)
+
     def test_overload_class_spares_a_class_within_its_share(self):
         # class 0 (Q=1500) holds a flood of 100-byte packets in many flows, class 1 (Q=3000)
         # one flow of two 1500-byte packets: the fattest flow is class 1's, but class 1 is
@@ -132,10 +133,14 @@ class ReferenceTest(unittest.TestCase):
             return q
 
         thesis = fill("flow")  # the fattest flow overall: class 1's, loses one 1500-byte packet
-        self.assertEqual(([p.length for p in thesis.flow[1][0].pkts], thesis.overload_drops), ([1500], 1))
+        self.assertEqual(
+            ([p.length for p in thesis.flow[1][0].pkts], thesis.overload_drops), ([1500], 1)
+        )
         byclass = fill("class")  # class 0 is above its share (its flows tie: flow 0 loses)
         self.assertEqual([p.length for p in byclass.flow[1][0].pkts], [1500, 1500])
-        self.assertEqual(([p.length for p in byclass.flow[0][0].pkts], byclass.overload_drops), ([], 1))
+        self.assertEqual(
+            ([p.length for p in byclass.flow[0][0].pkts], byclass.overload_drops), ([], 1)
+        )
         self.assertEqual((byclass.classes[0].packets, byclass.classes[1].packets), (40, 2))
         # class 1 above its share (5 packets / 3000 > 2 / 1500): its fattest flow loses half
         q = ref.Msfc(prios=2, flows=4, quantum=1500, ratio="2", limit=6, overload="class")
