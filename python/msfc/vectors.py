@@ -176,7 +176,8 @@ GENERATED_SEED0 = 1
 
 def random_trace(seed: int, max_ops: int = 400) -> str:
     """One seeded random trace (format version 2): random classes, flows, sizes, idle gaps,
-    load that builds sojourn times so CoDel drops and marks, sometimes a small limit."""
+    load that builds sojourn times so CoDel drops and marks, sometimes a small limit, and
+    either overload mode and weights mode."""
     rng = random.Random(seed)
     prios = rng.randint(1, 5)
     flows = rng.choice((1, 2, 3, 4, 8, 16))
@@ -199,6 +200,15 @@ def random_trace(seed: int, max_ops: int = 400) -> str:
         interval=interval,
         ecn=ecn,
     )
+    # the modes beyond the thesis, drawn from a generator of their own so that the rest of
+    # every trace stays what the seed made before they existed
+    modes = random.Random(f"modes-{seed}")
+    params["overload"] = modes.choice(ref.OVERLOAD_MODES)
+    params["weights"] = modes.choice(ref.WEIGHT_MODES)
+    try:
+        ref.class_quanta(prios, quantum, ref.ratio_to_fp(ratio), params["weights"] == "exact")
+    except ref.TraceError:  # quanta too small for exact weights: the thesis's rounding
+        params["weights"] = "rounded"
     hdr = " ".join(f"{k}={v}" for k, v in params.items())
     lines = [f"# gen-{seed}: python -m msfc.vectors --generated {seed}", f"P {hdr}"]
     ect = {(c, f): rng.random() < 0.5 for c in range(prios) for f in range(flows)}

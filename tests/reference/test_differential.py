@@ -70,6 +70,8 @@ HEADER = st.fixed_dictionaries(
         target=st.sampled_from((100, 500, 1000)),
         interval=st.integers(2, 20),  # times target
         ecn=st.integers(0, 1),
+        overload=st.sampled_from(ref.OVERLOAD_MODES),
+        weights=st.sampled_from(ref.WEIGHT_MODES),
     )
 )
 PACKET = st.tuples(st.integers(0, 15), st.integers(0, 15), st.integers(1, 3000), st.integers(0, 1))
@@ -107,7 +109,12 @@ def make_trace(hdr: dict, rounds) -> str:
 @given(hdr=HEADER, rounds=ROUNDS)
 def test_property_reference_equals_ns3(ns3, hdr, rounds):
     try:
-        ref.class_quanta(hdr["prios"], hdr["quantum"], ref.ratio_to_fp(hdr["ratio"]))
+        ref.class_quanta(
+            hdr["prios"],
+            hdr["quantum"],
+            ref.ratio_to_fp(hdr["ratio"]),
+            hdr["weights"] == "exact",
+        )
     except ref.TraceError:
         return  # a configuration both reject (tested elsewhere)
     trace = make_trace(hdr, rounds)
