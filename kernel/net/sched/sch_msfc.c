@@ -206,7 +206,7 @@ static int msfc_classify(struct sk_buff *skb, struct Qdisc *sch, int dsfield,
 	return msfc_clamp_class(q, q->dscp_map[dsfield < 0 ? 0 : dsfield >> 2]);
 }
 
-static u32 msfc_hash(const struct msfc_sched_data *q, const struct sk_buff *skb,
+static u32 msfc_hash(const struct msfc_sched_data *q, struct sk_buff *skb,
 		     int dsfield)
 {
 	if (dsfield < 0)	/* non-IP: flow 0 */
