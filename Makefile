@@ -30,6 +30,8 @@ help:
 	@echo "make bench-seed001 / bench-seed003 / bench-seed004 - one seed's experiments"
 	@echo "make bench-seed002 - seed 002 (tbf/htb shaping accuracy, HTB vs MSFC guarantee) in the UML kernel"
 	@echo "make bench-isp-cost - simulation cost of the ISP tree per scheduler"
+	@echo "make bench-linux - MSFC beside cake, sqm-style HTB, fq_codel, pfifo_fast in Debian's stock kernel (qemu)"
+	@echo "make bench-linux-cost - per-packet cost of msfc, fq_codel, cake, pfifo in Debian's stock kernels"
 	@echo "make diff-test N=5000 - differential test at scale: reference vs ns-3 vs kernel (docs/differential.md)"
 	@echo "make clean   - remove build outputs (keeps .venv)"
 
