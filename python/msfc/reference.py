@@ -13,6 +13,7 @@ Usage: python -m msfc.reference TRACE [-o OUT]
 from __future__ import annotations
 
 import argparse
+import inspect
 import sys
 from collections import deque
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
@@ -26,22 +27,9 @@ MAX_TRACE_NS = ((1 << 31) - 1) << CODEL_SHIFT
 REC_INV_SQRT_SHIFT = 16
 U32 = 0xFFFFFFFF
 
-# header keys -> default (version 1 knows the first six; CoDel is then never acting since time
-# does not advance)
+# header keys of version 1 (CoDel is then never acting since time does not advance); every key
+# and its default: DEFAULTS, Msfc's keyword arguments
 V1_KEYS = ("prios", "flows", "quantum", "ratio", "limit", "drop_batch", "overload", "weights")
-DEFAULTS = dict(
-    prios=3,
-    flows=1024,
-    quantum=1514,
-    ratio="2",
-    limit=10240,
-    drop_batch=64,
-    target=5000,
-    interval=100000,
-    ecn=0,
-    overload="flow",
-    weights="rounded",
-)
 #: values of the ``overload`` parameter (docs/algorithm.md): the thesis's rule first
 OVERLOAD_MODES = P.CHOICES["overload"]
 #: values of the ``weights`` parameter: whole-byte class quanta (the thesis), or 1/65536 byte
@@ -399,6 +387,12 @@ class Msfc:
             fl.lastcount = fl.count
             fl.drop_next = control_law(now, self.interval, fl.rec_inv_sqrt)
         return p
+
+
+#: header keys -> default: the keyword arguments of Msfc
+DEFAULTS = {
+    k: v.default for k, v in inspect.signature(Msfc.__init__).parameters.items() if k != "self"
+}
 
 
 def parse_header(line: str) -> dict:
