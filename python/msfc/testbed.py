@@ -335,16 +335,22 @@ def selftest(args) -> int:
         c,
         "bad_target",
         "target >= interval rejected with the kernel's message",
-        "Error: target must be at least 2 us and below interval",
+        "Error: " + P.definitions().target_interval_msg,
     )
     _rejected(
         res,
         c,
         "bad_quanta",
         "class quantum over 2^40 rejected with the kernel's message",
-        "Error: quantum * ratio^(prios-1) exceeds 2^40 bytes",
+        "Error: " + P.definitions().class_quantum_msg,
     )
-    _rejected(res, c, "bad_ratio", "ratio 17 rejected by tc's plugin", '"ratio" must be')
+    _rejected(
+        res,
+        c,
+        "bad_ratio",
+        "ratio 17 rejected by tc's plugin",
+        f"msfc: {P.param('ratio').message}, got",
+    )
     opts = _msfc_opts(res.json("show_after_bad.out"))
     c.check(
         opts.get("ratio") == 1.5 and opts.get("prios") == 3,
