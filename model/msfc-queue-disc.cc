@@ -37,7 +37,8 @@ namespace
 {
 // Ranges, defaults and the words of their messages: pkt_sched_msfc.h (TC_MSFC_*), shared with
 // the Linux qdisc and tc.  Times there are in microseconds, the ratio in 16.16 fixed point.
-constexpr double RATIO_ONE = 65536.0; //!< 1.0 in 16.16 fixed point
+constexpr double RATIO_ONE = 65536.0;       //!< 1.0 in 16.16 fixed point
+constexpr uint32_t RATIO_ONE_FIXED = 65536; //!< the same as an integer
 
 /// The kernel's message for a parameter out of its range: "<name> must be <range>".
 std::string
@@ -145,6 +146,15 @@ MsfcQueueDisc::GetTypeId()
                           EnumValue(WEIGHTS_ROUNDED),
                           MakeEnumAccessor<WeightsMode>(&MsfcQueueDisc::m_weights),
                           MakeEnumChecker(WEIGHTS_ROUNDED, "rounded", WEIGHTS_EXACT, "exact"))
+            .AddAttribute("Inversion",
+                          "Per-flow priority order: \"allow\", class quanta as configured (the "
+                          "thesis: a crowded class may give its flows less each than a lower "
+                          "class); \"prevent\", a class below busy classes is refilled with at "
+                          "most its active flows times their smallest per-flow quantum, divided "
+                          "by Ratio per class down (at least 1 unit)",
+                          EnumValue(INVERSION_ALLOW),
+                          MakeEnumAccessor<InversionMode>(&MsfcQueueDisc::m_inversion),
+                          MakeEnumChecker(INVERSION_ALLOW, "allow", INVERSION_PREVENT, "prevent"))
             .AddTraceSource("ClassBacklog",
                             "Packets and bytes queued in a class, fired whenever they change "
                             "(enqueue, dequeue, CoDel or overload drop)",
@@ -204,6 +214,7 @@ MsfcQueueDisc::GetAttributeRange(const std::string& attribute)
         {"MaxSize", TC_MSFC_LIMIT_RANGE " or byte"},
         {"Overload", "flow|class"},
         {"Weights", "rounded|exact"},
+        {"Inversion", "allow|prevent"},
     };
     auto it = ranges.find(attribute);
     return it == ranges.end() ? std::string() : it->second;
@@ -369,10 +380,8 @@ MsfcQueueDisc::InitializeParams()
 
     const bool exact = m_weights == WEIGHTS_EXACT;
     m_classScale = exact ? int64_t{1} << EXACT_SHIFT : 1;
-    auto quanta = ComputeClassQuanta(m_quantum,
-                                     static_cast<uint32_t>(std::llround(m_ratio * RATIO_ONE)),
-                                     m_prios,
-                                     exact);
+    m_ratioFixed = static_cast<uint32_t>(std::llround(m_ratio * RATIO_ONE));
+    auto quanta = ComputeClassQuanta(m_quantum, m_ratioFixed, m_prios, exact);
     NS_ABORT_MSG_IF(quanta.empty(), "MsfcQueueDisc: class quanta overflow");
     // the device MTU may be smaller than the 1500 bytes ValidateConfiguration assumed
     NS_ABORT_MSG_IF(
@@ -467,7 +476,8 @@ MsfcQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
     if (!flow.active)
     {
         flow.active = true;
-        flow.deficit = m_quantum;
+        flow.deficit = FlowQuantum(cls, flow);
+        c.nFlows++;
         flow.next = NIL;
         if (c.tail == NIL)
         {
@@ -482,7 +492,7 @@ MsfcQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
     if (!c.active)
     {
         c.active = true;
-        c.deficit = static_cast<int64_t>(c.quantum);
+        c.deficit = ClassQuantum(cls);
         c.next = NIL;
         if (m_activeTail == NIL)
         {
@@ -517,12 +527,13 @@ MsfcQueueDisc::OverloadVictim() const
         auto backlog = [inPackets](const Class& c) -> unsigned __int128 {
             return inPackets ? c.stats.backlogPackets : c.stats.backlogBytes;
         };
+        // the quanta the outer DRR uses: with Inversion=prevent the effective ones
+        std::array<uint64_t, MAX_PRIOS> q;
+        EffectiveQuanta(m_prios, q);
         uint32_t victim = 0;
         for (uint32_t p = 1; p < m_prios; ++p)
         {
-            const Class& c = m_classes[p];
-            const Class& v = m_classes[victim];
-            if (backlog(c) * v.quantum > backlog(v) * c.quantum)
+            if (backlog(m_classes[p]) * q[victim] > backlog(m_classes[victim]) * q[p])
             {
                 victim = p;
             }
@@ -541,6 +552,66 @@ MsfcQueueDisc::OverloadVictim() const
         }
     }
     return fat;
+}
+
+int64_t
+MsfcQueueDisc::FlowQuantum(uint32_t /* cls */, const Flow& /* flow */) const
+{
+    return m_quantum;
+}
+
+void
+MsfcQueueDisc::EffectiveQuanta(uint32_t upto, std::array<uint64_t, MAX_PRIOS>& eff) const
+{
+    for (uint32_t p = 0; p < m_prios; ++p)
+    {
+        eff[p] = m_classes[p].quantum;
+    }
+    if (m_inversion == INVERSION_ALLOW || m_ratioFixed == RATIO_ONE_FIXED)
+    {
+        return; // ratio 1: no class ranks above another
+    }
+    // from the most important class down: class Prios-1 first when Ratio > 1, class 0 when < 1;
+    // one class down, a flow weighs 1/Ratio (below 1: Ratio) flows of the class above
+    const bool ascending = m_ratioFixed > RATIO_ONE_FIXED;
+    const uint64_t num = ascending ? RATIO_ONE_FIXED : m_ratioFixed;
+    const uint64_t den = ascending ? m_ratioFixed : RATIO_ONE_FIXED;
+    bool above = false;   // a class with flows above
+    uint64_t perFlow = 0; // the smallest floor(eff_k / n_k) of the classes above, scaled
+    for (uint32_t i = 0; i < m_prios; ++i)
+    {
+        const uint32_t p = ascending ? m_prios - 1 - i : i;
+        const Class& c = m_classes[p];
+        if (c.nFlows > 0)
+        {
+            if (above)
+            {
+                unsigned __int128 lowered = static_cast<unsigned __int128>(c.nFlows) * perFlow;
+                eff[p] = std::max<uint64_t>(
+                    1,
+                    static_cast<uint64_t>(std::min<unsigned __int128>(lowered, c.quantum)));
+            }
+            perFlow = above ? std::min<uint64_t>(perFlow, eff[p] / c.nFlows) : eff[p] / c.nFlows;
+            above = true;
+        }
+        if (p == upto)
+        {
+            break;
+        }
+        perFlow = static_cast<uint64_t>(static_cast<unsigned __int128>(perFlow) * num / den);
+    }
+}
+
+int64_t
+MsfcQueueDisc::ClassQuantum(uint32_t cls) const
+{
+    if (m_inversion == INVERSION_ALLOW)
+    {
+        return static_cast<int64_t>(m_classes[cls].quantum);
+    }
+    std::array<uint64_t, MAX_PRIOS> eff;
+    EffectiveQuanta(cls, eff);
+    return static_cast<int64_t>(eff[cls]);
 }
 
 uint32_t
@@ -653,7 +724,7 @@ MsfcQueueDisc::ClassDequeue(uint32_t cls)
         Flow& flow = m_flows[idx];
         if (flow.deficit <= 0)
         {
-            flow.deficit += m_quantum;
+            flow.deficit += FlowQuantum(cls, flow);
             if (c.tail != idx)
             {
                 c.head = flow.next;
@@ -673,6 +744,7 @@ MsfcQueueDisc::ClassDequeue(uint32_t cls)
             }
             flow.next = NIL;
             flow.active = false;
+            c.nFlows--;
             continue;
         }
         flow.deficit -= item->GetSize();
@@ -692,7 +764,7 @@ MsfcQueueDisc::DoDequeue()
         Class& c = m_classes[cls];
         if (c.deficit <= 0)
         {
-            c.deficit += static_cast<int64_t>(c.quantum);
+            c.deficit += ClassQuantum(cls);
             if (m_activeTail != cls)
             {
                 m_activeHead = c.next;

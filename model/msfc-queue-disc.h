@@ -87,6 +87,13 @@ class MsfcQueueDisc : public QueueDisc
         WEIGHTS_EXACT,   //!< "exact": 1/65536 byte
     };
 
+    /// Whether a class may give its flows less each than a lower class (attribute "Inversion").
+    enum InversionMode
+    {
+        INVERSION_ALLOW,   //!< "allow": the class quanta as configured (the thesis)
+        INVERSION_PREVENT, //!< "prevent": classes below a crowded class lowered to per-flow weights
+    };
+
     /// weights=exact: class quanta and deficits in 1/2^EXACT_SHIFT byte.
     static constexpr uint32_t EXACT_SHIFT = 16;
 
@@ -230,6 +237,7 @@ class MsfcQueueDisc : public QueueDisc
         uint32_t tail{NIL};   //!< last active flow
         uint32_t next{NIL};   //!< next class in the active class list
         bool active{false};   //!< in the active class list
+        uint32_t nFlows{0};   //!< flows in the active flow list (n_p)
         MsfcClassStats stats; //!< counters
     };
 
@@ -239,6 +247,27 @@ class MsfcQueueDisc : public QueueDisc
     Ptr<QueueDiscItem> PopHead(uint32_t cls, Flow& flow);
     uint32_t OverloadDrop();
     uint32_t OverloadVictim() const;
+    /**
+     * What a flow's deficit is refilled with (activation and every inner DRR round).
+     * @param cls the flow's class
+     * @param flow the flow
+     * @return bytes
+     */
+    int64_t FlowQuantum(uint32_t cls, const Flow& flow) const;
+    /**
+     * What a class's deficit is refilled with (activation and every outer DRR round): Q_p, or
+     * with Inversion=prevent its effective quantum (docs/algorithm.md).
+     * @param cls the class
+     * @return class deficit units
+     */
+    int64_t ClassQuantum(uint32_t cls) const;
+    /**
+     * Inversion=prevent: the effective quanta eff_k of the classes from the most important down
+     * to `upto` (docs/algorithm.md); classes without flows, and those below `upto`, keep Q_k.
+     * @param upto the last class computed
+     * @param eff receives Prios quanta
+     */
+    void EffectiveQuanta(uint32_t upto, std::array<uint64_t, MAX_PRIOS>& eff) const;
 
     // Attributes
     uint32_t m_prios;          //!< number of classes
@@ -254,10 +283,12 @@ class MsfcQueueDisc : public QueueDisc
     std::string m_dscpMapSpec; //!< DscpMap attribute
     OverloadMode m_overload;   //!< Overload attribute
     WeightsMode m_weights;     //!< Weights attribute
+    InversionMode m_inversion; //!< Inversion attribute
 
     // Derived at initialization
     uint32_t m_quantum{0};        //!< inner quantum (bytes)
     int64_t m_classScale{1};      //!< bytes -> class deficit units (65536 with Weights=exact)
+    uint32_t m_ratioFixed{0};     //!< Ratio in 16.16 fixed point
     uint32_t m_mtu{0};            //!< device MTU (bytes): the default quantum
     CoDelCore m_codel;            //!< control law (Linux arithmetic, backlog exemption quantum)
     DscpClassifier m_classifier;  //!< DSCP / socket priority -> class

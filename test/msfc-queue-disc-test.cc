@@ -164,6 +164,72 @@ class MsfcFlowCountIndependenceTestCase : public TestCase
 };
 
 /**
+ * Inversion: the thesis's example both ways, every flow backlogged, Ratio 2.  One flow in
+ * class 1 against 100 in class 0: class 1 is not crowded and keeps 2/3 in both modes.
+ * 100 flows in class 1 against one in class 0: Inversion=allow gives the class-0 flow 1/3 of
+ * the link, 50 times a class-1 flow; Inversion=prevent refills class 0 with 3000 / 100 / 2 =
+ * 15 bytes, so the class-0 flow gets 1/201 and each class-1 flow twice that.
+ */
+class MsfcInversionTestCase : public TestCase
+{
+  public:
+    MsfcInversionTestCase()
+        : TestCase("Inversion=prevent: no class gives its flows less each than a lower class")
+    {
+    }
+
+  private:
+    /// Share of class `high` with `many` flows in class `crowded` and one in the other.
+    double Share(const std::string& mode, uint32_t crowded, uint32_t high)
+    {
+        Ptr<MsfcQueueDisc> q = NewDisc(
+            {{"Prios", "2"}, {"Quantum", "1500"}, {"MaxSize", "100000p"}, {"Inversion", mode}});
+        for (uint32_t h = 0; h < 100; ++h)
+        {
+            q->Enqueue(Item(1500, h, crowded, crowded));
+            q->Enqueue(Item(1500, h, crowded, crowded));
+        }
+        for (int i = 0; i < 4; ++i)
+        {
+            q->Enqueue(Item(1500, 700, 1 - crowded, 1 - crowded));
+        }
+        double bytes[2] = {0, 0};
+        for (int i = 0; i < 30300; ++i)
+        {
+            auto item = DynamicCast<MsfcTestItem>(q->Dequeue());
+            if (!item)
+            {
+                NS_TEST_EXPECT_MSG_NE(item, nullptr, "a saturated queue disc returned nothing");
+                return -1;
+            }
+            bytes[item->GetTag()] += item->GetSize();
+            q->Enqueue(Item(1500, item->Hash(0), item->GetTag(), item->GetTag()));
+        }
+        q->Dispose();
+        return bytes[high] / (bytes[0] + bytes[1]);
+    }
+
+    void DoRun() override
+    {
+        for (const char* mode : {"allow", "prevent"})
+        {
+            NS_TEST_EXPECT_MSG_LT(RelErr(Share(mode, 0, 1), 2.0 / 3),
+                                  0.02,
+                                  mode << ": one class-1 flow against 100 in class 0");
+        }
+        NS_TEST_EXPECT_MSG_LT(RelErr(Share("allow", 1, 0), 1.0 / 3),
+                              0.02,
+                              "allow: the one class-0 flow takes 1/3");
+        NS_TEST_EXPECT_MSG_LT(RelErr(Share("prevent", 1, 0), 1.0 / 201),
+                              0.02,
+                              "prevent: the one class-0 flow gets half what a class-1 flow gets");
+        NS_TEST_EXPECT_MSG_EQ(NewDisc({})->GetAttributeRange("Inversion"),
+                              "allow|prevent",
+                              "range shown to users");
+    }
+};
+
+/**
  * Flows of one class get equal bytes whatever their packet sizes.
  */
 class MsfcInnerFairnessTestCase : public TestCase
@@ -949,6 +1015,7 @@ class MsfcQueueDiscTestSuite : public TestSuite
         AddTestCase(new MsfcQuantaTestCase(), TestCase::Duration::QUICK);
         AddTestCase(new MsfcRatioShareTestCase(), TestCase::Duration::QUICK);
         AddTestCase(new MsfcFlowCountIndependenceTestCase(), TestCase::Duration::QUICK);
+        AddTestCase(new MsfcInversionTestCase(), TestCase::Duration::QUICK);
         AddTestCase(new MsfcInnerFairnessTestCase(), TestCase::Duration::QUICK);
         AddTestCase(new MsfcWorkConservationTestCase(), TestCase::Duration::QUICK);
         AddTestCase(new MsfcCoDelPerFlowTestCase(false), TestCase::Duration::QUICK);

@@ -27,6 +27,7 @@ static void explain(void)
 		"                [ limit PACKETS ] [ memory_limit BYTES ]\n"
 		"                [ drop_batch PACKETS ] [ ecn | noecn ]\n"
 		"                [ overload { flow | class } ] [ weights { rounded | exact } ]\n"
+		"                [ inversion { allow | prevent } ]\n"
 		"                [ dscp_map { default | DSCP:CLASS[,DSCP:CLASS...] } ]\n"
 		"  prios     classes, " TC_MSFC_PRIOS_RANGE ", class prios-1 is the most important (3)\n"
 		"  ratio     class p gets quantum * ratio^p, 1/65536 .. 16 (2)\n"
@@ -35,6 +36,9 @@ static void explain(void)
 		"  overload  victim of drops over limit: the fattest flow (flow), or the\n"
 		"            class most above its share, then its fattest flow (class)\n"
 		"  weights   class quanta in whole bytes (rounded) or 1/65536 byte (exact)\n"
+		"  inversion prevent: the classes below a crowded class get at most their\n"
+		"            per-flow share weighted by ratio, so no class gives its flows\n"
+		"            less each than a lower class (allow)\n"
 		"  DSCP      a number 0..63 or a name: be cs0..cs7 af11..af43 ef va le\n"
 		"  dscp_map  changes entries of the default map (LE,CS1 -> 0; other\n"
 		"            precedence 0/1 -> 1; precedence k -> k, clamped to prios-1)\n");
@@ -174,7 +178,7 @@ static int msfc_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 	__u32 val[TCA_MSFC_MAX + 1] = {};
 	bool have[TCA_MSFC_MAX + 1] = {};
 	__u8 map[TC_MSFC_DSCP_MAP_LEN];
-	int overload = -1, weights = -1;
+	int overload = -1, weights = -1, inversion = -1;
 	struct rtattr *tail;
 	size_t i;
 	int t;
@@ -215,6 +219,17 @@ static int msfc_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 					*argv);
 				return -1;
 			}
+		} else if (strcmp(*argv, "inversion") == 0) {
+			NEXT_ARG();
+			if (strcmp(*argv, "allow") == 0) {
+				inversion = TC_MSFC_INVERSION_ALLOW;
+			} else if (strcmp(*argv, "prevent") == 0) {
+				inversion = TC_MSFC_INVERSION_PREVENT;
+			} else {
+				fprintf(stderr, "msfc: inversion must be allow or prevent, got \"%s\"\n",
+					*argv);
+				return -1;
+			}
 		} else if (strcmp(*argv, "dscp_map") == 0) {
 			NEXT_ARG();
 			if (parse_dscp_map(map, *argv))
@@ -246,6 +261,8 @@ static int msfc_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 		addattr32(n, 1024, TCA_MSFC_OVERLOAD, overload);
 	if (weights != -1)
 		addattr32(n, 1024, TCA_MSFC_WEIGHTS, weights);
+	if (inversion != -1)
+		addattr32(n, 1024, TCA_MSFC_INVERSION, inversion);
 	addattr_nest_end(n, tail);
 	return 0;
 }
@@ -320,6 +337,14 @@ static int msfc_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 				     v == TC_MSFC_WEIGHTS_EXACT ? "exact" : "rounded");
 		else
 			print_uint(PRINT_ANY, "weights", "weights %u ", v);
+	}
+	if (tb[TCA_MSFC_INVERSION]) {
+		v = get_u32_attr(tb, TCA_MSFC_INVERSION, 0);
+		if (v == TC_MSFC_INVERSION_ALLOW || v == TC_MSFC_INVERSION_PREVENT)
+			print_string(PRINT_ANY, "inversion", "inversion %s ",
+				     v == TC_MSFC_INVERSION_PREVENT ? "prevent" : "allow");
+		else
+			print_uint(PRINT_ANY, "inversion", "inversion %u ", v);
 	}
 	if (tb[TCA_MSFC_DSCP_MAP] &&
 	    RTA_PAYLOAD(tb[TCA_MSFC_DSCP_MAP]) == TC_MSFC_DSCP_MAP_LEN) {

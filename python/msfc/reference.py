@@ -29,11 +29,24 @@ U32 = 0xFFFFFFFF
 
 # header keys of version 1 (CoDel is then never acting since time does not advance); every key
 # and its default: DEFAULTS, Msfc's keyword arguments
-V1_KEYS = ("prios", "flows", "quantum", "ratio", "limit", "drop_batch", "overload", "weights")
+V1_KEYS = (
+    "prios",
+    "flows",
+    "quantum",
+    "ratio",
+    "limit",
+    "drop_batch",
+    "overload",
+    "weights",
+    "inversion",
+)
 #: values of the ``overload`` parameter (docs/algorithm.md): the thesis's rule first
 OVERLOAD_MODES = P.CHOICES["overload"]
 #: values of the ``weights`` parameter: whole-byte class quanta (the thesis), or 1/65536 byte
 WEIGHT_MODES = P.CHOICES["weights"]
+#: values of the ``inversion`` parameter: class quanta as configured (the thesis), or raised so
+#: that no class gives its flows less each than a lower class gives its own
+INVERSION_MODES = P.CHOICES["inversion"]
 #: weights=exact: class quanta and deficits in 1/65536 byte
 EXACT_SHIFT = 16
 
@@ -165,6 +178,7 @@ class Msfc:
         ecn=0,
         overload="flow",
         weights="rounded",
+        inversion="allow",
     ):
         given = dict(
             prios=prios,
@@ -189,12 +203,22 @@ class Msfc:
             raise TraceError(f"weights={weights} unknown: use weights=rounded or weights=exact")
         # bytes -> class deficit units
         self.cscale = 1 << EXACT_SHIFT if weights == "exact" else 1
+        if inversion not in INVERSION_MODES:
+            raise TraceError(
+                f"inversion={inversion} unknown: use inversion=allow or inversion=prevent"
+            )
+        self.inversion = inversion
         self.prios, self.nflows, self.quantum = prios, flows, quantum
         self.limit, self.drop_batch = limit, drop_batch
         self.target, self.interval, self.ecn = us_to_codel(target), us_to_codel(interval), ecn
         self.ratio_fp = ratio_to_fp(str(ratio))
         self.cq = class_quanta(prios, quantum, self.ratio_fp, weights == "exact")
         self.classes = [Class(c, self.cq[c]) for c in range(prios)]
+        # inversion=prevent: the classes from the most important down (ratio 1: no order), and
+        # the factor a per-flow quantum is scaled by from one class to the next one down
+        down = list(range(prios))[::-1]
+        self.rank = down if self.ratio_fp >= 65536 else down[::-1]
+        self.step = (65536, self.ratio_fp) if self.ratio_fp >= 65536 else (self.ratio_fp, 65536)
         self.flow = [[Flow(c, f) for f in range(flows)] for c in range(prios)]
         self.active_classes: deque[Class] = deque()
         self.packets = 0
@@ -229,11 +253,11 @@ class Msfc:
         self.bytes += length
         if not fl.active:
             fl.active = True
-            fl.deficit = self.quantum
+            fl.deficit = self.flow_quantum(cl, fl)
             cl.flows.append(fl)
         if not cl.active:
             cl.active = True
-            cl.deficit = cl.quantum
+            cl.deficit = self.class_quantum(cl)
             self.active_classes.append(cl)
         if self.packets > self.limit:
             before = len(fl.pkts)
@@ -243,14 +267,50 @@ class Msfc:
             return not (victim is fl and not fl.pkts and before > 0)
         return True
 
+    # -- quanta -----------------------------------------------------------------------------
+    def flow_quantum(self, cl: Class, fl: Flow) -> int:
+        """What a flow's deficit is refilled with (activation and every round)."""
+        return self.quantum
+
+    def effective_quanta(self, upto: Class | None = None) -> list[int]:
+        """Class quanta as the outer DRR uses them (docs/algorithm.md, inversion): with
+        inversion=prevent, from the most important class down, P = the smallest per-flow
+        quantum floor(eff_k / n_k) of the classes above with flows, scaled down by the ratio
+        (rounded down) at every class down; eff_c = max(1, min(Q_c, n_c * P)), n_c the flows in
+        class c's list.  Stops after ``upto``.  Classes without flows keep Q_c."""
+        q = [cl.quantum for cl in self.classes]
+        if self.inversion == "allow" or self.ratio_fp == 65536:
+            return q
+        per_flow = None  # no class with flows above yet
+        for k in self.rank:
+            cl = self.classes[k]
+            n = len(cl.flows)
+            if n:
+                if per_flow is not None:
+                    q[k] = max(1, min(cl.quantum, n * per_flow))
+                per_flow = q[k] // n if per_flow is None else min(per_flow, q[k] // n)
+            if cl is upto:
+                break
+            if per_flow is not None:  # one class down: a flow there weighs 1/ratio flows here
+                per_flow = per_flow * self.step[0] // self.step[1]
+        return q
+
+    def class_quantum(self, cl: Class) -> int:
+        """What a class's deficit is refilled with (activation and every round)."""
+        if self.inversion == "allow":
+            return cl.quantum
+        return self.effective_quanta(cl)[cl.idx]
+
     def overload_drop(self) -> Flow:
         self.overload_events += 1
         if self.overload == "class":
             # the class with the largest backlog / quantum, the backlog counted in packets as the
             # limit is (ties: lowest class), then its fattest flow (ties: lowest flow)
+            # (inversion=prevent: the effective quanta eff_c)
+            q = self.effective_quanta()
             victim = self.classes[0]
             for cl in self.classes[1:]:
-                if cl.packets * victim.quantum > victim.packets * cl.quantum:
+                if cl.packets * q[victim.idx] > victim.packets * q[cl.idx]:
                     victim = cl
             candidates = [self.flow[victim.idx]]
         else:
@@ -283,7 +343,7 @@ class Msfc:
                 return None
             cl = self.active_classes[0]
             if cl.deficit <= 0:
-                cl.deficit += cl.quantum
+                cl.deficit += self.class_quantum(cl)
                 self.active_classes.rotate(-1)
                 continue
             pkt = self._class_dequeue(cl)
@@ -300,7 +360,7 @@ class Msfc:
                 return None
             fl = cl.flows[0]
             if fl.deficit <= 0:
-                fl.deficit += self.quantum
+                fl.deficit += self.flow_quantum(cl, fl)
                 cl.flows.rotate(-1)
                 continue
             p = self._codel_dequeue(fl)
@@ -407,7 +467,7 @@ def parse_header(line: str) -> dict:
         key, sep, value = item.partition("=")
         if not sep:
             raise TraceError(f"parameter '{item}' is not key=value")
-        if key in ("ratio", "overload", "weights"):
+        if key in ("ratio", "overload", "weights", "inversion"):
             params[key] = value
         elif key in DEFAULTS or key == "version":
             try:

@@ -121,6 +121,40 @@ TRACES = [
         ],
     ),
     (
+        # inversion=prevent: a class's quantum raised to its active flows times the largest
+        # per-flow quantum of the backlogged classes below it (ratio 2: class 0 lowest)
+        "inversion-prevent-3x16-r2",
+        113,
+        dict(prios=3, flows=16, quantum=1500, ratio="2", limit=10240, inversion="prevent"),
+        [
+            (1500, (0, 1, 2), 0.7, "mix"),
+            (600, (0, 2), 0.65, "mtu"),
+            (300, (), 0.0, "mix"),
+        ],
+    ),
+    (
+        # ratio below 1 (class 3 lowest), exact weights, and overload=class comparing backlogs
+        # with the effective quanta
+        "inversion-prevent-4x8-r0.5-overload",
+        127,
+        dict(
+            prios=4,
+            flows=8,
+            quantum=1514,
+            ratio="0.5",
+            limit=40,
+            drop_batch=4,
+            overload="class",
+            weights="exact",
+            inversion="prevent",
+        ),
+        [
+            (1500, (0, 1, 2, 3), 0.7, "mix"),
+            (500, (1, 3), 0.6, "mix"),
+            (300, (), 0.0, "mix"),
+        ],
+    ),
+    (
         "weights-exact-8x3-r0.5-q4000",
         109,
         dict(prios=8, flows=3, quantum=4000, ratio="0.5", limit=10240, weights="exact"),
@@ -177,7 +211,7 @@ GENERATED_SEED0 = 1
 def random_trace(seed: int, max_ops: int = 400) -> str:
     """One seeded random trace (format version 2): random classes, flows, sizes, idle gaps,
     load that builds sojourn times so CoDel drops and marks, sometimes a small limit, and
-    either overload mode and weights mode."""
+    either overload, weights and inversion mode."""
     rng = random.Random(seed)
     prios = rng.randint(1, 5)
     flows = rng.choice((1, 2, 3, 4, 8, 16))
@@ -205,6 +239,7 @@ def random_trace(seed: int, max_ops: int = 400) -> str:
     modes = random.Random(f"modes-{seed}")
     params["overload"] = modes.choice(ref.OVERLOAD_MODES)
     params["weights"] = modes.choice(ref.WEIGHT_MODES)
+    params["inversion"] = modes.choice(ref.INVERSION_MODES)
     try:
         ref.class_quanta(prios, quantum, ref.ratio_to_fp(ratio), params["weights"] == "exact")
     except ref.TraceError:  # quanta too small for exact weights: the thesis's rounding

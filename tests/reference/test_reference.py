@@ -153,6 +153,41 @@ class ReferenceTest(unittest.TestCase):
         with self.assertRaises(ref.TraceError):
             run(["P prios=2 flows=2 quantum=1500 ratio=2 limit=4 overload=fattest"])
 
+    def test_inversion_prevent_lowers_the_classes_below_a_crowded_one(self):
+        # one flow in class 0 against ten in class 1, quantum 1500, ratio 2: allow serves
+        # class 0 once and class 1 twice a round; prevent refills class 0 with 1 x 3000 / 10
+        # / 2 = 150 bytes, so after its first two packets (the second on the credit of its
+        # first refill) it sends one every 10 rounds of 2 class-1 packets: 1 + 1 + 15 in 330
+        lines = ["P prios=2 flows=16 quantum=1500 ratio=2 inversion=MODE"]
+        lines += ["E 0 0 1500"] * 200 + [f"E 1 {f} 1500" for f in range(10)] * 40 + ["D"] * 330
+        for mode, low in (("allow", 110), ("prevent", 17)):
+            out = run([lines[0].replace("MODE", mode)] + lines[1:])
+            self.assertEqual(sum(1 for x in out if x.startswith("0 ")), low, mode)
+
+        def crowd(ratio, counts, flows=200):
+            q = ref.Msfc(prios=len(counts), flows=flows, quantum=1514, ratio=ratio)
+            q.inversion = "prevent"
+            for c, n in enumerate(counts):
+                for f in range(n):
+                    q.enqueue(c, f, 1000)
+            return q
+
+        # the thesis's example: 100 flows in class 0, one in class 1: nothing changes
+        self.assertEqual(crowd("2", (100, 1, 0)).effective_quanta(), [1514, 3028, 6056])
+        # the reverse: 100 flows in class 2 above 3 in class 1 and one in class 0: P = 6056 /
+        # 100 = 60, halved to 30: eff_1 = 3 x 30; then 15: eff_0 = 15
+        q = crowd("2", (1, 3, 100))
+        self.assertEqual(q.effective_quanta(), [15, 90, 6056])
+        self.assertEqual(q.class_quantum(q.classes[1]), 90)
+        self.assertEqual(q.effective_quanta(q.classes[1]), [1514, 90, 6056])
+        # ratio below 1: class 0 is the most important; ratio 1: no order, nothing changes
+        self.assertEqual(crowd("0.5", (100, 3, 1)).effective_quanta(), [1514, 21, 3])
+        self.assertEqual(crowd("1", (100, 3, 1)).effective_quanta(), [1514] * 3)
+        # never below one unit: 4096 flows above give P = 3028 // 4096 = 0
+        self.assertEqual(crowd("2", (1, 4096), flows=4096).effective_quanta(), [1, 3028])
+        with self.assertRaisesRegex(ref.TraceError, "use inversion=allow or inversion=prevent"):
+            run(["P prios=2 flows=1 quantum=400 ratio=2 inversion=deny"])
+
     def test_exact_weights(self):
         # prios 8, ratio 0.5, quantum 4000: class 7 gets 31.25 bytes a round, not 32
         q = ref.class_quanta(8, 4000, 32768, exact=True)

@@ -68,6 +68,7 @@ static codel_time_t msfc_codel_time(void)
 #define MSFC_MAX_PRIOS		TC_MSFC_PRIOS_MAX
 #define MSFC_MAX_CLASS_QUANTUM	BIT_ULL(TC_MSFC_CLASS_QUANTUM_MAX_LOG2)
 #define MSFC_EXACT_SHIFT	16	/* weights exact: class quanta in 1/65536 byte */
+#define MSFC_RATIO_ONE		65536	/* ratio 1 in 16.16 fixed point */
 
 struct msfc_flow {
 	struct sk_buff	  *head;
@@ -107,6 +108,7 @@ struct msfc_sched_data {
 	u32		drop_batch;
 	u32		overload;	/* enum tc_msfc_overload */
 	u32		weights;	/* enum tc_msfc_weights */
+	u32		inversion;	/* enum tc_msfc_inversion */
 	u32		memory_limit;
 	u32		memory_usage;
 	u32		active_flows;
@@ -238,18 +240,80 @@ static void flow_queue_add(struct msfc_flow *flow, struct sk_buff *skb)
 	skb->next = NULL;
 }
 
-/* backlog(a) / quantum(a) > backlog(b) / quantum(b), exactly, the backlog in
+/* What a flow's deficit is refilled with (activation and every inner round). */
+static u64 msfc_flow_quantum(const struct msfc_sched_data *q,
+			     const struct msfc_class *cl,
+			     const struct msfc_flow *flow)
+{
+	return q->quantum;
+}
+
+/* inversion prevent: the effective class quanta from the most important
+ * class down (class prios - 1 first when ratio > 1, class 0 when below), until
+ * class @last: eff_c = max(1, min(Q_c, n_c * P)), P the smallest
+ * floor(eff_k / n_k) of the classes above with flows, scaled down by the
+ * ratio (rounded down) at every class down; n the active flows.  Classes
+ * without flows, and the first with flows, keep Q_c.  Stores them in @eff if
+ * given; returns eff_last.  O(prios), two divisions per class.
+ */
+static u64 msfc_effective_quanta(const struct msfc_sched_data *q, u32 last,
+				 u64 *eff)
+{
+	bool ascending = q->ratio > MSFC_RATIO_ONE, above = false;
+	u32 num = ascending ? MSFC_RATIO_ONE : q->ratio;
+	u32 den = ascending ? q->ratio : MSFC_RATIO_ONE;
+	u64 per_flow = 0, e = 0, lowered;
+	const struct msfc_class *cl;
+	u32 i, p;
+
+	for (i = 0; i < q->prios; i++) {
+		p = ascending ? q->prios - 1 - i : i;
+		cl = &q->classes[p];
+		e = cl->quantum;
+		if (cl->active_flows) {
+			if (above) {
+				if (!check_mul_overflow((u64)cl->active_flows, per_flow,
+							&lowered) && lowered < e)
+					e = max_t(u64, lowered, 1);
+				per_flow = min(per_flow, div_u64(e, cl->active_flows));
+			} else {
+				per_flow = div_u64(e, cl->active_flows);
+			}
+			above = true;
+		}
+		if (eff)
+			eff[p] = e;
+		if (p == last)
+			break;
+		per_flow = mul_u64_u32_div(per_flow, num, den);
+	}
+	return e;
+}
+
+/* What a class's deficit is refilled with (activation and every outer
+ * round): Q_c, or with inversion prevent its effective quantum.  Ratio 1
+ * ranks no class above another.
+ */
+static u64 msfc_class_quantum(const struct msfc_sched_data *q,
+			      const struct msfc_class *cl)
+{
+	if (q->inversion == TC_MSFC_INVERSION_ALLOW || q->ratio == MSFC_RATIO_ONE)
+		return cl->quantum;
+	return msfc_effective_quanta(q, cl - q->classes, NULL);
+}
+
+/* backlog(a) / quantum qa > backlog(b) / quantum qb, exactly, the backlog in
  * bytes or packets: a backlog has 32 bits and a quantum at most 40 (56 with
  * weights exact), so each cross product fits in 96 bits.
  */
-static bool msfc_class_fuller(const struct msfc_class *a,
-			      const struct msfc_class *b, bool bytes)
+static bool msfc_class_fuller(const struct msfc_class *a, u64 qa,
+			      const struct msfc_class *b, u64 qb, bool bytes)
 {
 	u32 ba = bytes ? a->backlog : a->qlen, bb = bytes ? b->backlog : b->qlen;
-	u64 al = (u64)ba * lower_32_bits(b->quantum);
-	u64 ah = (u64)ba * upper_32_bits(b->quantum) + (al >> 32);
-	u64 bl = (u64)bb * lower_32_bits(a->quantum);
-	u64 bh = (u64)bb * upper_32_bits(a->quantum) + (bl >> 32);
+	u64 al = (u64)ba * lower_32_bits(qb);
+	u64 ah = (u64)ba * upper_32_bits(qb) + (al >> 32);
+	u64 bl = (u64)bb * lower_32_bits(qa);
+	u64 bh = (u64)bb * upper_32_bits(qa) + (bl >> 32);
 
 	if (ah != bh)
 		return ah > bh;
@@ -262,7 +326,8 @@ static bool msfc_class_fuller(const struct msfc_class *a,
  * all classes (overload flow), or inside the class with the largest
  * backlog / quantum, the class most above its share of the buffer
  * (overload class; ties: lowest class), its backlog counted in packets over
- * limit and in bytes over memory_limit only.  Emptied flows and classes stay
+ * limit and in bytes over memory_limit only (with inversion prevent, the
+ * effective quanta).  Emptied flows and classes stay
  * on their lists and leave at their next dequeue visit.
  */
 static void msfc_overload_drop(struct Qdisc *sch, u32 max_packets,
@@ -278,10 +343,17 @@ static void msfc_overload_drop(struct Qdisc *sch, u32 max_packets,
 	i = 0;
 	if (q->overload == TC_MSFC_OVERLOAD_CLASS) {
 		bool bytes = sch->q.qlen <= sch->limit;
+		u64 eff[MSFC_MAX_PRIOS];
 		u32 p, victim = 0;
 
+		for (p = 0; p < q->prios; p++)
+			eff[p] = q->classes[p].quantum;
+		if (q->inversion == TC_MSFC_INVERSION_PREVENT &&
+		    q->ratio != MSFC_RATIO_ONE)
+			msfc_effective_quanta(q, q->prios, eff);
 		for (p = 1; p < q->prios; p++)
-			if (msfc_class_fuller(&q->classes[p], &q->classes[victim],
+			if (msfc_class_fuller(&q->classes[p], eff[p],
+					      &q->classes[victim], eff[victim],
 					      bytes))
 				victim = p;
 		i = victim * q->flows_cnt;
@@ -344,13 +416,13 @@ static int msfc_enqueue_flow(struct sk_buff *skb, struct Qdisc *sch, u32 cidx,
 
 	if (list_empty(&flow->flowchain)) {
 		list_add_tail(&flow->flowchain, &cl->flows);
-		flow->deficit = q->quantum;
 		cl->active_flows++;
 		q->active_flows++;
+		flow->deficit = msfc_flow_quantum(q, cl, flow);
 	}
 	if (list_empty(&cl->node)) {
 		list_add_tail(&cl->node, &q->active_classes);
-		cl->deficit = cl->quantum;
+		cl->deficit = msfc_class_quantum(q, cl);
 	}
 
 	get_codel_cb(skb)->mem_usage = skb->truesize;
@@ -460,11 +532,11 @@ static void msfc_skip_flow_rounds(struct msfc_sched_data *q,
 	struct msfc_flow *flow;
 
 	list_for_each_entry(flow, &cl->flows, flowchain)
-		k = min(k, msfc_refills(flow->deficit, q->quantum));
+		k = min(k, msfc_refills(flow->deficit, msfc_flow_quantum(q, cl, flow)));
 	if (k < 2)
 		return;
 	list_for_each_entry(flow, &cl->flows, flowchain)
-		flow->deficit += (k - 1) * q->quantum;
+		flow->deficit += (k - 1) * msfc_flow_quantum(q, cl, flow);
 }
 
 static void msfc_skip_class_rounds(struct msfc_sched_data *q)
@@ -472,12 +544,13 @@ static void msfc_skip_class_rounds(struct msfc_sched_data *q)
 	struct msfc_class *cl;
 	u64 k = U64_MAX;
 
+	/* the quanta do not change in such rounds: no flow comes or goes */
 	list_for_each_entry(cl, &q->active_classes, node)
-		k = min(k, msfc_refills(cl->deficit, cl->quantum));
+		k = min(k, msfc_refills(cl->deficit, msfc_class_quantum(q, cl)));
 	if (k < 2)
 		return;
 	list_for_each_entry(cl, &q->active_classes, node)
-		cl->deficit += (k - 1) * cl->quantum;
+		cl->deficit += (k - 1) * msfc_class_quantum(q, cl);
 }
 
 /* Inner DRR over the active flows of one class. */
@@ -499,7 +572,7 @@ static struct sk_buff *msfc_class_dequeue(struct Qdisc *sch,
 				msfc_skip_flow_rounds(q, cl);
 				refills = 0;
 			}
-			flow->deficit += q->quantum;
+			flow->deficit += msfc_flow_quantum(q, cl, flow);
 			list_move_tail(&flow->flowchain, &cl->flows);
 			continue;
 		}
@@ -543,7 +616,7 @@ static struct sk_buff *__msfc_dequeue(struct Qdisc *sch)
 				msfc_skip_class_rounds(q);
 				refills = 0;
 			}
-			cl->deficit += cl->quantum;
+			cl->deficit += msfc_class_quantum(q, cl);
 			list_move_tail(&cl->node, &q->active_classes);
 			continue;
 		}
@@ -648,13 +721,14 @@ static const struct nla_policy msfc_policy[TCA_MSFC_MAX + 1] = {
 	[TCA_MSFC_DSCP_MAP]	= NLA_POLICY_EXACT_LEN(TC_MSFC_DSCP_MAP_LEN),
 	[TCA_MSFC_OVERLOAD]	= NLA_POLICY_MAX(NLA_U32, TC_MSFC_OVERLOAD_MAX),
 	[TCA_MSFC_WEIGHTS]	= NLA_POLICY_MAX(NLA_U32, TC_MSFC_WEIGHTS_MAX),
+	[TCA_MSFC_INVERSION]	= NLA_POLICY_MAX(NLA_U32, TC_MSFC_INVERSION_MAX),
 };
 
 struct msfc_config {
 	u32 prios, flows_cnt, quantum, ratio;
 	codel_time_t target, interval;
 	u32 target_us, interval_us;
-	u32 limit, memory_limit, drop_batch, ecn, overload, weights;
+	u32 limit, memory_limit, drop_batch, ecn, overload, weights, inversion;
 	u8 dscp_map[TC_MSFC_DSCP_MAP_LEN];
 	u64 quanta[MSFC_MAX_PRIOS];
 };
@@ -682,6 +756,7 @@ static const struct msfc_field msfc_fields[TCA_MSFC_MAX + 1] = {
 	[TCA_MSFC_ECN]		= MSFC_FIELD(ecn, "ecn", TC_MSFC_ECN_RANGE),
 	[TCA_MSFC_OVERLOAD]	= MSFC_FIELD(overload, "overload", TC_MSFC_OVERLOAD_RANGE),
 	[TCA_MSFC_WEIGHTS]	= MSFC_FIELD(weights, "weights", TC_MSFC_WEIGHTS_RANGE),
+	[TCA_MSFC_INVERSION]	= MSFC_FIELD(inversion, "inversion", TC_MSFC_INVERSION_RANGE),
 };
 
 /* Parse and check everything before changing anything. */
@@ -767,6 +842,7 @@ static void msfc_get_config(struct Qdisc *sch, struct msfc_config *c)
 	c->ecn = q->cparams.ecn;
 	c->overload = q->overload;
 	c->weights = q->weights;
+	c->inversion = q->inversion;
 	memcpy(c->dscp_map, q->dscp_map, TC_MSFC_DSCP_MAP_LEN);
 }
 
@@ -873,6 +949,7 @@ static int msfc_change(struct Qdisc *sch, struct nlattr *opt,
 	WRITE_ONCE(q->drop_batch, c.drop_batch);
 	WRITE_ONCE(q->overload, c.overload);
 	WRITE_ONCE(q->weights, c.weights);
+	WRITE_ONCE(q->inversion, c.inversion);
 	memcpy(q->dscp_map, c.dscp_map, TC_MSFC_DSCP_MAP_LEN);
 
 	/* a lower limit drops from the fattest flows, keeping the rest */
@@ -920,6 +997,7 @@ static int msfc_init(struct Qdisc *sch, struct nlattr *opt,
 	q->drop_batch = TC_MSFC_DROP_BATCH_DEFAULT;
 	q->overload = TC_MSFC_OVERLOAD_DEFAULT;
 	q->weights = TC_MSFC_WEIGHTS_DEFAULT;
+	q->inversion = TC_MSFC_INVERSION_DEFAULT;
 	q->memory_limit = TC_MSFC_MEMORY_LIMIT_DEFAULT;
 	memcpy(q->dscp_map, msfc_default_dscp_map, TC_MSFC_DSCP_MAP_LEN);
 	get_random_bytes(&q->perturbation, sizeof(q->perturbation));
@@ -970,7 +1048,8 @@ static int msfc_dump(struct Qdisc *sch, struct sk_buff *skb)
 	    nla_put_u32(skb, TCA_MSFC_ECN, READ_ONCE(q->cparams.ecn)) ||
 	    nla_put(skb, TCA_MSFC_DSCP_MAP, TC_MSFC_DSCP_MAP_LEN, q->dscp_map) ||
 	    nla_put_u32(skb, TCA_MSFC_OVERLOAD, READ_ONCE(q->overload)) ||
-	    nla_put_u32(skb, TCA_MSFC_WEIGHTS, READ_ONCE(q->weights)))
+	    nla_put_u32(skb, TCA_MSFC_WEIGHTS, READ_ONCE(q->weights)) ||
+	    nla_put_u32(skb, TCA_MSFC_INVERSION, READ_ONCE(q->inversion)))
 		goto nla_put_failure;
 
 	return nla_nest_end(skb, opts);

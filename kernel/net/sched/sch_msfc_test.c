@@ -24,7 +24,7 @@ struct msfc_vector {
 	const char *name;
 	u32 prios, flows, quantum, ratio, limit, drop_batch;
 	u32 target_us, interval_us, ecn;
-	u32 overload, weights;
+	u32 overload, weights, inversion;
 	const struct msfc_vec_op *ops;
 	u32 nops;
 	const struct msfc_vec_op *exp;
@@ -264,6 +264,7 @@ static void msfc_test_vectors(struct kunit *test)
 			{ TCA_MSFC_DROP_BATCH, vec->drop_batch },
 			{ TCA_MSFC_OVERLOAD, vec->overload },
 			{ TCA_MSFC_WEIGHTS, vec->weights },
+			{ TCA_MSFC_INVERSION, vec->inversion },
 			{ TCA_MSFC_MEMORY_LIMIT, 1U << 31 },
 			{ TCA_MSFC_TARGET, vec->target_us },
 			{ TCA_MSFC_INTERVAL, vec->interval_us },
@@ -724,6 +725,8 @@ static void msfc_test_invalid(struct kunit *test)
 		{ "overload 2", { { TCA_MSFC_OVERLOAD, 2 } }, 0, 0,
 		  MSFC_MSG("overload", OVERLOAD) },
 		{ "weights 2", { { TCA_MSFC_WEIGHTS, 2 } }, 0, 0, MSFC_MSG("weights", WEIGHTS) },
+		{ "inversion 2", { { TCA_MSFC_INVERSION, 2 } }, 0, 0,
+		  MSFC_MSG("inversion", INVERSION) },
 		{ "exact class quanta below 1/65536 byte",
 		  { { TCA_MSFC_PRIOS, 3 }, { TCA_MSFC_RATIO, 1 }, { TCA_MSFC_WEIGHTS, 1 } }, 0, 0,
 		  TC_MSFC_EXACT_WEIGHTS_MSG },
@@ -939,6 +942,54 @@ static void msfc_test_overload_class(struct kunit *test)
 	}
 }
 
+/* inversion: one flow in class 0 against ten in class 1, all backlogged with
+ * 1500-byte packets, quantum 1500, ratio 2.  Allow (the thesis): class 0
+ * takes 1/3 of the link for its one flow, each class-1 flow 1/15.  Prevent:
+ * class 0 is refilled with 3000 / 10 / 2 = 150 bytes, so a class-1 flow gets
+ * twice what the class-0 flow gets (2/21 against 1/21).
+ */
+static void msfc_test_inversion(struct kunit *test)
+{
+	static const u32 modes[] = { TC_MSFC_INVERSION_ALLOW, TC_MSFC_INVERSION_PREVENT };
+	int m, i, f;
+
+	for (m = 0; m < ARRAY_SIZE(modes); m++) {
+		const struct msfc_test_attr attrs[] = {
+			{ TCA_MSFC_PRIOS, 2 }, { TCA_MSFC_FLOWS, 16 },
+			{ TCA_MSFC_QUANTUM, 1500 }, { TCA_MSFC_INVERSION, modes[m] }, { 0 }
+		};
+		struct Qdisc *sch = msfc_test_create(test, attrs);
+		u64 low = 0, high[10] = {}, least = U64_MAX;
+
+		for (i = 0; i < 400; i++) {
+			msfc_test_enqueue_flow(sch, 0, 0, 1500);
+			for (f = 0; f < 10; f++)
+				msfc_test_enqueue_flow(sch, 1, f, 1500);
+		}
+		for (i = 0; i < 1100; i++) {
+			struct sk_buff *skb = msfc_dequeue(sch);
+
+			KUNIT_ASSERT_NOT_NULL(test, skb);
+			if (skb->mark >> 16)
+				high[skb->mark & 0xffff] += qdisc_pkt_len(skb);
+			else
+				low += qdisc_pkt_len(skb);
+			kfree_skb(skb);
+		}
+		for (f = 0; f < 10; f++)
+			least = min(least, high[f]);
+		if (modes[m] == TC_MSFC_INVERSION_ALLOW) {
+			KUNIT_EXPECT_GT_MSG(test, low, 4 * least,
+					    "allow: class 0 %llu, class-1 flow %llu", low, least);
+		} else {
+			KUNIT_EXPECT_LE_MSG(test, 2 * low, least + 4 * 1500,
+					    "prevent: class 0 %llu, class-1 flow %llu", low, least);
+			KUNIT_EXPECT_GE(test, low, 50 * 1500);
+		}
+		msfc_test_release(test);
+	}
+}
+
 static struct kunit_case msfc_test_cases[] = {
 	KUNIT_CASE(msfc_test_vectors),
 	KUNIT_CASE(msfc_test_ratio_shares),
@@ -947,6 +998,7 @@ static struct kunit_case msfc_test_cases[] = {
 	KUNIT_CASE(msfc_test_codel),
 	KUNIT_CASE(msfc_test_limits),
 	KUNIT_CASE(msfc_test_overload_class),
+	KUNIT_CASE(msfc_test_inversion),
 	KUNIT_CASE(msfc_test_memory_bound),
 	KUNIT_CASE(msfc_test_small_quantum),
 	KUNIT_CASE(msfc_test_invalid),

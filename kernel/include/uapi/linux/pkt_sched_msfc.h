@@ -22,6 +22,7 @@ enum {
 	TCA_MSFC_DSCP_MAP,	/* binary, 64 x u8: class of each DSCP */
 	TCA_MSFC_OVERLOAD,	/* u32, enum tc_msfc_overload: victim of overload drops */
 	TCA_MSFC_WEIGHTS,	/* u32, enum tc_msfc_weights: class quanta resolution */
+	TCA_MSFC_INVERSION,	/* u32, enum tc_msfc_inversion: per-flow priority order */
 	__TCA_MSFC_MAX
 };
 
@@ -39,6 +40,13 @@ enum tc_msfc_weights {
 	TC_MSFC_WEIGHTS_ROUNDED,	/* whole bytes, at least 1 */
 	TC_MSFC_WEIGHTS_EXACT,		/* 1/65536 byte */
 	__TC_MSFC_WEIGHTS_MAX
+};
+
+/* Whether a class may give its flows less each than a lower class gives its own */
+enum tc_msfc_inversion {
+	TC_MSFC_INVERSION_ALLOW,	/* class quantum Q_p, whatever the flow counts */
+	TC_MSFC_INVERSION_PREVENT,	/* classes below a crowded one: per-flow weights */
+	__TC_MSFC_INVERSION_MAX
 };
 
 #define TC_MSFC_MAX_PRIOS	TC_MSFC_PRIOS_MAX
@@ -98,6 +106,10 @@ enum tc_msfc_weights {
 #define TC_MSFC_WEIGHTS_MAX		1
 #define TC_MSFC_WEIGHTS_DEFAULT		0
 #define TC_MSFC_WEIGHTS_RANGE		"0 (rounded) or 1 (exact)"
+#define TC_MSFC_INVERSION_MIN		0
+#define TC_MSFC_INVERSION_MAX		1
+#define TC_MSFC_INVERSION_DEFAULT	0
+#define TC_MSFC_INVERSION_RANGE		"0 (allow) or 1 (prevent)"
 
 /* Rules between parameters and of the DSCP map, as error messages. */
 #define TC_MSFC_TARGET_INTERVAL_MSG	"target must be at least 2 us and below interval"
