@@ -340,7 +340,8 @@ def main():
         and opts["dscp_map"][8] == 0
         and opts.get("ecn") is False
         and opts.get("overload") == "flow"
-        and opts.get("weights") == "rounded",
+        and opts.get("weights") == "rounded"
+        and opts.get("isolate") == "flow",
         "tc -j qdisc show: options as configured, defaults as documented",
         json.dumps(opts),
     )
@@ -620,6 +621,8 @@ def main():
             "class",
             "weights",
             "exact",
+            "isolate",
+            "dst",
         ],
         ns="b",
         check=False,
@@ -633,15 +636,16 @@ def main():
         and o.get("memory_limit") == 4 * 1024 * 1024
         and o.get("drop_batch") == 32
         and o.get("overload") == "class"
-        and o.get("weights") == "exact",
+        and o.get("weights") == "exact"
+        and o.get("isolate") == "dst",
         "msfc as root qdisc with ecn, limit, memory_limit, drop_batch, overload class, "
-        "weights exact",
+        "weights exact, isolate dst",
         p.stderr.strip() + out[:300],
     )
     text = sh([TC, "qdisc", "show", "dev", "vb"], ns="b").stdout
     report(
-        "overload class" in text and "weights exact" in text,
-        "tc qdisc show: overload class weights exact",
+        "overload class" in text and "weights exact" in text and "isolate dst" in text,
+        "tc qdisc show: overload class weights exact isolate dst",
         text.strip()[:300],
     )
     p = sh(
@@ -662,6 +666,16 @@ def main():
     report(
         p.returncode != 0 and "overload" in p.stderr and "flow or class" in p.stderr,
         "tc rejects an unknown overload mode, naming the valid ones",
+        p.stderr.strip(),
+    )
+    p = sh(
+        [TC, "qdisc", "change", "dev", "vb", "root", "msfc", "isolate", "host"],
+        ns="b",
+        check=False,
+    )
+    report(
+        p.returncode != 0 and "isolate" in p.stderr and "flow, src, dst or both" in p.stderr,
+        "tc rejects an unknown isolate mode, naming the valid ones",
         p.stderr.strip(),
     )
     p = sh([TC, "qdisc", "del", "dev", "vb", "root"], ns="b", check=False)

@@ -26,17 +26,19 @@ namespace
 {
 
 /// Newest trace format version this replayer reads.
-constexpr int TRACE_VERSION = 2;
+constexpr int TRACE_VERSION = 3;
 
-/// A packet addressed to a given flow; the class travels in a SocketPriorityTag.
-class TraceItem : public QueueDiscItem
+/// A packet addressed to a given flow and host slots; the class travels in a SocketPriorityTag.
+class TraceItem : public QueueDiscItem, public MsfcQueueDisc::HostHashItem
 {
   public:
-    TraceItem(uint32_t cls, uint32_t flow, uint32_t len, bool ect)
+    TraceItem(uint32_t cls, uint32_t flow, uint32_t len, bool ect, uint32_t src, uint32_t dst)
         : QueueDiscItem(Create<Packet>(len), Address(), 0),
           m_cls(cls),
           m_flow(flow),
-          m_ect(ect)
+          m_ect(ect),
+          m_src(src),
+          m_dst(dst)
     {
         SocketPriorityTag tag;
         tag.SetPriority(static_cast<uint8_t>(cls));
@@ -61,6 +63,11 @@ class TraceItem : public QueueDiscItem
         return m_flow;
     }
 
+    uint32_t HostHash(bool destination, uint32_t) const override
+    {
+        return destination ? m_dst : m_src;
+    }
+
     /// @return "<class> <flow> <len>" of this packet
     std::string Describe() const
     {
@@ -71,6 +78,8 @@ class TraceItem : public QueueDiscItem
     uint32_t m_cls;   //!< class from the trace
     uint32_t m_flow;  //!< flow from the trace
     bool m_ect;       //!< ECN-capable transport
+    uint32_t m_src;   //!< source host slot from the trace
+    uint32_t m_dst;   //!< destination host slot from the trace
     bool m_ce{false}; //!< CE-marked by the queue disc
 };
 
@@ -108,7 +117,8 @@ ReplayLines(std::istream& in,
                                                  {"interval", "100000"},
                                                  {"ecn", "0"},
                                                  {"overload", "flow"},
-                                                 {"weights", "rounded"}};
+                                                 {"weights", "rounded"},
+                                                 {"isolate", "flow"}};
     const std::set<std::string> known = {"version",
                                          "prios",
                                          "flows",
@@ -120,7 +130,8 @@ ReplayLines(std::istream& in,
                                          "interval",
                                          "ecn",
                                          "overload",
-                                         "weights"};
+                                         "weights",
+                                         "isolate"};
     Ptr<MsfcQueueDisc> q;
     int version = 1;
     std::string line;
@@ -178,12 +189,24 @@ ReplayLines(std::istream& in,
                         " unknown: use weights=rounded or weights=exact";
                 return false;
             }
+            const std::string& iso = params["isolate"];
+            if (iso != "flow" && iso != "src" && iso != "dst" && iso != "both")
+            {
+                error = where() + "isolate=" + iso +
+                        " unknown: use isolate=flow, isolate=src, isolate=dst or isolate=both";
+                return false;
+            }
             version = std::atoi(params["version"].c_str());
             if (version < 1 || version > TRACE_VERSION)
             {
                 error = where() + "trace version " + params["version"] +
                         " is not supported (this replayer reads 1.." +
                         std::to_string(TRACE_VERSION) + ")";
+                return false;
+            }
+            if (iso != "flow" && version < 3)
+            {
+                error = where() + "isolate needs version=3 on the P line";
                 return false;
             }
             ObjectFactory f;
@@ -196,6 +219,7 @@ ReplayLines(std::istream& in,
             f.Set("DropBatchSize", StringValue(params["drop_batch"]));
             f.Set("Overload", StringValue(params["overload"]));
             f.Set("Weights", StringValue(params["weights"]));
+            f.Set("Isolate", StringValue(iso));
             f.Set("Target", StringValue(params["target"] + "us"));
             f.Set("Interval", StringValue(params["interval"] + "us"));
             f.Set("UseEcn", BooleanValue(params["ecn"] == "1"));
@@ -224,9 +248,11 @@ ReplayLines(std::istream& in,
             uint32_t flow;
             uint32_t len;
             uint32_t ect = 0;
+            uint32_t src = 0;
+            uint32_t dst = 0;
             if (!(ls >> cls >> flow >> len) || len == 0)
             {
-                error = where() + "expected 'E <class> <flow> <len> [<ect>]'";
+                error = where() + "expected 'E <class> <flow> <len> [<ect> [<src> <dst>]]'";
                 return false;
             }
             if ((ls >> ect) && (version < 2 || ect > 1))
@@ -234,7 +260,17 @@ ReplayLines(std::istream& in,
                 error = where() + "the ECT field is 0 or 1 and needs version=2";
                 return false;
             }
-            q->Enqueue(Create<TraceItem>(cls, flow, len, ect == 1));
+            if (ls >> src)
+            {
+                const uint32_t flows = std::stoul(params["flows"]);
+                if (!(ls >> dst) || version < 3 || src >= flows || dst >= flows)
+                {
+                    error = where() + "the host fields are '<src> <dst>', each 0 .. flows-1, " +
+                            "and need version=3";
+                    return false;
+                }
+            }
+            q->Enqueue(Create<TraceItem>(cls, flow, len, ect == 1, src, dst));
         }
         else if (op == "D")
         {

@@ -3,8 +3,9 @@
 Runs build/scenario-starvation for every scheduler and number of thin flows, then writes
 RESULTS/starvation.png, RESULTS/starvation.csv (+ .md) with the seed's finding beside ours;
 then the DoS case (`--preset=dos`: thin traffic above the link rate) with a 33- and a
-1000-packet buffer, also with MSFC's `overload=class`: RESULTS/starvation_dos.png,
-starvation_dos.csv (+ .md).
+1000-packet buffer, and with the 33-packet buffer and the flood from one host, also with MSFC's
+`overload=class` and `isolate=src|dst|both`: RESULTS/starvation_dos.png, starvation_dos.csv
+(+ .md).
 
     msfc bench seed001-starvation results/seeds            # full sweep (~15 min)
     msfc bench seed001-starvation results/seeds --quick    # 3 points, short runs
@@ -32,11 +33,20 @@ SCHEDULERS = [
 # The DoS case also runs MSFC with overload drops that respect class shares (docs/algorithm.md,
 # `overload`): (label, scheduler, thin-class, scheduler attributes)
 OVERLOAD_CLASS = {"Msfc.Overload": "class"}
-DOS_SCHEDULERS = [(label, sched, cls, {}) for label, sched, cls in SCHEDULERS] + [
-    ("MSFC overload=class, thin in TCP's class", "Msfc", "same", OVERLOAD_CLASS),
-    ("MSFC overload=class, thin in a higher class", "Msfc", "higher", OVERLOAD_CLASS),
-    ("MSFC overload=class, thin in a lower class", "Msfc", "lower", OVERLOAD_CLASS),
-]
+DOS_SCHEDULERS = (
+    [(label, sched, cls, {}) for label, sched, cls in SCHEDULERS]
+    + [
+        ("MSFC overload=class, thin in TCP's class", "Msfc", "same", OVERLOAD_CLASS),
+        ("MSFC overload=class, thin in a higher class", "Msfc", "higher", OVERLOAD_CLASS),
+        ("MSFC overload=class, thin in a lower class", "Msfc", "lower", OVERLOAD_CLASS),
+    ]
+    + [
+        # per-host isolation (docs/algorithm.md, `isolate`): matters when the flood comes from one
+        # host, the buffer33_one_host column
+        (f"MSFC isolate={mode}, thin in TCP's class", "Msfc", "same", {"Msfc.Isolate": mode})
+        for mode in ("src", "dst", "both")
+    ]
+)
 
 
 def tcp_and_thin(run_dir: Path) -> dict:
@@ -139,11 +149,13 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
 
 def dos(a) -> None:
     """The DoS case: 45 thin flows of 200-byte payloads (2.7 Mbit/s, above the link rate),
-    with the 2 x BDP buffer (33 packets) and with a 1000-packet buffer."""
-    buffers = [33, 1000]
+    with the 2 x BDP buffer (33 packets) and with a 1000-packet buffer, each thin flow from a
+    host of its own (the seed); and with the 33-packet buffer and every thin flow from one
+    host ("33_one_host")."""
+    cases = [("33", 33, "each"), ("1000", 1000, "each"), ("33_one_host", 33, "one")]
     res = {}
     for label, sched, cls, attrs in DOS_SCHEDULERS:
-        for buf in buffers:
+        for case, buf, hosts in cases:
             out = run_scenario(
                 a.build,
                 "starvation",
@@ -154,32 +166,35 @@ def dos(a) -> None:
                     "thin-class": cls,
                     "buffer": buf,
                     "duration": min(a.duration, 30.0),
+                    **({"thin-hosts": hosts} if hosts != "each" else {}),
                     **attrs,
                 },
                 rng_run=a.rng_run,
                 force=not a.reuse,
             )
             r = tcp_and_thin(out)
-            res[(label, buf)] = (r["tcp_kbps"], r["thin_kbps"])
+            res[(label, case)] = (r["tcp_kbps"], r["thin_kbps"])
     header = (
         ["scheduler"]
-        + [f"tcp_kbps_buffer{b}" for b in buffers]
-        + [f"thin_kbps_buffer{b}" for b in buffers]
+        + [f"tcp_kbps_buffer{c}" for c, _, _ in cases]
+        + [f"thin_kbps_buffer{c}" for c, _, _ in cases]
     )
     rows = [
-        [label] + [res[(label, b)][0] for b in buffers] + [res[(label, b)][1] for b in buffers]
+        [label]
+        + [res[(label, c)][0] for c, _, _ in cases]
+        + [res[(label, c)][1] for c, _, _ in cases]
         for label, _, _, _ in DOS_SCHEDULERS
     ]
     seeds.write_table(a.results / "starvation_dos.csv", header, rows)
     plt = seeds.pyplot()
     fig, ax = plt.subplots(figsize=(8, 4))
     x = range(len(DOS_SCHEDULERS))
-    for i, b in enumerate(buffers):
+    for i, (case, b, hosts) in enumerate(cases):
         ax.bar(
-            [k + (i - 0.5) * 0.4 for k in x],
-            [res[(ln, b)][0] for ln, _, _, _ in DOS_SCHEDULERS],
-            width=0.4,
-            label=f"buffer {b} packets",
+            [k + (i - 1) * 0.27 for k in x],
+            [res[(ln, case)][0] for ln, _, _, _ in DOS_SCHEDULERS],
+            width=0.27,
+            label=f"buffer {b} packets" + (", flood from one host" if hosts == "one" else ""),
         )
     ax.set_xticks(list(x))
     ax.set_xticklabels([ln for ln, _, _, _ in DOS_SCHEDULERS], rotation=30, ha="right", fontsize=7)

@@ -22,6 +22,7 @@ enum {
 	TCA_MSFC_DSCP_MAP,	/* binary, 64 x u8: class of each DSCP */
 	TCA_MSFC_OVERLOAD,	/* u32, enum tc_msfc_overload: victim of overload drops */
 	TCA_MSFC_WEIGHTS,	/* u32, enum tc_msfc_weights: class quanta resolution */
+	TCA_MSFC_ISOLATE,	/* u32, enum tc_msfc_isolate: fairness per flow or per host */
 	__TCA_MSFC_MAX
 };
 
@@ -39,6 +40,15 @@ enum tc_msfc_weights {
 	TC_MSFC_WEIGHTS_ROUNDED,	/* whole bytes, at least 1 */
 	TC_MSFC_WEIGHTS_EXACT,		/* 1/65536 byte */
 	__TC_MSFC_WEIGHTS_MAX
+};
+
+/* Fairness inside a class: per flow, or per host first (then per flow of the host) */
+enum tc_msfc_isolate {
+	TC_MSFC_ISOLATE_FLOW,	/* every flow one share */
+	TC_MSFC_ISOLATE_SRC,	/* every source host one share */
+	TC_MSFC_ISOLATE_DST,	/* every destination host one share */
+	TC_MSFC_ISOLATE_BOTH,	/* a flow's share: its busier host's, source or destination */
+	__TC_MSFC_ISOLATE_MAX
 };
 
 #define TC_MSFC_MAX_PRIOS	TC_MSFC_PRIOS_MAX
@@ -98,6 +108,10 @@ enum tc_msfc_weights {
 #define TC_MSFC_WEIGHTS_MAX		1
 #define TC_MSFC_WEIGHTS_DEFAULT		0
 #define TC_MSFC_WEIGHTS_RANGE		"0 (rounded) or 1 (exact)"
+#define TC_MSFC_ISOLATE_MIN		0
+#define TC_MSFC_ISOLATE_MAX		3
+#define TC_MSFC_ISOLATE_DEFAULT		0
+#define TC_MSFC_ISOLATE_RANGE		"0 (flow), 1 (src), 2 (dst) or 3 (both)"
 
 /* Rules between parameters and of the DSCP map, as error messages. */
 #define TC_MSFC_TARGET_INTERVAL_MSG	"target must be at least 2 us and below interval"
@@ -106,6 +120,8 @@ enum tc_msfc_weights {
 	"quantum * ratio^(prios-1) exceeds 2^40 bytes: lower ratio, prios or quantum"
 #define TC_MSFC_EXACT_WEIGHTS_MSG \
 	"class quanta too small for exact weights (shares could be off by more than 0.5 %): raise quantum or ratio, or lower prios"
+#define TC_MSFC_ISOLATE_BUSY_MSG \
+	"isolate cannot change while packets are queued: change it on an idle link, or delete and re-add the qdisc"
 #define TC_MSFC_DSCP_MAP_MSG		"dscp map entries must be classes 0 .. 15"
 
 /*
