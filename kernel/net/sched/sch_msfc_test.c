@@ -439,6 +439,7 @@ static void msfc_test_isolate_hosts(struct kunit *test)
 	};
 	const struct msfc_test_attr to_flow[] = { { TCA_MSFC_ISOLATE, 0 }, { 0 } };
 	struct netlink_ext_ack extack = {};
+	struct sk_buff *to_free = NULL;
 	struct msfc_sched_data *q;
 	struct Qdisc *sch = NULL;
 	int m, i, f;
@@ -457,7 +458,7 @@ static void msfc_test_isolate_hosts(struct kunit *test)
 		/* flow f of host 0 from 10.0.0.1 to 10.0.1.1 (src) or from
 		 * 10.0.1.1 to 10.0.0.1 (dst); host 1 (flow 8) with .2
 		 */
-		q->perturbation = 1;	/* no flow or host collides */
+		q->perturbation = 1;	/* no host slots collide */
 		for (i = 0; i < 100; i++) {
 			for (f = 0; f < 9; f++) {
 				struct sk_buff *skb = msfc_test_ip_skb(1500, 0, 1000 + f);
@@ -472,7 +473,11 @@ static void msfc_test_isolate_hosts(struct kunit *test)
 					ip_hdr(skb)->daddr = htonl(0x0a000101 + f);
 				}
 				skb->mark = f < 8 ? 0 : 1;
-				KUNIT_ASSERT_EQ(test, msfc_test_enqueue(sch, skb),
+				/* flow queue f (the flow hash is keyed per boot);
+				 * the hosts come from the addresses
+				 */
+				KUNIT_ASSERT_EQ(test, msfc_enqueue_flow(skb, sch, 0, f, NULL,
+									&to_free),
 						NET_XMIT_SUCCESS);
 			}
 		}

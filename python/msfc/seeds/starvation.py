@@ -10,6 +10,11 @@ then the DoS case (`--preset=dos`: thin traffic above the link rate) with a 33- 
     msfc bench seed001-starvation results/seeds            # full sweep (~15 min)
     msfc bench seed001-starvation results/seeds --quick    # 3 points, short runs
     msfc bench seed001-starvation results/seeds --dos-only # the DoS case alone (~3 min)
+    msfc bench seed001-starvation results/seeds --hosts-only  # per-host fairness (~2 min)
+
+The per-host table (RESULTS/starvation_hosts.csv, + .md): one host with 50 bulk flows against
+a host with one, in one class, for MSFC's every `isolate` mode, with TCP and with UDP at the
+link rate per flow (always backlogged).
 """
 
 from __future__ import annotations
@@ -33,6 +38,8 @@ SCHEDULERS = [
 # The DoS case also runs MSFC with overload drops that respect class shares (docs/algorithm.md,
 # `overload`): (label, scheduler, thin-class, scheduler attributes)
 OVERLOAD_CLASS = {"Msfc.Overload": "class"}
+#: MSFC's isolate modes (docs/algorithm.md), the thesis's first
+ISOLATE_MODES = ("flow", "src", "dst", "both")
 DOS_SCHEDULERS = (
     [(label, sched, cls, {}) for label, sched, cls in SCHEDULERS]
     + [
@@ -44,7 +51,7 @@ DOS_SCHEDULERS = (
         # per-host isolation (docs/algorithm.md, `isolate`): matters when the flood comes from one
         # host, the buffer33_one_host column
         (f"MSFC isolate={mode}, thin in TCP's class", "Msfc", "same", {"Msfc.Isolate": mode})
-        for mode in ("src", "dst", "both")
+        for mode in ISOLATE_MODES[1:]
     ]
 )
 
@@ -83,6 +90,11 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
         action="store_true",
         help="run only the DoS case (starvation_dos.csv, .md, .png)",
     )
+    which.add_argument(
+        "--hosts-only",
+        action="store_true",
+        help="run only the per-host table (starvation_hosts.csv, .md)",
+    )
     a = ap.parse_args(argv)
     if a.quick:
         a.thin, a.duration = [5, 25, 45], 20.0
@@ -90,6 +102,9 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     pub = seeds.published()["seed001"]["starvation"]
     if a.dos_only:
         dos(a)
+        return 0
+    if a.hosts_only:
+        hosts(a)
         return 0
 
     res: dict[tuple[str, int], dict] = {}
@@ -144,7 +159,50 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     print(f"wrote {a.results / 'starvation.png'}, {a.results / 'starvation.csv'}")
     if not a.skip_dos:
         dos(a)
+        hosts(a)
     return 0
+
+
+#: per-host table: (label, scenario options) of the kinds of bulk flows
+HOST_RUNS = [
+    ("TCP, 2 Mbit/s, 100 ms, buffer 33", {}),
+    (
+        "TCP, 10 Mbit/s, 20 ms, buffer 1000",
+        {"bottleneck-rate": "10Mbps", "rtt": "20ms", "buffer": 1000},
+    ),
+    ("UDP at the link rate, 2 Mbit/s, buffer 1000", {"bulk-proto": "udp", "buffer": 1000}),
+]
+
+
+def hosts(a) -> None:
+    """Per-host fairness: the bulk flow's host (1 flow) against a host of 50 bulk flows
+    (`--rival-flows=50`), every flow best effort, by MSFC's `isolate` mode."""
+    header = ["flows", "isolate", "one_flow_host_kbps", "fifty_flow_host_kbps", "ratio"]
+    rows = []
+    for label, opts in HOST_RUNS:
+        for mode in ISOLATE_MODES:
+            out = run_scenario(
+                a.build,
+                "starvation",
+                a.results,
+                {
+                    "scheduler": "Msfc",
+                    "thin-flows": 0,
+                    "rival-flows": 50,
+                    "duration": min(a.duration, 20.0),
+                    **opts,
+                    "Msfc.Isolate": mode,
+                },
+                rng_run=a.rng_run,
+                force=not a.reuse,
+            )
+            f = M.flow_metrics(load_raw(out)[0])
+            down = f[f["direction"] == "down"]
+            one = float(down.loc[down["type"] == "Bulk", "throughput_kbps"].sum())
+            fifty = float(down.loc[down["type"] == "RivalBulk", "throughput_kbps"].sum())
+            rows.append([label, mode, one, fifty, one / fifty if fifty else ""])
+    seeds.write_table(a.results / "starvation_hosts.csv", header, rows)
+    print(f"wrote {a.results / 'starvation_hosts.csv'}")
 
 
 def dos(a) -> None:
