@@ -102,7 +102,9 @@ InstallTraffic(const Options& opt, Dumbbell& d, uint32_t nThin)
     const bool udpBulk = opt.Get("bulk-proto") == "udp";
     // UDP bulk: 1472-byte payloads (1500-byte packets) back to back at the bottleneck rate
     const Time udpGap = opt.GetDataRate("bottleneck-rate").CalculateBytesTxTime(1500);
-    Ptr<UniformRandomVariable> bulkRng = CreateObject<UniformRandomVariable>();
+    // created only for UDP bulk flows: a random variable created for nothing would shift the
+    // streams of those made after it (the thin flows') and change the seed's runs
+    Ptr<UniformRandomVariable> bulkRng = udpBulk ? CreateObject<UniformRandomVariable>() : nullptr;
     auto addBulk = [&](uint32_t pair, uint16_t port) {
         if (udpBulk)
         {
