@@ -13,6 +13,9 @@
 #include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/enum.h"
+#include "ns3/hash.h"
+#include "ns3/ipv4-queue-disc-item.h"
+#include "ns3/ipv6-queue-disc-item.h"
 #include "ns3/log.h"
 #include "ns3/queue.h"
 #include "ns3/simulator.h"
@@ -23,6 +26,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <sstream>
 
@@ -155,6 +159,21 @@ MsfcQueueDisc::GetTypeId()
                           EnumValue(INVERSION_ALLOW),
                           MakeEnumAccessor<InversionMode>(&MsfcQueueDisc::m_inversion),
                           MakeEnumChecker(INVERSION_ALLOW, "allow", INVERSION_PREVENT, "prevent"))
+            .AddAttribute("Isolate",
+                          "Fairness inside a class: \"flow\", every flow one share (the "
+                          "thesis); \"src\", \"dst\": every source (destination) host one "
+                          "share, split among its flows; \"both\": a flow gets the share of its "
+                          "busier host, source or destination (hosts hashed as flows are)",
+                          EnumValue(ISOLATE_FLOW),
+                          MakeEnumAccessor<IsolateMode>(&MsfcQueueDisc::m_isolate),
+                          MakeEnumChecker(ISOLATE_FLOW,
+                                          "flow",
+                                          ISOLATE_SRC,
+                                          "src",
+                                          ISOLATE_DST,
+                                          "dst",
+                                          ISOLATE_BOTH,
+                                          "both"))
             .AddTraceSource("ClassBacklog",
                             "Packets and bytes queued in a class, fired whenever they change "
                             "(enqueue, dequeue, CoDel or overload drop)",
@@ -194,6 +213,7 @@ MsfcQueueDisc::DoDispose()
 {
     NS_LOG_FUNCTION(this);
     m_flows.clear();
+    m_flowHosts.clear();
     m_classes.clear();
     m_store = nullptr;
     m_activeHead = m_activeTail = NIL;
@@ -215,6 +235,7 @@ MsfcQueueDisc::GetAttributeRange(const std::string& attribute)
         {"Overload", "flow|class"},
         {"Weights", "rounded|exact"},
         {"Inversion", "allow|prevent"},
+        {"Isolate", "flow|src|dst|both"},
     };
     auto it = ranges.find(attribute);
     return it == ranges.end() ? std::string() : it->second;
@@ -387,13 +408,20 @@ MsfcQueueDisc::InitializeParams()
     NS_ABORT_MSG_IF(
         exact && !ExactQuantaAccurate(quanta),
         "MsfcQueueDisc: Weights=exact with the device's quantum: " TC_MSFC_EXACT_WEIGHTS_MSG);
+    m_flowScale = m_isolate != ISOLATE_FLOW ? int64_t{1} << ISOLATE_SHIFT : 1;
     m_classes.assign(m_prios, Class{});
     for (uint32_t p = 0; p < m_prios; ++p)
     {
         m_classes[p].quantum = quanta[p];
+        if (m_isolate != ISOLATE_FLOW)
+        {
+            m_classes[p].srcLoad.assign(m_nFlows, 0);
+            m_classes[p].dstLoad.assign(m_nFlows, 0);
+        }
     }
     static_assert(sizeof(Flow) == 72, "flow record size is documented (docs/design.md)");
     m_flows.assign(static_cast<size_t>(m_prios) * m_nFlows, Flow{});
+    m_flowHosts.assign(m_isolate != ISOLATE_FLOW ? m_flows.size() : 0, FlowHosts{});
     m_activeHead = m_activeTail = NIL;
 
     // DSCP map: the default rule, then the user's overrides (validated in CheckConfig).
@@ -456,6 +484,62 @@ MsfcQueueDisc::FlowIndex(uint32_t cls, Ptr<const QueueDiscItem> item) const
     return cls * m_nFlows + item->Hash(m_perturbation) % m_nFlows;
 }
 
+uint32_t
+MsfcQueueDisc::HostSlot(Ptr<const QueueDiscItem> item, bool destination) const
+{
+    // the address and the perturbation hashed together, as QueueDiscItem::Hash does the 5-tuple
+    uint8_t buf[20];
+    size_t len = 0;
+    if (auto h = dynamic_cast<const HostHashItem*>(PeekPointer(item)))
+    {
+        return h->HostHash(destination, m_perturbation) % m_nFlows;
+    }
+    if (auto v4 = DynamicCast<const Ipv4QueueDiscItem>(item))
+    {
+        const Ipv4Header& hdr = v4->GetHeader();
+        (destination ? hdr.GetDestination() : hdr.GetSource()).Serialize(buf);
+        len = 4;
+    }
+    else if (auto v6 = DynamicCast<const Ipv6QueueDiscItem>(item))
+    {
+        const Ipv6Header& hdr = v6->GetHeader();
+        (destination ? hdr.GetDestination() : hdr.GetSource()).Serialize(buf);
+        len = 16;
+    }
+    else
+    {
+        return 0;
+    }
+    std::memcpy(buf + len, &m_perturbation, sizeof(m_perturbation));
+    return Hash32(reinterpret_cast<const char*>(buf), len + sizeof(m_perturbation)) % m_nFlows;
+}
+
+uint32_t
+MsfcQueueDisc::HostLoad(uint32_t cls, const Flow& flow) const
+{
+    const Class& c = m_classes[cls];
+    const FlowHosts& h = m_flowHosts[&flow - m_flows.data()];
+    switch (m_isolate)
+    {
+    case ISOLATE_SRC:
+        return c.srcLoad[h.src];
+    case ISOLATE_DST:
+        return c.dstLoad[h.dst];
+    default:
+        return std::max(c.srcLoad[h.src], c.dstLoad[h.dst]);
+    }
+}
+
+int64_t
+MsfcQueueDisc::FlowQuantum(uint32_t cls, const Flow& flow) const
+{
+    if (m_isolate == ISOLATE_FLOW)
+    {
+        return m_quantum;
+    }
+    return (int64_t{m_quantum} << ISOLATE_SHIFT) / HostLoad(cls, flow);
+}
+
 bool
 MsfcQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
 {
@@ -476,6 +560,15 @@ MsfcQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
     if (!flow.active)
     {
         flow.active = true;
+        if (m_isolate != ISOLATE_FLOW)
+        {
+            // the hosts of the packet that makes the flow active, until it leaves the list
+            FlowHosts& h = m_flowHosts[idx];
+            h.src = static_cast<uint16_t>(HostSlot(item, false));
+            h.dst = static_cast<uint16_t>(HostSlot(item, true));
+            c.srcLoad[h.src]++;
+            c.dstLoad[h.dst]++;
+        }
         flow.deficit = FlowQuantum(cls, flow);
         c.nFlows++;
         flow.next = NIL;
@@ -543,6 +636,26 @@ MsfcQueueDisc::OverloadVictim() const
     }
     uint32_t fat = NIL;
     uint64_t maxBytes = 0;
+    if (m_isolate != ISOLATE_FLOW)
+    {
+        // the flow most above its host's share: largest backlog * load (ties: lowest index)
+        unsigned __int128 maxWeight = 0;
+        for (uint32_t i = first; i < end; ++i)
+        {
+            const Flow& f = m_flows[i];
+            if (f.active && f.packets.bytes > 0)
+            {
+                unsigned __int128 w =
+                    static_cast<unsigned __int128>(f.packets.bytes) * HostLoad(i / m_nFlows, f);
+                if (w > maxWeight)
+                {
+                    maxWeight = w;
+                    fat = i;
+                }
+            }
+        }
+        return fat;
+    }
     for (uint32_t i = first; i < end; ++i)
     {
         if (m_flows[i].packets.bytes > maxBytes)
@@ -552,12 +665,6 @@ MsfcQueueDisc::OverloadVictim() const
         }
     }
     return fat;
-}
-
-int64_t
-MsfcQueueDisc::FlowQuantum(uint32_t /* cls */, const Flow& /* flow */) const
-{
-    return m_quantum;
 }
 
 void
@@ -745,9 +852,14 @@ MsfcQueueDisc::ClassDequeue(uint32_t cls)
             flow.next = NIL;
             flow.active = false;
             c.nFlows--;
+            if (m_isolate != ISOLATE_FLOW)
+            {
+                c.srcLoad[m_flowHosts[idx].src]--;
+                c.dstLoad[m_flowHosts[idx].dst]--;
+            }
             continue;
         }
-        flow.deficit -= item->GetSize();
+        flow.deficit -= item->GetSize() * m_flowScale;
         m_sojournTrace(cls, idx % m_nFlows, Simulator::Now() - item->GetTimeStamp());
         return item;
     }

@@ -94,6 +94,34 @@ class MsfcQueueDisc : public QueueDisc
         INVERSION_PREVENT, //!< "prevent": classes below a crowded class lowered to per-flow weights
     };
 
+    /// Fairness inside a class (docs/algorithm.md, "Per-host isolation").
+    enum IsolateMode
+    {
+        ISOLATE_FLOW, //!< "flow": every flow one share (the thesis)
+        ISOLATE_SRC,  //!< "src": every source host one share, split among its flows
+        ISOLATE_DST,  //!< "dst": every destination host one share
+        ISOLATE_BOTH, //!< "both": a flow's share is that of its busier host, source or destination
+    };
+
+    /// Isolate != flow: flow quanta and deficits in 1/65536 byte.
+    static constexpr uint32_t ISOLATE_SHIFT = 16;
+
+    /**
+     * A queue disc item that hashes its own hosts, as QueueDiscItem::Hash hashes its flow
+     * (items of other kinds: IPv4 and IPv6 items hash their addresses, any other is host 0).
+     */
+    class HostHashItem
+    {
+      public:
+        virtual ~HostHashItem() = default;
+        /**
+         * @param destination the destination host (else the source)
+         * @param perturbation the queue disc's hash perturbation
+         * @return the host's hash; the queue disc takes it modulo Flows
+         */
+        virtual uint32_t HostHash(bool destination, uint32_t perturbation) const = 0;
+    };
+
     /// weights=exact: class quanta and deficits in 1/2^EXACT_SHIFT byte.
     static constexpr uint32_t EXACT_SHIFT = 16;
 
@@ -112,6 +140,15 @@ class MsfcQueueDisc : public QueueDisc
     uint64_t GetClassQuantum(uint32_t cls) const;
     /** @return the inner-DRR quantum in bytes (valid after initialization). */
     uint32_t GetFlowQuantum() const;
+
+    /**
+     * Host slot of a packet's source or destination: the keyed hash of its address modulo
+     * Flows (IPv4/IPv6), or HostHashItem::HostHash; 0 for other packets.
+     * @param item the packet
+     * @param destination the destination host (else the source)
+     * @return the slot, 0 .. Flows-1
+     */
+    uint32_t HostSlot(Ptr<const QueueDiscItem> item, bool destination) const;
     /**
      * @param cls class index, 0 .. Prios-1
      * @return the counters of the class
@@ -228,6 +265,13 @@ class MsfcQueueDisc : public QueueDisc
         CoDelVars codel;               //!< CoDel state
     };
 
+    /// Isolate != flow: the host slots of a flow, from the packet that made it active.
+    struct FlowHosts
+    {
+        uint16_t src{0}; //!< source host slot (Flows <= 65536)
+        uint16_t dst{0}; //!< destination host slot
+    };
+
     /// A priority class: outer DRR state and its active flow list.
     struct Class
     {
@@ -239,6 +283,8 @@ class MsfcQueueDisc : public QueueDisc
         bool active{false};   //!< in the active class list
         uint32_t nFlows{0};   //!< flows in the active flow list (n_p)
         MsfcClassStats stats; //!< counters
+        std::vector<uint32_t> srcLoad; //!< Isolate != flow: active flows per source host slot
+        std::vector<uint32_t> dstLoad; //!< and per destination host slot
     };
 
     uint32_t FlowIndex(uint32_t cls, Ptr<const QueueDiscItem> item) const;
@@ -248,10 +294,18 @@ class MsfcQueueDisc : public QueueDisc
     uint32_t OverloadDrop();
     uint32_t OverloadVictim() const;
     /**
-     * What a flow's deficit is refilled with (activation and every inner DRR round).
-     * @param cls the flow's class
+     * Active flows of the flow's host in its class (its source's, destination's or the larger).
+     * @param cls the class
+     * @param flow the flow (active)
+     * @return the load, at least 1
+     */
+    uint32_t HostLoad(uint32_t cls, const Flow& flow) const;
+    /**
+     * The inner DRR refill of a flow: Quantum bytes, or with Isolate != flow
+     * Quantum / HostLoad in 1/65536 byte, rounded down.
+     * @param cls the class
      * @param flow the flow
-     * @return bytes
+     * @return the refill in flow deficit units
      */
     int64_t FlowQuantum(uint32_t cls, const Flow& flow) const;
     /**
@@ -284,20 +338,23 @@ class MsfcQueueDisc : public QueueDisc
     OverloadMode m_overload;   //!< Overload attribute
     WeightsMode m_weights;     //!< Weights attribute
     InversionMode m_inversion; //!< Inversion attribute
+    IsolateMode m_isolate;     //!< Isolate attribute
 
     // Derived at initialization
     uint32_t m_quantum{0};        //!< inner quantum (bytes)
     int64_t m_classScale{1};      //!< bytes -> class deficit units (65536 with Weights=exact)
     uint32_t m_ratioFixed{0};     //!< Ratio in 16.16 fixed point
+    int64_t m_flowScale{1};       //!< bytes -> flow deficit units (65536 with Isolate != flow)
     uint32_t m_mtu{0};            //!< device MTU (bytes): the default quantum
     CoDelCore m_codel;            //!< control law (Linux arithmetic, backlog exemption quantum)
     DscpClassifier m_classifier;  //!< DSCP / socket priority -> class
     std::vector<Class> m_classes; //!< Prios classes
     std::vector<Flow> m_flows;    //!< Prios x Flows flow records
-    Ptr<FlowPacketStore> m_store; //!< the packets of every flow
-    uint32_t m_activeHead{NIL};   //!< first active class
-    uint32_t m_activeTail{NIL};   //!< last active class
-    uint64_t m_overloadEvents{0}; //!< times OverloadDrop ran
+    std::vector<FlowHosts> m_flowHosts; //!< Isolate != flow: per flow record, else empty
+    Ptr<FlowPacketStore> m_store;       //!< the packets of every flow
+    uint32_t m_activeHead{NIL};         //!< first active class
+    uint32_t m_activeTail{NIL};         //!< last active class
+    uint64_t m_overloadEvents{0};       //!< times OverloadDrop ran
 
     // Trace sources
     TracedCallback<uint32_t, uint32_t, uint64_t> m_classBacklogTrace;           //!< "ClassBacklog"

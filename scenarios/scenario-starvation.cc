@@ -33,7 +33,32 @@ Spec()
              std::nullopt,
              std::nullopt,
              {"same", "higher", "lower"}},
+            {"thin-hosts",
+             ParamType::Choice,
+             "each",
+             "hosts of the thin flows: each its own host pair (the seed), or one sender and "
+             "one receiver for all (a flood from one host)",
+             "",
+             std::nullopt,
+             std::nullopt,
+             {"each", "one"}},
             {"tcp-start", ParamType::Double, "1", "start of the bulk TCP flow", "s", 0, 1000},
+            {"rival-flows",
+             ParamType::Int,
+             "0",
+             "bulk flows (TCP's class) from one more host pair, started with the TCP flow",
+             "",
+             0,
+             1000},
+            {"bulk-proto",
+             ParamType::Choice,
+             "tcp",
+             "the bulk flow and the rival flows: TCP NewReno, or UDP sending 1500-byte "
+             "packets at the bottleneck rate each (unresponsive, always backlogged)",
+             "",
+             std::nullopt,
+             std::nullopt,
+             {"tcp", "udp"}},
         });
     return {
         "starvation",
@@ -52,7 +77,17 @@ Spec()
         "paper"};
 }
 
-/// The traffic: the bulk TCP flow on host pair 0, thin flow k on pair k + 1.
+/// Host pairs: the bulk TCP flow's, the thin flows' (one, or one each), the rival flows' (one).
+uint32_t
+Pairs(const Options& opt)
+{
+    const uint32_t nThin = static_cast<uint32_t>(opt.GetInt("thin-flows"));
+    const uint32_t thinPairs = opt.Get("thin-hosts") == "one" ? std::min(nThin, 1U) : nThin;
+    return 1 + thinPairs + (opt.GetInt("rival-flows") > 0 ? 1 : 0);
+}
+
+/// The traffic: the bulk TCP flow on host pair 0, thin flow k on pair k + 1 (or all on pair
+/// 1), the rival bulk flows on the last pair.
 FlowLabels
 InstallTraffic(const Options& opt, Dumbbell& d, uint32_t nThin)
 {
@@ -64,15 +99,43 @@ InstallTraffic(const Options& opt, Dumbbell& d, uint32_t nThin)
     const int thinPrio = thinClass == "same" ? 1 : (thinClass == "higher" ? 2 : 0);
 
     FlowLabels labels;
-    AddBulk(d, 0, 5000, DSCP_BE, tcpStart, duration);
+    const bool udpBulk = opt.Get("bulk-proto") == "udp";
+    // UDP bulk: 1472-byte payloads (1500-byte packets) back to back at the bottleneck rate
+    const Time udpGap = opt.GetDataRate("bottleneck-rate").CalculateBytesTxTime(1500);
+    // created only for UDP bulk flows: a random variable created for nothing would shift the
+    // streams of those made after it (the thin flows') and change the seed's runs
+    Ptr<UniformRandomVariable> bulkRng = udpBulk ? CreateObject<UniformRandomVariable>() : nullptr;
+    auto addBulk = [&](uint32_t pair, uint16_t port) {
+        if (udpBulk)
+        {
+            AddPeriodic(d,
+                        pair,
+                        port,
+                        false,
+                        1472,
+                        udpGap,
+                        udpGap,
+                        DSCP_BE,
+                        tcpStart,
+                        duration,
+                        bulkRng);
+        }
+        else
+        {
+            AddBulk(d, pair, port, DSCP_BE, tcpStart, duration);
+        }
+    };
+    addBulk(0, 5000);
     labels.Add(d.receiverAddr[0], 5000, {0, "Bulk", 1, true, duration - tcpStart});
     Ptr<UniformRandomVariable> rng = CreateObject<UniformRandomVariable>();
     Time gap = opt.GetTime("thin-interval");
+    const bool oneHost = opt.Get("thin-hosts") == "one";
     for (uint32_t k = 0; k < nThin; ++k)
     {
         uint16_t port = static_cast<uint16_t>(6000 + k);
+        const uint32_t pair = oneHost ? 1 : k + 1;
         AddPeriodic(d,
-                    k + 1,
+                    pair,
                     port,
                     false,
                     static_cast<uint32_t>(opt.GetInt("thin-size")),
@@ -82,7 +145,17 @@ InstallTraffic(const Options& opt, Dumbbell& d, uint32_t nThin)
                     0.1,
                     duration,
                     rng);
-        labels.Add(d.receiverAddr[k + 1], port, {k + 1, "ThinUdp", thinPrio, true, duration - 0.1});
+        labels.Add(d.receiverAddr[pair], port, {k + 1, "ThinUdp", thinPrio, true, duration - 0.1});
+    }
+    const uint32_t nRival = static_cast<uint32_t>(opt.GetInt("rival-flows"));
+    const uint32_t rivalPair = static_cast<uint32_t>(d.senders.GetN()) - 1;
+    for (uint32_t k = 0; k < nRival; ++k)
+    {
+        uint16_t port = static_cast<uint16_t>(7000 + k);
+        addBulk(rivalPair, port);
+        labels.Add(d.receiverAddr[rivalPair],
+                   port,
+                   {nThin + 1 + k, "RivalBulk", 1, true, duration - tcpStart});
     }
     return labels;
 }
@@ -107,7 +180,7 @@ Run(int argc, char** argv)
     const uint32_t nThin = static_cast<uint32_t>(opt.GetInt("thin-flows"));
 
     // topology, traffic
-    Dumbbell d = BuildSeed001(opt, nThin + 1);
+    Dumbbell d = BuildSeed001(opt, Pairs(opt));
     FlowLabels labels = InstallTraffic(opt, d, nThin);
 
     // measurement

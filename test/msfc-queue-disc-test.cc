@@ -20,6 +20,7 @@
 #include "ns3/tcp-header.h"
 #include "ns3/test.h"
 #include "ns3/udp-header.h"
+#include "ns3/udp-l4-protocol.h"
 #include "ns3/uinteger.h"
 
 #include <cmath>
@@ -267,6 +268,81 @@ class MsfcInnerFairnessTestCase : public TestCase
         }
         NS_TEST_EXPECT_MSG_LT(RelErr(bytes[0], bytes[1]), 0.02, "flows should get equal bytes");
         q->Dispose();
+    }
+};
+
+/**
+ * Isolate=src|dst|both: a host with 8 saturated flows and a host with 1 get equal bytes
+ * (Isolate=flow: 8 to 1); hosts hashed from the IPv4 addresses.
+ */
+class MsfcIsolateHostsTestCase : public TestCase
+{
+  public:
+    MsfcIsolateHostsTestCase()
+        : TestCase("Isolate: a host of 8 flows and a host of 1 get equal bytes")
+    {
+    }
+
+  private:
+    /// UDP packet of flow f (0-7: host A, 8: host B); `byDst`: the hosts are destinations
+    static Ptr<QueueDiscItem> Packet1500(uint32_t f, bool byDst)
+    {
+        Ptr<Packet> p = Create<Packet>(1472);
+        UdpHeader udp;
+        udp.SetSourcePort(static_cast<uint16_t>(1000 + f));
+        udp.SetDestinationPort(5001);
+        p->AddHeader(udp);
+        Ipv4Header h;
+        Ipv4Address host(f < 8 ? "10.0.0.1" : "10.0.0.2");
+        Ipv4Address other(Ipv4Address("10.0.1.1").Get() + f); // one per flow
+        h.SetSource(byDst ? other : host);
+        h.SetDestination(byDst ? host : other);
+        h.SetProtocol(UdpL4Protocol::PROT_NUMBER);
+        h.SetPayloadSize(p->GetSize());
+        return Create<Ipv4QueueDiscItem>(p, Address(), 0x0800, h);
+    }
+
+    void DoRun() override
+    {
+        for (const char* mode : {"flow", "src", "dst", "both"})
+        {
+            for (bool byDst : {false, true})
+            {
+                Ptr<MsfcQueueDisc> q =
+                    NewDisc({{"Prios", "1"}, {"Isolate", mode}, {"MaxSize", "100000p"}});
+                for (uint32_t f = 0; f < 9; ++f)
+                {
+                    for (int i = 0; i < 4; ++i)
+                    {
+                        q->Enqueue(Packet1500(f, byDst));
+                    }
+                }
+                NS_TEST_ASSERT_MSG_EQ(q->GetClassStats(0).activeFlows, 9u, "9 distinct flows");
+                double bytes[2] = {0, 0};
+                for (int i = 0; i < 20000; ++i)
+                {
+                    auto item = DynamicCast<Ipv4QueueDiscItem>(q->Dequeue());
+                    NS_TEST_ASSERT_MSG_NE(item, nullptr, "a saturated queue disc returned nothing");
+                    const Ipv4Header& h = item->GetHeader();
+                    Ipv4Address host = byDst ? h.GetDestination() : h.GetSource();
+                    bool b = host == Ipv4Address("10.0.0.2");
+                    bytes[b] += item->GetSize();
+                    uint16_t sport = 0;
+                    UdpHeader udp;
+                    item->GetPacket()->PeekHeader(udp);
+                    sport = udp.GetSourcePort();
+                    q->Enqueue(Packet1500(sport - 1000, byDst));
+                }
+                std::string m = mode;
+                bool isolated = m == "both" || (m == "src" && !byDst) || (m == "dst" && byDst);
+                double want = isolated ? bytes[1] : 8 * bytes[1];
+                NS_TEST_EXPECT_MSG_LT(RelErr(bytes[0], want),
+                                      0.01,
+                                      "Isolate=" << m << (byDst ? ", hosts as destinations" : "")
+                                                 << ": " << bytes[0] << " vs " << bytes[1]);
+                q->Dispose();
+            }
+        }
     }
 };
 
@@ -1017,6 +1093,7 @@ class MsfcQueueDiscTestSuite : public TestSuite
         AddTestCase(new MsfcFlowCountIndependenceTestCase(), TestCase::Duration::QUICK);
         AddTestCase(new MsfcInversionTestCase(), TestCase::Duration::QUICK);
         AddTestCase(new MsfcInnerFairnessTestCase(), TestCase::Duration::QUICK);
+        AddTestCase(new MsfcIsolateHostsTestCase(), TestCase::Duration::QUICK);
         AddTestCase(new MsfcWorkConservationTestCase(), TestCase::Duration::QUICK);
         AddTestCase(new MsfcCoDelPerFlowTestCase(false), TestCase::Duration::QUICK);
         AddTestCase(new MsfcCoDelPerFlowTestCase(true), TestCase::Duration::QUICK);

@@ -78,6 +78,24 @@ def test_program_bench_keeps_the_output(tmp_path, capsys):
     assert main(["bench", "dumbbell", str(out), "--build-dir", str(build)]) == 2
 
 
+def test_host_throughput_sums_a_hosts_flows():
+    import pandas as pd
+
+    f = pd.DataFrame(
+        dict(
+            dst=["a", "a", "b", "c"],
+            src=["s", "s", "s", "t"],
+            direction=["down", "down", "down", "up"],
+            kind=["data", "data", "data", "data"],
+            rx_bytes=[1000, 3000, 2000, 9000],
+            active_s=[8.0, 4.0, 8.0, 8.0],
+        )
+    )
+    per_host = metrics.host_throughput(f)  # over the longest active time, 8 s
+    assert per_host.to_dict() == {"a": pytest.approx(4.0), "b": pytest.approx(2.0)}
+    assert metrics.host_throughput(f, by="src", direction="up").to_dict() == {"t": 9.0}
+
+
 def test_sample_percentile_and_jain_index():
     assert metrics.sample_percentile([3, 1, 2, 4], 50) == 2.5
     assert metrics.sample_percentile([5], 90) == 5

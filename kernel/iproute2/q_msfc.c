@@ -28,6 +28,7 @@ static void explain(void)
 		"                [ drop_batch PACKETS ] [ ecn | noecn ]\n"
 		"                [ overload { flow | class } ] [ weights { rounded | exact } ]\n"
 		"                [ inversion { allow | prevent } ]\n"
+		"                [ isolate { flow | src | dst | both } ]\n"
 		"                [ dscp_map { default | DSCP:CLASS[,DSCP:CLASS...] } ]\n"
 		"  prios     classes, " TC_MSFC_PRIOS_RANGE ", class prios-1 is the most important (3)\n"
 		"  ratio     class p gets quantum * ratio^p, 1/65536 .. 16 (2)\n"
@@ -39,10 +40,15 @@ static void explain(void)
 		"  inversion prevent: the classes below a crowded class get at most their\n"
 		"            per-flow share weighted by ratio, so no class gives its flows\n"
 		"            less each than a lower class (allow)\n"
+		"  isolate   fairness in a class: per flow (flow), or per source host,\n"
+		"            destination host or both first, then per flow of the host\n"
 		"  DSCP      a number 0..63 or a name: be cs0..cs7 af11..af43 ef va le\n"
 		"  dscp_map  changes entries of the default map (LE,CS1 -> 0; other\n"
 		"            precedence 0/1 -> 1; precedence k -> k, clamped to prios-1)\n");
 }
+
+/* tc's words for enum tc_msfc_isolate, in its order */
+static const char * const msfc_isolate_names[] = { "flow", "src", "dst", "both" };
 
 static const struct {
 	const char *name;
@@ -178,7 +184,7 @@ static int msfc_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 	__u32 val[TCA_MSFC_MAX + 1] = {};
 	bool have[TCA_MSFC_MAX + 1] = {};
 	__u8 map[TC_MSFC_DSCP_MAP_LEN];
-	int overload = -1, weights = -1, inversion = -1;
+	int overload = -1, weights = -1, inversion = -1, isolate = -1;
 	struct rtattr *tail;
 	size_t i;
 	int t;
@@ -230,6 +236,17 @@ static int msfc_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 					*argv);
 				return -1;
 			}
+		} else if (strcmp(*argv, "isolate") == 0) {
+			NEXT_ARG();
+			for (i = 0; i < ARRAY_SIZE(msfc_isolate_names); i++)
+				if (strcmp(*argv, msfc_isolate_names[i]) == 0)
+					isolate = i;
+			if (isolate == -1) {
+				fprintf(stderr,
+					"msfc: isolate must be flow, src, dst or both, got \"%s\"\n",
+					*argv);
+				return -1;
+			}
 		} else if (strcmp(*argv, "dscp_map") == 0) {
 			NEXT_ARG();
 			if (parse_dscp_map(map, *argv))
@@ -263,6 +280,8 @@ static int msfc_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 		addattr32(n, 1024, TCA_MSFC_WEIGHTS, weights);
 	if (inversion != -1)
 		addattr32(n, 1024, TCA_MSFC_INVERSION, inversion);
+	if (isolate != -1)
+		addattr32(n, 1024, TCA_MSFC_ISOLATE, isolate);
 	addattr_nest_end(n, tail);
 	return 0;
 }
@@ -345,6 +364,13 @@ static int msfc_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 				     v == TC_MSFC_INVERSION_PREVENT ? "prevent" : "allow");
 		else
 			print_uint(PRINT_ANY, "inversion", "inversion %u ", v);
+	}
+	if (tb[TCA_MSFC_ISOLATE]) {
+		v = get_u32_attr(tb, TCA_MSFC_ISOLATE, 0);
+		if (v < ARRAY_SIZE(msfc_isolate_names))
+			print_string(PRINT_ANY, "isolate", "isolate %s ", msfc_isolate_names[v]);
+		else
+			print_uint(PRINT_ANY, "isolate", "isolate %u ", v);
 	}
 	if (tb[TCA_MSFC_DSCP_MAP] &&
 	    RTA_PAYLOAD(tb[TCA_MSFC_DSCP_MAP]) == TC_MSFC_DSCP_MAP_LEN) {

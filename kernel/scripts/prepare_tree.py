@@ -54,7 +54,8 @@ def _c_ops(ops):
     out = []
     for op in ops:
         if op[0] == "E":
-            out.append(f"{{ 'E', {op[1]}, {op[4]}, {op[2]}, {op[3]} }}")
+            hosts = f", {op[5]}, {op[6]}" if op[5] or op[6] else ""  # else 0, 0
+            out.append(f"{{ 'E', {op[1]}, {op[4]}, {op[2]}, {op[3]}{hosts} }}")
         elif op[0] == "D":
             out.append("{ 'D', 0, 0, 0, 0 }")
         else:
@@ -125,6 +126,7 @@ def vectors_header(generated):
             ref.OVERLOAD_MODES.index(params.get("overload", "flow")),
             ref.WEIGHT_MODES.index(params.get("weights", "rounded")),
             ref.INVERSION_MODES.index(params.get("inversion", "allow")),
+            ref.ISOLATE_MODES.index(params.get("isolate", "flow")),
             f"msfc_vec_ops_{i}",
             len(ops),
             f"msfc_vec_exp_{i}",

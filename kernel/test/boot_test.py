@@ -341,7 +341,8 @@ def main():
         and opts.get("ecn") is False
         and opts.get("overload") == "flow"
         and opts.get("weights") == "rounded"
-        and opts.get("inversion") == "allow",
+        and opts.get("inversion") == "allow"
+        and opts.get("isolate") == "flow",
         "tc -j qdisc show: options as configured, defaults as documented",
         json.dumps(opts),
     )
@@ -623,6 +624,8 @@ def main():
             "exact",
             "inversion",
             "prevent",
+            "isolate",
+            "dst",
         ],
         ns="b",
         check=False,
@@ -637,15 +640,19 @@ def main():
         and o.get("drop_batch") == 32
         and o.get("overload") == "class"
         and o.get("weights") == "exact"
-        and o.get("inversion") == "prevent",
+        and o.get("inversion") == "prevent"
+        and o.get("isolate") == "dst",
         "msfc as root qdisc with ecn, limit, memory_limit, drop_batch, overload class, "
-        "weights exact, inversion prevent",
+        "weights exact, inversion prevent, isolate dst",
         p.stderr.strip() + out[:300],
     )
     text = sh([TC, "qdisc", "show", "dev", "vb"], ns="b").stdout
     report(
-        "overload class" in text and "weights exact" in text and "inversion prevent" in text,
-        "tc qdisc show: overload class weights exact inversion prevent",
+        "overload class" in text
+        and "weights exact" in text
+        and "inversion prevent" in text
+        and "isolate dst" in text,
+        "tc qdisc show: overload class weights exact inversion prevent isolate dst",
         text.strip()[:300],
     )
     p = sh(
@@ -676,6 +683,16 @@ def main():
     report(
         p.returncode != 0 and "inversion" in p.stderr and "allow or prevent" in p.stderr,
         "tc rejects an unknown inversion mode, naming the valid ones",
+        p.stderr.strip(),
+    )
+    p = sh(
+        [TC, "qdisc", "change", "dev", "vb", "root", "msfc", "isolate", "host"],
+        ns="b",
+        check=False,
+    )
+    report(
+        p.returncode != 0 and "isolate" in p.stderr and "flow, src, dst or both" in p.stderr,
+        "tc rejects an unknown isolate mode, naming the valid ones",
         p.stderr.strip(),
     )
     p = sh([TC, "qdisc", "del", "dev", "vb", "root"], ns="b", check=False)

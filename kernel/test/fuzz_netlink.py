@@ -63,8 +63,9 @@ TCA_STATS_BASIC, TCA_STATS_QUEUE, TCA_STATS_APP = 1, 3, 4
     OVERLOAD,
     WEIGHTS,
     INVERSION,
-) = range(1, 15)
-MSFC_MAX = INVERSION
+    ISOLATE,
+) = range(1, 16)
+MSFC_MAX = ISOLATE
 U32_ATTRS = [t for t in range(PRIOS, MSFC_MAX + 1) if t != DSCP_MAP]
 NAMES = {
     PRIOS: "prios",
@@ -81,6 +82,7 @@ NAMES = {
     OVERLOAD: "overload",
     WEIGHTS: "weights",
     INVERSION: "inversion",
+    ISOLATE: "isolate",
 }
 U32_MAX = 2**32 - 1
 # the ranges and defaults of include/uapi/linux/pkt_sched_msfc.h, through the msfc package's
@@ -95,10 +97,11 @@ RANGES = {
 RANGES.update(
     {
         t: (_DEFS.choices[NAMES[t]].min, _DEFS.choices[NAMES[t]].max)
-        for t in (OVERLOAD, WEIGHTS, INVERSION)
+        for t in (OVERLOAD, WEIGHTS, INVERSION, ISOLATE)
     }
 )
 BUSY_MSG = "prios and flows cannot change while packets are queued"
+ISOLATE_BUSY_MSG = _DEFS.isolate_busy_msg
 
 DEV = "va"
 HANDLE = 0x000A0000  # 10:
@@ -114,7 +117,7 @@ def defaults():
     d = {t: _DEFS.params[NAMES[t]].default for t in range(PRIOS, ECN + 1)}
     d[QUANTUM] = 1514  # the device's MTU + link header: psched_mtu() of the veth
     d[DSCP_MAP] = default_dscp_map()
-    d.update({t: _DEFS.choices[NAMES[t]].default for t in (OVERLOAD, WEIGHTS, INVERSION)})
+    d.update({t: _DEFS.choices[NAMES[t]].default for t in (OVERLOAD, WEIGHTS, INVERSION, ISOLATE)})
     return d
 
 
@@ -399,6 +402,7 @@ class Fuzzer:
                 OVERLOAD: (0, 1),
                 WEIGHTS: (0, 1),
                 INVERSION: (0, 1),
+                ISOLATE: (0, 3),
             }[t]
             v = r.randint(*typical)
         elif kind < 0.9:  # boundaries
@@ -541,7 +545,7 @@ class Fuzzer:
                 self.no_extack.append(f"{op} {what}: error {err} without extack message")
                 self.fail(f"{op} {what}: error {err} without an extack message")
         if expect_ok and err:
-            if err == 16 and busy_possible and msg and msg.startswith(BUSY_MSG):
+            if err == 16 and busy_possible and msg and msg.startswith(busy_possible):
                 self.count("refused_busy")
                 return False
             if err == 12:
@@ -576,14 +580,21 @@ class Fuzzer:
         expect_ok = (
             valid and not (mode == "add" and exists) and not (mode == "change" and not exists)
         )
-        busy = exists and (new[PRIOS] != base[PRIOS] or new[FLOWS] != base[FLOWS])
+        # the message of the refusal a change of these may meet while packets are queued
+        busy = None
+        if exists and (new[PRIOS] != base[PRIOS] or new[FLOWS] != base[FLOWS]):
+            busy = BUSY_MSG
+        elif exists and new[ISOLATE] != base[ISOLATE]:
+            busy = ISOLATE_BUSY_MSG
         if self.outcome(mode, err, msg, expect_ok, busy, what):
             if exists and self.last.get("qlen", 0) > new[LIMIT]:
                 self.count("limit_lowered_below_qlen")
             if exists and self.last.get("memory_usage", 0) > new[MEMORY_LIMIT]:
                 self.count("memory_limit_lowered_below_usage")
-            if exists and self.last.get("qlen") and busy:
+            if exists and self.last.get("qlen") and busy == BUSY_MSG:
                 self.count("prios_flows_changed_after_drain")
+            if exists and self.last.get("qlen") and busy == ISOLATE_BUSY_MSG:
+                self.count("isolate_changed_after_drain")
             self.cur = new
         self.count(f"op_{mode}")
         self.verify(f"{mode} {what}")

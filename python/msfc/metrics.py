@@ -406,6 +406,16 @@ def jain_index(values: Iterable[float]) -> float:
     return float(np.sum(v) ** 2 / (len(v) * q)) if q > 0 else 0.0
 
 
+def host_throughput(flows: pd.DataFrame, by: str = "dst", direction: str = "down") -> pd.Series:
+    """Throughput per host (kbit/s): the bytes that the data flows of one direction delivered to
+    (``by="dst"``, for ``down`` the clients) or from (``"src"``) each address, over the longest
+    active time of those flows (so hosts compare by bytes).  ``flows``: flows.csv rows."""
+    f = select_flows(flows, direction)
+    seconds = float(f["active_s"].astype(float).max()) if len(f) else 0.0
+    kbps = f.groupby(by)["rx_bytes"].sum().astype(float) * 8.0 / 1000.0
+    return kbps / seconds if seconds > 0 else kbps * 0.0
+
+
 def rate_bps(nbytes: float, seconds: float) -> float:
     """A rate in bit/s from bytes delivered over an interval (0 for an empty interval)."""
     return nbytes * 8.0 / seconds if seconds > 0 else 0.0

@@ -43,12 +43,13 @@ NAMES = (
     "ecn",
 )
 #: parameters whose value is one of a few modes: tc keyword of each value, in the order of
-#: their netlink numbers (enum tc_msfc_overload, tc_msfc_weights, tc_msfc_inversion); the first
-#: is the default
+#: their netlink numbers (enum tc_msfc_overload, tc_msfc_weights, tc_msfc_inversion,
+#: tc_msfc_isolate); the first is the default
 CHOICES = {
     "overload": ("flow", "class"),
     "weights": ("rounded", "exact"),
     "inversion": ("allow", "prevent"),
+    "isolate": ("flow", "src", "dst", "both"),
 }
 #: units of the header's numbers (a parameter not listed counts)
 UNITS = {
@@ -98,6 +99,7 @@ class Definitions:
     class_quantum_msg: str
     class_quantum_max: int
     exact_weights_msg: str
+    isolate_busy_msg: str
     dscp_map_msg: str
     default_dscp_map: tuple[int, ...]
     dscp_names: dict[str, int]  # lower-case name -> DSCP
@@ -165,6 +167,7 @@ def parse_header(text: str, where: str = "pkt_sched_msfc.h") -> Definitions:
         class_quantum_msg=value("TC_MSFC_CLASS_QUANTUM_MSG"),
         class_quantum_max=1 << value("TC_MSFC_CLASS_QUANTUM_MAX_LOG2"),
         exact_weights_msg=value("TC_MSFC_EXACT_WEIGHTS_MSG"),
+        isolate_busy_msg=value("TC_MSFC_ISOLATE_BUSY_MSG"),
         dscp_map_msg=value("TC_MSFC_DSCP_MAP_MSG"),
         default_dscp_map=dmap,
         dscp_names=names,

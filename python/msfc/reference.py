@@ -20,7 +20,7 @@ from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
 from . import params as P
 
-TRACE_VERSION = 2  # the newest trace format this reference reads
+TRACE_VERSION = 3  # the newest trace format this reference reads
 CODEL_SHIFT = 10  # CoDel time unit: 1024 ns (Linux codel_time_t)
 # a trace's clock stays below 2^31 CoDel units, so no time comparison wraps around
 MAX_TRACE_NS = ((1 << 31) - 1) << CODEL_SHIFT
@@ -49,6 +49,11 @@ WEIGHT_MODES = P.CHOICES["weights"]
 INVERSION_MODES = P.CHOICES["inversion"]
 #: weights=exact: class quanta and deficits in 1/65536 byte
 EXACT_SHIFT = 16
+#: values of the ``isolate`` parameter: fairness per flow (the thesis), or per source host,
+#: destination host or both first, then per flow of the host
+ISOLATE_MODES = P.CHOICES["isolate"]
+#: isolate != flow: flow quanta and deficits in 1/65536 byte
+ISOLATE_SHIFT = 16
 
 
 class TraceError(ValueError):
@@ -132,6 +137,8 @@ class Flow:
         "lastcount",
         "rec_inv_sqrt",
         "dropping",
+        "src",
+        "dst",
     )
 
     def __init__(self, cls: int, idx: int):
@@ -147,17 +154,23 @@ class Flow:
         self.lastcount = 0
         self.rec_inv_sqrt = 0
         self.dropping = False
+        # isolate != flow: the host slots of the packet that made the flow active
+        self.src = 0
+        self.dst = 0
 
 
 class Class:
-    __slots__ = ("idx", "quantum", "flows", "deficit", "active", "packets")
+    __slots__ = ("idx", "quantum", "flows", "deficit", "active", "packets", "src_load", "dst_load")
 
-    def __init__(self, idx: int, quantum: int):
+    def __init__(self, idx: int, quantum: int, nflows: int = 0):
         self.idx, self.quantum = idx, quantum
         self.flows: deque[Flow] = deque()
         self.deficit = 0
         self.active = False
         self.packets = 0  # packets queued in the class
+        # isolate != flow: active flows of each source / destination host slot
+        self.src_load = [0] * nflows
+        self.dst_load = [0] * nflows
 
 
 class Msfc:
@@ -179,6 +192,7 @@ class Msfc:
         overload="flow",
         weights="rounded",
         inversion="allow",
+        isolate="flow",
     ):
         given = dict(
             prios=prios,
@@ -201,6 +215,13 @@ class Msfc:
         self.overload = overload
         if weights not in WEIGHT_MODES:
             raise TraceError(f"weights={weights} unknown: use weights=rounded or weights=exact")
+        if isolate not in ISOLATE_MODES:
+            raise TraceError(
+                f"isolate={isolate} unknown: use isolate={', isolate='.join(ISOLATE_MODES)}"
+            )
+        self.isolate = isolate
+        # bytes -> flow deficit units
+        self.fscale = 1 << ISOLATE_SHIFT if isolate != "flow" else 1
         # bytes -> class deficit units
         self.cscale = 1 << EXACT_SHIFT if weights == "exact" else 1
         if inversion not in INVERSION_MODES:
@@ -213,7 +234,8 @@ class Msfc:
         self.target, self.interval, self.ecn = us_to_codel(target), us_to_codel(interval), ecn
         self.ratio_fp = ratio_to_fp(str(ratio))
         self.cq = class_quanta(prios, quantum, self.ratio_fp, weights == "exact")
-        self.classes = [Class(c, self.cq[c]) for c in range(prios)]
+        hosts = flows if isolate != "flow" else 0
+        self.classes = [Class(c, self.cq[c], hosts) for c in range(prios)]
         # inversion=prevent: the classes from the most important down (ratio 1: no order), and
         # the factor a per-flow quantum is scaled by from one class to the next one down
         down = list(range(prios))[::-1]
@@ -241,9 +263,36 @@ class Msfc:
     def _now_c(self) -> int:
         return (self.now >> CODEL_SHIFT) & U32
 
+    # -- per-host isolation -----------------------------------------------------------------
+    def load(self, fl: Flow) -> int:
+        """Active flows of the flow's host in its class (isolate != flow; at least 1 while the
+        flow is active): its source's, its destination's, or the larger of both."""
+        cl = self.classes[fl.cls]
+        if self.isolate == "src":
+            return cl.src_load[fl.src]
+        if self.isolate == "dst":
+            return cl.dst_load[fl.dst]
+        return max(cl.src_load[fl.src], cl.dst_load[fl.dst])
+
+    def flow_quantum(self, cl: Class, fl: Flow) -> int:
+        """The inner DRR refill of a flow, in flow deficit units: quantum bytes (isolate=flow),
+        else quantum / load in 1/65536 byte, rounded down."""
+        if self.isolate == "flow":
+            return self.quantum
+        return (self.quantum << ISOLATE_SHIFT) // self.load(fl)
+
+    def _flow_leaves(self, cl: Class, fl: Flow) -> None:
+        fl.active = False
+        if self.isolate != "flow":
+            cl.src_load[fl.src] -= 1
+            cl.dst_load[fl.dst] -= 1
+
     # -- enqueue ----------------------------------------------------------------------------
-    def enqueue(self, c: int, f: int, length: int, ect: bool = False) -> bool:
-        """Returns False if the enqueued packet itself was dropped by overload_drop()."""
+    def enqueue(
+        self, c: int, f: int, length: int, ect: bool = False, src: int = 0, dst: int = 0
+    ) -> bool:
+        """Returns False if the enqueued packet itself was dropped by overload_drop().  `src`
+        and `dst` are the host slots of the packet (0 .. flows-1), used with isolate != flow."""
         cl = self.classes[c]
         fl = self.flow[c][f]
         fl.pkts.append(Packet(length, self._now_c(), ect))
@@ -253,6 +302,10 @@ class Msfc:
         self.bytes += length
         if not fl.active:
             fl.active = True
+            if self.isolate != "flow":
+                fl.src, fl.dst = src, dst
+                cl.src_load[src] += 1
+                cl.dst_load[dst] += 1
             fl.deficit = self.flow_quantum(cl, fl)
             cl.flows.append(fl)
         if not cl.active:
@@ -268,10 +321,6 @@ class Msfc:
         return True
 
     # -- quanta -----------------------------------------------------------------------------
-    def flow_quantum(self, cl: Class, fl: Flow) -> int:
-        """What a flow's deficit is refilled with (activation and every round)."""
-        return self.quantum
-
     def effective_quanta(self, upto: Class | None = None) -> list[int]:
         """Class quanta as the outer DRR uses them (docs/algorithm.md, inversion): with
         inversion=prevent, from the most important class down, P = the smallest per-flow
@@ -316,10 +365,18 @@ class Msfc:
         else:
             candidates = self.flow
         best = None
-        for cl_flows in candidates:  # class 0 first, then flow 0 first: ties keep lowest
-            for fl in cl_flows:
-                if best is None or fl.backlog > best.backlog:
-                    best = fl
+        if self.isolate == "flow":
+            for cl_flows in candidates:  # class 0 first, then flow 0 first: ties keep lowest
+                for fl in cl_flows:
+                    if best is None or fl.backlog > best.backlog:
+                        best = fl
+        else:  # the flow most above its host's share: largest backlog * load
+            weight = -1
+            for cl_flows in candidates:
+                for fl in cl_flows:
+                    w = fl.backlog * self.load(fl) if fl.active else 0
+                    if w > weight:
+                        best, weight = fl, w
         threshold = best.backlog  # "at least half": stop once 2*dropped >= threshold
         dropped_bytes = dropped = 0
         while best.pkts and dropped_bytes * 2 < threshold and dropped < self.drop_batch:
@@ -366,9 +423,9 @@ class Msfc:
             p = self._codel_dequeue(fl)
             if p is None:
                 cl.flows.popleft()
-                fl.active = False
+                self._flow_leaves(cl, fl)
                 continue
-            fl.deficit -= p.length
+            fl.deficit -= p.length * self.fscale
             return (cl.idx, fl.idx, p.length, p.ce)
 
     def _pop(self, fl: Flow):
@@ -467,7 +524,7 @@ def parse_header(line: str) -> dict:
         key, sep, value = item.partition("=")
         if not sep:
             raise TraceError(f"parameter '{item}' is not key=value")
-        if key in ("ratio", "overload", "weights", "inversion"):
+        if key in ("ratio", "overload", "weights", "inversion", "isolate"):
             params[key] = value
         elif key in DEFAULTS or key == "version":
             try:
@@ -485,6 +542,8 @@ def parse_header(line: str) -> dict:
         extra = sorted(set(params) - set(V1_KEYS) - {"version"})
         if extra:
             raise TraceError(f"{' '.join(extra)} need version=2 on the P line")
+    if "isolate" in params and version < 3:
+        raise TraceError("isolate needs version=3 on the P line")
     return params
 
 
@@ -504,19 +563,29 @@ def format_event(ev: tuple) -> str:
 
 
 def parse_op(line: str, q: Msfc, version: int):
-    """One operation line -> ("E", c, f, len, ect) | ("D",) | ("T", ns); validated."""
+    """One operation line -> ("E", c, f, len, ect, src, dst) | ("D",) | ("T", ns); validated."""
     f = line.split()
-    if f[0] == "E" and len(f) in (4, 5):
-        if len(f) == 5 and version < 2:
+    if f[0] == "E" and len(f) in (4, 5, 7):
+        if len(f) >= 5 and version < 2:
             raise TraceError("the ECT field of 'E' needs version=2 on the P line")
+        if len(f) == 7 and version < 3:
+            raise TraceError("the host fields of 'E' need version=3 on the P line")
         c, fl, length = int(f[1]), int(f[2]), int(f[3])
-        ect = int(f[4]) if len(f) == 5 else 0
-        if not (0 <= c < q.prios and 0 <= fl < q.nflows and length >= 1 and ect in (0, 1)):
+        ect = int(f[4]) if len(f) >= 5 else 0
+        src, dst = (int(f[5]), int(f[6])) if len(f) == 7 else (0, 0)
+        if not (
+            0 <= c < q.prios
+            and 0 <= fl < q.nflows
+            and length >= 1
+            and ect in (0, 1)
+            and 0 <= src < q.nflows
+            and 0 <= dst < q.nflows
+        ):
             raise TraceError(
                 f"enqueue '{line}' out of range (prios={q.prios}, flows={q.nflows}, "
-                "len >= 1, ect 0 or 1)"
+                "len >= 1, ect 0 or 1, host slots 0 .. flows-1)"
             )
-        return ("E", c, fl, length, ect)
+        return ("E", c, fl, length, ect, src, dst)
     if f[0] == "D" and len(f) == 1:
         return ("D",)
     if f[0] == "T" and len(f) == 2 and version >= 2:
@@ -525,8 +594,8 @@ def parse_op(line: str, q: Msfc, version: int):
             raise TraceError(f"'{line}': the time step must be >= 0 ns")
         return ("T", ns)
     raise TraceError(
-        f"unknown operation '{line}' (expected 'E <class> <flow> <len> [<ect>]', 'D' "
-        "or, from version 2, 'T <ns>')"
+        f"unknown operation '{line}' (expected 'E <class> <flow> <len> [<ect> [<src> <dst>]]', "
+        "'D' or, from version 2, 'T <ns>')"
     )
 
 
@@ -559,7 +628,7 @@ def run_ops(params: dict, ops) -> list[str]:
     q = Msfc(**params)
     for op in ops:
         if op[0] == "E":
-            q.enqueue(op[1], op[2], op[3], bool(op[4]))
+            q.enqueue(op[1], op[2], op[3], bool(op[4]), op[5], op[6])
         elif op[0] == "D":
             q.dequeue()
         else:

@@ -73,9 +73,18 @@ HEADER = st.fixed_dictionaries(
         overload=st.sampled_from(ref.OVERLOAD_MODES),
         weights=st.sampled_from(ref.WEIGHT_MODES),
         inversion=st.sampled_from(ref.INVERSION_MODES),
+        isolate=st.sampled_from(ref.ISOLATE_MODES),
     )
 )
-PACKET = st.tuples(st.integers(0, 15), st.integers(0, 15), st.integers(1, 3000), st.integers(0, 1))
+# class, flow, length, ECT, source and destination host slots (used with isolate != flow)
+PACKET = st.tuples(
+    st.integers(0, 15),
+    st.integers(0, 15),
+    st.integers(1, 3000),
+    st.integers(0, 1),
+    st.integers(0, 3),
+    st.integers(0, 3),
+)
 # a round: some enqueues, some dequeues, then a clock step in units of target/8; more enqueues
 # than dequeues build sojourn times so CoDel acts, long steps let queues drain and go idle
 ROUNDS = st.lists(
@@ -91,10 +100,11 @@ ROUNDS = st.lists(
 
 def make_trace(hdr: dict, rounds) -> str:
     p = dict(hdr, interval=hdr["target"] * hdr["interval"])
-    lines = ["P version=2 " + " ".join(f"{k}={v}" for k, v in p.items())]
+    lines = ["P version=3 " + " ".join(f"{k}={v}" for k, v in p.items())]
     for pkts, deqs, step in rounds:
-        for c, f, length, ect in pkts:
-            lines.append(f"E {c % p['prios']} {f % p['flows']} {length} {ect}")
+        for c, f, length, ect, src, dst in pkts:
+            hosts = f" {src % p['flows']} {dst % p['flows']}" if p["isolate"] != "flow" else ""
+            lines.append(f"E {c % p['prios']} {f % p['flows']} {length} {ect}{hosts}")
         lines += ["D"] * deqs
         lines.append(f"T {step * p['target'] * 125}")  # target / 8 in ns
     return "\n".join(lines) + "\n"

@@ -207,6 +207,54 @@ class ReferenceTest(unittest.TestCase):
         with self.assertRaises(ref.TraceError):
             run(["P prios=2 flows=1 quantum=400 ratio=2 weights=fine"])
 
+    def test_isolate_shares_bytes_per_host(self):
+        # host 0 sends from flows 0-4, host 1 from flow 5; all backlogged with MTU packets
+        def served(isolate, field):
+            lines = [f"P version=3 prios=1 flows=8 quantum=1500 isolate={isolate}"]
+            for _ in range(100):
+                for f in range(6):
+                    host = 0 if f < 5 else 1
+                    # the other direction: one host per flow
+                    hosts = (host, 2 + f) if field == "src" else (2 + f, host)
+                    lines.append(f"E 0 {f} 1500 0 {hosts[0]} {hosts[1]}")
+            lines += ["D"] * 150
+            flows = [int(x.split()[1]) for x in run(lines)]
+            return sum(f < 5 for f in flows), sum(f == 5 for f in flows)
+
+        self.assertEqual(served("flow", "src"), (125, 25))
+        for isolate, field in (("src", "src"), ("dst", "dst"), ("both", "src"), ("both", "dst")):
+            a, b = served(isolate, field)
+            # equal after the first round (flows activated one by one got larger first quanta)
+            self.assertLessEqual(abs(a - b), 4, (isolate, field, a, b))
+        # one host per flow in the other direction: isolation by it is per flow again
+        self.assertEqual(served("dst", "src"), (125, 25))
+
+    def test_isolate_flow_quantum_keeps_fractions(self):
+        q = ref.Msfc(prios=1, flows=64, quantum=1514, isolate="src")
+        for f in range(50):
+            q.enqueue(0, f, 100, src=3)
+        fl = q.flow[0][49]
+        self.assertEqual(q.load(fl), 50)
+        self.assertEqual(q.flow_quantum(q.classes[0], fl), (1514 << 16) // 50)
+        self.assertEqual(ref.Msfc(prios=1, flows=4).flow_quantum(None, None), 1514)
+
+    def test_isolate_overload_victim_is_most_above_its_host_share(self):
+        # host 0: flows 0-3 with 3 packets each; host 1: flow 4 with 8 packets; limit 20
+        lines = ["P version=3 prios=1 flows=8 quantum=1500 limit=20 drop_batch=1 isolate=src"]
+        for _ in range(3):
+            lines += [f"E 0 {f} 1000 0 0 0" for f in range(4)]
+        lines += ["E 0 4 1000 0 1 0"] * 8 + ["E 0 5 1000 0 1 0"]
+        # flows 0-3: 3000 * 4 = 12000 each; flow 4: 8000 * 2 = 16000: flow 4 goes over
+        self.assertEqual(run(lines), ["drop overload 0 4 1000"])
+        lines[0] = lines[0].replace("isolate=src", "isolate=flow")
+        self.assertEqual(run(lines), ["drop overload 0 4 1000"])
+        # by host load the four flows of host 0 weigh 4 each: 3000 * 4 > 5000 * 2 > 4000 * 2
+        lines = lines[:1] + lines[1:13] + ["E 0 4 1000 0 1 0"] * 4 + ["E 0 5 1000 0 1 0"] * 5
+        lines[0] = lines[0].replace("isolate=flow", "isolate=src")
+        self.assertEqual(run(lines), ["drop overload 0 0 1000"])
+        lines[0] = lines[0].replace("isolate=src", "isolate=flow")
+        self.assertEqual(run(lines), ["drop overload 0 5 1000"])
+
     def test_bad_trace_lines(self):
         for bad in (
             ["E 0 0 1"],
@@ -217,8 +265,13 @@ class ReferenceTest(unittest.TestCase):
             ["P prios=2", "T 5"],  # time steps need version 2
             ["P prios=2", "E 0 0 100 1"],  # so does the ECT field
             ["P prios=2 target=5000"],
-            ["P version=3 prios=2"],
+            ["P version=4 prios=2"],
             ["P version=2 prios=2", "E 0 0 100 2"],
+            ["P version=2 prios=2 isolate=src"],  # isolate needs version 3
+            ["P version=2 prios=2", "E 0 0 100 1 0 0"],  # so do the host fields
+            ["P version=3 prios=2 flows=4 isolate=host"],
+            ["P version=3 prios=2 flows=4", "E 0 0 100 1 4 0"],  # host slot >= flows
+            ["P version=3 prios=2 flows=4", "E 0 0 100 1 0"],  # src without dst
             ["P version=2 prios=2", "T -1"],
             ["P version=2 prios=2 target=5000 interval=5000"],
         ):

@@ -146,6 +146,35 @@ def test_starvation_dos_overload_class_keeps_tcp_class_share(tmp_path):
         assert tcp >= share_kbps / 2, (thin_class, tcp)
 
 
+def test_isolate_gives_hosts_equal_bytes(tmp_path):
+    """One host with 50 greedy flows against a host with one (UDP at the link rate each, the
+    TCP flow's class, 1000-packet buffer): Isolate=flow gives the host of one flow one share in
+    51; Isolate=src|dst|both gives each host half the link (measured 0.94: the 50 flows,
+    emptied by overload drops and active again, start each time with a fresh quantum)."""
+    opts = dict(thin_flows=0, rival_flows=50, bulk_proto="udp", buffer=1000, duration=8)
+
+    def ratio(mode):
+        d = run("starvation", tmp_path, scheduler="Msfc", **{"Msfc.Isolate": mode}, **opts)
+        return tcp_kbps(d, "Bulk") / tcp_kbps(d, "RivalBulk")
+
+    assert ratio("flow") < 0.05
+    for mode in ("src", "dst", "both"):
+        assert 0.9 <= ratio(mode) <= 1.1, mode
+
+
+def test_starvation_dos_from_one_host_isolate_keeps_tcp_going(tmp_path):
+    """The DoS (33-packet buffer) with every thin flow from one host, in the TCP flow's class:
+    per flow the TCP flow is starved; per host it keeps about a third of the link (the rest of
+    its half is what one NewReno flow with CoDel leaves unused at 100 ms RTT)."""
+    opts = dict(thin_flows=45, thin_size=200, buffer=33, thin_hosts="one", duration=20)
+    flow = tcp_kbps(run("starvation", tmp_path, scheduler="Msfc", **opts), "Bulk")
+    src = tcp_kbps(
+        run("starvation", tmp_path, scheduler="Msfc", **{"Msfc.Isolate": "src"}, **opts), "Bulk"
+    )
+    assert flow < 10
+    assert src >= 0.3 * 2000, src
+
+
 # ---------------------------------------------------------------- seed 001, sec. IV
 
 

@@ -26,17 +26,19 @@ namespace
 {
 
 /// Newest trace format version this replayer reads.
-constexpr int TRACE_VERSION = 2;
+constexpr int TRACE_VERSION = 3;
 
-/// A packet addressed to a given flow; the class travels in a SocketPriorityTag.
-class TraceItem : public QueueDiscItem
+/// A packet addressed to a given flow and host slots; the class travels in a SocketPriorityTag.
+class TraceItem : public QueueDiscItem, public MsfcQueueDisc::HostHashItem
 {
   public:
-    TraceItem(uint32_t cls, uint32_t flow, uint32_t len, bool ect)
+    TraceItem(uint32_t cls, uint32_t flow, uint32_t len, bool ect, uint32_t src, uint32_t dst)
         : QueueDiscItem(Create<Packet>(len), Address(), 0),
           m_cls(cls),
           m_flow(flow),
-          m_ect(ect)
+          m_ect(ect),
+          m_src(src),
+          m_dst(dst)
     {
         SocketPriorityTag tag;
         tag.SetPriority(static_cast<uint8_t>(cls));
@@ -61,6 +63,11 @@ class TraceItem : public QueueDiscItem
         return m_flow;
     }
 
+    uint32_t HostHash(bool destination, uint32_t) const override
+    {
+        return destination ? m_dst : m_src;
+    }
+
     /// @return "<class> <flow> <len>" of this packet
     std::string Describe() const
     {
@@ -71,6 +78,8 @@ class TraceItem : public QueueDiscItem
     uint32_t m_cls;   //!< class from the trace
     uint32_t m_flow;  //!< flow from the trace
     bool m_ect;       //!< ECN-capable transport
+    uint32_t m_src;   //!< source host slot from the trace
+    uint32_t m_dst;   //!< destination host slot from the trace
     bool m_ce{false}; //!< CE-marked by the queue disc
 };
 
@@ -109,7 +118,8 @@ ReplayLines(std::istream& in,
                                                  {"ecn", "0"},
                                                  {"overload", "flow"},
                                                  {"weights", "rounded"},
-                                                 {"inversion", "allow"}};
+                                                 {"inversion", "allow"},
+                                                 {"isolate", "flow"}};
     const std::set<std::string> known = {"version",
                                          "prios",
                                          "flows",
@@ -122,7 +132,8 @@ ReplayLines(std::istream& in,
                                          "ecn",
                                          "overload",
                                          "weights",
-                                         "inversion"};
+                                         "inversion",
+                                         "isolate"};
     Ptr<MsfcQueueDisc> q;
     int version = 1;
     std::string line;
@@ -186,12 +197,24 @@ ReplayLines(std::istream& in,
                         " unknown: use inversion=allow or inversion=prevent";
                 return false;
             }
+            const std::string& iso = params["isolate"];
+            if (iso != "flow" && iso != "src" && iso != "dst" && iso != "both")
+            {
+                error = where() + "isolate=" + iso +
+                        " unknown: use isolate=flow, isolate=src, isolate=dst or isolate=both";
+                return false;
+            }
             version = std::atoi(params["version"].c_str());
             if (version < 1 || version > TRACE_VERSION)
             {
                 error = where() + "trace version " + params["version"] +
                         " is not supported (this replayer reads 1.." +
                         std::to_string(TRACE_VERSION) + ")";
+                return false;
+            }
+            if (iso != "flow" && version < 3)
+            {
+                error = where() + "isolate needs version=3 on the P line";
                 return false;
             }
             ObjectFactory f;
@@ -205,6 +228,7 @@ ReplayLines(std::istream& in,
             f.Set("Overload", StringValue(params["overload"]));
             f.Set("Weights", StringValue(params["weights"]));
             f.Set("Inversion", StringValue(params["inversion"]));
+            f.Set("Isolate", StringValue(iso));
             f.Set("Target", StringValue(params["target"] + "us"));
             f.Set("Interval", StringValue(params["interval"] + "us"));
             f.Set("UseEcn", BooleanValue(params["ecn"] == "1"));
@@ -233,9 +257,11 @@ ReplayLines(std::istream& in,
             uint32_t flow;
             uint32_t len;
             uint32_t ect = 0;
+            uint32_t src = 0;
+            uint32_t dst = 0;
             if (!(ls >> cls >> flow >> len) || len == 0)
             {
-                error = where() + "expected 'E <class> <flow> <len> [<ect>]'";
+                error = where() + "expected 'E <class> <flow> <len> [<ect> [<src> <dst>]]'";
                 return false;
             }
             if ((ls >> ect) && (version < 2 || ect > 1))
@@ -243,7 +269,17 @@ ReplayLines(std::istream& in,
                 error = where() + "the ECT field is 0 or 1 and needs version=2";
                 return false;
             }
-            q->Enqueue(Create<TraceItem>(cls, flow, len, ect == 1));
+            if (ls >> src)
+            {
+                const uint32_t flows = std::stoul(params["flows"]);
+                if (!(ls >> dst) || version < 3 || src >= flows || dst >= flows)
+                {
+                    error = where() + "the host fields are '<src> <dst>', each 0 .. flows-1, " +
+                            "and need version=3";
+                    return false;
+                }
+            }
+            q->Enqueue(Create<TraceItem>(cls, flow, len, ect == 1, src, dst));
         }
         else if (op == "D")
         {

@@ -35,6 +35,8 @@
 #include <net/pkt_sched.h>
 #include <net/pkt_cls.h>
 #include <net/inet_ecn.h>
+#include <net/flow_dissector.h>
+#include <net/ipv6.h>
 #include <net/codel.h>
 #if IS_ENABLED(CONFIG_NET_SCH_MSFC_KUNIT_TEST)
 /* The KUnit trace replay sets CoDel's clock (enqueue timestamps and the
@@ -69,6 +71,7 @@ static codel_time_t msfc_codel_time(void)
 #define MSFC_MAX_CLASS_QUANTUM	BIT_ULL(TC_MSFC_CLASS_QUANTUM_MAX_LOG2)
 #define MSFC_EXACT_SHIFT	16	/* weights exact: class quanta in 1/65536 byte */
 #define MSFC_RATIO_ONE		65536	/* ratio 1 in 16.16 fixed point */
+#define MSFC_ISOLATE_SHIFT	16	/* isolate != flow: flow deficits in 1/65536 byte */
 
 struct msfc_flow {
 	struct sk_buff	  *head;
@@ -77,6 +80,8 @@ struct msfc_flow {
 	s64		  deficit;
 	struct codel_vars cvars;
 	u8		  cls;
+	u16		  src;		/* isolate: host slots since activation */
+	u16		  dst;
 };
 
 struct msfc_class {
@@ -100,6 +105,7 @@ struct msfc_sched_data {
 	struct tcf_block *block;
 	struct msfc_flow *flows;	/* [prios * flows_cnt], class-major */
 	u32		*backlogs;	/* bytes, same index as flows */
+	u32		*host_loads;	/* [prios][src, dst][flows_cnt]: active flows */
 	struct list_head active_classes;
 	u32		prios;
 	u32		flows_cnt;
@@ -109,6 +115,7 @@ struct msfc_sched_data {
 	u32		overload;	/* enum tc_msfc_overload */
 	u32		weights;	/* enum tc_msfc_weights */
 	u32		inversion;	/* enum tc_msfc_inversion */
+	u32		isolate;	/* enum tc_msfc_isolate */
 	u32		memory_limit;
 	u32		memory_usage;
 	u32		active_flows;
@@ -221,6 +228,80 @@ static u32 msfc_hash(const struct msfc_sched_data *q, struct sk_buff *skb,
 				q->flows_cnt);
 }
 
+/* Host slots of a packet's source and destination: the keyed hash of the
+ * address, as flows are hashed (non-IP: slot 0).
+ */
+static void msfc_host_slots(const struct msfc_sched_data *q,
+			    const struct sk_buff *skb, u16 *hosts)
+{
+	struct flow_keys keys;
+	u32 src, dst;
+
+	hosts[0] = 0;
+	hosts[1] = 0;
+	if (!skb_flow_dissect_flow_keys(skb, &keys, 0))
+		return;
+	switch (keys.control.addr_type) {
+	case FLOW_DISSECTOR_KEY_IPV4_ADDRS:
+		src = (__force u32)keys.addrs.v4addrs.src;
+		dst = (__force u32)keys.addrs.v4addrs.dst;
+		break;
+	case FLOW_DISSECTOR_KEY_IPV6_ADDRS:
+		src = ipv6_addr_hash(&keys.addrs.v6addrs.src);
+		dst = ipv6_addr_hash(&keys.addrs.v6addrs.dst);
+		break;
+	default:
+		return;
+	}
+	hosts[0] = reciprocal_scale(jhash_1word(src, q->perturbation), q->flows_cnt);
+	hosts[1] = reciprocal_scale(jhash_1word(dst, q->perturbation), q->flows_cnt);
+}
+
+static u32 *msfc_host_load(const struct msfc_sched_data *q, u32 cidx, int dir, u16 slot)
+{
+	return &q->host_loads[(cidx * 2 + dir) * q->flows_cnt + slot];
+}
+
+/* Active flows of the flow's host in its class (isolate != flow; at least 1
+ * while the flow is active): its source's, destination's or the larger.
+ */
+static u32 msfc_flow_load(const struct msfc_sched_data *q,
+			  const struct msfc_flow *flow)
+{
+	u32 src = *msfc_host_load(q, flow->cls, 0, flow->src);
+	u32 dst = *msfc_host_load(q, flow->cls, 1, flow->dst);
+
+	switch (q->isolate) {
+	case TC_MSFC_ISOLATE_SRC:
+		return src;
+	case TC_MSFC_ISOLATE_DST:
+		return dst;
+	default:
+		return max(src, dst);
+	}
+}
+
+/* The inner DRR refill of a flow: quantum bytes (isolate flow), else
+ * quantum / load in 1/65536 byte, rounded down (at least 1: load <= 65536).
+ */
+static u64 msfc_flow_quantum(const struct msfc_sched_data *q,
+			     const struct msfc_class *cl,
+			     const struct msfc_flow *flow)
+{
+	if (q->isolate == TC_MSFC_ISOLATE_FLOW)
+		return q->quantum;
+	return div_u64((u64)q->quantum << MSFC_ISOLATE_SHIFT,
+		       msfc_flow_load(q, flow));
+}
+
+static void msfc_flow_leaves(struct msfc_sched_data *q, struct msfc_flow *flow)
+{
+	if (q->isolate == TC_MSFC_ISOLATE_FLOW)
+		return;
+	(*msfc_host_load(q, flow->cls, 0, flow->src))--;
+	(*msfc_host_load(q, flow->cls, 1, flow->dst))--;
+}
+
 static struct sk_buff *dequeue_head(struct msfc_flow *flow)
 {
 	struct sk_buff *skb = flow->head;
@@ -238,14 +319,6 @@ static void flow_queue_add(struct msfc_flow *flow, struct sk_buff *skb)
 		flow->tail->next = skb;
 	flow->tail = skb;
 	skb->next = NULL;
-}
-
-/* What a flow's deficit is refilled with (activation and every inner round). */
-static u64 msfc_flow_quantum(const struct msfc_sched_data *q,
-			     const struct msfc_class *cl,
-			     const struct msfc_flow *flow)
-{
-	return q->quantum;
 }
 
 /* inversion prevent: the effective class quanta from the most important
@@ -322,7 +395,9 @@ static bool msfc_class_fuller(const struct msfc_class *a, u64 qa,
 
 /* Over limit or memory_limit: drop from the head of the victim flow until
  * half of its backlog or max_packets packets are gone.  The victim is the
- * flow holding the most bytes (ties: lowest class, then lowest flow): over
+ * flow holding the most bytes (isolate != flow: the largest bytes * load of
+ * its host, the flow most above its host's share; ties: lowest class, then
+ * lowest flow): over
  * all classes (overload flow), or inside the class with the largest
  * backlog / quantum, the class most above its share of the buffer
  * (overload class; ties: lowest class), its backlog counted in packets over
@@ -335,6 +410,7 @@ static void msfc_overload_drop(struct Qdisc *sch, u32 max_packets,
 {
 	struct msfc_sched_data *q = qdisc_priv(sch);
 	u32 maxbacklog = 0, idx = 0, i, n = q->prios * q->flows_cnt;
+	u64 weight, maxweight = 0;
 	unsigned int len = 0, mem = 0;
 	struct msfc_flow *flow;
 	struct msfc_class *cl;
@@ -360,11 +436,25 @@ static void msfc_overload_drop(struct Qdisc *sch, u32 max_packets,
 		n = i + q->flows_cnt;
 		idx = i;
 	}
-	for (; i < n; i++) {
-		if (q->backlogs[i] > maxbacklog) {
-			maxbacklog = q->backlogs[i];
-			idx = i;
+	if (q->isolate == TC_MSFC_ISOLATE_FLOW) {
+		for (; i < n; i++) {
+			if (q->backlogs[i] > maxbacklog) {
+				maxbacklog = q->backlogs[i];
+				idx = i;
+			}
 		}
+	} else {
+		for (; i < n; i++) {
+			if (!q->backlogs[i])
+				continue;
+			weight = (u64)q->backlogs[i] *
+				 msfc_flow_load(q, &q->flows[i]);
+			if (weight > maxweight) {
+				maxweight = weight;
+				idx = i;
+			}
+		}
+		maxbacklog = q->backlogs[idx];
 	}
 
 	flow = &q->flows[idx];
@@ -392,10 +482,13 @@ static void msfc_overload_drop(struct Qdisc *sch, u32 max_packets,
 }
 
 /* Enqueue into a given class and flow; classification is done by the
- * caller (msfc_enqueue(), or the trace replay of the KUnit test).
+ * caller (msfc_enqueue(), or the trace replay of the KUnit test).  @hosts:
+ * source and destination host slots, or NULL to hash the packet's addresses
+ * (only done when the flow becomes active and isolate is not flow).
  */
 static int msfc_enqueue_flow(struct sk_buff *skb, struct Qdisc *sch, u32 cidx,
-			     u32 fidx, struct sk_buff **to_free)
+			     u32 fidx, const u16 *hosts,
+			     struct sk_buff **to_free)
 {
 	struct msfc_sched_data *q = qdisc_priv(sch);
 	unsigned int pkt_len = qdisc_pkt_len(skb);
@@ -416,6 +509,18 @@ static int msfc_enqueue_flow(struct sk_buff *skb, struct Qdisc *sch, u32 cidx,
 
 	if (list_empty(&flow->flowchain)) {
 		list_add_tail(&flow->flowchain, &cl->flows);
+		if (q->isolate != TC_MSFC_ISOLATE_FLOW) {
+			u16 slots[2];
+
+			if (!hosts) {
+				msfc_host_slots(q, skb, slots);
+				hosts = slots;
+			}
+			flow->src = hosts[0];
+			flow->dst = hosts[1];
+			(*msfc_host_load(q, cidx, 0, flow->src))++;
+			(*msfc_host_load(q, cidx, 1, flow->dst))++;
+		}
 		cl->active_flows++;
 		q->active_flows++;
 		flow->deficit = msfc_flow_quantum(q, cl, flow);
@@ -478,7 +583,7 @@ static int msfc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 		return ret;
 	}
 	return msfc_enqueue_flow(skb, sch, cidx, msfc_hash(q, skb, dsfield),
-				 to_free);
+				 NULL, to_free);
 }
 
 /* Called by codel_dequeue() to take the head packet of a flow. */
@@ -532,7 +637,8 @@ static void msfc_skip_flow_rounds(struct msfc_sched_data *q,
 	struct msfc_flow *flow;
 
 	list_for_each_entry(flow, &cl->flows, flowchain)
-		k = min(k, msfc_refills(flow->deficit, msfc_flow_quantum(q, cl, flow)));
+		k = min(k, msfc_refills(flow->deficit,
+					msfc_flow_quantum(q, cl, flow)));
 	if (k < 2)
 		return;
 	list_for_each_entry(flow, &cl->flows, flowchain)
@@ -589,11 +695,13 @@ static struct sk_buff *msfc_class_dequeue(struct Qdisc *sch,
 
 		if (!skb) {
 			list_del_init(&flow->flowchain);
+			msfc_flow_leaves(q, flow);
 			cl->active_flows--;
 			q->active_flows--;
 			continue;
 		}
-		flow->deficit -= qdisc_pkt_len(skb);
+		flow->deficit -= (s64)qdisc_pkt_len(skb) <<
+				 (q->isolate != TC_MSFC_ISOLATE_FLOW ? MSFC_ISOLATE_SHIFT : 0);
 		return skb;
 	}
 }
@@ -674,6 +782,8 @@ static void msfc_reset(struct Qdisc *sch)
 	}
 	if (q->backlogs)
 		memset(q->backlogs, 0, n * sizeof(u32));
+	if (q->host_loads)
+		memset(q->host_loads, 0, 2 * n * sizeof(u32));
 	q->memory_usage = 0;
 	q->active_flows = 0;
 }
@@ -722,13 +832,14 @@ static const struct nla_policy msfc_policy[TCA_MSFC_MAX + 1] = {
 	[TCA_MSFC_OVERLOAD]	= NLA_POLICY_MAX(NLA_U32, TC_MSFC_OVERLOAD_MAX),
 	[TCA_MSFC_WEIGHTS]	= NLA_POLICY_MAX(NLA_U32, TC_MSFC_WEIGHTS_MAX),
 	[TCA_MSFC_INVERSION]	= NLA_POLICY_MAX(NLA_U32, TC_MSFC_INVERSION_MAX),
+	[TCA_MSFC_ISOLATE]	= NLA_POLICY_MAX(NLA_U32, TC_MSFC_ISOLATE_MAX),
 };
 
 struct msfc_config {
 	u32 prios, flows_cnt, quantum, ratio;
 	codel_time_t target, interval;
 	u32 target_us, interval_us;
-	u32 limit, memory_limit, drop_batch, ecn, overload, weights, inversion;
+	u32 limit, memory_limit, drop_batch, ecn, overload, weights, inversion, isolate;
 	u8 dscp_map[TC_MSFC_DSCP_MAP_LEN];
 	u64 quanta[MSFC_MAX_PRIOS];
 };
@@ -757,6 +868,7 @@ static const struct msfc_field msfc_fields[TCA_MSFC_MAX + 1] = {
 	[TCA_MSFC_OVERLOAD]	= MSFC_FIELD(overload, "overload", TC_MSFC_OVERLOAD_RANGE),
 	[TCA_MSFC_WEIGHTS]	= MSFC_FIELD(weights, "weights", TC_MSFC_WEIGHTS_RANGE),
 	[TCA_MSFC_INVERSION]	= MSFC_FIELD(inversion, "inversion", TC_MSFC_INVERSION_RANGE),
+	[TCA_MSFC_ISOLATE]	= MSFC_FIELD(isolate, "isolate", TC_MSFC_ISOLATE_RANGE),
 };
 
 /* Parse and check everything before changing anything. */
@@ -843,21 +955,24 @@ static void msfc_get_config(struct Qdisc *sch, struct msfc_config *c)
 	c->overload = q->overload;
 	c->weights = q->weights;
 	c->inversion = q->inversion;
+	c->isolate = q->isolate;
 	memcpy(c->dscp_map, q->dscp_map, TC_MSFC_DSCP_MAP_LEN);
 }
 
 static int msfc_alloc_tables(u32 prios, u32 flows_cnt, struct msfc_flow **flowsp,
-			     u32 **backlogsp)
+			     u32 **backlogsp, u32 **host_loadsp)
 {
 	u32 n = prios * flows_cnt, i;
 	struct msfc_flow *flows;
-	u32 *backlogs;
+	u32 *backlogs, *host_loads;
 
 	flows = kvcalloc(n, sizeof(*flows), GFP_KERNEL);
 	backlogs = kvcalloc(n, sizeof(*backlogs), GFP_KERNEL);
-	if (!flows || !backlogs) {
+	host_loads = kvcalloc(2 * n, sizeof(*host_loads), GFP_KERNEL);
+	if (!flows || !backlogs || !host_loads) {
 		kvfree(flows);
 		kvfree(backlogs);
+		kvfree(host_loads);
 		return -ENOMEM;
 	}
 	for (i = 0; i < n; i++) {
@@ -867,7 +982,30 @@ static int msfc_alloc_tables(u32 prios, u32 flows_cnt, struct msfc_flow **flowsp
 	}
 	*flowsp = flows;
 	*backlogsp = backlogs;
+	*host_loadsp = host_loads;
 	return 0;
+}
+
+/* An idle qdisc whose isolate mode changes: flows left on their lists
+ * (emptied, not yet visited) leave them, so that no host load or deficit
+ * of the old mode survives.
+ */
+static void msfc_forget_active(struct msfc_sched_data *q)
+{
+	struct msfc_flow *flow, *next;
+	u32 p;
+
+	INIT_LIST_HEAD(&q->active_classes);
+	for (p = 0; p < MSFC_MAX_PRIOS; p++) {
+		struct msfc_class *cl = &q->classes[p];
+
+		list_for_each_entry_safe(flow, next, &cl->flows, flowchain)
+			list_del_init(&flow->flowchain);
+		INIT_LIST_HEAD(&cl->node);
+		cl->active_flows = 0;
+	}
+	q->active_flows = 0;
+	memset(q->host_loads, 0, 2 * q->prios * q->flows_cnt * sizeof(u32));
 }
 
 static int msfc_change(struct Qdisc *sch, struct nlattr *opt,
@@ -876,10 +1014,11 @@ static int msfc_change(struct Qdisc *sch, struct nlattr *opt,
 	struct msfc_sched_data *q = qdisc_priv(sch);
 	struct msfc_flow *new_flows = NULL, *old_flows = NULL;
 	u32 *new_backlogs = NULL, *old_backlogs = NULL;
+	u32 *new_host_loads = NULL, *old_host_loads = NULL;
 	unsigned int dropped = 0, dropped_len = 0;
 	struct sk_buff *to_free = NULL;
 	struct msfc_config c;
-	bool resize;
+	bool resize, reisolate;
 	int err;
 	u32 p;
 
@@ -894,6 +1033,11 @@ static int msfc_change(struct Qdisc *sch, struct nlattr *opt,
 	}
 
 	resize = !q->flows || c.prios != q->prios || c.flows_cnt != q->flows_cnt;
+	reisolate = q->flows && c.isolate != q->isolate;
+	if (reisolate && sch->q.qlen) {
+		NL_SET_ERR_MSG(extack, TC_MSFC_ISOLATE_BUSY_MSG);
+		return -EBUSY;
+	}
 	if (resize) {
 		if (q->flows && sch->q.qlen) {
 			NL_SET_ERR_MSG(extack,
@@ -901,7 +1045,7 @@ static int msfc_change(struct Qdisc *sch, struct nlattr *opt,
 			return -EBUSY;
 		}
 		err = msfc_alloc_tables(c.prios, c.flows_cnt, &new_flows,
-					&new_backlogs);
+					&new_backlogs, &new_host_loads);
 		if (err) {
 			NL_SET_ERR_MSG(extack, "cannot allocate prios x flows flow records: lower flows");
 			return err;
@@ -909,19 +1053,25 @@ static int msfc_change(struct Qdisc *sch, struct nlattr *opt,
 	}
 
 	sch_tree_lock(sch);
-	if (resize) {
-		if (q->flows && sch->q.qlen) {
-			sch_tree_unlock(sch);
-			kvfree(new_flows);
-			kvfree(new_backlogs);
+	if ((resize || reisolate) && q->flows && sch->q.qlen) {
+		sch_tree_unlock(sch);
+		kvfree(new_flows);
+		kvfree(new_backlogs);
+		kvfree(new_host_loads);
+		if (resize)
 			NL_SET_ERR_MSG(extack,
 				       "prios and flows cannot change while packets are queued: change them on an idle link, or delete and re-add the qdisc");
-			return -EBUSY;
-		}
+		else
+			NL_SET_ERR_MSG(extack, TC_MSFC_ISOLATE_BUSY_MSG);
+		return -EBUSY;
+	}
+	if (resize) {
 		old_flows = q->flows;
 		old_backlogs = q->backlogs;
+		old_host_loads = q->host_loads;
 		q->flows = new_flows;
 		q->backlogs = new_backlogs;
+		q->host_loads = new_host_loads;
 		q->prios = c.prios;
 		q->flows_cnt = c.flows_cnt;
 		/* empty: nothing to free, only the lists to reset */
@@ -932,6 +1082,8 @@ static int msfc_change(struct Qdisc *sch, struct nlattr *opt,
 			q->classes[p].active_flows = 0;
 		}
 		q->active_flows = 0;
+	} else if (reisolate) {
+		msfc_forget_active(q);
 	}
 
 	WRITE_ONCE(q->quantum, c.quantum);
@@ -950,6 +1102,7 @@ static int msfc_change(struct Qdisc *sch, struct nlattr *opt,
 	WRITE_ONCE(q->overload, c.overload);
 	WRITE_ONCE(q->weights, c.weights);
 	WRITE_ONCE(q->inversion, c.inversion);
+	WRITE_ONCE(q->isolate, c.isolate);
 	memcpy(q->dscp_map, c.dscp_map, TC_MSFC_DSCP_MAP_LEN);
 
 	/* a lower limit drops from the fattest flows, keeping the rest */
@@ -968,6 +1121,7 @@ static int msfc_change(struct Qdisc *sch, struct nlattr *opt,
 	kfree_skb_list(to_free);
 	kvfree(old_flows);
 	kvfree(old_backlogs);
+	kvfree(old_host_loads);
 	return 0;
 }
 
@@ -978,8 +1132,10 @@ static void msfc_destroy(struct Qdisc *sch)
 	tcf_block_put(q->block);
 	kvfree(q->backlogs);
 	kvfree(q->flows);
+	kvfree(q->host_loads);
 	q->flows = NULL;
 	q->backlogs = NULL;
+	q->host_loads = NULL;
 }
 
 static int msfc_init(struct Qdisc *sch, struct nlattr *opt,
@@ -998,6 +1154,7 @@ static int msfc_init(struct Qdisc *sch, struct nlattr *opt,
 	q->overload = TC_MSFC_OVERLOAD_DEFAULT;
 	q->weights = TC_MSFC_WEIGHTS_DEFAULT;
 	q->inversion = TC_MSFC_INVERSION_DEFAULT;
+	q->isolate = TC_MSFC_ISOLATE_DEFAULT;
 	q->memory_limit = TC_MSFC_MEMORY_LIMIT_DEFAULT;
 	memcpy(q->dscp_map, msfc_default_dscp_map, TC_MSFC_DSCP_MAP_LEN);
 	get_random_bytes(&q->perturbation, sizeof(q->perturbation));
@@ -1049,7 +1206,8 @@ static int msfc_dump(struct Qdisc *sch, struct sk_buff *skb)
 	    nla_put(skb, TCA_MSFC_DSCP_MAP, TC_MSFC_DSCP_MAP_LEN, q->dscp_map) ||
 	    nla_put_u32(skb, TCA_MSFC_OVERLOAD, READ_ONCE(q->overload)) ||
 	    nla_put_u32(skb, TCA_MSFC_WEIGHTS, READ_ONCE(q->weights)) ||
-	    nla_put_u32(skb, TCA_MSFC_INVERSION, READ_ONCE(q->inversion)))
+	    nla_put_u32(skb, TCA_MSFC_INVERSION, READ_ONCE(q->inversion)) ||
+	    nla_put_u32(skb, TCA_MSFC_ISOLATE, READ_ONCE(q->isolate)))
 		goto nla_put_failure;
 
 	return nla_nest_end(skb, opts);

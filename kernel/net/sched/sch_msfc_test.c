@@ -18,13 +18,15 @@ struct msfc_vec_op {
 	u8 ect;		/* E: an ECT(0) packet; P: dequeued CE-marked */
 	u16 flow;
 	u32 len;	/* T: nanoseconds */
+	u16 src;	/* E: host slots (isolate) */
+	u16 dst;
 };
 
 struct msfc_vector {
 	const char *name;
 	u32 prios, flows, quantum, ratio, limit, drop_batch;
 	u32 target_us, interval_us, ecn;
-	u32 overload, weights, inversion;
+	u32 overload, weights, inversion, isolate;
 	const struct msfc_vec_op *ops;
 	u32 nops;
 	const struct msfc_vec_op *exp;
@@ -195,7 +197,7 @@ static int msfc_test_enqueue_flow(struct Qdisc *sch, u32 cls, u32 flow, u32 len)
 
 	if (!skb)
 		return -ENOMEM;
-	ret = msfc_enqueue_flow(skb, sch, cls, flow, &to_free);
+	ret = msfc_enqueue_flow(skb, sch, cls, flow, NULL, &to_free);
 	kfree_skb_list(to_free);
 	return ret;
 }
@@ -265,6 +267,7 @@ static void msfc_test_vectors(struct kunit *test)
 			{ TCA_MSFC_OVERLOAD, vec->overload },
 			{ TCA_MSFC_WEIGHTS, vec->weights },
 			{ TCA_MSFC_INVERSION, vec->inversion },
+			{ TCA_MSFC_ISOLATE, vec->isolate },
 			{ TCA_MSFC_MEMORY_LIMIT, 1U << 31 },
 			{ TCA_MSFC_TARGET, vec->target_us },
 			{ TCA_MSFC_INTERVAL, vec->interval_us },
@@ -279,6 +282,7 @@ static void msfc_test_vectors(struct kunit *test)
 		for (i = 0; i < vec->nops; i++) {
 			const struct msfc_vec_op *op = &vec->ops[i];
 			struct sk_buff *skb, *to_free = NULL, *rev = NULL;
+			const u16 hosts[2] = { op->src, op->dst };
 
 			if (op->op == 'T') {
 				WRITE_ONCE(msfc_test_now_ns, msfc_test_now_ns + op->len);
@@ -287,7 +291,7 @@ static void msfc_test_vectors(struct kunit *test)
 			if (op->op == 'E') {
 				skb = msfc_test_vec_skb(op);
 				KUNIT_ASSERT_NOT_NULL(test, skb);
-				msfc_enqueue_flow(skb, sch, op->cls, op->flow, &to_free);
+				msfc_enqueue_flow(skb, sch, op->cls, op->flow, hosts, &to_free);
 				/* __qdisc_drop() pushes on the front: reverse to drop order */
 				while (to_free) {
 					skb = to_free;
@@ -423,6 +427,94 @@ static void msfc_test_flow_fairness(struct kunit *test)
 	for (f = 1; f < 4; f++)
 		KUNIT_EXPECT_LE_MSG(test, abs((s64)bytes[f] - (s64)bytes[0]), 1500 + 1500,
 				    "flow %d: %llu bytes vs flow 0: %llu", f, bytes[f], bytes[0]);
+}
+
+/* isolate src and dst: a host with 8 flows and a host with 1 get equal
+ * bytes (isolate flow: 8 to 1); hosts are hashed from the IPv4 addresses.
+ */
+static void msfc_test_isolate_hosts(struct kunit *test)
+{
+	static const u32 modes[] = {
+		TC_MSFC_ISOLATE_FLOW, TC_MSFC_ISOLATE_SRC,
+		TC_MSFC_ISOLATE_DST, TC_MSFC_ISOLATE_BOTH,
+	};
+	const struct msfc_test_attr to_flow[] = { { TCA_MSFC_ISOLATE, 0 }, { 0 } };
+	struct netlink_ext_ack extack = {};
+	struct sk_buff *to_free = NULL;
+	struct msfc_sched_data *q;
+	struct Qdisc *sch = NULL;
+	int m, i, f;
+
+	for (m = 0; m < ARRAY_SIZE(modes); m++) {
+		const struct msfc_test_attr attrs[] = {
+			{ TCA_MSFC_PRIOS, 1 }, { TCA_MSFC_FLOWS, 1024 }, { TCA_MSFC_QUANTUM, 1500 },
+			{ TCA_MSFC_ISOLATE, modes[m] }, { 0 }
+		};
+		u64 bytes[2] = {};
+
+		if (sch)
+			msfc_test_release(test);
+		sch = msfc_test_create(test, attrs);
+		q = qdisc_priv(sch);
+		/* flow f of host 0 from 10.0.0.1 to 10.0.1.1 (src) or from
+		 * 10.0.1.1 to 10.0.0.1 (dst); host 1 (flow 8) with .2
+		 */
+		q->perturbation = 1;	/* no host slots collide */
+		for (i = 0; i < 100; i++) {
+			for (f = 0; f < 9; f++) {
+				struct sk_buff *skb = msfc_test_ip_skb(1500, 0, 1000 + f);
+				__be32 host = htonl(f < 8 ? 0x0a000001 : 0x0a000002);
+
+				KUNIT_ASSERT_NOT_NULL(test, skb);
+				if (modes[m] == TC_MSFC_ISOLATE_DST) {
+					ip_hdr(skb)->saddr = htonl(0x0a000101);
+					ip_hdr(skb)->daddr = host;
+				} else {
+					ip_hdr(skb)->saddr = host;
+					ip_hdr(skb)->daddr = htonl(0x0a000101 + f);
+				}
+				skb->mark = f < 8 ? 0 : 1;
+				/* flow queue f (the flow hash is keyed per boot);
+				 * the hosts come from the addresses
+				 */
+				KUNIT_ASSERT_EQ(test, msfc_enqueue_flow(skb, sch, 0, f, NULL,
+									&to_free),
+						NET_XMIT_SUCCESS);
+			}
+		}
+		KUNIT_ASSERT_EQ(test, q->classes[0].active_flows, 9);
+		for (i = 0; i < 180; i++) {
+			struct sk_buff *skb = msfc_dequeue(sch);
+
+			KUNIT_ASSERT_NOT_NULL(test, skb);
+			bytes[skb->mark] += qdisc_pkt_len(skb);
+			kfree_skb(skb);
+		}
+		if (modes[m] == TC_MSFC_ISOLATE_FLOW) {
+			KUNIT_EXPECT_LE(test, abs((s64)bytes[0] - 8 * (s64)bytes[1]), 9 * 1500);
+		} else {
+			/* equal within 5 % (flows activated one by one got
+			 * larger first quanta)
+			 */
+			KUNIT_EXPECT_LE_MSG(test, 20 * abs((s64)bytes[0] - (s64)bytes[1]),
+					    bytes[0] + bytes[1],
+					    "isolate %u: host of 8 flows %llu bytes, of 1 flow %llu",
+					    modes[m], bytes[0], bytes[1]);
+		}
+	}
+	/* the mode changes only on an idle qdisc */
+	KUNIT_EXPECT_EQ(test, msfc_test_change(sch, to_flow, NULL, 0, &extack), -EBUSY);
+	KUNIT_EXPECT_STREQ(test, extack._msg, TC_MSFC_ISOLATE_BUSY_MSG);
+	while (sch->q.qlen) {
+		struct sk_buff *skb = msfc_dequeue(sch);
+
+		KUNIT_ASSERT_NOT_NULL(test, skb);
+		kfree_skb(skb);
+	}
+	KUNIT_EXPECT_EQ(test, msfc_test_change(sch, to_flow, NULL, 0, &extack), 0);
+	q = qdisc_priv(sch);
+	for (i = 0; i < 2 * 1024; i++)
+		KUNIT_EXPECT_EQ(test, q->host_loads[i], 0);
 }
 
 /* Default DSCP map with 3 classes, a custom map, non-IP, clamping. */
@@ -618,7 +710,7 @@ static void msfc_test_memory_bound(struct kunit *test)
 	big->protocol = htons(ETH_P_ARP);
 	big->mark = 1 << 16 | 3;
 	qdisc_skb_cb(big)->pkt_len = 100;
-	ret = msfc_enqueue_flow(big, sch, 1, 3, &to_free);
+	ret = msfc_enqueue_flow(big, sch, 1, 3, NULL, &to_free);
 	kfree_skb_list(to_free);
 	KUNIT_EXPECT_LE(test, q->memory_usage, 8 * small);
 	/* it fits once enough of the fat flow is gone */
@@ -634,7 +726,7 @@ static void msfc_test_memory_bound(struct kunit *test)
 		skb->protocol = htons(ETH_P_ARP);
 		qdisc_skb_cb(skb)->pkt_len = 64 + (i * 37) % 1400;
 		to_free = NULL;
-		msfc_enqueue_flow(skb, sch, i % 2, (i * 13) % 8, &to_free);
+		msfc_enqueue_flow(skb, sch, i % 2, (i * 13) % 8, NULL, &to_free);
 		kfree_skb_list(to_free);
 		KUNIT_ASSERT_LE_MSG(test, q->memory_usage, 8 * small,
 				    "memory_usage over memory_limit after enqueue %u", i);
@@ -727,6 +819,7 @@ static void msfc_test_invalid(struct kunit *test)
 		{ "weights 2", { { TCA_MSFC_WEIGHTS, 2 } }, 0, 0, MSFC_MSG("weights", WEIGHTS) },
 		{ "inversion 2", { { TCA_MSFC_INVERSION, 2 } }, 0, 0,
 		  MSFC_MSG("inversion", INVERSION) },
+		{ "isolate 4", { { TCA_MSFC_ISOLATE, 4 } }, 0, 0, MSFC_MSG("isolate", ISOLATE) },
 		{ "exact class quanta below 1/65536 byte",
 		  { { TCA_MSFC_PRIOS, 3 }, { TCA_MSFC_RATIO, 1 }, { TCA_MSFC_WEIGHTS, 1 } }, 0, 0,
 		  TC_MSFC_EXACT_WEIGHTS_MSG },
@@ -994,6 +1087,7 @@ static struct kunit_case msfc_test_cases[] = {
 	KUNIT_CASE(msfc_test_vectors),
 	KUNIT_CASE(msfc_test_ratio_shares),
 	KUNIT_CASE(msfc_test_flow_fairness),
+	KUNIT_CASE(msfc_test_isolate_hosts),
 	KUNIT_CASE(msfc_test_dscp_classes),
 	KUNIT_CASE(msfc_test_codel),
 	KUNIT_CASE(msfc_test_limits),

@@ -3,12 +3,18 @@
 Runs build/scenario-starvation for every scheduler and number of thin flows, then writes
 RESULTS/starvation.png, RESULTS/starvation.csv (+ .md) with the seed's finding beside ours;
 then the DoS case (`--preset=dos`: thin traffic above the link rate) with a 33- and a
-1000-packet buffer, also with MSFC's `overload=class`: RESULTS/starvation_dos.png,
-starvation_dos.csv (+ .md).
+1000-packet buffer, and with the 33-packet buffer and the flood from one host, also with MSFC's
+`overload=class` and `isolate=src|dst|both`: RESULTS/starvation_dos.png, starvation_dos.csv
+(+ .md).
 
     msfc bench seed001-starvation results/seeds            # full sweep (~15 min)
     msfc bench seed001-starvation results/seeds --quick    # 3 points, short runs
     msfc bench seed001-starvation results/seeds --dos-only # the DoS case alone (~3 min)
+    msfc bench seed001-starvation results/seeds --hosts-only  # per-host fairness (~2 min)
+
+The per-host table (RESULTS/starvation_hosts.csv, + .md): one host with 50 bulk flows against
+a host with one, in one class, for MSFC's every `isolate` mode, with TCP and with UDP at the
+link rate per flow (always backlogged).
 """
 
 from __future__ import annotations
@@ -32,11 +38,22 @@ SCHEDULERS = [
 # The DoS case also runs MSFC with overload drops that respect class shares (docs/algorithm.md,
 # `overload`): (label, scheduler, thin-class, scheduler attributes)
 OVERLOAD_CLASS = {"Msfc.Overload": "class"}
-DOS_SCHEDULERS = [(label, sched, cls, {}) for label, sched, cls in SCHEDULERS] + [
-    ("MSFC overload=class, thin in TCP's class", "Msfc", "same", OVERLOAD_CLASS),
-    ("MSFC overload=class, thin in a higher class", "Msfc", "higher", OVERLOAD_CLASS),
-    ("MSFC overload=class, thin in a lower class", "Msfc", "lower", OVERLOAD_CLASS),
-]
+#: MSFC's isolate modes (docs/algorithm.md), the thesis's first
+ISOLATE_MODES = ("flow", "src", "dst", "both")
+DOS_SCHEDULERS = (
+    [(label, sched, cls, {}) for label, sched, cls in SCHEDULERS]
+    + [
+        ("MSFC overload=class, thin in TCP's class", "Msfc", "same", OVERLOAD_CLASS),
+        ("MSFC overload=class, thin in a higher class", "Msfc", "higher", OVERLOAD_CLASS),
+        ("MSFC overload=class, thin in a lower class", "Msfc", "lower", OVERLOAD_CLASS),
+    ]
+    + [
+        # per-host isolation (docs/algorithm.md, `isolate`): matters when the flood comes from one
+        # host, the buffer33_one_host column
+        (f"MSFC isolate={mode}, thin in TCP's class", "Msfc", "same", {"Msfc.Isolate": mode})
+        for mode in ISOLATE_MODES[1:]
+    ]
+)
 
 
 def tcp_and_thin(run_dir: Path) -> dict:
@@ -73,6 +90,11 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
         action="store_true",
         help="run only the DoS case (starvation_dos.csv, .md, .png)",
     )
+    which.add_argument(
+        "--hosts-only",
+        action="store_true",
+        help="run only the per-host table (starvation_hosts.csv, .md)",
+    )
     a = ap.parse_args(argv)
     if a.quick:
         a.thin, a.duration = [5, 25, 45], 20.0
@@ -80,6 +102,9 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     pub = seeds.published()["seed001"]["starvation"]
     if a.dos_only:
         dos(a)
+        return 0
+    if a.hosts_only:
+        hosts(a)
         return 0
 
     res: dict[tuple[str, int], dict] = {}
@@ -134,16 +159,61 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     print(f"wrote {a.results / 'starvation.png'}, {a.results / 'starvation.csv'}")
     if not a.skip_dos:
         dos(a)
+        hosts(a)
     return 0
+
+
+#: per-host table: (label, scenario options) of the kinds of bulk flows
+HOST_RUNS = [
+    ("TCP, 2 Mbit/s, 100 ms, buffer 33", {}),
+    (
+        "TCP, 10 Mbit/s, 20 ms, buffer 1000",
+        {"bottleneck-rate": "10Mbps", "rtt": "20ms", "buffer": 1000},
+    ),
+    ("UDP at the link rate, 2 Mbit/s, buffer 1000", {"bulk-proto": "udp", "buffer": 1000}),
+]
+
+
+def hosts(a) -> None:
+    """Per-host fairness: the bulk flow's host (1 flow) against a host of 50 bulk flows
+    (`--rival-flows=50`), every flow best effort, by MSFC's `isolate` mode."""
+    header = ["flows", "isolate", "one_flow_host_kbps", "fifty_flow_host_kbps", "ratio"]
+    rows = []
+    for label, opts in HOST_RUNS:
+        for mode in ISOLATE_MODES:
+            out = run_scenario(
+                a.build,
+                "starvation",
+                a.results,
+                {
+                    "scheduler": "Msfc",
+                    "thin-flows": 0,
+                    "rival-flows": 50,
+                    "duration": min(a.duration, 20.0),
+                    **opts,
+                    "Msfc.Isolate": mode,
+                },
+                rng_run=a.rng_run,
+                force=not a.reuse,
+            )
+            f = M.flow_metrics(load_raw(out)[0])
+            down = f[f["direction"] == "down"]
+            one = float(down.loc[down["type"] == "Bulk", "throughput_kbps"].sum())
+            fifty = float(down.loc[down["type"] == "RivalBulk", "throughput_kbps"].sum())
+            rows.append([label, mode, one, fifty, one / fifty if fifty else ""])
+    seeds.write_table(a.results / "starvation_hosts.csv", header, rows)
+    print(f"wrote {a.results / 'starvation_hosts.csv'}")
 
 
 def dos(a) -> None:
     """The DoS case: 45 thin flows of 200-byte payloads (2.7 Mbit/s, above the link rate),
-    with the 2 x BDP buffer (33 packets) and with a 1000-packet buffer."""
-    buffers = [33, 1000]
+    with the 2 x BDP buffer (33 packets) and with a 1000-packet buffer, each thin flow from a
+    host of its own (the seed); and with the 33-packet buffer and every thin flow from one
+    host ("33_one_host")."""
+    cases = [("33", 33, "each"), ("1000", 1000, "each"), ("33_one_host", 33, "one")]
     res = {}
     for label, sched, cls, attrs in DOS_SCHEDULERS:
-        for buf in buffers:
+        for case, buf, hosts in cases:
             out = run_scenario(
                 a.build,
                 "starvation",
@@ -154,32 +224,35 @@ def dos(a) -> None:
                     "thin-class": cls,
                     "buffer": buf,
                     "duration": min(a.duration, 30.0),
+                    **({"thin-hosts": hosts} if hosts != "each" else {}),
                     **attrs,
                 },
                 rng_run=a.rng_run,
                 force=not a.reuse,
             )
             r = tcp_and_thin(out)
-            res[(label, buf)] = (r["tcp_kbps"], r["thin_kbps"])
+            res[(label, case)] = (r["tcp_kbps"], r["thin_kbps"])
     header = (
         ["scheduler"]
-        + [f"tcp_kbps_buffer{b}" for b in buffers]
-        + [f"thin_kbps_buffer{b}" for b in buffers]
+        + [f"tcp_kbps_buffer{c}" for c, _, _ in cases]
+        + [f"thin_kbps_buffer{c}" for c, _, _ in cases]
     )
     rows = [
-        [label] + [res[(label, b)][0] for b in buffers] + [res[(label, b)][1] for b in buffers]
+        [label]
+        + [res[(label, c)][0] for c, _, _ in cases]
+        + [res[(label, c)][1] for c, _, _ in cases]
         for label, _, _, _ in DOS_SCHEDULERS
     ]
     seeds.write_table(a.results / "starvation_dos.csv", header, rows)
     plt = seeds.pyplot()
     fig, ax = plt.subplots(figsize=(8, 4))
     x = range(len(DOS_SCHEDULERS))
-    for i, b in enumerate(buffers):
+    for i, (case, b, hosts) in enumerate(cases):
         ax.bar(
-            [k + (i - 0.5) * 0.4 for k in x],
-            [res[(ln, b)][0] for ln, _, _, _ in DOS_SCHEDULERS],
-            width=0.4,
-            label=f"buffer {b} packets",
+            [k + (i - 1) * 0.27 for k in x],
+            [res[(ln, case)][0] for ln, _, _, _ in DOS_SCHEDULERS],
+            width=0.27,
+            label=f"buffer {b} packets" + (", flood from one host" if hosts == "one" else ""),
         )
     ax.set_xticks(list(x))
     ax.set_xticklabels([ln for ln, _, _, _ in DOS_SCHEDULERS], rotation=30, ha="right", fontsize=7)

@@ -23,6 +23,7 @@ enum {
 	TCA_MSFC_OVERLOAD,	/* u32, enum tc_msfc_overload: victim of overload drops */
 	TCA_MSFC_WEIGHTS,	/* u32, enum tc_msfc_weights: class quanta resolution */
 	TCA_MSFC_INVERSION,	/* u32, enum tc_msfc_inversion: per-flow priority order */
+	TCA_MSFC_ISOLATE,	/* u32, enum tc_msfc_isolate: fairness per flow or per host */
 	__TCA_MSFC_MAX
 };
 
@@ -47,6 +48,15 @@ enum tc_msfc_inversion {
 	TC_MSFC_INVERSION_ALLOW,	/* class quantum Q_p, whatever the flow counts */
 	TC_MSFC_INVERSION_PREVENT,	/* classes below a crowded one: per-flow weights */
 	__TC_MSFC_INVERSION_MAX
+};
+
+/* Fairness inside a class: per flow, or per host first (then per flow of the host) */
+enum tc_msfc_isolate {
+	TC_MSFC_ISOLATE_FLOW,	/* every flow one share */
+	TC_MSFC_ISOLATE_SRC,	/* every source host one share */
+	TC_MSFC_ISOLATE_DST,	/* every destination host one share */
+	TC_MSFC_ISOLATE_BOTH,	/* a flow's share: its busier host's, source or destination */
+	__TC_MSFC_ISOLATE_MAX
 };
 
 #define TC_MSFC_MAX_PRIOS	TC_MSFC_PRIOS_MAX
@@ -112,12 +122,20 @@ enum tc_msfc_inversion {
 #define TC_MSFC_INVERSION_RANGE		"0 (allow) or 1 (prevent)"
 
 /* Rules between parameters and of the DSCP map, as error messages. */
+#define TC_MSFC_ISOLATE_MIN		0
+#define TC_MSFC_ISOLATE_MAX		3
+#define TC_MSFC_ISOLATE_DEFAULT		0
+#define TC_MSFC_ISOLATE_RANGE		"0 (flow), 1 (src), 2 (dst) or 3 (both)"
+
+/* Rules between parameters and of the DSCP map, as error messages. */
 #define TC_MSFC_TARGET_INTERVAL_MSG	"target must be at least 2 us and below interval"
 #define TC_MSFC_CLASS_QUANTUM_MAX_LOG2	40
 #define TC_MSFC_CLASS_QUANTUM_MSG \
 	"quantum * ratio^(prios-1) exceeds 2^40 bytes: lower ratio, prios or quantum"
 #define TC_MSFC_EXACT_WEIGHTS_MSG \
 	"class quanta too small for exact weights (shares could be off by more than 0.5 %): raise quantum or ratio, or lower prios"
+#define TC_MSFC_ISOLATE_BUSY_MSG \
+	"isolate cannot change while packets are queued: change it on an idle link, or delete and re-add the qdisc"
 #define TC_MSFC_DSCP_MAP_MSG		"dscp map entries must be classes 0 .. 15"
 
 /*
