@@ -1,6 +1,6 @@
 /*
  * msfc-qdisc-cost: CPU cost of one enqueue + one dequeue in MsfcQueueDisc (the
- * thesis mode, Overload=class, Weights=exact) and FqCoDelQueueDisc with 1, 100
+ * thesis mode, Overload=class, Weights=exact, Boost=on) and FqCoDelQueueDisc with 1, 100
  * and 10000 backlogged flows (IPv4/UDP packets, real 5-tuple hashing, default
  * attributes otherwise), in two workloads: "backlogged" (below MaxSize) and
  * "overload" (MaxSize reached: every dequeue + enqueue pair adds one more
@@ -71,6 +71,7 @@ const std::vector<Variant> kSchedulers = {
     {"Msfc", "Msfc"},
     {"Msfc Overload=class", "Msfc", {{"Overload", "class"}}},
     {"Msfc Weights=exact", "Msfc", {{"Weights", "exact"}}},
+    {"Msfc Boost=on", "Msfc", {{"Boost", "on"}}},
 };
 
 double

@@ -145,6 +145,14 @@ MsfcQueueDisc::GetTypeId()
                           EnumValue(WEIGHTS_ROUNDED),
                           MakeEnumAccessor<WeightsMode>(&MsfcQueueDisc::m_weights),
                           MakeEnumChecker(WEIGHTS_ROUNDED, "rounded", WEIGHTS_EXACT, "exact"))
+            .AddAttribute("Boost",
+                          "Sparse-flow boost inside each class: \"off\", a flow that becomes "
+                          "active joins the tail of its class's round (the thesis); \"on\", it "
+                          "is served before the class's other flows for one quantum (fq_codel's "
+                          "new-flow list)",
+                          EnumValue(BOOST_OFF),
+                          MakeEnumAccessor<BoostMode>(&MsfcQueueDisc::m_boost),
+                          MakeEnumChecker(BOOST_OFF, "off", BOOST_ON, "on"))
             .AddTraceSource("ClassBacklog",
                             "Packets and bytes queued in a class, fired whenever they change "
                             "(enqueue, dequeue, CoDel or overload drop)",
@@ -204,6 +212,7 @@ MsfcQueueDisc::GetAttributeRange(const std::string& attribute)
         {"MaxSize", TC_MSFC_LIMIT_RANGE " or byte"},
         {"Overload", "flow|class"},
         {"Weights", "rounded|exact"},
+        {"Boost", "off|on"},
     };
     auto it = ranges.find(attribute);
     return it == ranges.end() ? std::string() : it->second;
@@ -420,6 +429,10 @@ MsfcQueueDisc::GetClassStats(uint32_t cls) const
     {
         ++s.activeFlows;
     }
+    for (uint32_t f = m_classes[cls].newHead; f != NIL; f = m_flows[f].next)
+    {
+        ++s.activeFlows;
+    }
     return s;
 }
 
@@ -467,17 +480,15 @@ MsfcQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
     if (!flow.active)
     {
         flow.active = true;
-        flow.deficit = m_quantum;
-        flow.next = NIL;
-        if (c.tail == NIL)
+        flow.deficit = FlowQuantum(cls, idx);
+        if (m_boost == BOOST_ON)
         {
-            c.head = idx;
+            PushFlow(c.newHead, c.newTail, idx);
         }
         else
         {
-            m_flows[c.tail].next = idx;
+            PushFlow(c.head, c.tail, idx);
         }
-        c.tail = idx;
     }
     if (!c.active)
     {
@@ -643,43 +654,86 @@ MsfcQueueDisc::CoDelDequeue(uint32_t cls, Flow& flow)
     return item;
 }
 
+int64_t
+MsfcQueueDisc::FlowQuantum(uint32_t /* cls */, uint32_t /* idx */) const
+{
+    return m_quantum;
+}
+
+void
+MsfcQueueDisc::PushFlow(uint32_t& head, uint32_t& tail, uint32_t idx)
+{
+    m_flows[idx].next = NIL;
+    if (tail == NIL)
+    {
+        head = idx;
+    }
+    else
+    {
+        m_flows[tail].next = idx;
+    }
+    tail = idx;
+}
+
+uint32_t
+MsfcQueueDisc::PopFlow(uint32_t& head, uint32_t& tail)
+{
+    uint32_t idx = head;
+    head = m_flows[idx].next;
+    if (head == NIL)
+    {
+        tail = NIL;
+    }
+    m_flows[idx].next = NIL;
+    return idx;
+}
+
 Ptr<QueueDiscItem>
 MsfcQueueDisc::ClassDequeue(uint32_t cls)
 {
     Class& c = m_classes[cls];
-    while (c.head != NIL)
+    for (;;)
     {
-        uint32_t idx = c.head;
+        // Boost=on: the new flows first, then the old ones (Boost=off: no new flows)
+        bool fromNew = c.newHead != NIL;
+        uint32_t& head = fromNew ? c.newHead : c.head;
+        uint32_t& tail = fromNew ? c.newTail : c.tail;
+        if (head == NIL)
+        {
+            return nullptr;
+        }
+        uint32_t idx = head;
         Flow& flow = m_flows[idx];
         if (flow.deficit <= 0)
         {
-            flow.deficit += m_quantum;
-            if (c.tail != idx)
+            flow.deficit += FlowQuantum(cls, idx);
+            // a new flow that spent its quantum becomes old; an old one goes round
+            if (fromNew || c.tail != idx)
             {
-                c.head = flow.next;
-                flow.next = NIL;
-                m_flows[c.tail].next = idx;
-                c.tail = idx;
+                PopFlow(head, tail);
+                PushFlow(c.head, c.tail, idx);
             }
             continue;
         }
         Ptr<QueueDiscItem> item = CoDelDequeue(cls, flow);
         if (!item)
         {
-            c.head = flow.next;
-            if (c.head == NIL)
+            PopFlow(head, tail);
+            if (fromNew && c.head != NIL)
             {
-                c.tail = NIL;
+                // an emptied new flow waits behind the old flows before it may leave
+                PushFlow(c.head, c.tail, idx);
             }
-            flow.next = NIL;
-            flow.active = false;
+            else
+            {
+                flow.active = false;
+            }
             continue;
         }
         flow.deficit -= item->GetSize();
         m_sojournTrace(cls, idx % m_nFlows, Simulator::Now() - item->GetTimeStamp());
         return item;
     }
-    return nullptr;
 }
 
 Ptr<QueueDiscItem>

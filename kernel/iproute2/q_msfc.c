@@ -27,6 +27,7 @@ static void explain(void)
 		"                [ limit PACKETS ] [ memory_limit BYTES ]\n"
 		"                [ drop_batch PACKETS ] [ ecn | noecn ]\n"
 		"                [ overload { flow | class } ] [ weights { rounded | exact } ]\n"
+		"                [ boost { off | on } ]\n"
 		"                [ dscp_map { default | DSCP:CLASS[,DSCP:CLASS...] } ]\n"
 		"  prios     classes, " TC_MSFC_PRIOS_RANGE ", class prios-1 is the most important (3)\n"
 		"  ratio     class p gets quantum * ratio^p, 1/65536 .. 16 (2)\n"
@@ -35,6 +36,8 @@ static void explain(void)
 		"  overload  victim of drops over limit: the fattest flow (flow), or the\n"
 		"            class most above its share, then its fattest flow (class)\n"
 		"  weights   class quanta in whole bytes (rounded) or 1/65536 byte (exact)\n"
+		"  boost     flows that become active are served first in their class, for\n"
+		"            one quantum (on), or join the end of its round (off)\n"
 		"  DSCP      a number 0..63 or a name: be cs0..cs7 af11..af43 ef va le\n"
 		"  dscp_map  changes entries of the default map (LE,CS1 -> 0; other\n"
 		"            precedence 0/1 -> 1; precedence k -> k, clamped to prios-1)\n");
@@ -174,7 +177,7 @@ static int msfc_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 	__u32 val[TCA_MSFC_MAX + 1] = {};
 	bool have[TCA_MSFC_MAX + 1] = {};
 	__u8 map[TC_MSFC_DSCP_MAP_LEN];
-	int overload = -1, weights = -1;
+	int overload = -1, weights = -1, boost = -1;
 	struct rtattr *tail;
 	size_t i;
 	int t;
@@ -215,6 +218,17 @@ static int msfc_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 					*argv);
 				return -1;
 			}
+		} else if (strcmp(*argv, "boost") == 0) {
+			NEXT_ARG();
+			if (strcmp(*argv, "off") == 0) {
+				boost = TC_MSFC_BOOST_OFF;
+			} else if (strcmp(*argv, "on") == 0) {
+				boost = TC_MSFC_BOOST_ON;
+			} else {
+				fprintf(stderr, "msfc: boost must be off or on, got \"%s\"\n",
+					*argv);
+				return -1;
+			}
 		} else if (strcmp(*argv, "dscp_map") == 0) {
 			NEXT_ARG();
 			if (parse_dscp_map(map, *argv))
@@ -246,6 +260,8 @@ static int msfc_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 		addattr32(n, 1024, TCA_MSFC_OVERLOAD, overload);
 	if (weights != -1)
 		addattr32(n, 1024, TCA_MSFC_WEIGHTS, weights);
+	if (boost != -1)
+		addattr32(n, 1024, TCA_MSFC_BOOST, boost);
 	addattr_nest_end(n, tail);
 	return 0;
 }
@@ -320,6 +336,14 @@ static int msfc_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 				     v == TC_MSFC_WEIGHTS_EXACT ? "exact" : "rounded");
 		else
 			print_uint(PRINT_ANY, "weights", "weights %u ", v);
+	}
+	if (tb[TCA_MSFC_BOOST]) {
+		v = get_u32_attr(tb, TCA_MSFC_BOOST, 0);
+		if (v == TC_MSFC_BOOST_OFF || v == TC_MSFC_BOOST_ON)
+			print_string(PRINT_ANY, "boost", "boost %s ",
+				     v == TC_MSFC_BOOST_ON ? "on" : "off");
+		else
+			print_uint(PRINT_ANY, "boost", "boost %u ", v);
 	}
 	if (tb[TCA_MSFC_DSCP_MAP] &&
 	    RTA_PAYLOAD(tb[TCA_MSFC_DSCP_MAP]) == TC_MSFC_DSCP_MAP_LEN) {

@@ -124,6 +124,7 @@ def vectors_header(generated):
             params["ecn"],
             ref.OVERLOAD_MODES.index(params.get("overload", "flow")),
             ref.WEIGHT_MODES.index(params.get("weights", "rounded")),
+            ref.BOOST_MODES.index(params.get("boost", "off")),
             f"msfc_vec_ops_{i}",
             len(ops),
             f"msfc_vec_exp_{i}",

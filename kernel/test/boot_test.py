@@ -340,7 +340,8 @@ def main():
         and opts["dscp_map"][8] == 0
         and opts.get("ecn") is False
         and opts.get("overload") == "flow"
-        and opts.get("weights") == "rounded",
+        and opts.get("weights") == "rounded"
+        and opts.get("boost") == "off",
         "tc -j qdisc show: options as configured, defaults as documented",
         json.dumps(opts),
     )
@@ -620,6 +621,8 @@ def main():
             "class",
             "weights",
             "exact",
+            "boost",
+            "on",
         ],
         ns="b",
         check=False,
@@ -633,15 +636,16 @@ def main():
         and o.get("memory_limit") == 4 * 1024 * 1024
         and o.get("drop_batch") == 32
         and o.get("overload") == "class"
-        and o.get("weights") == "exact",
+        and o.get("weights") == "exact"
+        and o.get("boost") == "on",
         "msfc as root qdisc with ecn, limit, memory_limit, drop_batch, overload class, "
-        "weights exact",
+        "weights exact, boost on",
         p.stderr.strip() + out[:300],
     )
     text = sh([TC, "qdisc", "show", "dev", "vb"], ns="b").stdout
     report(
-        "overload class" in text and "weights exact" in text,
-        "tc qdisc show: overload class weights exact",
+        "overload class" in text and "weights exact" in text and "boost on" in text,
+        "tc qdisc show: overload class weights exact boost on",
         text.strip()[:300],
     )
     p = sh(
@@ -663,6 +667,27 @@ def main():
         p.returncode != 0 and "overload" in p.stderr and "flow or class" in p.stderr,
         "tc rejects an unknown overload mode, naming the valid ones",
         p.stderr.strip(),
+    )
+    p = sh(
+        [TC, "qdisc", "change", "dev", "vb", "root", "msfc", "boost", "yes"],
+        ns="b",
+        check=False,
+    )
+    report(
+        p.returncode != 0 and "boost" in p.stderr and "off or on" in p.stderr,
+        "tc rejects an unknown boost mode, naming the valid ones",
+        p.stderr.strip(),
+    )
+    p = sh(
+        [TC, "qdisc", "change", "dev", "vb", "root", "msfc", "boost", "off"],
+        ns="b",
+        check=False,
+    )
+    out = sh([TC, "-j", "qdisc", "show", "dev", "vb"], ns="b").stdout
+    report(
+        p.returncode == 0 and json.loads(out)[0].get("options", {}).get("boost") == "off",
+        "tc qdisc change: boost off",
+        p.stderr.strip() + out[:300],
     )
     p = sh([TC, "qdisc", "del", "dev", "vb", "root"], ns="b", check=False)
     report(p.returncode == 0, "tc qdisc del root")

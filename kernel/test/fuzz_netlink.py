@@ -62,8 +62,9 @@ TCA_STATS_BASIC, TCA_STATS_QUEUE, TCA_STATS_APP = 1, 3, 4
     DSCP_MAP,
     OVERLOAD,
     WEIGHTS,
-) = range(1, 14)
-MSFC_MAX = WEIGHTS
+    BOOST,
+) = range(1, 15)
+MSFC_MAX = BOOST
 U32_ATTRS = [t for t in range(PRIOS, MSFC_MAX + 1) if t != DSCP_MAP]
 NAMES = {
     PRIOS: "prios",
@@ -79,6 +80,7 @@ NAMES = {
     DSCP_MAP: "dscp_map",
     OVERLOAD: "overload",
     WEIGHTS: "weights",
+    BOOST: "boost",
 }
 U32_MAX = 2**32 - 1
 # the ranges and defaults of include/uapi/linux/pkt_sched_msfc.h, through the msfc package's
@@ -91,7 +93,10 @@ RANGES = {
     t: (_DEFS.params[NAMES[t]].min, _DEFS.params[NAMES[t]].max) for t in range(PRIOS, ECN + 1)
 }
 RANGES.update(
-    {t: (_DEFS.choices[NAMES[t]].min, _DEFS.choices[NAMES[t]].max) for t in (OVERLOAD, WEIGHTS)}
+    {
+        t: (_DEFS.choices[NAMES[t]].min, _DEFS.choices[NAMES[t]].max)
+        for t in (OVERLOAD, WEIGHTS, BOOST)
+    }
 )
 BUSY_MSG = "prios and flows cannot change while packets are queued"
 
@@ -109,7 +114,7 @@ def defaults():
     d = {t: _DEFS.params[NAMES[t]].default for t in range(PRIOS, ECN + 1)}
     d[QUANTUM] = 1514  # the device's MTU + link header: psched_mtu() of the veth
     d[DSCP_MAP] = default_dscp_map()
-    d.update({t: _DEFS.choices[NAMES[t]].default for t in (OVERLOAD, WEIGHTS)})
+    d.update({t: _DEFS.choices[NAMES[t]].default for t in (OVERLOAD, WEIGHTS, BOOST)})
     return d
 
 
@@ -393,6 +398,7 @@ class Fuzzer:
                 ECN: (0, 1),
                 OVERLOAD: (0, 1),
                 WEIGHTS: (0, 1),
+                BOOST: (0, 1),
             }[t]
             v = r.randint(*typical)
         elif kind < 0.9:  # boundaries

@@ -43,10 +43,12 @@ NAMES = (
     "ecn",
 )
 #: parameters whose value is one of a few modes: tc keyword of each value, in the order of
-#: their netlink numbers (enum tc_msfc_overload, enum tc_msfc_weights); the first is the default
+#: their netlink numbers (enum tc_msfc_overload, tc_msfc_weights, tc_msfc_boost); the first is
+#: the default
 CHOICES = {
     "overload": ("flow", "class"),
     "weights": ("rounded", "exact"),
+    "boost": ("off", "on"),
 }
 #: units of the header's numbers (a parameter not listed counts)
 UNITS = {

@@ -29,11 +29,24 @@ U32 = 0xFFFFFFFF
 
 # header keys of version 1 (CoDel is then never acting since time does not advance); every key
 # and its default: DEFAULTS, Msfc's keyword arguments
-V1_KEYS = ("prios", "flows", "quantum", "ratio", "limit", "drop_batch", "overload", "weights")
+V1_KEYS = (
+    "prios",
+    "flows",
+    "quantum",
+    "ratio",
+    "limit",
+    "drop_batch",
+    "overload",
+    "weights",
+    "boost",
+)
 #: values of the ``overload`` parameter (docs/algorithm.md): the thesis's rule first
 OVERLOAD_MODES = P.CHOICES["overload"]
 #: values of the ``weights`` parameter: whole-byte class quanta (the thesis), or 1/65536 byte
 WEIGHT_MODES = P.CHOICES["weights"]
+#: values of the ``boost`` parameter: one flow list per class (the thesis), or fq_codel's
+#: new-flow list in each class
+BOOST_MODES = P.CHOICES["boost"]
 #: weights=exact: class quanta and deficits in 1/65536 byte
 EXACT_SHIFT = 16
 
@@ -113,6 +126,7 @@ class Flow:
         "backlog",
         "deficit",
         "active",
+        "new",
         "first_above_time",
         "drop_next",
         "count",
@@ -126,7 +140,8 @@ class Flow:
         self.pkts: deque[Packet] = deque()
         self.backlog = 0
         self.deficit = 0
-        self.active = False
+        self.active = False  # on one of its class's flow lists
+        self.new = False  # boost=on: on the class's new-flow list
         # CoDel state (codel_vars), times in CoDel units
         self.first_above_time = 0
         self.drop_next = 0
@@ -137,11 +152,12 @@ class Flow:
 
 
 class Class:
-    __slots__ = ("idx", "quantum", "flows", "deficit", "active", "packets")
+    __slots__ = ("idx", "quantum", "flows", "new_flows", "deficit", "active", "packets")
 
     def __init__(self, idx: int, quantum: int):
         self.idx, self.quantum = idx, quantum
-        self.flows: deque[Flow] = deque()
+        self.flows: deque[Flow] = deque()  # the active flows; with boost=on the old flows
+        self.new_flows: deque[Flow] = deque()  # boost=on: flows that became active
         self.deficit = 0
         self.active = False
         self.packets = 0  # packets queued in the class
@@ -165,6 +181,7 @@ class Msfc:
         ecn=0,
         overload="flow",
         weights="rounded",
+        boost="off",
     ):
         given = dict(
             prios=prios,
@@ -187,6 +204,9 @@ class Msfc:
         self.overload = overload
         if weights not in WEIGHT_MODES:
             raise TraceError(f"weights={weights} unknown: use weights=rounded or weights=exact")
+        if boost not in BOOST_MODES:
+            raise TraceError(f"boost={boost} unknown: use boost=off or boost=on")
+        self.boost = boost == "on"
         # bytes -> class deficit units
         self.cscale = 1 << EXACT_SHIFT if weights == "exact" else 1
         self.prios, self.nflows, self.quantum = prios, flows, quantum
@@ -229,8 +249,12 @@ class Msfc:
         self.bytes += length
         if not fl.active:
             fl.active = True
-            fl.deficit = self.quantum
-            cl.flows.append(fl)
+            fl.deficit = self.flow_quantum(fl)
+            if self.boost:
+                fl.new = True
+                cl.new_flows.append(fl)
+            else:
+                cl.flows.append(fl)
         if not cl.active:
             cl.active = True
             cl.deficit = cl.quantum
@@ -242,6 +266,10 @@ class Msfc:
             # victim and lost every packet it held
             return not (victim is fl and not fl.pkts and before > 0)
         return True
+
+    def flow_quantum(self, fl: Flow) -> int:
+        """The inner DRR's refill of a flow's deficit (activation and every round)."""
+        return self.quantum
 
     def overload_drop(self) -> Flow:
         self.overload_events += 1
@@ -296,17 +324,28 @@ class Msfc:
 
     def _class_dequeue(self, cl: Class):
         while True:
-            if not cl.flows:
+            # boost=on: the new flows first, then the old ones (cl.flows)
+            lst = cl.new_flows if cl.new_flows else cl.flows
+            if not lst:
                 return None
-            fl = cl.flows[0]
+            fl = lst[0]
             if fl.deficit <= 0:
-                fl.deficit += self.quantum
-                cl.flows.rotate(-1)
+                fl.deficit += self.flow_quantum(fl)
+                lst.popleft()
+                fl.new = False
+                cl.flows.append(fl)  # a new flow that spent its quantum becomes old
                 continue
             p = self._codel_dequeue(fl)
             if p is None:
-                cl.flows.popleft()
-                fl.active = False
+                lst.popleft()
+                if fl.new and cl.flows:
+                    # an emptied new flow goes behind the old flows before it may leave, so
+                    # that a flow sending one packet at a time cannot keep the old flows waiting
+                    fl.new = False
+                    cl.flows.append(fl)
+                else:
+                    fl.new = False
+                    fl.active = False
                 continue
             fl.deficit -= p.length
             return (cl.idx, fl.idx, p.length, p.ce)
@@ -407,7 +446,7 @@ def parse_header(line: str) -> dict:
         key, sep, value = item.partition("=")
         if not sep:
             raise TraceError(f"parameter '{item}' is not key=value")
-        if key in ("ratio", "overload", "weights"):
+        if key in ("ratio", "overload", "weights", "boost"):
             params[key] = value
         elif key in DEFAULTS or key == "version":
             try:

@@ -72,6 +72,7 @@ HEADER = st.fixed_dictionaries(
         ecn=st.integers(0, 1),
         overload=st.sampled_from(ref.OVERLOAD_MODES),
         weights=st.sampled_from(ref.WEIGHT_MODES),
+        boost=st.sampled_from(ref.BOOST_MODES),
     )
 )
 PACKET = st.tuples(st.integers(0, 15), st.integers(0, 15), st.integers(1, 3000), st.integers(0, 1))

@@ -108,7 +108,8 @@ ReplayLines(std::istream& in,
                                                  {"interval", "100000"},
                                                  {"ecn", "0"},
                                                  {"overload", "flow"},
-                                                 {"weights", "rounded"}};
+                                                 {"weights", "rounded"},
+                                                 {"boost", "off"}};
     const std::set<std::string> known = {"version",
                                          "prios",
                                          "flows",
@@ -120,7 +121,8 @@ ReplayLines(std::istream& in,
                                          "interval",
                                          "ecn",
                                          "overload",
-                                         "weights"};
+                                         "weights",
+                                         "boost"};
     Ptr<MsfcQueueDisc> q;
     int version = 1;
     std::string line;
@@ -178,6 +180,12 @@ ReplayLines(std::istream& in,
                         " unknown: use weights=rounded or weights=exact";
                 return false;
             }
+            if (params["boost"] != "off" && params["boost"] != "on")
+            {
+                error =
+                    where() + "boost=" + params["boost"] + " unknown: use boost=off or boost=on";
+                return false;
+            }
             version = std::atoi(params["version"].c_str());
             if (version < 1 || version > TRACE_VERSION)
             {
@@ -196,6 +204,7 @@ ReplayLines(std::istream& in,
             f.Set("DropBatchSize", StringValue(params["drop_batch"]));
             f.Set("Overload", StringValue(params["overload"]));
             f.Set("Weights", StringValue(params["weights"]));
+            f.Set("Boost", StringValue(params["boost"]));
             f.Set("Target", StringValue(params["target"] + "us"));
             f.Set("Interval", StringValue(params["interval"] + "us"));
             f.Set("UseEcn", BooleanValue(params["ecn"] == "1"));

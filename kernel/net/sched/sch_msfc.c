@@ -7,7 +7,8 @@
  * so class p gets ratio times the share of class p-1 while both are
  * backlogged and no class ever starves.  Inside a class packets are hashed
  * into flow queues served by an inner DRR with one quantum each (FQ-CoDel
- * without the new-flow list), and every flow queue runs CoDel.
+ * without the new-flow list, unless boost is on), and every flow queue runs
+ * CoDel.
  *
  * Classification: skb->priority (major = qdisc handle, minor 1..prios),
  * then the tc filters attached to the qdisc (classid minor 1..prios), then
@@ -72,7 +73,7 @@ static codel_time_t msfc_codel_time(void)
 struct msfc_flow {
 	struct sk_buff	  *head;
 	struct sk_buff	  *tail;
-	struct list_head  flowchain;	/* in msfc_class.flows while active */
+	struct list_head  flowchain;	/* in msfc_class.flows or .new_flows while active */
 	s64		  deficit;
 	struct codel_vars cvars;
 	u8		  cls;
@@ -80,7 +81,8 @@ struct msfc_flow {
 
 struct msfc_class {
 	struct list_head  node;		/* in msfc_sched_data.active_classes */
-	struct list_head  flows;	/* active flows of this class */
+	struct list_head  flows;	/* active flows of this class (boost on: old) */
+	struct list_head  new_flows;	/* boost on: flows that became active */
 	s64		  deficit;
 	u64		  quantum;	/* Q_p */
 	u32		  qlen;
@@ -107,6 +109,7 @@ struct msfc_sched_data {
 	u32		drop_batch;
 	u32		overload;	/* enum tc_msfc_overload */
 	u32		weights;	/* enum tc_msfc_weights */
+	u32		boost;		/* enum tc_msfc_boost */
 	u32		memory_limit;
 	u32		memory_usage;
 	u32		active_flows;
@@ -256,6 +259,14 @@ static bool msfc_class_fuller(const struct msfc_class *a,
 	return lower_32_bits(al) > lower_32_bits(bl);
 }
 
+/* The refill of a flow's inner DRR deficit, at activation and every round. */
+static u32 msfc_flow_quantum(const struct msfc_sched_data *q,
+			     const struct msfc_class *cl,
+			     const struct msfc_flow *flow)
+{
+	return q->quantum;
+}
+
 /* Over limit or memory_limit: drop from the head of the victim flow until
  * half of its backlog or max_packets packets are gone.  The victim is the
  * flow holding the most bytes (ties: lowest class, then lowest flow): over
@@ -343,8 +354,9 @@ static int msfc_enqueue_flow(struct sk_buff *skb, struct Qdisc *sch, u32 cidx,
 	qdisc_qstats_backlog_inc(sch, skb);
 
 	if (list_empty(&flow->flowchain)) {
-		list_add_tail(&flow->flowchain, &cl->flows);
-		flow->deficit = q->quantum;
+		list_add_tail(&flow->flowchain, q->boost == TC_MSFC_BOOST_ON ?
+			      &cl->new_flows : &cl->flows);
+		flow->deficit = msfc_flow_quantum(q, cl, flow);
 		cl->active_flows++;
 		q->active_flows++;
 	}
@@ -480,26 +492,39 @@ static void msfc_skip_class_rounds(struct msfc_sched_data *q)
 		cl->deficit += (k - 1) * cl->quantum;
 }
 
-/* Inner DRR over the active flows of one class. */
+/* Inner DRR over the active flows of one class: its new flows first (boost
+ * on; the list stays empty with boost off), then its old flows.  A new flow
+ * moves to the old flows when it has spent its quantum, or when it is found
+ * empty while there are old flows (so that it cannot starve them by leaving
+ * and coming back new); an old flow found empty leaves.
+ */
 static struct sk_buff *msfc_class_dequeue(struct Qdisc *sch,
 					  struct msfc_class *cl)
 {
 	struct msfc_sched_data *q = qdisc_priv(sch);
+	struct list_head *head;
 	struct msfc_flow *flow;
 	struct sk_buff *skb;
 	u32 drops, marks;
 	u32 refills = 0;
 
 	for (;;) {
-		if (list_empty(&cl->flows))
-			return NULL;
-		flow = list_first_entry(&cl->flows, struct msfc_flow, flowchain);
+		head = &cl->new_flows;
+		if (list_empty(head)) {
+			head = &cl->flows;
+			if (list_empty(head))
+				return NULL;
+		}
+		flow = list_first_entry(head, struct msfc_flow, flowchain);
 		if (flow->deficit <= 0) {
+			/* refills of new flows move them off their list, so
+			 * more refills than flows means the new list is empty
+			 */
 			if (++refills > cl->active_flows) {
 				msfc_skip_flow_rounds(q, cl);
 				refills = 0;
 			}
-			flow->deficit += q->quantum;
+			flow->deficit += msfc_flow_quantum(q, cl, flow);
 			list_move_tail(&flow->flowchain, &cl->flows);
 			continue;
 		}
@@ -515,6 +540,10 @@ static struct sk_buff *msfc_class_dequeue(struct Qdisc *sch,
 		cl->ecn_marks += q->cstats.ecn_mark - marks;
 
 		if (!skb) {
+			if (head == &cl->new_flows && !list_empty(&cl->flows)) {
+				list_move_tail(&flow->flowchain, &cl->flows);
+				continue;
+			}
 			list_del_init(&flow->flowchain);
 			cl->active_flows--;
 			q->active_flows--;
@@ -585,6 +614,7 @@ static void msfc_reset(struct Qdisc *sch)
 
 		INIT_LIST_HEAD(&cl->node);
 		INIT_LIST_HEAD(&cl->flows);
+		INIT_LIST_HEAD(&cl->new_flows);
 		cl->deficit = 0;
 		cl->qlen = 0;
 		cl->backlog = 0;
@@ -648,13 +678,14 @@ static const struct nla_policy msfc_policy[TCA_MSFC_MAX + 1] = {
 	[TCA_MSFC_DSCP_MAP]	= NLA_POLICY_EXACT_LEN(TC_MSFC_DSCP_MAP_LEN),
 	[TCA_MSFC_OVERLOAD]	= NLA_POLICY_MAX(NLA_U32, TC_MSFC_OVERLOAD_MAX),
 	[TCA_MSFC_WEIGHTS]	= NLA_POLICY_MAX(NLA_U32, TC_MSFC_WEIGHTS_MAX),
+	[TCA_MSFC_BOOST]	= NLA_POLICY_MAX(NLA_U32, TC_MSFC_BOOST_MAX),
 };
 
 struct msfc_config {
 	u32 prios, flows_cnt, quantum, ratio;
 	codel_time_t target, interval;
 	u32 target_us, interval_us;
-	u32 limit, memory_limit, drop_batch, ecn, overload, weights;
+	u32 limit, memory_limit, drop_batch, ecn, overload, weights, boost;
 	u8 dscp_map[TC_MSFC_DSCP_MAP_LEN];
 	u64 quanta[MSFC_MAX_PRIOS];
 };
@@ -682,6 +713,7 @@ static const struct msfc_field msfc_fields[TCA_MSFC_MAX + 1] = {
 	[TCA_MSFC_ECN]		= MSFC_FIELD(ecn, "ecn", TC_MSFC_ECN_RANGE),
 	[TCA_MSFC_OVERLOAD]	= MSFC_FIELD(overload, "overload", TC_MSFC_OVERLOAD_RANGE),
 	[TCA_MSFC_WEIGHTS]	= MSFC_FIELD(weights, "weights", TC_MSFC_WEIGHTS_RANGE),
+	[TCA_MSFC_BOOST]	= MSFC_FIELD(boost, "boost", TC_MSFC_BOOST_RANGE),
 };
 
 /* Parse and check everything before changing anything. */
@@ -767,6 +799,7 @@ static void msfc_get_config(struct Qdisc *sch, struct msfc_config *c)
 	c->ecn = q->cparams.ecn;
 	c->overload = q->overload;
 	c->weights = q->weights;
+	c->boost = q->boost;
 	memcpy(c->dscp_map, q->dscp_map, TC_MSFC_DSCP_MAP_LEN);
 }
 
@@ -853,6 +886,7 @@ static int msfc_change(struct Qdisc *sch, struct nlattr *opt,
 		for (p = 0; p < MSFC_MAX_PRIOS; p++) {
 			INIT_LIST_HEAD(&q->classes[p].node);
 			INIT_LIST_HEAD(&q->classes[p].flows);
+			INIT_LIST_HEAD(&q->classes[p].new_flows);
 			q->classes[p].active_flows = 0;
 		}
 		q->active_flows = 0;
@@ -873,6 +907,7 @@ static int msfc_change(struct Qdisc *sch, struct nlattr *opt,
 	WRITE_ONCE(q->drop_batch, c.drop_batch);
 	WRITE_ONCE(q->overload, c.overload);
 	WRITE_ONCE(q->weights, c.weights);
+	WRITE_ONCE(q->boost, c.boost);
 	memcpy(q->dscp_map, c.dscp_map, TC_MSFC_DSCP_MAP_LEN);
 
 	/* a lower limit drops from the fattest flows, keeping the rest */
@@ -920,6 +955,7 @@ static int msfc_init(struct Qdisc *sch, struct nlattr *opt,
 	q->drop_batch = TC_MSFC_DROP_BATCH_DEFAULT;
 	q->overload = TC_MSFC_OVERLOAD_DEFAULT;
 	q->weights = TC_MSFC_WEIGHTS_DEFAULT;
+	q->boost = TC_MSFC_BOOST_DEFAULT;
 	q->memory_limit = TC_MSFC_MEMORY_LIMIT_DEFAULT;
 	memcpy(q->dscp_map, msfc_default_dscp_map, TC_MSFC_DSCP_MAP_LEN);
 	get_random_bytes(&q->perturbation, sizeof(q->perturbation));
@@ -927,6 +963,7 @@ static int msfc_init(struct Qdisc *sch, struct nlattr *opt,
 	for (p = 0; p < MSFC_MAX_PRIOS; p++) {
 		INIT_LIST_HEAD(&q->classes[p].node);
 		INIT_LIST_HEAD(&q->classes[p].flows);
+		INIT_LIST_HEAD(&q->classes[p].new_flows);
 		gnet_stats_basic_sync_init(&q->classes[p].bstats);
 	}
 	codel_params_init(&q->cparams);
@@ -970,7 +1007,8 @@ static int msfc_dump(struct Qdisc *sch, struct sk_buff *skb)
 	    nla_put_u32(skb, TCA_MSFC_ECN, READ_ONCE(q->cparams.ecn)) ||
 	    nla_put(skb, TCA_MSFC_DSCP_MAP, TC_MSFC_DSCP_MAP_LEN, q->dscp_map) ||
 	    nla_put_u32(skb, TCA_MSFC_OVERLOAD, READ_ONCE(q->overload)) ||
-	    nla_put_u32(skb, TCA_MSFC_WEIGHTS, READ_ONCE(q->weights)))
+	    nla_put_u32(skb, TCA_MSFC_WEIGHTS, READ_ONCE(q->weights)) ||
+	    nla_put_u32(skb, TCA_MSFC_BOOST, READ_ONCE(q->boost)))
 		goto nla_put_failure;
 
 	return nla_nest_end(skb, opts);

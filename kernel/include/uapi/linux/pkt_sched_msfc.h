@@ -22,6 +22,7 @@ enum {
 	TCA_MSFC_DSCP_MAP,	/* binary, 64 x u8: class of each DSCP */
 	TCA_MSFC_OVERLOAD,	/* u32, enum tc_msfc_overload: victim of overload drops */
 	TCA_MSFC_WEIGHTS,	/* u32, enum tc_msfc_weights: class quanta resolution */
+	TCA_MSFC_BOOST,		/* u32, enum tc_msfc_boost: sparse-flow boost in a class */
 	__TCA_MSFC_MAX
 };
 
@@ -39,6 +40,13 @@ enum tc_msfc_weights {
 	TC_MSFC_WEIGHTS_ROUNDED,	/* whole bytes, at least 1 */
 	TC_MSFC_WEIGHTS_EXACT,		/* 1/65536 byte */
 	__TC_MSFC_WEIGHTS_MAX
+};
+
+/* Flows that become active inside a class */
+enum tc_msfc_boost {
+	TC_MSFC_BOOST_OFF,	/* join the class's one round at its tail */
+	TC_MSFC_BOOST_ON,	/* served first, for one quantum (new-flow list) */
+	__TC_MSFC_BOOST_MAX
 };
 
 #define TC_MSFC_MAX_PRIOS	TC_MSFC_PRIOS_MAX
@@ -98,6 +106,10 @@ enum tc_msfc_weights {
 #define TC_MSFC_WEIGHTS_MAX		1
 #define TC_MSFC_WEIGHTS_DEFAULT		0
 #define TC_MSFC_WEIGHTS_RANGE		"0 (rounded) or 1 (exact)"
+#define TC_MSFC_BOOST_MIN		0
+#define TC_MSFC_BOOST_MAX		1
+#define TC_MSFC_BOOST_DEFAULT		0
+#define TC_MSFC_BOOST_RANGE		"0 (off) or 1 (on)"
 
 /* Rules between parameters and of the DSCP map, as error messages. */
 #define TC_MSFC_TARGET_INTERVAL_MSG	"target must be at least 2 us and below interval"
