@@ -3,7 +3,7 @@
 Runs build/scenario-starvation for every scheduler and number of thin flows, then writes
 RESULTS/starvation.png, RESULTS/starvation.csv (+ .md) with the seed's finding beside ours;
 then the DoS case (`--preset=dos`: thin traffic above the link rate) with a 33- and a
-1000-packet buffer, also with MSFC's `overload=class`: RESULTS/starvation_dos.png,
+1000-packet buffer, also with MSFC's `overload=class` and `boost=on`: RESULTS/starvation_dos.png,
 starvation_dos.csv (+ .md).
 
     msfc bench seed001-starvation results/seeds            # full sweep (~15 min)
@@ -30,12 +30,19 @@ SCHEDULERS = [
     ("MSFC, thin in a lower class", "Msfc", "lower"),
 ]
 # The DoS case also runs MSFC with overload drops that respect class shares (docs/algorithm.md,
-# `overload`): (label, scheduler, thin-class, scheduler attributes)
+# `overload`) and with the sparse-flow boost (`boost`): (label, scheduler, thin-class,
+# scheduler attributes)
 OVERLOAD_CLASS = {"Msfc.Overload": "class"}
 DOS_SCHEDULERS = [(label, sched, cls, {}) for label, sched, cls in SCHEDULERS] + [
     ("MSFC overload=class, thin in TCP's class", "Msfc", "same", OVERLOAD_CLASS),
     ("MSFC overload=class, thin in a higher class", "Msfc", "higher", OVERLOAD_CLASS),
     ("MSFC overload=class, thin in a lower class", "Msfc", "lower", OVERLOAD_CLASS),
+]
+BOOST_ON = {"Msfc.Boost": "on"}
+DOS_SCHEDULERS += [
+    ("MSFC boost=on, thin in TCP's class", "Msfc", "same", BOOST_ON),
+    ("MSFC boost=on, thin in a higher class", "Msfc", "higher", BOOST_ON),
+    ("MSFC boost=on, thin in a lower class", "Msfc", "lower", BOOST_ON),
 ]
 
 
