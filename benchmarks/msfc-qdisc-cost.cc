@@ -1,8 +1,8 @@
 /*
  * msfc-qdisc-cost: CPU cost of one enqueue + one dequeue in MsfcQueueDisc (the
- * thesis mode, Overload=class, Weights=exact, Inversion=prevent, Isolate=both: every flow from a host
- * of its own to one destination host, so the destination's load is the number of
- * flows) and FqCoDelQueueDisc with 1, 100
+ * thesis mode, Overload=class, Weights=exact, Inversion=prevent, Boost=on, Isolate=both:
+ * every flow from a host of its own to one destination host, so the destination's load is
+ * the number of flows) and FqCoDelQueueDisc with 1, 100
  * and 10000 backlogged flows (IPv4/UDP packets, real 5-tuple hashing, default
  * attributes otherwise), in two workloads: "backlogged" (below MaxSize) and
  * "overload" (MaxSize reached: every dequeue + enqueue pair adds one more
@@ -75,6 +75,7 @@ const std::vector<Variant> kSchedulers = {
     {"Msfc Weights=exact", "Msfc", {{"Weights", "exact"}}},
     {"Msfc Inversion=prevent", "Msfc", {{"Inversion", "prevent"}}},
     {"Msfc Isolate=both", "Msfc", {{"Isolate", "both"}}},
+    {"Msfc Boost=on", "Msfc", {{"Boost", "on"}}},
 };
 
 double

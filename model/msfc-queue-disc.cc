@@ -174,6 +174,14 @@ MsfcQueueDisc::GetTypeId()
                                           "dst",
                                           ISOLATE_BOTH,
                                           "both"))
+            .AddAttribute("Boost",
+                          "Sparse-flow boost inside each class: \"off\", a flow that becomes "
+                          "active joins the tail of its class's round (the thesis); \"on\", it "
+                          "is served before the class's other flows for one quantum (fq_codel's "
+                          "new-flow list)",
+                          EnumValue(BOOST_OFF),
+                          MakeEnumAccessor<BoostMode>(&MsfcQueueDisc::m_boost),
+                          MakeEnumChecker(BOOST_OFF, "off", BOOST_ON, "on"))
             .AddTraceSource("ClassBacklog",
                             "Packets and bytes queued in a class, fired whenever they change "
                             "(enqueue, dequeue, CoDel or overload drop)",
@@ -236,6 +244,7 @@ MsfcQueueDisc::GetAttributeRange(const std::string& attribute)
         {"Weights", "rounded|exact"},
         {"Inversion", "allow|prevent"},
         {"Isolate", "flow|src|dst|both"},
+        {"Boost", "off|on"},
     };
     auto it = ranges.find(attribute);
     return it == ranges.end() ? std::string() : it->second;
@@ -457,6 +466,10 @@ MsfcQueueDisc::GetClassStats(uint32_t cls) const
     {
         ++s.activeFlows;
     }
+    for (uint32_t f = m_classes[cls].newHead; f != NIL; f = m_flows[f].next)
+    {
+        ++s.activeFlows;
+    }
     return s;
 }
 
@@ -571,16 +584,14 @@ MsfcQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
         }
         flow.deficit = FlowQuantum(cls, flow);
         c.nFlows++;
-        flow.next = NIL;
-        if (c.tail == NIL)
+        if (m_boost == BOOST_ON)
         {
-            c.head = idx;
+            PushFlow(c.newHead, c.newTail, idx);
         }
         else
         {
-            m_flows[c.tail].next = idx;
+            PushFlow(c.head, c.tail, idx);
         }
-        c.tail = idx;
     }
     if (!c.active)
     {
@@ -821,41 +832,79 @@ MsfcQueueDisc::CoDelDequeue(uint32_t cls, Flow& flow)
     return item;
 }
 
+void
+MsfcQueueDisc::PushFlow(uint32_t& head, uint32_t& tail, uint32_t idx)
+{
+    m_flows[idx].next = NIL;
+    if (tail == NIL)
+    {
+        head = idx;
+    }
+    else
+    {
+        m_flows[tail].next = idx;
+    }
+    tail = idx;
+}
+
+uint32_t
+MsfcQueueDisc::PopFlow(uint32_t& head, uint32_t& tail)
+{
+    uint32_t idx = head;
+    head = m_flows[idx].next;
+    if (head == NIL)
+    {
+        tail = NIL;
+    }
+    m_flows[idx].next = NIL;
+    return idx;
+}
+
 Ptr<QueueDiscItem>
 MsfcQueueDisc::ClassDequeue(uint32_t cls)
 {
     Class& c = m_classes[cls];
-    while (c.head != NIL)
+    for (;;)
     {
-        uint32_t idx = c.head;
+        // Boost=on: the new flows first, then the old ones (Boost=off: no new flows)
+        bool fromNew = c.newHead != NIL;
+        uint32_t& head = fromNew ? c.newHead : c.head;
+        uint32_t& tail = fromNew ? c.newTail : c.tail;
+        if (head == NIL)
+        {
+            return nullptr;
+        }
+        uint32_t idx = head;
         Flow& flow = m_flows[idx];
         if (flow.deficit <= 0)
         {
             flow.deficit += FlowQuantum(cls, flow);
-            if (c.tail != idx)
+            // a new flow that spent its quantum becomes old; an old one goes round
+            if (fromNew || c.tail != idx)
             {
-                c.head = flow.next;
-                flow.next = NIL;
-                m_flows[c.tail].next = idx;
-                c.tail = idx;
+                PopFlow(head, tail);
+                PushFlow(c.head, c.tail, idx);
             }
             continue;
         }
         Ptr<QueueDiscItem> item = CoDelDequeue(cls, flow);
         if (!item)
         {
-            c.head = flow.next;
-            if (c.head == NIL)
+            PopFlow(head, tail);
+            if (fromNew && c.head != NIL)
             {
-                c.tail = NIL;
+                // an emptied new flow waits behind the old flows before it may leave
+                PushFlow(c.head, c.tail, idx);
             }
-            flow.next = NIL;
-            flow.active = false;
-            c.nFlows--;
-            if (m_isolate != ISOLATE_FLOW)
+            else
             {
-                c.srcLoad[m_flowHosts[idx].src]--;
-                c.dstLoad[m_flowHosts[idx].dst]--;
+                flow.active = false;
+                c.nFlows--;
+                if (m_isolate != ISOLATE_FLOW)
+                {
+                    c.srcLoad[m_flowHosts[idx].src]--;
+                    c.dstLoad[m_flowHosts[idx].dst]--;
+                }
             }
             continue;
         }
@@ -863,7 +912,6 @@ MsfcQueueDisc::ClassDequeue(uint32_t cls)
         m_sojournTrace(cls, idx % m_nFlows, Simulator::Now() - item->GetTimeStamp());
         return item;
     }
-    return nullptr;
 }
 
 Ptr<QueueDiscItem>

@@ -122,6 +122,13 @@ class MsfcQueueDisc : public QueueDisc
         virtual uint32_t HostHash(bool destination, uint32_t perturbation) const = 0;
     };
 
+    /// Flows that become active inside a class (attribute "Boost", docs/algorithm.md).
+    enum BoostMode
+    {
+        BOOST_OFF, //!< "off": they join the class's one round at its tail (the thesis)
+        BOOST_ON,  //!< "on": served first, for one quantum (fq_codel's new-flow list)
+    };
+
     /// weights=exact: class quanta and deficits in 1/2^EXACT_SHIFT byte.
     static constexpr uint32_t EXACT_SHIFT = 16;
 
@@ -260,8 +267,8 @@ class MsfcQueueDisc : public QueueDisc
     {
         FlowPacketStore::Fifo packets; //!< packets queued (in m_store)
         int64_t deficit{0};            //!< DRR credit in bytes
-        uint32_t next{NIL};            //!< next flow in the class's active list
-        bool active{false};            //!< in the class's active list
+        uint32_t next{NIL};            //!< next flow in the class's list it is on
+        bool active{false};            //!< on one of the class's lists
         CoDelVars codel;               //!< CoDel state
     };
 
@@ -275,20 +282,36 @@ class MsfcQueueDisc : public QueueDisc
     /// A priority class: outer DRR state and its active flow list.
     struct Class
     {
-        uint64_t quantum{0};  //!< Q_p
-        int64_t deficit{0};   //!< outer DRR credit
-        uint32_t head{NIL};   //!< first active flow (index into m_flows)
-        uint32_t tail{NIL};   //!< last active flow
-        uint32_t next{NIL};   //!< next class in the active class list
-        bool active{false};   //!< in the active class list
-        uint32_t nFlows{0};   //!< flows in the active flow list (n_p)
-        MsfcClassStats stats; //!< counters
+        uint64_t quantum{0};           //!< Q_p
+        int64_t deficit{0};            //!< outer DRR credit
+        uint32_t head{NIL};            //!< first active flow (index into m_flows); Boost=on: old flows
+        uint32_t tail{NIL};            //!< last active flow
+        uint32_t newHead{NIL};         //!< Boost=on: first new flow
+        uint32_t newTail{NIL};         //!< Boost=on: last new flow
+        uint32_t next{NIL};            //!< next class in the active class list
+        bool active{false};            //!< in the active class list
+        uint32_t nFlows{0};            //!< flows in the active flow lists (n_p)
+        MsfcClassStats stats;          //!< counters
         std::vector<uint32_t> srcLoad; //!< Isolate != flow: active flows per source host slot
         std::vector<uint32_t> dstLoad; //!< and per destination host slot
     };
 
     uint32_t FlowIndex(uint32_t cls, Ptr<const QueueDiscItem> item) const;
     Ptr<QueueDiscItem> ClassDequeue(uint32_t cls);
+    /**
+     * Append a flow to a list of flows (head and tail indices into m_flows).
+     * @param head the list's head
+     * @param tail the list's tail
+     * @param idx the flow
+     */
+    void PushFlow(uint32_t& head, uint32_t& tail, uint32_t idx);
+    /**
+     * Remove the first flow of a non-empty list.
+     * @param head the list's head
+     * @param tail the list's tail
+     * @return the flow removed
+     */
+    uint32_t PopFlow(uint32_t& head, uint32_t& tail);
     Ptr<QueueDiscItem> CoDelDequeue(uint32_t cls, Flow& flow);
     Ptr<QueueDiscItem> PopHead(uint32_t cls, Flow& flow);
     uint32_t OverloadDrop();
@@ -339,6 +362,7 @@ class MsfcQueueDisc : public QueueDisc
     WeightsMode m_weights;     //!< Weights attribute
     InversionMode m_inversion; //!< Inversion attribute
     IsolateMode m_isolate;     //!< Isolate attribute
+    BoostMode m_boost;         //!< Boost attribute
 
     // Derived at initialization
     uint32_t m_quantum{0};        //!< inner quantum (bytes)

@@ -1080,6 +1080,90 @@ class MsfcInvalidConfigTestCase : public TestCase
 };
 
 /**
+ * Boost=on: a flow that becomes active is served before the backlogged flows of its class
+ * (Boost=off: after them); an emptied new flow waits behind the old flows instead of
+ * leaving, so its next packet is not boosted again (docs/algorithm.md).
+ */
+class MsfcBoostTestCase : public TestCase
+{
+  public:
+    MsfcBoostTestCase()
+        : TestCase("Boost=on: new flows first, for one quantum; emptied ones wait behind old flows")
+    {
+    }
+
+  private:
+    /// Tag of the next packet dequeued, 0 if none.
+    static uint32_t Next(Ptr<MsfcQueueDisc> q)
+    {
+        auto item = DynamicCast<MsfcTestItem>(q->Dequeue());
+        return item ? item->GetTag() : 0;
+    }
+
+    /// Dequeues until the thin flow's packet (tag 99) comes out, with four bulk flows queued.
+    static uint32_t ThinWait(const std::string& boost)
+    {
+        Ptr<MsfcQueueDisc> q =
+            NewDisc({{"Prios", "1"}, {"Flows", "64"}, {"Quantum", "1500"}, {"Boost", boost}});
+        for (uint32_t i = 0; i < 10; ++i)
+        {
+            for (uint32_t f = 1; f <= 4; ++f)
+            {
+                q->Enqueue(Item(1500, f, 0, f));
+            }
+        }
+        for (uint32_t i = 0; i < 5; ++i)
+        {
+            Next(q); // each bulk flow sends its quantum (Boost=on: they become old flows)
+        }
+        q->Enqueue(Item(100, 40, 0, 99));
+        for (uint32_t n = 1; n <= 50; ++n)
+        {
+            if (Next(q) == 99)
+            {
+                return n;
+            }
+        }
+        return 0;
+    }
+
+    void DoRun() override
+    {
+        NS_TEST_EXPECT_MSG_EQ(ThinWait("on"), 1, "Boost=on serves the new flow first");
+        NS_TEST_EXPECT_MSG_EQ(ThinWait("off"), 4, "Boost=off: after the round of bulk flows");
+
+        // an old bulk flow (tag 1); a thin flow (tag 2) sends one packet, is found empty and
+        // (Boost=on) moves behind the bulk flow, so its next packet is not boosted
+        for (const std::string boost : {"on", "off"})
+        {
+            Ptr<MsfcQueueDisc> q =
+                NewDisc({{"Prios", "1"}, {"Flows", "64"}, {"Quantum", "1500"}, {"Boost", boost}});
+            for (uint32_t i = 0; i < 20; ++i)
+            {
+                q->Enqueue(Item(500, 1, 0, 1));
+            }
+            for (uint32_t i = 0; i < 4; ++i)
+            {
+                Next(q);
+            }
+            q->Enqueue(Item(100, 2, 0, 2));
+            std::vector<uint32_t> order;
+            order.push_back(Next(q));
+            order.push_back(Next(q));
+            q->Enqueue(Item(100, 2, 0, 2));
+            order.push_back(Next(q));
+            order.push_back(Next(q));
+            std::vector<uint32_t> want = boost == "on" ? std::vector<uint32_t>{2, 1, 1, 2}
+                                                       : std::vector<uint32_t>{1, 1, 2, 2};
+            NS_TEST_EXPECT_MSG_EQ((order == want),
+                                  true,
+                                  "Boost=" << boost << ": order " << order[0] << order[1]
+                                           << order[2] << order[3]);
+        }
+    }
+};
+
+/**
  * The MSFC unit test suite.
  */
 class MsfcQueueDiscTestSuite : public TestSuite
@@ -1100,6 +1184,7 @@ class MsfcQueueDiscTestSuite : public TestSuite
         AddTestCase(new MsfcOverloadTestCase(), TestCase::Duration::QUICK);
         AddTestCase(new MsfcOverloadClassTestCase(), TestCase::Duration::QUICK);
         AddTestCase(new MsfcExactWeightsTestCase(), TestCase::Duration::QUICK);
+        AddTestCase(new MsfcBoostTestCase(), TestCase::Duration::QUICK);
         AddTestCase(new MsfcClassificationTestCase(), TestCase::Duration::QUICK);
         AddTestCase(new MsfcCheckerRangesTestCase(), TestCase::Duration::QUICK);
         AddTestCase(new MsfcInvalidConfigTestCase(), TestCase::Duration::QUICK);

@@ -265,3 +265,48 @@ def test_cost_refuses_bad_options_before_booting(tmp_path):
     assert tb.main([*base, "--probe", str(probe), "--profile", "sqm"]) == 1
     assert tb.main([*base, "--probe", str(probe)]) == 1  # no guest directory
     assert tb.main([*base, "--probe", str(probe), "--flows", "1,60000"]) == 1
+
+
+def test_msfc_modes_are_tc_words_in_both_benchmarks():
+    """Each msfc mode of make bench-linux is `<parameter> <mode>` pairs of msfc.params'
+    CHOICES (tc's keywords), measured under the same name by make bench-linux-cost."""
+    from msfc import params as P
+
+    assert tb.MSFC_MODES["msfc_boost"] == "boost on"
+    for name, args in tb.MSFC_MODES.items():
+        assert name.startswith("msfc_") and name in tb.QDISCS, name
+        assert tb.COST_QDISCS[name] == ("clear", f"msfc {args}"), name
+        words = args.split()
+        assert words and len(words) % 2 == 0, name
+        for key, value in zip(words[::2], words[1::2], strict=True):
+            assert value in P.CHOICES[key][1:], (name, key, value)  # not the thesis's default
+
+
+def test_net_sh_puts_an_msfc_mode_under_the_shaper(tmp_path):
+    """The guest's bottleneck(): msfc_<mode> is `msfc $MSFC_ARGS` under the HTB shaper on both
+    router egresses, and refused without MSFC_ARGS (run with a stand-in for ip that logs)."""
+    from conftest import REPO
+
+    log = tmp_path / "log"
+    fake = tmp_path / "ip"
+    fake.write_text(f'#!/bin/sh\necho "$*" >> {log}\n')
+    fake.chmod(0o755)
+    net = REPO / "kernel/vm/guest/net.sh"
+
+    def bottleneck(args: str) -> subprocess.CompletedProcess:
+        log.write_text("")
+        script = f'. {net}; IP={fake}; TC=tc; MSFC_ARGS="{args}"; bottleneck msfc_boost 2000'
+        return subprocess.run(["sh", "-c", script], capture_output=True, text=True)
+
+    p = bottleneck(tb.MSFC_MODES["msfc_boost"])
+    assert p.returncode == 0, p.stderr
+    lines = log.read_text().splitlines()
+    for dev in ("cli_r", "srv_r"):
+        assert f"netns exec rtr tc class add dev {dev} parent 1: classid 1:1 htb rate 2000kbit" in (
+            lines
+        )
+        assert f"netns exec rtr tc qdisc add dev {dev} parent 1:1 handle 10: msfc boost on" in (
+            lines
+        )
+    p = bottleneck("")
+    assert p.returncode != 0 and "needs MSFC_ARGS" in p.stderr

@@ -29,6 +29,7 @@ static void explain(void)
 		"                [ overload { flow | class } ] [ weights { rounded | exact } ]\n"
 		"                [ inversion { allow | prevent } ]\n"
 		"                [ isolate { flow | src | dst | both } ]\n"
+		"                [ boost { off | on } ]\n"
 		"                [ dscp_map { default | DSCP:CLASS[,DSCP:CLASS...] } ]\n"
 		"  prios     classes, " TC_MSFC_PRIOS_RANGE ", class prios-1 is the most important (3)\n"
 		"  ratio     class p gets quantum * ratio^p, 1/65536 .. 16 (2)\n"
@@ -42,6 +43,8 @@ static void explain(void)
 		"            less each than a lower class (allow)\n"
 		"  isolate   fairness in a class: per flow (flow), or per source host,\n"
 		"            destination host or both first, then per flow of the host\n"
+		"  boost     flows that become active are served first in their class, for\n"
+		"            one quantum (on), or join the end of its round (off)\n"
 		"  DSCP      a number 0..63 or a name: be cs0..cs7 af11..af43 ef va le\n"
 		"  dscp_map  changes entries of the default map (LE,CS1 -> 0; other\n"
 		"            precedence 0/1 -> 1; precedence k -> k, clamped to prios-1)\n");
@@ -184,7 +187,7 @@ static int msfc_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 	__u32 val[TCA_MSFC_MAX + 1] = {};
 	bool have[TCA_MSFC_MAX + 1] = {};
 	__u8 map[TC_MSFC_DSCP_MAP_LEN];
-	int overload = -1, weights = -1, inversion = -1, isolate = -1;
+	int overload = -1, weights = -1, inversion = -1, isolate = -1, boost = -1;
 	struct rtattr *tail;
 	size_t i;
 	int t;
@@ -247,6 +250,17 @@ static int msfc_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 					*argv);
 				return -1;
 			}
+		} else if (strcmp(*argv, "boost") == 0) {
+			NEXT_ARG();
+			if (strcmp(*argv, "off") == 0) {
+				boost = TC_MSFC_BOOST_OFF;
+			} else if (strcmp(*argv, "on") == 0) {
+				boost = TC_MSFC_BOOST_ON;
+			} else {
+				fprintf(stderr, "msfc: boost must be off or on, got \"%s\"\n",
+					*argv);
+				return -1;
+			}
 		} else if (strcmp(*argv, "dscp_map") == 0) {
 			NEXT_ARG();
 			if (parse_dscp_map(map, *argv))
@@ -282,6 +296,8 @@ static int msfc_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 		addattr32(n, 1024, TCA_MSFC_INVERSION, inversion);
 	if (isolate != -1)
 		addattr32(n, 1024, TCA_MSFC_ISOLATE, isolate);
+	if (boost != -1)
+		addattr32(n, 1024, TCA_MSFC_BOOST, boost);
 	addattr_nest_end(n, tail);
 	return 0;
 }
@@ -371,6 +387,14 @@ static int msfc_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 			print_string(PRINT_ANY, "isolate", "isolate %s ", msfc_isolate_names[v]);
 		else
 			print_uint(PRINT_ANY, "isolate", "isolate %u ", v);
+	}
+	if (tb[TCA_MSFC_BOOST]) {
+		v = get_u32_attr(tb, TCA_MSFC_BOOST, 0);
+		if (v == TC_MSFC_BOOST_OFF || v == TC_MSFC_BOOST_ON)
+			print_string(PRINT_ANY, "boost", "boost %s ",
+				     v == TC_MSFC_BOOST_ON ? "on" : "off");
+		else
+			print_uint(PRINT_ANY, "boost", "boost %u ", v);
 	}
 	if (tb[TCA_MSFC_DSCP_MAP] &&
 	    RTA_PAYLOAD(tb[TCA_MSFC_DSCP_MAP]) == TC_MSFC_DSCP_MAP_LEN) {

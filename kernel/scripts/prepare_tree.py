@@ -127,6 +127,7 @@ def vectors_header(generated):
             ref.WEIGHT_MODES.index(params.get("weights", "rounded")),
             ref.INVERSION_MODES.index(params.get("inversion", "allow")),
             ref.ISOLATE_MODES.index(params.get("isolate", "flow")),
+            ref.BOOST_MODES.index(params.get("boost", "off")),
             f"msfc_vec_ops_{i}",
             len(ops),
             f"msfc_vec_exp_{i}",

@@ -342,7 +342,8 @@ def main():
         and opts.get("overload") == "flow"
         and opts.get("weights") == "rounded"
         and opts.get("inversion") == "allow"
-        and opts.get("isolate") == "flow",
+        and opts.get("isolate") == "flow"
+        and opts.get("boost") == "off",
         "tc -j qdisc show: options as configured, defaults as documented",
         json.dumps(opts),
     )
@@ -626,6 +627,8 @@ def main():
             "prevent",
             "isolate",
             "dst",
+            "boost",
+            "on",
         ],
         ns="b",
         check=False,
@@ -641,9 +644,10 @@ def main():
         and o.get("overload") == "class"
         and o.get("weights") == "exact"
         and o.get("inversion") == "prevent"
-        and o.get("isolate") == "dst",
+        and o.get("isolate") == "dst"
+        and o.get("boost") == "on",
         "msfc as root qdisc with ecn, limit, memory_limit, drop_batch, overload class, "
-        "weights exact, inversion prevent, isolate dst",
+        "weights exact, inversion prevent, isolate dst, boost on",
         p.stderr.strip() + out[:300],
     )
     text = sh([TC, "qdisc", "show", "dev", "vb"], ns="b").stdout
@@ -651,8 +655,9 @@ def main():
         "overload class" in text
         and "weights exact" in text
         and "inversion prevent" in text
-        and "isolate dst" in text,
-        "tc qdisc show: overload class weights exact inversion prevent isolate dst",
+        and "isolate dst" in text
+        and "boost on" in text,
+        "tc qdisc show: overload class weights exact inversion prevent isolate dst boost on",
         text.strip()[:300],
     )
     p = sh(
@@ -694,6 +699,27 @@ def main():
         p.returncode != 0 and "isolate" in p.stderr and "flow, src, dst or both" in p.stderr,
         "tc rejects an unknown isolate mode, naming the valid ones",
         p.stderr.strip(),
+    )
+    p = sh(
+        [TC, "qdisc", "change", "dev", "vb", "root", "msfc", "boost", "yes"],
+        ns="b",
+        check=False,
+    )
+    report(
+        p.returncode != 0 and "boost" in p.stderr and "off or on" in p.stderr,
+        "tc rejects an unknown boost mode, naming the valid ones",
+        p.stderr.strip(),
+    )
+    p = sh(
+        [TC, "qdisc", "change", "dev", "vb", "root", "msfc", "boost", "off"],
+        ns="b",
+        check=False,
+    )
+    out = sh([TC, "-j", "qdisc", "show", "dev", "vb"], ns="b").stdout
+    report(
+        p.returncode == 0 and json.loads(out)[0].get("options", {}).get("boost") == "off",
+        "tc qdisc change: boost off",
+        p.stderr.strip() + out[:300],
     )
     p = sh([TC, "qdisc", "del", "dev", "vb", "root"], ns="b", check=False)
     report(p.returncode == 0, "tc qdisc del root")

@@ -64,8 +64,9 @@ TCA_STATS_BASIC, TCA_STATS_QUEUE, TCA_STATS_APP = 1, 3, 4
     WEIGHTS,
     INVERSION,
     ISOLATE,
-) = range(1, 16)
-MSFC_MAX = ISOLATE
+    BOOST,
+) = range(1, 17)
+MSFC_MAX = BOOST
 U32_ATTRS = [t for t in range(PRIOS, MSFC_MAX + 1) if t != DSCP_MAP]
 NAMES = {
     PRIOS: "prios",
@@ -83,6 +84,7 @@ NAMES = {
     WEIGHTS: "weights",
     INVERSION: "inversion",
     ISOLATE: "isolate",
+    BOOST: "boost",
 }
 U32_MAX = 2**32 - 1
 # the ranges and defaults of include/uapi/linux/pkt_sched_msfc.h, through the msfc package's
@@ -97,7 +99,7 @@ RANGES = {
 RANGES.update(
     {
         t: (_DEFS.choices[NAMES[t]].min, _DEFS.choices[NAMES[t]].max)
-        for t in (OVERLOAD, WEIGHTS, INVERSION, ISOLATE)
+        for t in (OVERLOAD, WEIGHTS, INVERSION, ISOLATE, BOOST)
     }
 )
 BUSY_MSG = "prios and flows cannot change while packets are queued"
@@ -117,7 +119,9 @@ def defaults():
     d = {t: _DEFS.params[NAMES[t]].default for t in range(PRIOS, ECN + 1)}
     d[QUANTUM] = 1514  # the device's MTU + link header: psched_mtu() of the veth
     d[DSCP_MAP] = default_dscp_map()
-    d.update({t: _DEFS.choices[NAMES[t]].default for t in (OVERLOAD, WEIGHTS, INVERSION, ISOLATE)})
+    d.update(
+        {t: _DEFS.choices[NAMES[t]].default for t in (OVERLOAD, WEIGHTS, INVERSION, ISOLATE, BOOST)}
+    )
     return d
 
 
@@ -403,6 +407,7 @@ class Fuzzer:
                 WEIGHTS: (0, 1),
                 INVERSION: (0, 1),
                 ISOLATE: (0, 3),
+                BOOST: (0, 1),
             }[t]
             v = r.randint(*typical)
         elif kind < 0.9:  # boundaries

@@ -39,6 +39,7 @@ V1_KEYS = (
     "overload",
     "weights",
     "inversion",
+    "boost",
 )
 #: values of the ``overload`` parameter (docs/algorithm.md): the thesis's rule first
 OVERLOAD_MODES = P.CHOICES["overload"]
@@ -47,6 +48,9 @@ WEIGHT_MODES = P.CHOICES["weights"]
 #: values of the ``inversion`` parameter: class quanta as configured (the thesis), or raised so
 #: that no class gives its flows less each than a lower class gives its own
 INVERSION_MODES = P.CHOICES["inversion"]
+#: values of the ``boost`` parameter: one flow list per class (the thesis), or fq_codel's
+#: new-flow list in each class
+BOOST_MODES = P.CHOICES["boost"]
 #: weights=exact: class quanta and deficits in 1/65536 byte
 EXACT_SHIFT = 16
 #: values of the ``isolate`` parameter: fairness per flow (the thesis), or per source host,
@@ -131,6 +135,7 @@ class Flow:
         "backlog",
         "deficit",
         "active",
+        "new",
         "first_above_time",
         "drop_next",
         "count",
@@ -146,7 +151,8 @@ class Flow:
         self.pkts: deque[Packet] = deque()
         self.backlog = 0
         self.deficit = 0
-        self.active = False
+        self.active = False  # on one of its class's flow lists
+        self.new = False  # boost=on: on the class's new-flow list
         # CoDel state (codel_vars), times in CoDel units
         self.first_above_time = 0
         self.drop_next = 0
@@ -160,11 +166,22 @@ class Flow:
 
 
 class Class:
-    __slots__ = ("idx", "quantum", "flows", "deficit", "active", "packets", "src_load", "dst_load")
+    __slots__ = (
+        "idx",
+        "quantum",
+        "flows",
+        "new_flows",
+        "deficit",
+        "active",
+        "packets",
+        "src_load",
+        "dst_load",
+    )
 
     def __init__(self, idx: int, quantum: int, nflows: int = 0):
         self.idx, self.quantum = idx, quantum
-        self.flows: deque[Flow] = deque()
+        self.flows: deque[Flow] = deque()  # the active flows; with boost=on the old flows
+        self.new_flows: deque[Flow] = deque()  # boost=on: flows that became active
         self.deficit = 0
         self.active = False
         self.packets = 0  # packets queued in the class
@@ -193,6 +210,7 @@ class Msfc:
         weights="rounded",
         inversion="allow",
         isolate="flow",
+        boost="off",
     ):
         given = dict(
             prios=prios,
@@ -222,6 +240,9 @@ class Msfc:
         self.isolate = isolate
         # bytes -> flow deficit units
         self.fscale = 1 << ISOLATE_SHIFT if isolate != "flow" else 1
+        if boost not in BOOST_MODES:
+            raise TraceError(f"boost={boost} unknown: use boost=off or boost=on")
+        self.boost = boost == "on"
         # bytes -> class deficit units
         self.cscale = 1 << EXACT_SHIFT if weights == "exact" else 1
         if inversion not in INVERSION_MODES:
@@ -307,7 +328,11 @@ class Msfc:
                 cl.src_load[src] += 1
                 cl.dst_load[dst] += 1
             fl.deficit = self.flow_quantum(cl, fl)
-            cl.flows.append(fl)
+            if self.boost:
+                fl.new = True
+                cl.new_flows.append(fl)
+            else:
+                cl.flows.append(fl)
         if not cl.active:
             cl.active = True
             cl.deficit = self.class_quantum(cl)
@@ -333,7 +358,7 @@ class Msfc:
         per_flow = None  # no class with flows above yet
         for k in self.rank:
             cl = self.classes[k]
-            n = len(cl.flows)
+            n = len(cl.flows) + len(cl.new_flows)  # both lists with boost=on
             if n:
                 if per_flow is not None:
                     q[k] = max(1, min(cl.quantum, n * per_flow))
@@ -413,17 +438,28 @@ class Msfc:
 
     def _class_dequeue(self, cl: Class):
         while True:
-            if not cl.flows:
+            # boost=on: the new flows first, then the old ones (cl.flows)
+            lst = cl.new_flows if cl.new_flows else cl.flows
+            if not lst:
                 return None
-            fl = cl.flows[0]
+            fl = lst[0]
             if fl.deficit <= 0:
                 fl.deficit += self.flow_quantum(cl, fl)
-                cl.flows.rotate(-1)
+                lst.popleft()
+                fl.new = False
+                cl.flows.append(fl)  # a new flow that spent its quantum becomes old
                 continue
             p = self._codel_dequeue(fl)
             if p is None:
-                cl.flows.popleft()
-                self._flow_leaves(cl, fl)
+                lst.popleft()
+                if fl.new and cl.flows:
+                    # an emptied new flow goes behind the old flows before it may leave, so
+                    # that a flow sending one packet at a time cannot keep the old flows waiting
+                    fl.new = False
+                    cl.flows.append(fl)
+                else:
+                    fl.new = False
+                    self._flow_leaves(cl, fl)
                 continue
             fl.deficit -= p.length * self.fscale
             return (cl.idx, fl.idx, p.length, p.ce)
@@ -524,7 +560,7 @@ def parse_header(line: str) -> dict:
         key, sep, value = item.partition("=")
         if not sep:
             raise TraceError(f"parameter '{item}' is not key=value")
-        if key in ("ratio", "overload", "weights", "inversion", "isolate"):
+        if key in ("ratio", "overload", "weights", "inversion", "isolate", "boost"):
             params[key] = value
         elif key in DEFAULTS or key == "version":
             try:

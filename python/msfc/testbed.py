@@ -433,9 +433,17 @@ def selftest(args) -> int:
 # ---------------------------------------------------------------------------------------------
 # bench: msfc beside cake, an sqm-style HTB, fq_codel and pfifo_fast (make bench-linux)
 
+#: msfc in the modes beyond the thesis (docs/algorithm.md): name -> the arguments after `msfc`
+#: on tc's command line, the same in make bench-linux (under the HTB shaper, as `msfc`) and
+#: make bench-linux-cost; a mode is one more line here
+MSFC_MODES = {
+    "msfc_boost": "boost on",
+    "msfc_class": "overload class weights exact",
+}
 QDISCS = [
     "msfc",
     "msfc_lowrate",
+    *MSFC_MODES,
     "cake_ds3",
     "cake_ds4",
     "sqm",
@@ -763,6 +771,8 @@ def bench(args) -> int:
             "RTT_MS": str(args.rtt_ms),
             "DUR": str(args.duration),
             "TESTS": " ".join(tests),
+            # the guest's net.sh puts `msfc $MSFC_ARGS` under the shaper for these
+            "MSFC_ARGS": MSFC_MODES.get(q, ""),
         }
         res = boot(
             Path(args.kernel),
@@ -1104,6 +1114,7 @@ COST_QDISCS: dict[str, tuple[str, str]] = {
     "msfc_1class": ("clear", "msfc prios 1"),
     "fq_codel_keephash": ("keephash", "fq_codel"),
     "msfc_keephash": ("keephash", "msfc"),
+    **{q: ("clear", f"msfc {args}") for q, args in MSFC_MODES.items()},
 }
 COST_BASE = "fq_codel"  # the ratios' denominator
 COST_MAX_FLOWS = 65535 - 10000  # the probe gives flow n the UDP source port 10000 + n

@@ -227,6 +227,27 @@ TRACES = [
             (200, (), 0.0, "mix"),
         ],
     ),
+    (
+        # boost=on: flows that become active are served first for one quantum; low loads and
+        # small packets make many flows sparse, so they drain, leave and come back new
+        "boost-on-2x16-sparse",
+        113,
+        dict(prios=2, flows=16, quantum=1000, ratio="2", limit=10240, boost="on"),
+        [
+            (600, (0, 1), 0.55, "small"),
+            (400, (0, 1), 0.7, "mix"),
+            (300, (1,), 0.5, "mtu"),
+            (300, (0, 1), 0.45, "jumbo"),
+            (200, (), 0.0, "mix"),
+        ],
+    ),
+    (
+        # boost=on with overload drops: emptied new flows move behind the old ones
+        "boost-on-overload-1x8-limit20",
+        127,
+        dict(prios=1, flows=8, quantum=1500, ratio="2", limit=20, drop_batch=4, boost="on"),
+        [(700, (0,), 0.8, "mix"), (400, (0,), 0.45, "small"), (200, (), 0.0, "mix")],
+    ),
 ]
 
 
@@ -288,8 +309,8 @@ GENERATED_SEED0 = 1
 def random_trace(seed: int, max_ops: int = 400) -> str:
     """One seeded random trace (format version 2): random classes, flows, sizes, idle gaps,
     load that builds sojourn times so CoDel drops and marks, sometimes a small limit, and
-    any overload, weights, inversion and isolate mode (isolate != flow: format version 3 with host
-    slots)."""
+    any overload, weights, inversion, isolate and boost mode (isolate != flow: format version 3
+    with host slots)."""
     rng = random.Random(seed)
     prios = rng.randint(1, 5)
     flows = rng.choice((1, 2, 3, 4, 8, 16))
@@ -318,6 +339,7 @@ def random_trace(seed: int, max_ops: int = 400) -> str:
     params["overload"] = modes.choice(ref.OVERLOAD_MODES)
     params["weights"] = modes.choice(ref.WEIGHT_MODES)
     params["inversion"] = modes.choice(ref.INVERSION_MODES)
+    params["boost"] = modes.choice(ref.BOOST_MODES)
     try:
         ref.class_quanta(prios, quantum, ref.ratio_to_fp(ratio), params["weights"] == "exact")
     except ref.TraceError:  # quanta too small for exact weights: the thesis's rounding

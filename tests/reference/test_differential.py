@@ -74,6 +74,7 @@ HEADER = st.fixed_dictionaries(
         weights=st.sampled_from(ref.WEIGHT_MODES),
         inversion=st.sampled_from(ref.INVERSION_MODES),
         isolate=st.sampled_from(ref.ISOLATE_MODES),
+        boost=st.sampled_from(ref.BOOST_MODES),
     )
 )
 # class, flow, length, ECT, source and destination host slots (used with isolate != flow)

@@ -255,6 +255,36 @@ class ReferenceTest(unittest.TestCase):
         lines[0] = lines[0].replace("isolate=src", "isolate=flow")
         self.assertEqual(run(lines), ["drop overload 0 5 1000"])
 
+    def test_boost(self):
+        # four bulk flows of 1500-byte packets, quantum 1500, each has sent its quantum (so
+        # with boost=on they are old flows); then a thin packet arrives: boost=on serves it
+        # next, boost=off after the other three bulk flows
+        for boost, wait in (("on", 1), ("off", 4)):
+            lines = [f"P prios=1 flows=64 quantum=1500 ratio=2 boost={boost}"]
+            lines += ["E 0 1 1500", "E 0 2 1500", "E 0 3 1500", "E 0 4 1500"] * 10
+            lines += ["D"] * 5 + ["E 0 40 100"] + ["D"] * 6
+            self.assertEqual(run(lines).index("0 40 100"), 4 + wait, boost)
+        # an old flow 1 (500-byte packets); flow 2 sends one packet, is found empty and moves
+        # behind flow 1 (boost=on), so its next packet is not boosted (without that rule it
+        # would leave and come back new); boost=off: flow 2 waits for flow 1's deficit
+        for boost, order in (("on", [2, 1, 1, 2]), ("off", [1, 1, 2, 2])):
+            lines = [f"P prios=1 flows=64 quantum=1500 ratio=2 boost={boost}"]
+            lines += ["E 0 1 500"] * 20 + ["D"] * 4
+            lines += ["E 0 2 100", "D", "D", "E 0 2 100", "D", "D"]
+            self.assertEqual([int(x.split()[1]) for x in run(lines)[4:]], order, boost)
+        # a new flow that has sent its quantum becomes old: 1500 bytes of flow 2, then flow 1
+        lines = ["P prios=1 flows=4 quantum=1500 ratio=2 boost=on", "E 0 1 1500", "D"]
+        lines += ["E 0 1 1500"] * 3 + ["E 0 2 500"] * 5 + ["D"] * 5
+        self.assertEqual([int(x.split()[1]) for x in run(lines)], [1, 2, 2, 2, 1, 2])
+        # the class DRR is unchanged: class shares do not depend on the boost
+        for boost in ("off", "on"):
+            lines = [f"P prios=2 flows=8 quantum=1000 ratio=2 boost={boost}"]
+            lines += [f"E {c} {f} 500" for f in range(8) for c in (0, 1)] * 3 + ["D"] * 24
+            out = "".join(x.split()[0] for x in run(lines))
+            self.assertEqual(out, "001111" * 4, boost)
+        with self.assertRaises(ref.TraceError):
+            run(["P prios=1 flows=1 quantum=1500 ratio=2 boost=yes"])
+
     def test_bad_trace_lines(self):
         for bad in (
             ["E 0 0 1"],

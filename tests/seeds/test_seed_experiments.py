@@ -194,6 +194,20 @@ def test_thin_streams_order(tmp_path):
     assert higher < same
 
 
+def test_thin_streams_boost_lowers_the_thin_flows_delay(tmp_path):
+    """Seed 001 sec. IV, 5 bulk flows, the thin flow in the bulk flows' class: with Boost=on a
+    gaming packet is served ahead of the bulk flows' round, as under FQ-CoDel, so its median
+    delay falls well below the thesis mode's (one 1500-byte packet per bulk flow, 6 ms each)
+    and stays within one packet time of FQ-CoDel's."""
+    thesis = median_delay_ms(run("thin-streams", tmp_path, scheduler="Msfc", thin_class="same"))
+    boost = median_delay_ms(
+        run("thin-streams", tmp_path, scheduler="Msfc", thin_class="same", **{"Msfc.Boost": "on"})
+    )
+    fq = median_delay_ms(run("thin-streams", tmp_path, scheduler="FqCoDelVariant"))
+    assert boost < thesis / 2, (boost, thesis)
+    assert boost < fq + 6, (boost, fq)
+
+
 # ---------------------------------------------------------------- seed 004
 
 

@@ -119,7 +119,8 @@ ReplayLines(std::istream& in,
                                                  {"overload", "flow"},
                                                  {"weights", "rounded"},
                                                  {"inversion", "allow"},
-                                                 {"isolate", "flow"}};
+                                                 {"isolate", "flow"},
+                                                 {"boost", "off"}};
     const std::set<std::string> known = {"version",
                                          "prios",
                                          "flows",
@@ -133,7 +134,8 @@ ReplayLines(std::istream& in,
                                          "overload",
                                          "weights",
                                          "inversion",
-                                         "isolate"};
+                                         "isolate",
+                                         "boost"};
     Ptr<MsfcQueueDisc> q;
     int version = 1;
     std::string line;
@@ -204,6 +206,12 @@ ReplayLines(std::istream& in,
                         " unknown: use isolate=flow, isolate=src, isolate=dst or isolate=both";
                 return false;
             }
+            if (params["boost"] != "off" && params["boost"] != "on")
+            {
+                error =
+                    where() + "boost=" + params["boost"] + " unknown: use boost=off or boost=on";
+                return false;
+            }
             version = std::atoi(params["version"].c_str());
             if (version < 1 || version > TRACE_VERSION)
             {
@@ -229,6 +237,7 @@ ReplayLines(std::istream& in,
             f.Set("Weights", StringValue(params["weights"]));
             f.Set("Inversion", StringValue(params["inversion"]));
             f.Set("Isolate", StringValue(iso));
+            f.Set("Boost", StringValue(params["boost"]));
             f.Set("Target", StringValue(params["target"] + "us"));
             f.Set("Interval", StringValue(params["interval"] + "us"));
             f.Set("UseEcn", BooleanValue(params["ecn"] == "1"));

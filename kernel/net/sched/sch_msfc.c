@@ -7,7 +7,8 @@
  * so class p gets ratio times the share of class p-1 while both are
  * backlogged and no class ever starves.  Inside a class packets are hashed
  * into flow queues served by an inner DRR with one quantum each (FQ-CoDel
- * without the new-flow list), and every flow queue runs CoDel.
+ * without the new-flow list, unless boost is on), and every flow queue runs
+ * CoDel.
  *
  * Classification: skb->priority (major = qdisc handle, minor 1..prios),
  * then the tc filters attached to the qdisc (classid minor 1..prios), then
@@ -76,7 +77,7 @@ static codel_time_t msfc_codel_time(void)
 struct msfc_flow {
 	struct sk_buff	  *head;
 	struct sk_buff	  *tail;
-	struct list_head  flowchain;	/* in msfc_class.flows while active */
+	struct list_head  flowchain;	/* in msfc_class.flows or .new_flows while active */
 	s64		  deficit;
 	struct codel_vars cvars;
 	u8		  cls;
@@ -86,7 +87,8 @@ struct msfc_flow {
 
 struct msfc_class {
 	struct list_head  node;		/* in msfc_sched_data.active_classes */
-	struct list_head  flows;	/* active flows of this class */
+	struct list_head  flows;	/* active flows of this class (boost on: old) */
+	struct list_head  new_flows;	/* boost on: flows that became active */
 	s64		  deficit;
 	u64		  quantum;	/* Q_p */
 	u32		  qlen;
@@ -116,6 +118,7 @@ struct msfc_sched_data {
 	u32		weights;	/* enum tc_msfc_weights */
 	u32		inversion;	/* enum tc_msfc_inversion */
 	u32		isolate;	/* enum tc_msfc_isolate */
+	u32		boost;		/* enum tc_msfc_boost */
 	u32		memory_limit;
 	u32		memory_usage;
 	u32		active_flows;
@@ -508,7 +511,8 @@ static int msfc_enqueue_flow(struct sk_buff *skb, struct Qdisc *sch, u32 cidx,
 	qdisc_qstats_backlog_inc(sch, skb);
 
 	if (list_empty(&flow->flowchain)) {
-		list_add_tail(&flow->flowchain, &cl->flows);
+		list_add_tail(&flow->flowchain, q->boost == TC_MSFC_BOOST_ON ?
+			      &cl->new_flows : &cl->flows);
 		if (q->isolate != TC_MSFC_ISOLATE_FLOW) {
 			u16 slots[2];
 
@@ -659,21 +663,34 @@ static void msfc_skip_class_rounds(struct msfc_sched_data *q)
 		cl->deficit += (k - 1) * msfc_class_quantum(q, cl);
 }
 
-/* Inner DRR over the active flows of one class. */
+/* Inner DRR over the active flows of one class: its new flows first (boost
+ * on; the list stays empty with boost off), then its old flows.  A new flow
+ * moves to the old flows when it has spent its quantum, or when it is found
+ * empty while there are old flows (so that it cannot starve them by leaving
+ * and coming back new); an old flow found empty leaves.
+ */
 static struct sk_buff *msfc_class_dequeue(struct Qdisc *sch,
 					  struct msfc_class *cl)
 {
 	struct msfc_sched_data *q = qdisc_priv(sch);
+	struct list_head *head;
 	struct msfc_flow *flow;
 	struct sk_buff *skb;
 	u32 drops, marks;
 	u32 refills = 0;
 
 	for (;;) {
-		if (list_empty(&cl->flows))
-			return NULL;
-		flow = list_first_entry(&cl->flows, struct msfc_flow, flowchain);
+		head = &cl->new_flows;
+		if (list_empty(head)) {
+			head = &cl->flows;
+			if (list_empty(head))
+				return NULL;
+		}
+		flow = list_first_entry(head, struct msfc_flow, flowchain);
 		if (flow->deficit <= 0) {
+			/* refills of new flows move them off their list, so
+			 * more refills than flows means the new list is empty
+			 */
 			if (++refills > cl->active_flows) {
 				msfc_skip_flow_rounds(q, cl);
 				refills = 0;
@@ -694,6 +711,10 @@ static struct sk_buff *msfc_class_dequeue(struct Qdisc *sch,
 		cl->ecn_marks += q->cstats.ecn_mark - marks;
 
 		if (!skb) {
+			if (head == &cl->new_flows && !list_empty(&cl->flows)) {
+				list_move_tail(&flow->flowchain, &cl->flows);
+				continue;
+			}
 			list_del_init(&flow->flowchain);
 			msfc_flow_leaves(q, flow);
 			cl->active_flows--;
@@ -766,6 +787,7 @@ static void msfc_reset(struct Qdisc *sch)
 
 		INIT_LIST_HEAD(&cl->node);
 		INIT_LIST_HEAD(&cl->flows);
+		INIT_LIST_HEAD(&cl->new_flows);
 		cl->deficit = 0;
 		cl->qlen = 0;
 		cl->backlog = 0;
@@ -833,13 +855,15 @@ static const struct nla_policy msfc_policy[TCA_MSFC_MAX + 1] = {
 	[TCA_MSFC_WEIGHTS]	= NLA_POLICY_MAX(NLA_U32, TC_MSFC_WEIGHTS_MAX),
 	[TCA_MSFC_INVERSION]	= NLA_POLICY_MAX(NLA_U32, TC_MSFC_INVERSION_MAX),
 	[TCA_MSFC_ISOLATE]	= NLA_POLICY_MAX(NLA_U32, TC_MSFC_ISOLATE_MAX),
+	[TCA_MSFC_BOOST]	= NLA_POLICY_MAX(NLA_U32, TC_MSFC_BOOST_MAX),
 };
 
 struct msfc_config {
 	u32 prios, flows_cnt, quantum, ratio;
 	codel_time_t target, interval;
 	u32 target_us, interval_us;
-	u32 limit, memory_limit, drop_batch, ecn, overload, weights, inversion, isolate;
+	u32 limit, memory_limit, drop_batch, ecn, overload, weights, inversion, isolate,
+	    boost;
 	u8 dscp_map[TC_MSFC_DSCP_MAP_LEN];
 	u64 quanta[MSFC_MAX_PRIOS];
 };
@@ -869,6 +893,7 @@ static const struct msfc_field msfc_fields[TCA_MSFC_MAX + 1] = {
 	[TCA_MSFC_WEIGHTS]	= MSFC_FIELD(weights, "weights", TC_MSFC_WEIGHTS_RANGE),
 	[TCA_MSFC_INVERSION]	= MSFC_FIELD(inversion, "inversion", TC_MSFC_INVERSION_RANGE),
 	[TCA_MSFC_ISOLATE]	= MSFC_FIELD(isolate, "isolate", TC_MSFC_ISOLATE_RANGE),
+	[TCA_MSFC_BOOST]	= MSFC_FIELD(boost, "boost", TC_MSFC_BOOST_RANGE),
 };
 
 /* Parse and check everything before changing anything. */
@@ -956,6 +981,7 @@ static void msfc_get_config(struct Qdisc *sch, struct msfc_config *c)
 	c->weights = q->weights;
 	c->inversion = q->inversion;
 	c->isolate = q->isolate;
+	c->boost = q->boost;
 	memcpy(c->dscp_map, q->dscp_map, TC_MSFC_DSCP_MAP_LEN);
 }
 
@@ -1079,6 +1105,7 @@ static int msfc_change(struct Qdisc *sch, struct nlattr *opt,
 		for (p = 0; p < MSFC_MAX_PRIOS; p++) {
 			INIT_LIST_HEAD(&q->classes[p].node);
 			INIT_LIST_HEAD(&q->classes[p].flows);
+			INIT_LIST_HEAD(&q->classes[p].new_flows);
 			q->classes[p].active_flows = 0;
 		}
 		q->active_flows = 0;
@@ -1103,6 +1130,7 @@ static int msfc_change(struct Qdisc *sch, struct nlattr *opt,
 	WRITE_ONCE(q->weights, c.weights);
 	WRITE_ONCE(q->inversion, c.inversion);
 	WRITE_ONCE(q->isolate, c.isolate);
+	WRITE_ONCE(q->boost, c.boost);
 	memcpy(q->dscp_map, c.dscp_map, TC_MSFC_DSCP_MAP_LEN);
 
 	/* a lower limit drops from the fattest flows, keeping the rest */
@@ -1155,6 +1183,7 @@ static int msfc_init(struct Qdisc *sch, struct nlattr *opt,
 	q->weights = TC_MSFC_WEIGHTS_DEFAULT;
 	q->inversion = TC_MSFC_INVERSION_DEFAULT;
 	q->isolate = TC_MSFC_ISOLATE_DEFAULT;
+	q->boost = TC_MSFC_BOOST_DEFAULT;
 	q->memory_limit = TC_MSFC_MEMORY_LIMIT_DEFAULT;
 	memcpy(q->dscp_map, msfc_default_dscp_map, TC_MSFC_DSCP_MAP_LEN);
 	get_random_bytes(&q->perturbation, sizeof(q->perturbation));
@@ -1162,6 +1191,7 @@ static int msfc_init(struct Qdisc *sch, struct nlattr *opt,
 	for (p = 0; p < MSFC_MAX_PRIOS; p++) {
 		INIT_LIST_HEAD(&q->classes[p].node);
 		INIT_LIST_HEAD(&q->classes[p].flows);
+		INIT_LIST_HEAD(&q->classes[p].new_flows);
 		gnet_stats_basic_sync_init(&q->classes[p].bstats);
 	}
 	codel_params_init(&q->cparams);
@@ -1207,7 +1237,8 @@ static int msfc_dump(struct Qdisc *sch, struct sk_buff *skb)
 	    nla_put_u32(skb, TCA_MSFC_OVERLOAD, READ_ONCE(q->overload)) ||
 	    nla_put_u32(skb, TCA_MSFC_WEIGHTS, READ_ONCE(q->weights)) ||
 	    nla_put_u32(skb, TCA_MSFC_INVERSION, READ_ONCE(q->inversion)) ||
-	    nla_put_u32(skb, TCA_MSFC_ISOLATE, READ_ONCE(q->isolate)))
+	    nla_put_u32(skb, TCA_MSFC_ISOLATE, READ_ONCE(q->isolate)) ||
+	    nla_put_u32(skb, TCA_MSFC_BOOST, READ_ONCE(q->boost)))
 		goto nla_put_failure;
 
 	return nla_nest_end(skb, opts);

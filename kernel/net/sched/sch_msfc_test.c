@@ -26,7 +26,7 @@ struct msfc_vector {
 	const char *name;
 	u32 prios, flows, quantum, ratio, limit, drop_batch;
 	u32 target_us, interval_us, ecn;
-	u32 overload, weights, inversion, isolate;
+	u32 overload, weights, inversion, isolate, boost;
 	const struct msfc_vec_op *ops;
 	u32 nops;
 	const struct msfc_vec_op *exp;
@@ -268,6 +268,7 @@ static void msfc_test_vectors(struct kunit *test)
 			{ TCA_MSFC_WEIGHTS, vec->weights },
 			{ TCA_MSFC_INVERSION, vec->inversion },
 			{ TCA_MSFC_ISOLATE, vec->isolate },
+			{ TCA_MSFC_BOOST, vec->boost },
 			{ TCA_MSFC_MEMORY_LIMIT, 1U << 31 },
 			{ TCA_MSFC_TARGET, vec->target_us },
 			{ TCA_MSFC_INTERVAL, vec->interval_us },
@@ -820,6 +821,7 @@ static void msfc_test_invalid(struct kunit *test)
 		{ "inversion 2", { { TCA_MSFC_INVERSION, 2 } }, 0, 0,
 		  MSFC_MSG("inversion", INVERSION) },
 		{ "isolate 4", { { TCA_MSFC_ISOLATE, 4 } }, 0, 0, MSFC_MSG("isolate", ISOLATE) },
+		{ "boost 2", { { TCA_MSFC_BOOST, 2 } }, 0, 0, MSFC_MSG("boost", BOOST) },
 		{ "exact class quanta below 1/65536 byte",
 		  { { TCA_MSFC_PRIOS, 3 }, { TCA_MSFC_RATIO, 1 }, { TCA_MSFC_WEIGHTS, 1 } }, 0, 0,
 		  TC_MSFC_EXACT_WEIGHTS_MSG },
@@ -1083,6 +1085,66 @@ static void msfc_test_inversion(struct kunit *test)
 	}
 }
 
+/* boost on: a flow that becomes active is served before the old flows of its
+ * class (off: after them); a new flow found empty moves behind the old flows,
+ * so its next packet is not boosted (docs/algorithm.md).
+ */
+static u32 msfc_test_next_flow(struct Qdisc *sch)
+{
+	struct sk_buff *skb = msfc_dequeue(sch);
+	u32 flow;
+
+	if (!skb)
+		return U32_MAX;
+	flow = skb->mark & 0xffff;
+	kfree_skb(skb);
+	return flow;
+}
+
+static void msfc_test_boost(struct kunit *test)
+{
+	static const u32 order_on[] = { 2, 1, 1, 2 }, order_off[] = { 1, 1, 2, 2 };
+	u32 boost;
+	int i, n;
+
+	for (boost = TC_MSFC_BOOST_OFF; boost <= TC_MSFC_BOOST_ON; boost++) {
+		const struct msfc_test_attr attrs[] = {
+			{ TCA_MSFC_PRIOS, 1 }, { TCA_MSFC_FLOWS, 64 },
+			{ TCA_MSFC_QUANTUM, 1500 }, { TCA_MSFC_BOOST, boost }, { 0 }
+		};
+		const u32 *order = boost == TC_MSFC_BOOST_ON ? order_on : order_off;
+		struct Qdisc *sch = msfc_test_create(test, attrs);
+
+		/* four bulk flows have each sent their quantum; a thin packet */
+		for (i = 0; i < 40; i++)
+			msfc_test_enqueue_flow(sch, 0, 1 + i % 4, 1500);
+		for (i = 0; i < 5; i++)
+			msfc_test_next_flow(sch);
+		msfc_test_enqueue_flow(sch, 0, 40, 100);
+		n = 1;
+		while (n <= 10 && msfc_test_next_flow(sch) != 40)
+			n++;
+		KUNIT_EXPECT_EQ_MSG(test, n, boost == TC_MSFC_BOOST_ON ? 1 : 4,
+				    "boost %u: thin packet after %d dequeues", boost, n);
+		msfc_test_release(test);
+
+		/* an old bulk flow 1; flow 2 sends, is found empty, sends again */
+		sch = msfc_test_create(test, attrs);
+		for (i = 0; i < 20; i++)
+			msfc_test_enqueue_flow(sch, 0, 1, 500);
+		for (i = 0; i < 4; i++)
+			msfc_test_next_flow(sch);
+		msfc_test_enqueue_flow(sch, 0, 2, 100);
+		for (i = 0; i < 4; i++) {
+			if (i == 2)
+				msfc_test_enqueue_flow(sch, 0, 2, 100);
+			KUNIT_EXPECT_EQ_MSG(test, msfc_test_next_flow(sch), order[i],
+					    "boost %u: dequeue %d", boost, i);
+		}
+		msfc_test_release(test);
+	}
+}
+
 static struct kunit_case msfc_test_cases[] = {
 	KUNIT_CASE(msfc_test_vectors),
 	KUNIT_CASE(msfc_test_ratio_shares),
@@ -1093,6 +1155,7 @@ static struct kunit_case msfc_test_cases[] = {
 	KUNIT_CASE(msfc_test_limits),
 	KUNIT_CASE(msfc_test_overload_class),
 	KUNIT_CASE(msfc_test_inversion),
+	KUNIT_CASE(msfc_test_boost),
 	KUNIT_CASE(msfc_test_memory_bound),
 	KUNIT_CASE(msfc_test_small_quantum),
 	KUNIT_CASE(msfc_test_invalid),

@@ -65,7 +65,8 @@ sqm_bands() {
 
 # bottleneck KIND RATE_KBIT: KIND is one of msfc, fq_codel, pfifo_fast (each under an HTB
 # shaper at RATE), msfc_lowrate (msfc with the CoDel settings docs/kernel.md gives for links
-# below 4 Mbit/s), cake_ds3, cake_ds4 (cake's own shaper), sqm (sqm_bands).
+# below 4 Mbit/s), msfc_<mode> (msfc $MSFC_ARGS, a mode beyond the thesis: msfc.testbed's
+# MSFC_MODES), cake_ds3, cake_ds4 (cake's own shaper), sqm (sqm_bands).
 bottleneck() {
 	kind=$1 r=$2
 	for dev in cli_r srv_r; do
@@ -80,6 +81,12 @@ bottleneck() {
 			$tc_r qdisc add dev $dev root handle 1: htb default 1 || return 1
 			$tc_r class add dev $dev parent 1: classid 1:1 htb rate ${r}kbit || return 1
 			$tc_r qdisc add dev $dev parent 1:1 handle 10: msfc target 15ms interval 150ms || return 1
+			;;
+		msfc_*)
+			[ -n "$MSFC_ARGS" ] || { echo "net.sh: $kind needs MSFC_ARGS" >&2; return 1; }
+			$tc_r qdisc add dev $dev root handle 1: htb default 1 || return 1
+			$tc_r class add dev $dev parent 1: classid 1:1 htb rate ${r}kbit || return 1
+			$tc_r qdisc add dev $dev parent 1:1 handle 10: msfc $MSFC_ARGS || return 1
 			;;
 		cake_ds3) $tc_r qdisc add dev $dev root cake bandwidth ${r}kbit diffserv3 || return 1 ;;
 		cake_ds4) $tc_r qdisc add dev $dev root cake bandwidth ${r}kbit diffserv4 || return 1 ;;

@@ -4,8 +4,8 @@ Runs build/scenario-starvation for every scheduler and number of thin flows, the
 RESULTS/starvation.png, RESULTS/starvation.csv (+ .md) with the seed's finding beside ours;
 then the DoS case (`--preset=dos`: thin traffic above the link rate) with a 33- and a
 1000-packet buffer, and with the 33-packet buffer and the flood from one host, also with MSFC's
-`overload=class` and `isolate=src|dst|both`: RESULTS/starvation_dos.png, starvation_dos.csv
-(+ .md).
+`overload=class`, `isolate=src|dst|both` and `boost=on`: RESULTS/starvation_dos.png,
+starvation_dos.csv (+ .md).
 
     msfc bench seed001-starvation results/seeds            # full sweep (~15 min)
     msfc bench seed001-starvation results/seeds --quick    # 3 points, short runs
@@ -36,7 +36,8 @@ SCHEDULERS = [
     ("MSFC, thin in a lower class", "Msfc", "lower"),
 ]
 # The DoS case also runs MSFC with overload drops that respect class shares (docs/algorithm.md,
-# `overload`): (label, scheduler, thin-class, scheduler attributes)
+# `overload`) and with the sparse-flow boost (`boost`): (label, scheduler, thin-class,
+# scheduler attributes)
 OVERLOAD_CLASS = {"Msfc.Overload": "class"}
 #: MSFC's isolate modes (docs/algorithm.md), the thesis's first
 ISOLATE_MODES = ("flow", "src", "dst", "both")
@@ -54,6 +55,12 @@ DOS_SCHEDULERS = (
         for mode in ISOLATE_MODES[1:]
     ]
 )
+BOOST_ON = {"Msfc.Boost": "on"}
+DOS_SCHEDULERS += [
+    ("MSFC boost=on, thin in TCP's class", "Msfc", "same", BOOST_ON),
+    ("MSFC boost=on, thin in a higher class", "Msfc", "higher", BOOST_ON),
+    ("MSFC boost=on, thin in a lower class", "Msfc", "lower", BOOST_ON),
+]
 
 
 def tcp_and_thin(run_dir: Path) -> dict:

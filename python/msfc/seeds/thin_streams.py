@@ -12,6 +12,7 @@ thin_streams_voip.csv (+ .md).
 
     msfc bench seed001-thin-streams results/seeds           # ~15 min
     msfc bench seed001-thin-streams results/seeds --quick   # short runs
+    msfc bench seed001-thin-streams results/seeds --only MSFC   # the MSFC rows alone
 """
 
 from __future__ import annotations
@@ -22,18 +23,23 @@ import pandas as pd
 
 from .. import bench, seeds
 from .. import metrics as M
+from ..errors import UserError
 from ..runner import load_raw, run_scenario
 
-# (label, scheduler, thin-class)
+# MSFC with the sparse-flow boost (docs/algorithm.md, `boost`)
+BOOST_ON = {"Msfc.Boost": "on"}
+# (label, scheduler, thin-class, scheduler attributes)
 SCHEDULERS = [
-    ("CoDel", "CoDel", "same"),
-    ("SFQ", "Sfq", "same"),
-    ("FQ-CoDel WP", "FqCoDelWP", "same"),
-    ("FQ-CoDel WP 100ms", "FqCoDelWP100", "same"),
-    ("FQ-CoDel", "FqCoDelVariant", "same"),
-    ("MSFC 1 class", "Msfc1", "same"),
-    ("MSFC, thin in bulk's class", "Msfc", "same"),
-    ("MSFC, thin in higher class", "Msfc", "higher"),
+    ("CoDel", "CoDel", "same", {}),
+    ("SFQ", "Sfq", "same", {}),
+    ("FQ-CoDel WP", "FqCoDelWP", "same", {}),
+    ("FQ-CoDel WP 100ms", "FqCoDelWP100", "same", {}),
+    ("FQ-CoDel", "FqCoDelVariant", "same", {}),
+    ("MSFC 1 class", "Msfc1", "same", {}),
+    ("MSFC, thin in bulk's class", "Msfc", "same", {}),
+    ("MSFC, thin in higher class", "Msfc", "higher", {}),
+    ("MSFC boost=on, thin in bulk's class", "Msfc", "same", BOOST_ON),
+    ("MSFC boost=on, thin in higher class", "Msfc", "higher", BOOST_ON),
 ]
 
 VOIP_CASES = [
@@ -64,7 +70,19 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     ap.add_argument("--duration", type=float, default=300.0, help="simulated seconds per run")
     ap.add_argument("--quick", action="store_true", help="bulk 1 3 5, 60 s runs")
     ap.add_argument("--skip-voip", action="store_true", help="only parts A/B")
+    ap.add_argument(
+        "--only",
+        metavar="TEXT",
+        help="only the schedulers whose label contains TEXT (e.g. MSFC)",
+    )
     a = ap.parse_args(argv)
+    scheds = [x for x in SCHEDULERS if a.only is None or a.only in x[0]]
+    if not scheds:
+        raise UserError(
+            f"--only {a.only}: no scheduler label contains it; labels: "
+            + ", ".join(x[0] for x in SCHEDULERS),
+            2,
+        )
     if a.quick:
         a.bulk, a.duration = [1, 3, 5], 60.0
     build = bench.build_dir(a)
@@ -72,13 +90,19 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
 
     # Parts A/B
     res = {}
-    for label, sched, cls in SCHEDULERS:
+    for label, sched, cls, attrs in scheds:
         for n in a.bulk:
             out = run_scenario(
                 build,
                 "thin-streams",
                 a.results,
-                {"scheduler": sched, "thin-class": cls, "bulk-flows": n, "duration": a.duration},
+                {
+                    "scheduler": sched,
+                    "thin-class": cls,
+                    "bulk-flows": n,
+                    "duration": a.duration,
+                    **attrs,
+                },
                 rng_run=a.rng_run,
                 force=not a.reuse,
             )
@@ -94,7 +118,7 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
         "seed_001",
     ]
     rows = []
-    for label, _, _ in SCHEDULERS:
+    for label, _, _, _ in scheds:
         for n in a.bulk:
             d = res[(label, n)]
             seed = ""
@@ -116,10 +140,10 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
 
     plt = seeds.pyplot()
     cols = 4
-    nrow = (len(SCHEDULERS) + cols - 1) // cols
+    nrow = (len(scheds) + cols - 1) // cols
     fig, axes = plt.subplots(nrow, cols, figsize=(4 * cols, 3.2 * nrow), sharex=True, sharey=True)
     xmax = max([M.sample_percentile(d, 99) for d in res.values() if d] + [10])
-    for ax, (label, _, _) in zip(axes.flat, SCHEDULERS, strict=False):
+    for ax, (label, _, _, _) in zip(axes.flat, scheds, strict=False):
         for n in a.bulk:
             d = res[(label, n)]
             if d:
@@ -129,7 +153,7 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
         ax.set_title(label, fontsize=9)
         ax.grid(alpha=0.3)
         ax.set_xlim(0, xmax * 1.05)
-    for ax in axes.flat[len(SCHEDULERS) :]:
+    for ax in axes.flat[len(scheds) :]:
         ax.axis("off")
     axes.flat[0].legend(fontsize=7)
     for ax in axes[-1]:
@@ -145,7 +169,7 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
 
     # Part C
     vres = {}
-    for label, sched, cls in SCHEDULERS:
+    for label, sched, cls, attrs in scheds:
         for case, nb, nv in VOIP_CASES:
             out = run_scenario(
                 build,
@@ -158,6 +182,7 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
                     "bulk-flows": nb,
                     "voip-flows": nv,
                     "duration": a.duration,
+                    **attrs,
                 },
                 rng_run=a.rng_run,
                 force=not a.reuse,
@@ -165,7 +190,7 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
             vres[(label, case)] = (delays_ms(out, {"Gaming"}), delays_ms(out, {"Voip"}))
     header = ["scheduler", "case", "gaming_p50_ms", "gaming_p90_ms", "voip_p50_ms", "voip_p90_ms"]
     rows = []
-    for label, _, _ in SCHEDULERS:
+    for label, _, _, _ in scheds:
         for case, _, _ in VOIP_CASES:
             g, v = vres[(label, case)]
             rows.append(
@@ -180,14 +205,14 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
             )
     seeds.write_table(a.results / "thin_streams_voip.csv", header, rows)
     fig, axes = plt.subplots(1, len(VOIP_CASES), figsize=(5 * len(VOIP_CASES), 4), sharey=True)
-    x = range(len(SCHEDULERS))
+    x = range(len(scheds))
     for ax, (case, _, _) in zip(axes, VOIP_CASES, strict=False):
-        g = [M.sample_percentile(vres[(ln, case)][0], 50) for ln, _, _ in SCHEDULERS]
-        v = [M.sample_percentile(vres[(ln, case)][1], 50) for ln, _, _ in SCHEDULERS]
+        g = [M.sample_percentile(vres[(ln, case)][0], 50) for ln, _, _, _ in scheds]
+        v = [M.sample_percentile(vres[(ln, case)][1], 50) for ln, _, _, _ in scheds]
         ax.bar([i - 0.2 for i in x], g, width=0.4, label="gaming (median)")
         ax.bar([i + 0.2 for i in x], v, width=0.4, label="VoIP (median)")
         ax.set_xticks(list(x))
-        ax.set_xticklabels([ln for ln, _, _ in SCHEDULERS], rotation=60, ha="right", fontsize=7)
+        ax.set_xticklabels([ln for ln, _, _, _ in scheds], rotation=60, ha="right", fontsize=7)
         ax.set_title(case, fontsize=9)
         ax.grid(alpha=0.3, axis="y")
     axes[0].set_ylabel("queueing delay [ms]")

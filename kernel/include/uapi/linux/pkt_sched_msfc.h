@@ -24,6 +24,7 @@ enum {
 	TCA_MSFC_WEIGHTS,	/* u32, enum tc_msfc_weights: class quanta resolution */
 	TCA_MSFC_INVERSION,	/* u32, enum tc_msfc_inversion: per-flow priority order */
 	TCA_MSFC_ISOLATE,	/* u32, enum tc_msfc_isolate: fairness per flow or per host */
+	TCA_MSFC_BOOST,		/* u32, enum tc_msfc_boost: sparse-flow boost in a class */
 	__TCA_MSFC_MAX
 };
 
@@ -57,6 +58,13 @@ enum tc_msfc_isolate {
 	TC_MSFC_ISOLATE_DST,	/* every destination host one share */
 	TC_MSFC_ISOLATE_BOTH,	/* a flow's share: its busier host's, source or destination */
 	__TC_MSFC_ISOLATE_MAX
+};
+
+/* Flows that become active inside a class */
+enum tc_msfc_boost {
+	TC_MSFC_BOOST_OFF,	/* join the class's one round at its tail */
+	TC_MSFC_BOOST_ON,	/* served first, for one quantum (new-flow list) */
+	__TC_MSFC_BOOST_MAX
 };
 
 #define TC_MSFC_MAX_PRIOS	TC_MSFC_PRIOS_MAX
@@ -120,12 +128,14 @@ enum tc_msfc_isolate {
 #define TC_MSFC_INVERSION_MAX		1
 #define TC_MSFC_INVERSION_DEFAULT	0
 #define TC_MSFC_INVERSION_RANGE		"0 (allow) or 1 (prevent)"
-
-/* Rules between parameters and of the DSCP map, as error messages. */
 #define TC_MSFC_ISOLATE_MIN		0
 #define TC_MSFC_ISOLATE_MAX		3
 #define TC_MSFC_ISOLATE_DEFAULT		0
 #define TC_MSFC_ISOLATE_RANGE		"0 (flow), 1 (src), 2 (dst) or 3 (both)"
+#define TC_MSFC_BOOST_MIN		0
+#define TC_MSFC_BOOST_MAX		1
+#define TC_MSFC_BOOST_DEFAULT		0
+#define TC_MSFC_BOOST_RANGE		"0 (off) or 1 (on)"
 
 /* Rules between parameters and of the DSCP map, as error messages. */
 #define TC_MSFC_TARGET_INTERVAL_MSG	"target must be at least 2 us and below interval"
