@@ -1060,7 +1060,7 @@ static int msfc_change(struct Qdisc *sch, struct nlattr *opt,
 
 	resize = !q->flows || c.prios != q->prios || c.flows_cnt != q->flows_cnt;
 	reisolate = q->flows && c.isolate != q->isolate;
-	if (reisolate && sch->q.qlen) {
+	if (reisolate && !resize && sch->q.qlen) {	/* resize says it below */
 		NL_SET_ERR_MSG(extack, TC_MSFC_ISOLATE_BUSY_MSG);
 		return -EBUSY;
 	}
