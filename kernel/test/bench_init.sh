@@ -12,9 +12,13 @@ echo "[" > $out
 sep=""
 for rep in 1 2 3 4 5; do
   for flows in 1 64 1024; do
-    for q in "msfc" "msfc overload class" "msfc weights exact" "msfc inversion prevent" "msfc boost on" "msfc prios 8 ratio 1.5" \
-             "msfc prios 3 ratio 2 overload flow weights rounded isolate both" "fq_codel" "pfifo limit 10240"; do
-      $TC qdisc replace dev va root $q
+    for q in "msfc" "msfc overload class" "msfc weights exact" "msfc inversion prevent" \
+             "msfc isolate both" "msfc boost on" \
+             "msfc overload class weights exact inversion prevent isolate dst boost on" \
+             "msfc prios 8 ratio 1.5" "fq_codel" "pfifo limit 10240"; do
+      # a new qdisc each time: "replace" would keep the options of the entry before
+      $TC qdisc del dev va root 2>/dev/null
+      $TC qdisc add dev va root $q
       echo "va $flows 4000" > $P
       r=$(cat $P)
       echo "bench: $q: $r"
