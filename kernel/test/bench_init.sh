@@ -14,7 +14,8 @@ for rep in 1 2 3 4 5; do
   for flows in 1 64 1024; do
     for q in "msfc" "msfc overload class" "msfc weights exact" "msfc inversion prevent" \
              "msfc isolate both" "msfc boost on" \
-             "msfc overload class weights exact inversion prevent isolate dst boost on" \
+             "msfc overload class weights exact boost on" \
+             "msfc overload class weights exact boost on isolate dst" \
              "msfc prios 8 ratio 1.5" "fq_codel" "pfifo limit 10240"; do
       # a new qdisc each time: "replace" would keep the options of the entry before
       $TC qdisc del dev va root 2>/dev/null

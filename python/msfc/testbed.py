@@ -439,6 +439,10 @@ def selftest(args) -> int:
 MSFC_MODES = {
     "msfc_boost": "boost on",
     "msfc_class": "overload class weights exact",
+    "msfc_prevent": "inversion prevent",
+    # docs/algorithm.md's recommended modes with docs/kernel.md's setting below 4 Mbit/s
+    # (isolate is left out: every flow of a test comes from one client host)
+    "msfc_recommended": "overload class weights exact boost on target 15ms interval 150ms",
 }
 QDISCS = [
     "msfc",
