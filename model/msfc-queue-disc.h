@@ -282,16 +282,16 @@ class MsfcQueueDisc : public QueueDisc
     /// A priority class: outer DRR state and its active flow list.
     struct Class
     {
-        uint64_t quantum{0};           //!< Q_p
-        int64_t deficit{0};            //!< outer DRR credit
-        uint32_t head{NIL};            //!< first active flow (index into m_flows); Boost=on: old flows
-        uint32_t tail{NIL};            //!< last active flow
-        uint32_t newHead{NIL};         //!< Boost=on: first new flow
-        uint32_t newTail{NIL};         //!< Boost=on: last new flow
-        uint32_t next{NIL};            //!< next class in the active class list
-        bool active{false};            //!< in the active class list
-        uint32_t nFlows{0};            //!< flows in the active flow lists (n_p)
-        MsfcClassStats stats;          //!< counters
+        uint64_t quantum{0};   //!< Q_p
+        int64_t deficit{0};    //!< outer DRR credit
+        uint32_t head{NIL};    //!< first active flow (index into m_flows); Boost=on: old flows
+        uint32_t tail{NIL};    //!< last active flow
+        uint32_t newHead{NIL}; //!< Boost=on: first new flow
+        uint32_t newTail{NIL}; //!< Boost=on: last new flow
+        uint32_t next{NIL};    //!< next class in the active class list
+        bool active{false};    //!< in the active class list
+        uint32_t nFlows{0};    //!< flows in the active flow lists (n_p)
+        MsfcClassStats stats;  //!< counters
         std::vector<uint32_t> srcLoad; //!< Isolate != flow: active flows per source host slot
         std::vector<uint32_t> dstLoad; //!< and per destination host slot
     };
