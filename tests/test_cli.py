@@ -423,7 +423,9 @@ def test_an_interrupted_simulation_is_not_a_failed_configuration(fake_build, tmp
 
     out = tmp_path / "i"
     args = ["sweep", "fake", "--build-dir", str(fake_build), "--grid", "duration=4,5"]
-    args += ["--set", "sleep=1", "--out", str(out), "--no-progress", "--jobs", "2"]
+    # 40-50 s of wall time per run, so that on a loaded machine both are still running when
+    # the signal comes (it ends them at once)
+    args += ["--set", "sleep=10", "--out", str(out), "--no-progress", "--jobs", "2"]
     e = dict(os.environ, PYTHONPATH=str(REPO / "python"))
     proc = subprocess.Popen(
         [sys.executable, "-m", "msfc.cli", *args],
@@ -449,8 +451,8 @@ def test_sigterm_stops_like_ctrl_c(fake_build, tmp_path):
     import time
 
     out = tmp_path / "term"
-    args = ["run", "fake", "--build-dir", str(fake_build), "--set", "sleep=1"]
-    args += ["--set", "duration=8", "--out", str(out), "--no-progress"]
+    args = ["run", "fake", "--build-dir", str(fake_build), "--set", "sleep=10"]
+    args += ["--set", "duration=8", "--out", str(out), "--no-progress"]  # 80 s unless stopped
     e = dict(os.environ, PYTHONPATH=str(REPO / "python"))
     proc = subprocess.Popen(
         [sys.executable, "-m", "msfc.cli", *args], stderr=subprocess.PIPE, text=True, env=e
