@@ -423,9 +423,8 @@ def test_an_interrupted_simulation_is_not_a_failed_configuration(fake_build, tmp
 
     out = tmp_path / "i"
     args = ["sweep", "fake", "--build-dir", str(fake_build), "--grid", "duration=4,5"]
-    # 40-50 s of wall time per run, so that on a loaded machine both are still running when
-    # the signal comes (it ends them at once)
-    args += ["--set", "sleep=10", "--out", str(out), "--no-progress", "--jobs", "2"]
+    # 8-10 s of wall time per run, the signal comes after the first 2
+    args += ["--set", "sleep=2", "--out", str(out), "--no-progress", "--jobs", "2"]
     e = dict(os.environ, PYTHONPATH=str(REPO / "python"))
     proc = subprocess.Popen(
         [sys.executable, "-m", "msfc.cli", *args],
@@ -434,6 +433,9 @@ def test_an_interrupted_simulation_is_not_a_failed_configuration(fake_build, tmp
         env=e,
         cwd=tmp_path,
         start_new_session=True,
+        # as from a terminal: a shell that starts the test suite in the background (`make test
+        # &`, a CI runner) hands its children SIGINT ignored, and an ignored signal stays so
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     deadline = time.time() + 60
     while time.time() < deadline and len(list(out.glob("runs/*/progress.txt"))) < 2:
@@ -451,8 +453,8 @@ def test_sigterm_stops_like_ctrl_c(fake_build, tmp_path):
     import time
 
     out = tmp_path / "term"
-    args = ["run", "fake", "--build-dir", str(fake_build), "--set", "sleep=10"]
-    args += ["--set", "duration=8", "--out", str(out), "--no-progress"]  # 80 s unless stopped
+    args = ["run", "fake", "--build-dir", str(fake_build), "--set", "sleep=2"]
+    args += ["--set", "duration=8", "--out", str(out), "--no-progress"]  # 16 s unless stopped
     e = dict(os.environ, PYTHONPATH=str(REPO / "python"))
     proc = subprocess.Popen(
         [sys.executable, "-m", "msfc.cli", *args], stderr=subprocess.PIPE, text=True, env=e
