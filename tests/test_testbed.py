@@ -381,17 +381,16 @@ def _iperf_streams(host: str, port: int, reverse: bool, received: list[int]) -> 
     return rep
 
 
-def test_hosts_test_table_gives_per_host_goodput_and_ratio(tmp_path):
-    """The hosts test's guest files -> flows.csv (per flow, hosts by their addresses) -> the
-    table: per-host goodput each way and the ratio one-flow host / N-flow host."""
-    raw = tmp_path / "raw" / "msfc_isolate"
+def _hosts_out(out, a_up: int, b_up: int) -> None:
+    """A results directory of the hosts test of msfc_isolate, converted from guest files:
+    host A's one flow and host B's n flows received a_up and b_up bytes in all upstream;
+    downstream the 11 flows share alike."""
+    raw = out / "raw" / "msfc_isolate"
     (raw / "hosts").mkdir(parents=True)
     n = tb.HOST_B_FLOWS
     reports = {
-        # up: host A 2.5 MB in 20 s (1 Mbit/s), host B n flows of 2.5/n MB (1 Mbit/s in all)
-        "hostA_up_dscp0": _iperf_streams("10.0.1.1", 5700, False, [2_500_000]),
-        "hostB_up_dscp0": _iperf_streams("10.0.3.1", 5701, False, [2_500_000 // n] * n),
-        # down: per-flow sharing, host A 1/(n+1) of 2 Mbit/s
+        "hostA_up_dscp0": _iperf_streams("10.0.1.1", 5700, False, [a_up]),
+        "hostB_up_dscp0": _iperf_streams("10.0.3.1", 5701, False, [b_up // n] * n),
         "hostA_down_dscp0": _iperf_streams("10.0.1.1", 5702, True, [5_000_000 // (n + 1)]),
         "hostB_down_dscp0": _iperf_streams("10.0.3.1", 5703, True, [5_000_000 // (n + 1)] * n),
     }
@@ -403,7 +402,15 @@ def test_hosts_test_table_gives_per_host_goodput_and_ratio(tmp_path):
     (raw / "hosts" / "stop").write_text("31.0\n")
     meta = {"kernel": "6.12.117+deb12-cloud-amd64", "accel": "tcg", "smp": 2}
     (raw / "testbed.json").write_text(json.dumps(meta))
-    assert tb.main(["convert", "--out", str(tmp_path)]) == 0
+    assert tb.main(["convert", "--out", str(out)]) == 0
+
+
+def test_hosts_test_table_gives_per_host_goodput_and_ratio(tmp_path):
+    """The hosts test's guest files -> flows.csv (per flow, hosts by their addresses) -> the
+    table: per-host goodput each way and the ratio one-flow host / N-flow host."""
+    n = tb.HOST_B_FLOWS
+    # up: host A 2.5 MB in 20 s (1 Mbit/s), host B 2.5 MB over its n flows; down: per flow
+    _hosts_out(tmp_path, 2_500_000, 2_500_000)
     (run,) = (tmp_path / "hosts" / "runs").iterdir()
     flows = (run / "flows.csv").read_text().splitlines()
     assert len(flows) == 1 + 2 * (n + 1)
@@ -419,3 +426,19 @@ def test_hosts_test_table_gives_per_host_goodput_and_ratio(tmp_path):
     table = (tmp_path / "tables.md").read_text()
     assert "### Per-host isolation" in table
     assert "| msfc_isolate | 1 | 1 | 1 | 0.182 | 1.82 | 0.1 | 10 | 0.75 |" in table
+
+
+def test_hosts_summary_gives_medians_over_runs(tmp_path, capsys):
+    """hosts-summary: per qdisc the median and range over several results directories; a
+    directory without the hosts test is named with the command that makes it."""
+    for k, a_up in enumerate((1_000_000, 2_500_000, 2_000_000)):
+        _hosts_out(tmp_path / f"r{k}", a_up, 2_500_000)
+    capsys.readouterr()
+    outs = [str(tmp_path / f"r{k}") for k in range(3)]
+    assert tb.main(["hosts-summary", *outs]) == 0
+    text = capsys.readouterr().out
+    # host A up: 0.4, 1.0, 0.8 Mbit/s against host B's 1.0
+    assert "| msfc_isolate | 3 | 0.8 [0.4-1] | 1 [1-1] | 0.8 [0.4-1] |" in text
+    (tmp_path / "empty").mkdir()
+    assert tb.main(["hosts-summary", str(tmp_path / "empty")]) == 1
+    assert "holds no hosts test" in capsys.readouterr().err

@@ -955,6 +955,33 @@ def hosts_row(flows, meta: dict) -> dict:
 HOSTS_COLUMNS = ["A up", "B up", "A/B up", "A down", "B down", "A/B down", "B flows", "guest idle"]
 
 
+def hosts_summary(outs: list[Path]) -> str:
+    """Markdown table of the hosts test repeated in several results directories (one bench
+    call each): per qdisc, the median over the runs and [min-max] of each column."""
+    got: dict[str, list[dict]] = {}
+    for out in outs:
+        if not (out / "hosts" / "study.json").is_file():
+            raise TestbedError(f"{out} holds no hosts test: run bench --tests hosts --out {out}")
+        for q, f, _, meta in _runs(out, "hosts"):
+            got.setdefault(q, []).append(hosts_row(f, meta))
+    rows = []
+    for q, runs in got.items():
+        r = [q, len(runs)]
+        for c in HOSTS_COLUMNS:
+            xs = [float(x[c]) for x in runs]
+            r.append(
+                f"{_median(xs):.3g} [{min(xs):.3g}-{max(xs):.3g}]"
+                if len(xs) > 1
+                else f"{xs[0]:.3g}"
+            )
+        rows.append(r)
+    return (
+        "Per-host isolation: host A one TCP flow each way, host B N flows, all BE (Mbit/s; "
+        "A/B = 1 is per-host fairness, 1/N per-flow); median [min-max] over the runs\n\n"
+        + _md(["qdisc", "runs", *HOSTS_COLUMNS], rows)
+    )
+
+
 def tables(out: Path, tests: list[str]) -> str:
     """Markdown tables of every test, computed from the runs' flows.csv and rtt.csv."""
     import numpy as np
@@ -1639,8 +1666,15 @@ def main(argv: list[str] | None = None, prog: str = "python -m msfc.testbed") ->
     p.add_argument("--rate-kbit", type=int, default=2000)
     p.add_argument("--rtt-ms", type=int, default=40)
     p.add_argument("--duration", type=int, default=20)
+    p = sub.add_parser(
+        "hosts-summary", help="the hosts test of several bench runs: medians and ranges"
+    )
+    p.add_argument("outs", nargs="+", help="results directories of bench --tests hosts")
     args = ap.parse_args(argv)
     try:
+        if args.command == "hosts-summary":
+            print(hosts_summary([Path(o) for o in args.outs]), end="")
+            return 0
         if args.command == "selftest":
             return selftest(args)
         if args.command == "bench":
