@@ -13,6 +13,7 @@ the per-packet cost of each qdisc measured by the probe sch_msfc_bench.ko (``cos
     python -m msfc.testbed bench --kernel VMLINUZ --initrd BASE.cpio.gz --guest-dir DIR --out DIR
     python -m msfc.testbed cost --kernel VMLINUZ --initrd BASE.cpio.gz --guest-dir DIR \
         --probe sch_msfc_bench.ko --out DIR
+    python -m msfc.testbed hosts-summary DIR...   # the hosts test of several bench runs
 """
 
 from __future__ import annotations
