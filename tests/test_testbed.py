@@ -268,51 +268,177 @@ def test_cost_refuses_bad_options_before_booting(tmp_path):
 
 
 def test_msfc_modes_are_tc_words_in_both_benchmarks():
-    """Each msfc mode of make bench-linux is `<parameter> <value>` pairs of tc's keywords:
-    modes of msfc.params' CHOICES other than the thesis's, or numeric parameters of
-    msfc.params' NAMES (CoDel's low-rate setting); measured under the same name by make
-    bench-linux-cost."""
+    """Each msfc mode of make bench-linux is `<parameter> <value>` pairs of tc's keywords, in
+    each direction: modes of msfc.params' CHOICES other than the thesis's, or numeric
+    parameters of msfc.params' NAMES (CoDel's low-rate setting); measured under the same name
+    by make bench-linux-cost (a mode with words per direction with its upstream words)."""
     from msfc import params as P
 
     assert tb.MSFC_MODES["msfc_boost"] == "boost on"
-    for name, args in tb.MSFC_MODES.items():
+    for name in tb.MSFC_MODES:
         assert name.startswith("msfc_") and name in tb.QDISCS, name
-        assert tb.COST_QDISCS[name] == ("clear", f"msfc {args}"), name
-        words = args.split()
-        assert words and len(words) % 2 == 0, name
-        for key, value in zip(words[::2], words[1::2], strict=True):
-            if key in P.CHOICES:
-                assert value in P.CHOICES[key][1:], (name, key, value)  # not the default
-            else:
-                assert key in P.NAMES and value[:1].isdigit(), (name, key, value)
+        assert tb.COST_QDISCS[name] == ("clear", f"msfc {tb.msfc_args(name, 'up')}"), name
+        for d in tb.DIRECTIONS:
+            words = tb.msfc_args(name, d).split()
+            assert words and len(words) % 2 == 0, name
+            for key, value in zip(words[::2], words[1::2], strict=True):
+                if key in P.CHOICES:
+                    assert value in P.CHOICES[key][1:], (name, key, value)  # not the default
+                else:
+                    assert key in P.NAMES and value[:1].isdigit(), (name, key, value)
     assert tb.MSFC_MODES["msfc_recommended"].startswith("overload class weights exact boost on")
+    # per-host isolation by the clients' side: their source upstream, destination downstream
+    rec = tb.MSFC_MODES["msfc_recommended"]
+    assert tb.msfc_args("msfc_isolate", "up") == f"{rec} isolate src"
+    assert tb.msfc_args("msfc_isolate", "down") == f"{rec} isolate dst"
 
 
-def test_net_sh_puts_an_msfc_mode_under_the_shaper(tmp_path):
-    """The guest's bottleneck(): msfc_<mode> is `msfc $MSFC_ARGS` under the HTB shaper on both
-    router egresses, and refused without MSFC_ARGS (run with a stand-in for ip that logs)."""
+def _net_sh(tmp_path, script: str):
+    """Run the guest's net.sh with a stand-in for ip that logs its arguments."""
     from conftest import REPO
 
     log = tmp_path / "log"
     fake = tmp_path / "ip"
     fake.write_text(f'#!/bin/sh\necho "$*" >> {log}\n')
     fake.chmod(0o755)
+    log.write_text("")
     net = REPO / "kernel/vm/guest/net.sh"
+    p = subprocess.run(
+        ["sh", "-c", f". {net}; IP={fake}; TC=tc; ETHTOOL=true; {script}"],
+        capture_output=True,
+        text=True,
+    )
+    return p, log.read_text().splitlines()
 
-    def bottleneck(args: str) -> subprocess.CompletedProcess:
-        log.write_text("")
-        script = f'. {net}; IP={fake}; TC=tc; MSFC_ARGS="{args}"; bottleneck msfc_boost 2000'
-        return subprocess.run(["sh", "-c", script], capture_output=True, text=True)
 
-    p = bottleneck(tb.MSFC_MODES["msfc_boost"])
+def test_net_sh_puts_an_msfc_mode_under_the_shaper(tmp_path):
+    """The guest's bottleneck(): msfc_<mode> is `msfc $MSFC_ARGS_UP` under the HTB shaper on
+    the egress toward the server, `msfc $MSFC_ARGS_DOWN` on the one toward the clients, and
+    refused without them."""
+
+    def bottleneck(up: str, down: str):
+        return _net_sh(
+            tmp_path,
+            f'MSFC_ARGS_UP="{up}"; MSFC_ARGS_DOWN="{down}"; bottleneck msfc_isolate 2000',
+        )
+
+    p, lines = bottleneck(tb.msfc_args("msfc_isolate", "up"), tb.msfc_args("msfc_isolate", "down"))
     assert p.returncode == 0, p.stderr
-    lines = log.read_text().splitlines()
-    for dev in ("cli_r", "srv_r"):
+    for dev, d in (("srv_r", "up"), ("cli_r", "down")):
         assert f"netns exec rtr tc class add dev {dev} parent 1: classid 1:1 htb rate 2000kbit" in (
             lines
         )
-        assert f"netns exec rtr tc qdisc add dev {dev} parent 1:1 handle 10: msfc boost on" in (
-            lines
-        )
-    p = bottleneck("")
-    assert p.returncode != 0 and "needs MSFC_ARGS" in p.stderr
+        args = tb.msfc_args("msfc_isolate", d)
+        assert f"netns exec rtr tc qdisc add dev {dev} parent 1:1 handle 10: msfc {args}" in lines
+    p, _ = bottleneck("boost on", "")
+    assert p.returncode != 0 and "needs MSFC_ARGS_UP and MSFC_ARGS_DOWN" in p.stderr
+
+
+def test_net_sh_cake_isolates_hosts_by_the_clients_side(tmp_path):
+    """cake_ds4_dual: diffserv4 with dual-srchost toward the server, dual-dsthost toward the
+    clients; cake_ds4 keeps cake's default (triple-isolate)."""
+    p, lines = _net_sh(tmp_path, "bottleneck cake_ds4_dual 2000")
+    assert p.returncode == 0, p.stderr
+    assert lines == [
+        "netns exec rtr tc qdisc add dev cli_r root cake bandwidth 2000kbit diffserv4 dual-dsthost",
+        "netns exec rtr tc qdisc add dev srv_r root cake bandwidth 2000kbit diffserv4 dual-srchost",
+    ]
+    p, lines = _net_sh(tmp_path, "bottleneck cake_ds4 2000")
+    assert all(ln.endswith("diffserv4") for ln in lines) and len(lines) == 2
+
+
+def test_net_sh_second_host_is_routed_through_the_first(tmp_path):
+    """cli2 reaches the router through cli (which forwards), so both client hosts share the
+    router's one client-facing egress cli_r, and the router routes cli2's subnet to cli."""
+    p, lines = _net_sh(tmp_path, "net_add_host2")
+    assert p.returncode == 0, p.stderr
+    assert "link add cli2_c netns cli2 type veth peer name cli2_g netns cli" in lines
+    assert "-n rtr route add 10.0.3.0/24 via 10.0.1.1" in lines
+    assert "-n cli2 route add default via 10.0.3.2" in lines
+    assert "netns exec cli sysctl -qw net.ipv4.ip_forward=1" in lines
+
+
+def _iperf_streams(host: str, port: int, reverse: bool, received: list[int]) -> dict:
+    """An iperf3 -J client report with one TCP stream per entry of ``received`` (bytes)."""
+    rep = iperf_tcp(reverse=reverse, tos=0)
+    rep["start"]["connected"] = [
+        {
+            "socket": 5 + k,
+            "local_host": host,
+            "local_port": 40000 + k,
+            "remote_host": "10.0.2.2",
+            "remote_port": port,
+        }
+        for k in range(len(received))
+    ]
+    rep["end"]["streams"] = [
+        {
+            "sender": {"socket": 5 + k, "seconds": 20.1, "bytes": b + 10_000},
+            "receiver": {"socket": 5 + k, "seconds": 20.0, "bytes": b},
+        }
+        for k, b in enumerate(received)
+    ]
+    return rep
+
+
+def _hosts_out(out, a_up: int, b_up: int) -> None:
+    """A results directory of the hosts test of msfc_isolate, converted from guest files:
+    host A's one flow and host B's n flows received a_up and b_up bytes in all upstream;
+    downstream the 11 flows share alike."""
+    raw = out / "raw" / "msfc_isolate"
+    (raw / "hosts").mkdir(parents=True)
+    n = tb.HOST_B_FLOWS
+    reports = {
+        "hostA_up_dscp0": _iperf_streams("10.0.1.1", 5700, False, [a_up]),
+        "hostB_up_dscp0": _iperf_streams("10.0.3.1", 5701, False, [b_up // n] * n),
+        "hostA_down_dscp0": _iperf_streams("10.0.1.1", 5702, True, [5_000_000 // (n + 1)]),
+        "hostB_down_dscp0": _iperf_streams("10.0.3.1", 5703, True, [5_000_000 // (n + 1)] * n),
+    }
+    for name, rep in reports.items():
+        (raw / "hosts" / f"{name}.iperf.json").write_text(json.dumps(rep))
+    (raw / "hosts" / "cpu_before").write_text("cpu 100 0 100 800 0 0 0 0\n")
+    (raw / "hosts" / "cpu_after").write_text("cpu 200 0 200 1400 0 0 0 0\n")
+    (raw / "hosts" / "start").write_text("10.0\n")
+    (raw / "hosts" / "stop").write_text("31.0\n")
+    meta = {"kernel": "6.12.117+deb12-cloud-amd64", "accel": "tcg", "smp": 2}
+    (raw / "testbed.json").write_text(json.dumps(meta))
+    assert tb.main(["convert", "--out", str(out)]) == 0
+
+
+def test_hosts_test_table_gives_per_host_goodput_and_ratio(tmp_path):
+    """The hosts test's guest files -> flows.csv (per flow, hosts by their addresses) -> the
+    table: per-host goodput each way and the ratio one-flow host / N-flow host."""
+    n = tb.HOST_B_FLOWS
+    # up: host A 2.5 MB in 20 s (1 Mbit/s), host B 2.5 MB over its n flows; down: per flow
+    _hosts_out(tmp_path, 2_500_000, 2_500_000)
+    (run,) = (tmp_path / "hosts" / "runs").iterdir()
+    flows = (run / "flows.csv").read_text().splitlines()
+    assert len(flows) == 1 + 2 * (n + 1)
+    down_b = [ln for ln in flows if "hostB_down-BE" in ln]
+    assert len(down_b) == n and all(",10.0.2.2,10.0.3.1," in ln for ln in down_b)
+    import pandas as pd
+
+    row = tb.hosts_row(pd.read_csv(run / "flows.csv"), json.loads((run / "meta.json").read_text()))
+    assert row["A up"] == pytest.approx(1.0) and row["B up"] == pytest.approx(1.0, rel=1e-3)
+    assert row["A/B up"] == pytest.approx(1.0, rel=1e-3)
+    assert row["A/B down"] == pytest.approx(1 / n, rel=1e-3)
+    assert row["B flows"] == n and row["guest idle"] == pytest.approx(0.75)
+    table = (tmp_path / "tables.md").read_text()
+    assert "### Per-host isolation" in table
+    assert "| msfc_isolate | 1 | 1 | 1 | 0.182 | 1.82 | 0.1 | 10 | 0.75 |" in table
+
+
+def test_hosts_summary_gives_medians_over_runs(tmp_path, capsys):
+    """hosts-summary: per qdisc the median and range over several results directories; a
+    directory without the hosts test is named with the command that makes it."""
+    for k, a_up in enumerate((1_000_000, 2_500_000, 2_000_000)):
+        _hosts_out(tmp_path / f"r{k}", a_up, 2_500_000)
+    capsys.readouterr()
+    outs = [str(tmp_path / f"r{k}") for k in range(3)]
+    assert tb.main(["hosts-summary", *outs]) == 0
+    text = capsys.readouterr().out
+    # host A up: 0.4, 1.0, 0.8 Mbit/s against host B's 1.0
+    assert "| msfc_isolate | 3 | 0.8 [0.4-1] | 1 [1-1] | 0.8 [0.4-1] |" in text
+    (tmp_path / "empty").mkdir()
+    assert tb.main(["hosts-summary", str(tmp_path / "empty")]) == 1
+    assert "holds no hosts test" in capsys.readouterr().err

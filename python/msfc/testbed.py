@@ -13,6 +13,7 @@ the per-packet cost of each qdisc measured by the probe sch_msfc_bench.ko (``cos
     python -m msfc.testbed bench --kernel VMLINUZ --initrd BASE.cpio.gz --guest-dir DIR --out DIR
     python -m msfc.testbed cost --kernel VMLINUZ --initrd BASE.cpio.gz --guest-dir DIR \
         --probe sch_msfc_bench.ko --out DIR
+    python -m msfc.testbed hosts-summary DIR...   # the hosts test of several bench runs
 """
 
 from __future__ import annotations
@@ -435,26 +436,44 @@ def selftest(args) -> int:
 
 #: msfc in the modes beyond the thesis (docs/algorithm.md): name -> the arguments after `msfc`
 #: on tc's command line, the same in make bench-linux (under the HTB shaper, as `msfc`) and
-#: make bench-linux-cost; a mode is one more line here
-MSFC_MODES = {
+#: make bench-linux-cost; a mode is one more line here. A mode whose words depend on the
+#: direction maps each of DIRECTIONS to its words: "up" for the router's egress toward the
+#: server (the clients' uploads), "down" for the one toward the clients (msfc_args()).
+_RECOMMENDED = "overload class weights exact boost on target 15ms interval 150ms"
+MSFC_MODES: dict[str, str | dict[str, str]] = {
     "msfc_boost": "boost on",
     "msfc_class": "overload class weights exact",
     "msfc_prevent": "inversion prevent",
     # docs/algorithm.md's recommended modes with docs/kernel.md's setting below 4 Mbit/s
-    # (isolate is left out: every flow of a test comes from one client host)
-    "msfc_recommended": "overload class weights exact boost on target 15ms interval 150ms",
+    # (isolate left out: the thesis's per-flow fairness)
+    "msfc_recommended": _RECOMMENDED,
+    # the same, fair per client host first: by the source address upstream, by the
+    # destination address downstream (docs/kernel.md's cookbook for an access router)
+    "msfc_isolate": {"up": f"{_RECOMMENDED} isolate src", "down": f"{_RECOMMENDED} isolate dst"},
 }
+DIRECTIONS = ("up", "down")
+
+
+def msfc_args(mode: str, direction: str) -> str:
+    """The words after `msfc` of an MSFC_MODES mode on the router's egress of ``direction``."""
+    words = MSFC_MODES[mode]
+    return words if isinstance(words, str) else words[direction]
+
+
 QDISCS = [
     "msfc",
     "msfc_lowrate",
     *MSFC_MODES,
     "cake_ds3",
     "cake_ds4",
+    "cake_ds4_dual",
     "sqm",
     "fq_codel",
     "pfifo_fast",
 ]
-TESTS = ["rrul", "shares", "cubic_bbr", "dos_same", "dos_lower", "dos_higher"]
+TESTS = ["rrul", "shares", "cubic_bbr", "dos_same", "dos_lower", "dos_higher", "hosts"]
+#: the hosts test: host A runs one TCP flow each way, host B this many
+HOST_B_FLOWS = 10
 DSCP_NAMES = {0: "BE", 8: "CS1", 34: "AF41", 40: "CS5", 46: "EF"}
 HIST_BIN_S = 0.0005  # the delay histogram's bin width, as the ns-3 scenarios' default
 
@@ -775,8 +794,12 @@ def bench(args) -> int:
             "RTT_MS": str(args.rtt_ms),
             "DUR": str(args.duration),
             "TESTS": " ".join(tests),
-            # the guest's net.sh puts `msfc $MSFC_ARGS` under the shaper for these
-            "MSFC_ARGS": MSFC_MODES.get(q, ""),
+            # the guest's net.sh puts `msfc $MSFC_ARGS_<DIR>` under the shaper for these
+            **{
+                f"MSFC_ARGS_{d.upper()}": msfc_args(q, d) if q in MSFC_MODES else ""
+                for d in DIRECTIONS
+            },
+            "HOST_B_FLOWS": str(HOST_B_FLOWS),
         }
         res = boot(
             Path(args.kernel),
@@ -917,6 +940,49 @@ def _md(header: list[str], rows: list[list]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def hosts_row(flows, meta: dict) -> dict:
+    """Per-host goodput (Mbit/s) of one run of the hosts test and the ratio one-flow host A /
+    N-flow host B, each way (1 under per-host fairness, 1/N under per-flow fairness)."""
+    row: dict = {}
+    for d in DIRECTIONS:
+        a, b = _mbps(flows, type=f"hostA_{d}-BE"), _mbps(flows, type=f"hostB_{d}-BE")
+        row[f"A {d}"], row[f"B {d}"] = a, b
+        row[f"A/B {d}"] = a / b if b else float("nan")
+    row["B flows"] = int((flows["type"] == "hostB_up-BE").sum())
+    row["guest idle"] = meta["testbed"]["guest_idle"]
+    return row
+
+
+HOSTS_COLUMNS = ["A up", "B up", "A/B up", "A down", "B down", "A/B down", "B flows", "guest idle"]
+
+
+def hosts_summary(outs: list[Path]) -> str:
+    """Markdown table of the hosts test repeated in several results directories (one bench
+    call each): per qdisc, the median over the runs and [min-max] of each column."""
+    got: dict[str, list[dict]] = {}
+    for out in outs:
+        if not (out / "hosts" / "study.json").is_file():
+            raise TestbedError(f"{out} holds no hosts test: run bench --tests hosts --out {out}")
+        for q, f, _, meta in _runs(out, "hosts"):
+            got.setdefault(q, []).append(hosts_row(f, meta))
+    rows = []
+    for q, runs in got.items():
+        r = [q, len(runs)]
+        for c in HOSTS_COLUMNS:
+            xs = [float(x[c]) for x in runs]
+            r.append(
+                f"{_median(xs):.3g} [{min(xs):.3g}-{max(xs):.3g}]"
+                if len(xs) > 1
+                else f"{xs[0]:.3g}"
+            )
+        rows.append(r)
+    return (
+        "Per-host isolation: host A one TCP flow each way, host B N flows, all BE (Mbit/s; "
+        "A/B = 1 is per-host fairness, 1/N per-flow); median [min-max] over the runs\n\n"
+        + _md(["qdisc", "runs", *HOSTS_COLUMNS], rows)
+    )
+
+
 def tables(out: Path, tests: list[str]) -> str:
     """Markdown tables of every test, computed from the runs' flows.csv and rtt.csv."""
     import numpy as np
@@ -1031,6 +1097,16 @@ def tables(out: Path, tests: list[str]) -> str:
             "the link (Mbit/s)\n"
         )
         parts.append(_md(hdr, list(got.values())))
+    if "hosts" in tests:
+        rows = [
+            [q, *(hosts_row(f, meta)[c] for c in HOSTS_COLUMNS)]
+            for q, f, _, meta in _runs(out, "hosts")
+        ]
+        parts.append(
+            "\n### Per-host isolation: host A one TCP flow each way, host B N flows, all BE "
+            "(Mbit/s; A/B = 1 is per-host fairness, 1/N per-flow)\n"
+        )
+        parts.append(_md(["qdisc", *HOSTS_COLUMNS], rows))
     return "\n".join(parts)
 
 
@@ -1118,7 +1194,8 @@ COST_QDISCS: dict[str, tuple[str, str]] = {
     "msfc_1class": ("clear", "msfc prios 1"),
     "fq_codel_keephash": ("keephash", "fq_codel"),
     "msfc_keephash": ("keephash", "msfc"),
-    **{q: ("clear", f"msfc {args}") for q, args in MSFC_MODES.items()},
+    # a mode with words per direction is measured with its upstream words
+    **{q: ("clear", f"msfc {msfc_args(q, 'up')}") for q in MSFC_MODES},
 }
 COST_BASE = "fq_codel"  # the ratios' denominator
 COST_MAX_FLOWS = 65535 - 10000  # the probe gives flow n the UDP source port 10000 + n
@@ -1590,8 +1667,15 @@ def main(argv: list[str] | None = None, prog: str = "python -m msfc.testbed") ->
     p.add_argument("--rate-kbit", type=int, default=2000)
     p.add_argument("--rtt-ms", type=int, default=40)
     p.add_argument("--duration", type=int, default=20)
+    p = sub.add_parser(
+        "hosts-summary", help="the hosts test of several bench runs: medians and ranges"
+    )
+    p.add_argument("outs", nargs="+", help="results directories of bench --tests hosts")
     args = ap.parse_args(argv)
     try:
+        if args.command == "hosts-summary":
+            print(hosts_summary([Path(o) for o in args.outs]), end="")
+            return 0
         if args.command == "selftest":
             return selftest(args)
         if args.command == "bench":

@@ -5,6 +5,7 @@
 . /job/net.sh
 insmod /lib/modules/sch_msfc.ko
 net_setup
+net_add_host2
 delay "$RTT_MS"
 bottleneck "$QDISC" "$RATE" || { echo "bench.sh: cannot set up $QDISC"; exit 1; }
 $IP netns exec srv $IRTT server -b 10.0.2.2 -i 0 > /out/irtt-server.log 2>&1 &
@@ -27,13 +28,15 @@ iperf_server() {
 		sleep 0.1
 	done
 }
-# iperf_client PORT NAME ARGS...: the client in cli, its JSON report in $T/NAME.iperf.json
-iperf_client() {
-	port=$1 name=$2
-	shift 2
-	$IP netns exec cli $IPERF3 -c 10.0.2.2 -p "$port" -J "$@" > "$T/$name.iperf.json" 2> "$T/$name.err" &
+# iperf_client_in NS PORT NAME ARGS...: the client in the namespace NS (cli or cli2), its
+# JSON report in $T/NAME.iperf.json; iperf_client PORT NAME ARGS...: the same in cli
+iperf_client_in() {
+	ns=$1 port=$2 name=$3
+	shift 3
+	$IP netns exec "$ns" $IPERF3 -c 10.0.2.2 -p "$port" -J "$@" > "$T/$name.iperf.json" 2> "$T/$name.err" &
 	PIDS="$PIDS $!"
 }
+iperf_client() { iperf_client_in cli "$@"; }
 # irtt_start NAME TOS: voice-like isochronous UDP, 20 ms interval, 172-byte packets. One
 # open attempt with a long timeout: a retried handshake whose first reply arrives late makes
 # the client stop after its first packets.
@@ -100,6 +103,16 @@ for test in $TESTS; do
 		iperf_client 5600 tcp_dscp0 -t "$DUR" --dscp 0
 		iperf_client 5601 flood_dscp$fd -t "$DUR" --dscp $fd -u -P 10 -l 1200 \
 			-b $((RATE * 12 / 100))k
+		end
+		;;
+	hosts)	# per-host isolation: host A (cli) one TCP upload and one download, host B (cli2)
+		# HOST_B_FLOWS of each, all best effort, to and from the same server
+		for p in 5700 5701 5702 5703; do iperf_server $p; done
+		begin hosts
+		iperf_client_in cli 5700 hostA_up_dscp0 -t "$DUR" -P 1
+		iperf_client_in cli2 5701 hostB_up_dscp0 -t "$DUR" -P "$HOST_B_FLOWS"
+		iperf_client_in cli 5702 hostA_down_dscp0 -t "$DUR" -P 1 -R
+		iperf_client_in cli2 5703 hostB_down_dscp0 -t "$DUR" -P "$HOST_B_FLOWS" -R
 		end
 		;;
 	*) echo "bench.sh: unknown test $test"; exit 1 ;;

@@ -1,9 +1,11 @@
 # Sourced by the guest jobs: the test network and the qdiscs under test.
 #
 #   cli (10.0.1.1) --veth-- rtr (10.0.1.2 | 10.0.2.1) --veth-- srv (10.0.2.2)
+#    |
+#   cli2 (10.0.3.1, net_add_host2)
 #
 # The bottleneck is the router: `bottleneck KIND RATE_KBIT` puts the same rate on both of its
-# egress devices (cli_r toward the client: downloads, srv_r toward the server: uploads).
+# egress devices (cli_r toward the clients: downloads, srv_r toward the server: uploads).
 # `delay MS` adds netem delay of MS/2 on the client's and the server's egress, so the base RTT
 # is MS and the netem queues are never the bottleneck.  Segmentation offloads are off on every
 # device, so every qdisc sees the packets of the wire.
@@ -29,6 +31,26 @@ net_setup() {
 	$IP -n cli route add default via 10.0.1.2
 	$IP -n srv route add default via 10.0.2.1
 	$IP netns exec rtr sysctl -qw net.ipv4.ip_forward=1
+}
+
+# A second client host, cli2 (10.0.3.1), on a link of its own to cli, which forwards for it
+# as a home gateway would (no NAT): the router sees two client addresses behind its one
+# client-facing device cli_r, so both hosts share the bottleneck in each direction and cli2's
+# packets cross the same netem delay on cli_c.
+net_add_host2() {
+	$IP netns add cli2
+	$IP -n cli2 link set lo up
+	$IP link add cli2_c netns cli2 type veth peer name cli2_g netns cli
+	$IP -n cli2 addr add 10.0.3.1/24 dev cli2_c
+	$IP -n cli addr add 10.0.3.2/24 dev cli2_g
+	for p in cli2:cli2_c cli:cli2_g; do
+		ns=${p%%:*} dev=${p#*:}
+		$IP netns exec $ns $ETHTOOL -K $dev tso off gso off gro off > /dev/null 2>&1
+		$IP -n $ns link set $dev up
+	done
+	$IP -n cli2 route add default via 10.0.3.2
+	$IP -n rtr route add 10.0.3.0/24 via 10.0.1.1
+	$IP netns exec cli sysctl -qw net.ipv4.ip_forward=1
 }
 
 delay() {
@@ -65,12 +87,19 @@ sqm_bands() {
 
 # bottleneck KIND RATE_KBIT: KIND is one of msfc, fq_codel, pfifo_fast (each under an HTB
 # shaper at RATE), msfc_lowrate (msfc with the CoDel settings docs/kernel.md gives for links
-# below 4 Mbit/s), msfc_<mode> (msfc $MSFC_ARGS, a mode beyond the thesis: msfc.testbed's
-# MSFC_MODES), cake_ds3, cake_ds4 (cake's own shaper), sqm (sqm_bands).
+# below 4 Mbit/s), msfc_<mode> (a mode beyond the thesis, msfc.testbed's MSFC_MODES: msfc
+# $MSFC_ARGS_UP on the egress toward the server, msfc $MSFC_ARGS_DOWN on the one toward the
+# clients), cake_ds3, cake_ds4 (cake's own shaper, its default triple-isolate), cake_ds4_dual
+# (cake diffserv4 isolating the client hosts: dual-srchost toward the server, dual-dsthost
+# toward the clients), sqm (sqm_bands).
 bottleneck() {
 	kind=$1 r=$2
 	for dev in cli_r srv_r; do
 		tc_r="$IP netns exec rtr $TC"
+		case $dev in
+		srv_r) margs=$MSFC_ARGS_UP hosts=dual-srchost ;;
+		*) margs=$MSFC_ARGS_DOWN hosts=dual-dsthost ;;
+		esac
 		case $kind in
 		msfc|fq_codel|pfifo_fast)
 			$tc_r qdisc add dev $dev root handle 1: htb default 1 || return 1
@@ -83,13 +112,14 @@ bottleneck() {
 			$tc_r qdisc add dev $dev parent 1:1 handle 10: msfc target 15ms interval 150ms || return 1
 			;;
 		msfc_*)
-			[ -n "$MSFC_ARGS" ] || { echo "net.sh: $kind needs MSFC_ARGS" >&2; return 1; }
+			[ -n "$margs" ] || { echo "net.sh: $kind needs MSFC_ARGS_UP and MSFC_ARGS_DOWN" >&2; return 1; }
 			$tc_r qdisc add dev $dev root handle 1: htb default 1 || return 1
 			$tc_r class add dev $dev parent 1: classid 1:1 htb rate ${r}kbit || return 1
-			$tc_r qdisc add dev $dev parent 1:1 handle 10: msfc $MSFC_ARGS || return 1
+			$tc_r qdisc add dev $dev parent 1:1 handle 10: msfc $margs || return 1
 			;;
 		cake_ds3) $tc_r qdisc add dev $dev root cake bandwidth ${r}kbit diffserv3 || return 1 ;;
 		cake_ds4) $tc_r qdisc add dev $dev root cake bandwidth ${r}kbit diffserv4 || return 1 ;;
+		cake_ds4_dual) $tc_r qdisc add dev $dev root cake bandwidth ${r}kbit diffserv4 $hosts || return 1 ;;
 		sqm) sqm_bands $dev $r || return 1 ;;
 		*) echo "net.sh: unknown qdisc kind $kind" >&2; return 1 ;;
 		esac
