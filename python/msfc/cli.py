@@ -108,6 +108,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--schedulers", required=True, metavar="A,B,C", help="comma-separated scheduler names"
     )
+    # run's and sweep's option: spelled out so that argparse does not take it for an
+    # abbreviation of --schedulers (it is refused with the fix, see _check_choices)
+    p.add_argument("--scheduler", dest="one_scheduler", help=argparse.SUPPRESS)
     p.add_argument(
         "--seeds", type=int, default=1, metavar="N", help="RNG runs 1..N per scheduler (default 1)"
     )
@@ -233,10 +236,47 @@ def _study_out(args, kind: str, spec: dict) -> Path:
     return out
 
 
+def _check_choices(args) -> None:
+    """Options that choose the same thing twice are refused, not silently ranked."""
+    from .config import parse_assignments
+
+    sets = dict(parse_assignments(args.sets))
+    if args.command == "compare":
+        if args.one_scheduler is not None:
+            raise UserError(
+                f"compare runs every scheduler of --schedulers; --scheduler {args.one_scheduler} "
+                f"is for run and sweep (give --schedulers {args.one_scheduler},...)"
+            )
+        if "scheduler" in sets:
+            raise UserError(
+                f"compare runs every scheduler of --schedulers; leave out --set "
+                f"scheduler={sets['scheduler']}"
+            )
+        return
+    if args.scheduler and "scheduler" in sets:
+        raise UserError(
+            f"--scheduler {args.scheduler} and --set scheduler={sets['scheduler']} both choose "
+            f"the scheduler; give one of them"
+        )
+    if args.command == "sweep":
+        for k, v in parse_assignments(args.grid, "--grid"):
+            if k == "scheduler" and args.scheduler:
+                raise UserError(
+                    f"--scheduler {args.scheduler} and --grid scheduler={v} both choose the "
+                    f"scheduler; leave out --scheduler to sweep over schedulers"
+                )
+            if k in sets:
+                raise UserError(
+                    f"--set {k}={sets[k]} and --grid {k}={v} both set {k}; the grid gives its "
+                    f"values, leave out the --set"
+                )
+
+
 def _scenario_and_assignments(args):
     from .config import parse_assignments, read_config_file
     from .programs import describe_scenario, resolve_build_dir
 
+    _check_choices(args)
     build = resolve_build_dir(args.build_dir)
     info = describe_scenario(args.scenario, build)
     assign = read_config_file(args.config) if args.config else []
