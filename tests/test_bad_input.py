@@ -37,3 +37,18 @@ def test_conflicting_choices_are_refused(fake_build, tmp_path, capsys, argv, mes
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err, err
     assert not out.exists()  # nothing written
+
+
+@pytest.mark.parametrize("text", ["[]", '{"kind": "sweep", "configs": "abc"}', '"x"'])
+def test_a_study_json_that_is_not_a_study(fake_build, tmp_path, capsys, text):
+    """Valid JSON of the wrong shape is named, without a traceback, by report and diff; run
+    replaces it (the directory's study is the command's)."""
+    out = tmp_path / "s"
+    out.mkdir()
+    (out / "study.json").write_text(text)
+    assert main(["report", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert f"{out / 'study.json'} is not an msfc study" in err and "Traceback" not in err, err
+    argv = ["run", "fake", "--build-dir", str(fake_build), "--out", str(out), "--no-progress"]
+    assert main(argv) == 0
+    assert main(["report", str(out)]) == 0

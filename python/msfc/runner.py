@@ -518,7 +518,7 @@ def write_study(out_root: Path, study: dict, *, force: bool = False) -> None:
         same = {k: v for k, v in old.items() if k not in ("created_utc", "argv")} == {
             k: v for k, v in study.items() if k not in ("created_utc", "argv")
         }
-    except (OSError, json.JSONDecodeError):
+    except (OSError, json.JSONDecodeError, AttributeError):  # missing, damaged, not an object
         same = False
     if same and not force:
         return
@@ -534,9 +534,18 @@ def read_study(out_root: Path) -> dict:
             f"directory of `msfc run`, `msfc compare` or `msfc sweep`"
         )
     try:
-        return json.loads(f.read_text())
+        study = json.loads(f.read_text())
     except json.JSONDecodeError as e:
         raise UserError(f"{f} is damaged ({e}); re-run the command that made it", 1) from None
+    configs = study.get("configs") if isinstance(study, dict) else None
+    if not (isinstance(configs, list) and all(isinstance(h, str) for h in configs)):
+        raise UserError(
+            f"{f} is not an msfc study (expected an object whose 'configs' lists the runs' "
+            f"hashes); re-run the command that made it, or give the --out directory of `msfc "
+            f"run`, `msfc compare` or `msfc sweep`",
+            1,
+        )
+    return study
 
 
 def collect(out_root: Path, hashes: list[str] | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
