@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import json
 import sys
@@ -107,6 +108,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--schedulers", required=True, metavar="A,B,C", help="comma-separated scheduler names"
     )
+    # run's and sweep's option: spelled out so that argparse does not take it for an
+    # abbreviation of --schedulers (it is refused with the fix, see _check_choices)
+    p.add_argument("--scheduler", dest="one_scheduler", help=argparse.SUPPRESS)
     p.add_argument(
         "--seeds", type=int, default=1, metavar="N", help="RNG runs 1..N per scheduler (default 1)"
     )
@@ -218,19 +222,61 @@ def _progress_enabled(args) -> bool:
 
 
 def _study_out(args, kind: str, spec: dict) -> Path:
-    if args.out:
-        from .runner import check_out_dir
+    """The study directory of ``run``, ``compare`` or ``sweep``, locked for this command until
+    it returns (a second command on it is refused; see runner.lock_study)."""
+    from .runner import check_out_dir, lock_study
 
-        check_out_dir(Path(args.out))
-        return Path(args.out)
-    h = hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:8]
-    return Path("results") / f"{spec['scenario']}-{kind}-{h}"
+    if args.out:
+        out = Path(args.out)
+    else:
+        h = hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:8]
+        out = Path("results") / f"{spec['scenario']}-{kind}-{h}"
+    check_out_dir(out)
+    args.held.enter_context(lock_study(out, " ".join(["msfc", *args.raw_argv])))
+    return out
+
+
+def _check_choices(args) -> None:
+    """Options that choose the same thing twice are refused, not silently ranked."""
+    from .config import parse_assignments
+
+    sets = dict(parse_assignments(args.sets))
+    if args.command == "compare":
+        if args.one_scheduler is not None:
+            raise UserError(
+                f"compare runs every scheduler of --schedulers; --scheduler {args.one_scheduler} "
+                f"is for run and sweep (give --schedulers {args.one_scheduler},...)"
+            )
+        if "scheduler" in sets:
+            raise UserError(
+                f"compare runs every scheduler of --schedulers; leave out --set "
+                f"scheduler={sets['scheduler']}"
+            )
+        return
+    if args.scheduler and "scheduler" in sets:
+        raise UserError(
+            f"--scheduler {args.scheduler} and --set scheduler={sets['scheduler']} both choose "
+            f"the scheduler; give one of them"
+        )
+    if args.command == "sweep":
+        for k, v in parse_assignments(args.grid, "--grid"):
+            if k == "scheduler" and args.scheduler:
+                raise UserError(
+                    f"--scheduler {args.scheduler} and --grid scheduler={v} both choose the "
+                    f"scheduler; leave out --scheduler to sweep over schedulers"
+                )
+            if k in sets:
+                raise UserError(
+                    f"--set {k}={sets[k]} and --grid {k}={v} both set {k}; the grid gives its "
+                    f"values, leave out the --set"
+                )
 
 
 def _scenario_and_assignments(args):
     from .config import parse_assignments, read_config_file
     from .programs import describe_scenario, resolve_build_dir
 
+    _check_choices(args)
     build = resolve_build_dir(args.build_dir)
     info = describe_scenario(args.scenario, build)
     assign = read_config_file(args.config) if args.config else []
@@ -275,6 +321,8 @@ def _print_results(out: Path) -> None:
 
 def _print_failure(e: SimulationError) -> None:
     _stderr(f"msfc: error: {e}")
+    if not e.argv:  # not started: the message says why
+        return
     _stderr("  command: " + " ".join(e.argv))
     if e.stderr_tail:
         _stderr("  stderr (last lines):")
@@ -410,8 +458,9 @@ def cmd_run(args) -> int:
             "created_utc": _utc(),
             "direction": args.direction,
             "configs": [cfg.hash()],
-            "argv": sys.argv[1:],
+            "argv": args.raw_argv,
         },
+        force=args.force,
     )
     try:
         d, ran = _run_with_bar(info.program, cfg, out, args, f"{info.name} {cfg.scheduler}".strip())
@@ -514,8 +563,9 @@ def cmd_compare(args) -> int:
             "seeds": args.seeds,
             "configs": [c.hash() for c in cfgs],
             "thesis": basis.to_json() if basis else None,
-            "argv": sys.argv[1:],
+            "argv": args.raw_argv,
         },
+        force=args.force,
     )
     _stderr(f"{len(cfgs)} simulations -> {out}")
     failed = 0
@@ -624,8 +674,9 @@ def cmd_sweep(args) -> int:
             "seeds": args.seeds,
             "configs": hashes,
             "dask": args.dask,
-            "argv": sys.argv[1:],
+            "argv": args.raw_argv,
         },
+        force=args.force,
     )
     _stderr(
         f"sweep: {len(hashes)} configurations ({len(hashes) // args.seeds} grid points x {args.seeds} "
@@ -762,6 +813,8 @@ def main(argv: list[str] | None = None) -> int:
     old_term = None
     if threading.current_thread() is threading.main_thread():
         old_term = signal.signal(signal.SIGTERM, on_term)
+    args.raw_argv = raw
+    args.held = contextlib.ExitStack()  # what the command holds until it returns (locks)
     try:
         if getattr(args, "timeout", None) is not None and not args.timeout > 0:
             raise UserError(
@@ -787,6 +840,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 1
     finally:
+        args.held.close()
         if old_term is not None:
             signal.signal(signal.SIGTERM, old_term)
 

@@ -11,11 +11,19 @@ A results directory ("study") holds ``study.json`` and ``runs/<config-hash>/`` p
     runs/<hash>/summary.{parquet,csv}        tidy per-group metrics with run metadata
     runs/<hash>/done.json          written last: the run is complete (resume skips it)
     runs/<hash>/failed.json        the last attempt failed (exit code, stderr tail); retried next time
+    runs/<hash>/.lock              locked while a simulation runs into the directory
+    .lock                          locked while an msfc command writes into the study
+
+Only one writer at a time: a second msfc command on the same study, or a second simulation of a
+configuration (a Dask worker still running a task of an interrupted sweep), is refused with the
+holder named, rather than two programs writing the same files.
 """
 
 from __future__ import annotations
 
 import collections
+import contextlib
+import fcntl
 import hashlib
 import json
 import os
@@ -82,6 +90,72 @@ _STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 class Interrupted(SimulationError):
     """The simulation was stopped by a signal (Ctrl-C): nothing is wrong with its configuration."""
+
+
+class Busy(SimulationError):
+    """Another process is running the same configuration into the same directory."""
+
+
+LOCK_FILE = ".lock"
+
+
+@contextlib.contextmanager
+def _exclusive(d: Path, holder: dict, busy):
+    """Hold an exclusive lock on ``d/.lock`` (which then names ``holder``); when another process
+    holds it, raise ``busy(what the lock file says of its holder)``. The lock goes with the
+    process: a killed holder leaves no stale lock behind."""
+    f = Path(d) / LOCK_FILE
+    fd = os.open(f, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            try:
+                other = json.loads(f.read_text() or "{}")
+            except (OSError, ValueError):
+                other = {}
+            raise busy(other) from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, (json.dumps(holder) + "\n").encode(), 0)
+        try:
+            yield
+        finally:
+            os.ftruncate(fd, 0)
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def _holder(**extra) -> dict:
+    import socket
+
+    return {"pid": os.getpid(), "host": socket.gethostname(), "since_utc": _utc(), **extra}
+
+
+def _who(h: dict) -> str:
+    parts = []
+    if h.get("pid"):
+        parts.append(f"pid {h['pid']}" + (f" on {h['host']}" if h.get("host") else ""))
+    if h.get("command"):
+        parts.append(f"`{h['command']}`")
+    if h.get("since_utc"):
+        parts.append(f"since {h['since_utc']}")
+    return ", ".join(parts) or "holder unknown"
+
+
+def lock_study(out_root: Path, command: str):
+    """Context: this command is the only msfc command writing into the study ``out_root``
+    (created if missing). A second one is refused with a UserError naming the first."""
+
+    def busy(h: dict) -> UserError:
+        return UserError(
+            f"{out_root} is in use by another msfc command ({_who(h)}); two commands writing "
+            f"the same results would damage them. Wait for it to finish (or stop it), or give "
+            f"--out another directory",
+            1,
+        )
+
+    Path(out_root).mkdir(parents=True, exist_ok=True)
+    return _exclusive(Path(out_root), _holder(command=command), busy)
 
 
 def run_dir(out_root: Path, cfg: RunConfig) -> Path:
@@ -187,8 +261,10 @@ def load_raw(d: Path) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
     return flows, hist, meta
 
 
-def postprocess(d: Path, cfg: RunConfig) -> None:
-    """Tidy tables from the raw files, then ``done.json``."""
+def postprocess(d: Path, cfg: RunConfig, *, rebuild: bool = False) -> None:
+    """Tidy tables from the raw files, then ``done.json``, which records the raw files as they
+    are now. ``rebuild``: only the tables are made again (new metric definitions); done.json
+    keeps its record of the files from when the run finished, so edits since are still noticed."""
     flows, hist, meta = load_raw(d)
     ids = id_columns(cfg, meta)
     fm = M.flow_metrics(flows)
@@ -202,7 +278,7 @@ def postprocess(d: Path, cfg: RunConfig) -> None:
         summ.insert(i, k, v)
     _write_table(summ, d / "summary")
     try:
-        previous = json.loads((d / "done.json").read_text())
+        previous = json.loads((d / "done.json").read_text()) if rebuild else {}
     except (OSError, json.JSONDecodeError):
         previous = {}
     files = previous.get("files") or {
@@ -237,7 +313,7 @@ def refresh_derived(d: Path) -> None:
     if done.get("tables_version") != M.TABLES_VERSION or not all(
         (d / x).exists() for x in TIDY_FILES
     ):
-        postprocess(d, cfg)
+        postprocess(d, cfg, rebuild=True)
 
 
 def _utc() -> str:
@@ -270,6 +346,23 @@ def run_simulation(
             return d, False
         print(f"msfc: {d}: {problem}; running it again", file=sys.stderr, flush=True)
     d.mkdir(parents=True, exist_ok=True)
+
+    def busy(h: dict) -> Busy:
+        why = (
+            f"another process is running this configuration into {d} ({_who(h)}): an msfc "
+            f"command, or a Dask worker still running a task of an interrupted sweep. Wait for it "
+            f"to finish (or stop it), then repeat the command"
+        )
+        return Busy(f"scenario-{cfg.scenario} not started: {why}", -1, why, [])
+
+    with _exclusive(d, _holder(config=cfg.hash()), busy):
+        return _run_in(program, cfg, d, on_progress=on_progress, timeout=timeout)
+
+
+def _run_in(
+    program: Path, cfg: RunConfig, d: Path, *, on_progress, timeout: float | None
+) -> tuple[Path, bool]:
+    """run_simulation's work, with the run directory locked."""
     # leftovers of an earlier, unfinished attempt must not be mistaken for this run's output
     for stale in ("done.json",) + RAW_FILES + DERIVED_FILES:
         if (d / stale).exists():
@@ -415,8 +508,9 @@ def check_out_dir(out_root: Path, what: str = "--out", fix: str | None = None) -
         raise UserError(f"{what} {p}: {parent} is not writable (read-only); {fix}")
 
 
-def write_study(out_root: Path, study: dict) -> None:
-    """study.json (what was asked). A finished study asked again is left as it is."""
+def write_study(out_root: Path, study: dict, *, force: bool = False) -> None:
+    """study.json (what was asked). A finished study asked again is left as it is, unless
+    ``force`` (it is run again: study.json then says when and by which command)."""
     check_out_dir(out_root)
     f = Path(out_root) / "study.json"
     try:
@@ -424,9 +518,9 @@ def write_study(out_root: Path, study: dict) -> None:
         same = {k: v for k, v in old.items() if k not in ("created_utc", "argv")} == {
             k: v for k, v in study.items() if k not in ("created_utc", "argv")
         }
-    except (OSError, json.JSONDecodeError):
+    except (OSError, json.JSONDecodeError, AttributeError):  # missing, damaged, not an object
         same = False
-    if same:
+    if same and not force:
         return
     out_root.mkdir(parents=True, exist_ok=True)
     write_json_atomic(f, study)
@@ -440,9 +534,18 @@ def read_study(out_root: Path) -> dict:
             f"directory of `msfc run`, `msfc compare` or `msfc sweep`"
         )
     try:
-        return json.loads(f.read_text())
+        study = json.loads(f.read_text())
     except json.JSONDecodeError as e:
         raise UserError(f"{f} is damaged ({e}); re-run the command that made it", 1) from None
+    configs = study.get("configs") if isinstance(study, dict) else None
+    if not (isinstance(configs, list) and all(isinstance(h, str) for h in configs)):
+        raise UserError(
+            f"{f} is not an msfc study (expected an object whose 'configs' lists the runs' "
+            f"hashes); re-run the command that made it, or give the --out directory of `msfc "
+            f"run`, `msfc compare` or `msfc sweep`",
+            1,
+        )
+    return study
 
 
 def collect(out_root: Path, hashes: list[str] | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -472,11 +575,15 @@ def collect(out_root: Path, hashes: list[str] | None = None) -> tuple[pd.DataFra
 def write_collected(
     out_root: Path, hashes: list[str] | None = None
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The study's tables (summary, flows) from its finished runs; with none finished, tables
+    left by an earlier study in the directory are removed, not shown as this one's."""
     s, f = collect(out_root, hashes)
-    if len(s):
-        _write_table(s, Path(out_root) / "summary")
-    if len(f):
-        _write_table(f, Path(out_root) / "flows")
+    for df, name in ((s, "summary"), (f, "flows")):
+        if len(df):
+            _write_table(df, Path(out_root) / name)
+        else:
+            for ext in ("parquet", "csv"):
+                (Path(out_root) / f"{name}.{ext}").unlink(missing_ok=True)
     return s, f
 
 

@@ -315,6 +315,8 @@ def check_dask_address(address: str, timeout: float = 5.0) -> None:
 
 
 def format_failure(r: dict, cfg: RunConfig) -> str:
+    if not r.get("argv"):  # not started (another process runs it) or the worker failed
+        return f"FAILED {cfg.label()} (config {cfg.hash()}): {r.get('stderr_tail') or r.get('message')}"
     tail = "\n".join("    " + line for line in (r.get("stderr_tail") or "").splitlines()[-12:])
     cmd = " ".join(r.get("argv") or [])
     return (

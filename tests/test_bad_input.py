@@ -1,0 +1,54 @@
+"""Options that choose the same thing twice are refused with the fix, before anything runs."""
+
+import pytest
+from msfc.cli import main
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        # argparse took --scheduler for an abbreviation of --schedulers: it ran Msfc alone
+        (
+            ["compare", "fake", "--schedulers", "Msfc,CoDel", "--scheduler", "Msfc"],
+            "compare runs every scheduler of --schedulers; --scheduler Msfc is for run and sweep",
+        ),
+        (
+            ["compare", "fake", "--schedulers", "Msfc,CoDel", "--set", "scheduler=CoDel"],
+            "compare runs every scheduler of --schedulers; leave out --set scheduler=CoDel",
+        ),
+        (
+            ["run", "fake", "--scheduler", "Msfc", "--set", "scheduler=CoDel"],
+            "--scheduler Msfc and --set scheduler=CoDel both choose the scheduler",
+        ),
+        (
+            ["sweep", "fake", "--scheduler", "Msfc", "--grid", "scheduler=Msfc,CoDel"],
+            "--scheduler Msfc and --grid scheduler=Msfc,CoDel both choose the scheduler; "
+            "leave out --scheduler",
+        ),
+        (
+            ["sweep", "fake", "--grid", "Msfc.Ratio=1,2", "--set", "Msfc.Ratio=3"],
+            "--set Msfc.Ratio=3 and --grid Msfc.Ratio=1,2 both set Msfc.Ratio",
+        ),
+    ],
+)
+def test_conflicting_choices_are_refused(fake_build, tmp_path, capsys, argv, message):
+    out = tmp_path / "o"
+    assert main([*argv, "--build-dir", str(fake_build), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err, err
+    assert not out.exists()  # nothing written
+
+
+@pytest.mark.parametrize("text", ["[]", '{"kind": "sweep", "configs": "abc"}', '"x"'])
+def test_a_study_json_that_is_not_a_study(fake_build, tmp_path, capsys, text):
+    """Valid JSON of the wrong shape is named, without a traceback, by report and diff; run
+    replaces it (the directory's study is the command's)."""
+    out = tmp_path / "s"
+    out.mkdir()
+    (out / "study.json").write_text(text)
+    assert main(["report", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert f"{out / 'study.json'} is not an msfc study" in err and "Traceback" not in err, err
+    argv = ["run", "fake", "--build-dir", str(fake_build), "--out", str(out), "--no-progress"]
+    assert main(argv) == 0
+    assert main(["report", str(out)]) == 0
