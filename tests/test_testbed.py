@@ -442,3 +442,19 @@ def test_hosts_summary_gives_medians_over_runs(tmp_path, capsys):
     (tmp_path / "empty").mkdir()
     assert tb.main(["hosts-summary", str(tmp_path / "empty")]) == 1
     assert "holds no hosts test" in capsys.readouterr().err
+
+
+def test_boot_keeps_the_whole_log_when_the_job_does_not_finish(tmp_path, monkeypatch):
+    """A guest that dies before its job ends: the error names a file with the whole log."""
+    kernel, initrd = tmp_path / "vmlinuz", tmp_path / "initrd"
+    kernel.write_bytes(b"k")
+    initrd.write_bytes(b"i")
+    log = "\n".join(f"line {i}" for i in range(40)) + "\nKernel panic - not syncing"
+    monkeypatch.setattr(tb.shutil, "which", lambda name: "/usr/bin/" + name)
+    monkeypatch.setattr(tb, "_boot_once", lambda *a, **k: tb.BootResult("tcg", 1.0, {}, log))
+    where = tmp_path / "out" / "boot-msfc.log"
+    with pytest.raises(tb.TestbedError) as e:
+        tb.boot(kernel, initrd, {}, accel="tcg", failure_log=where)
+    assert str(where) in str(e.value) and "Kernel panic" in str(e.value)
+    assert where.read_text() == log  # all of it, not only the last lines
+    assert "line 0" not in str(e.value)

@@ -175,11 +175,12 @@ def boot(
     timeout: float = 600,
     accel_cache: Path | None = None,
     append: str = "",
+    failure_log: Path | None = None,
 ) -> BootResult:
     """Boot the stock kernel with the base initramfs plus ``job`` (path -> content, must hold
     ``job/run.sh``); return the guest's /out. ``accel`` auto tries KVM once (remembered in
     ``accel_cache``) and falls back to software emulation (TCG); ``append`` adds kernel
-    parameters."""
+    parameters; ``failure_log`` receives the whole boot log if the job does not finish."""
     if shutil.which(QEMU) is None:
         raise TestbedError(f"{QEMU} not found: install qemu-system-x86 (make -C kernel vm-deps)")
     for f in (kernel, initrd):
@@ -190,7 +191,12 @@ def boot(
     res = _boot_once(accel, kernel, initrd, job, mem_mb, smp, timeout, append)
     if "job.rc" not in res.files:
         tail = "\n".join(res.log.splitlines()[-15:])
-        raise TestbedError(f"the VM ({accel}) did not finish its job; last lines:\n{tail}")
+        where = ""
+        if failure_log is not None:
+            failure_log.parent.mkdir(parents=True, exist_ok=True)
+            failure_log.write_text(res.log)
+            where = f" (whole boot log: {failure_log})"
+        raise TestbedError(f"the VM ({accel}) did not finish its job{where}; last lines:\n{tail}")
     return res
 
 
@@ -809,6 +815,7 @@ def bench(args) -> int:
             smp=args.smp,
             timeout=args.timeout,
             accel_cache=cache,
+            failure_log=out / f"boot-{q}.log",
         )
         res.files_meta = {
             "kernel": _kernel_of(res),
@@ -818,7 +825,12 @@ def bench(args) -> int:
             "boot_wall_seconds": round(res.wall_seconds, 1),
         }
         if res.text("job.rc").strip() != "0":
-            raise TestbedError(f"{q}: the guest job failed:\n{res.text('job.log')[-1500:]}")
+            log = out / f"boot-{q}.log"
+            log.write_text(res.log + "\n--- job.log ---\n" + res.text("job.log"))
+            raise TestbedError(
+                f"{q}: the guest job failed (boot log and job log: {log}):\n"
+                f"{res.text('job.log')[-1500:]}"
+            )
         print(
             f"testbed bench: {q}: {res.accel}, {res.wall_seconds:.0f} s",
             file=sys.stderr,
