@@ -27,7 +27,7 @@ def test_list(fake_build, capsys):
     assert main(["list", "--build-dir", str(fake_build)]) == 0
     out = capsys.readouterr().out
     assert "Scenario fake" in out and "flows-per-type" in out and "[1 .. 50]" in out
-    assert "Msfc (ns3::MsfcQueueDisc)" in out and "Ratio" in out and "[0.0000153..16]" in out
+    assert "Msfc (ns3::MsfcQueueDisc)" in out and "Ratio" in out and "[1/65536 .. 16 " in out
     assert main(["list", "--build-dir", str(fake_build), "--json"]) == 0
     d = json.loads(capsys.readouterr().out)
     assert d["scenarios"][0]["scenario"] == "fake" and d["schedulers"][0]["name"] == "Msfc"

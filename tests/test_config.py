@@ -1,6 +1,7 @@
 """Parsing and validating options against what the programs describe."""
 
 import pytest
+from msfc import params as P
 from msfc.config import (
     build_config,
     check_dscp_map,
@@ -12,7 +13,7 @@ from msfc.config import (
     split_key,
 )
 from msfc.errors import UserError
-from msfc.programs import describe_scenario, describe_schedulers
+from msfc.programs import SchedulerAttr, describe_scenario, describe_schedulers
 
 
 @pytest.fixture
@@ -34,12 +35,29 @@ def test_describe_is_read_from_the_program(info, scheds):
     assert info.schedulers == ["PfifoFast", "CoDel", "FqCoDel", "Msfc"]
     assert info.default_preset == "quick"
     assert scheds["Msfc"].type_id == "ns3::MsfcQueueDisc"
-    assert scheds["Msfc"].attributes["Ratio"].constraints() == [(">=", "0.0000153"), ("<=", "16")]
-    assert scheds["Msfc"].attributes["Target"].constraints() == [(">", "0")]
+    assert scheds["Msfc"].attributes["Isolate"].range == "flow|src|dst|both"
     assert scheds["CoDel"].attributes["MinBytes"].constraints() == [
         (">=", "0"),
         ("<=", "4294967295"),
     ]
+    assert scheds["CoDel"].attributes["Interval"].constraints() == [
+        (">=", "-9.22337e+18ns"),
+        ("<=", "+9.22337e+18ns"),
+    ]
+
+
+def test_range_forms():
+    """The forms of an attribute's range that msfc reads limits from."""
+
+    def limits(r):
+        return SchedulerAttr("A", "ns3::DoubleValue", "1", r, "").constraints()
+
+    assert limits("0.0000153..16") == [(">=", "0.0000153"), ("<=", "16")]
+    assert limits([1, 50]) == [(">=", "1"), ("<=", "50")]
+    assert limits({"min": 2, "max": None}) == [(">=", "2")]
+    assert limits(">= 1") == [(">=", "1")]
+    assert limits("> 0 and < Interval") == [(">", "0")]
+    assert limits("bool") == []
 
 
 def test_parse_assignments():
@@ -132,7 +150,7 @@ def test_scheduler_attributes_map_to_ns3_attributes(info, scheds, tmp_path):
     )
     with pytest.raises(
         UserError,
-        match=r"has no attribute 'Ration'.*did you mean 'Ratio'.*Prios, Quantum, Ratio, Target",
+        match=r"has no attribute 'Ration'.*did you mean 'Ratio'.*Prios, Flows, Quantum, Ratio, Target",
     ):
         cfg(info, scheds, "Msfc.Ration=3")
     with pytest.raises(UserError, match=r"unknown scheduler 'Sfq'.*Msfc, CoDel"):
@@ -149,6 +167,13 @@ def test_enum_attribute_values_are_checked(info, scheds, tmp_path):
         UserError, match=r"Overload': unknown value 'clas'.*did you mean 'class'.*flow, class"
     ):
         cfg(info, scheds, "Msfc.Overload=clas")
+    # every mode takes the words of the kernel's and tc's keyword, and only those
+    for key, words in P.CHOICES.items():
+        attr = key.capitalize()
+        for w in words:
+            assert cfg(info, scheds, f"Msfc.{attr}={w}").attrs[f"Msfc.{attr}"] == w
+        with pytest.raises(UserError, match=rf"{attr}': unknown value 'x'.*{', '.join(words)}"):
+            cfg(info, scheds, f"Msfc.{attr}=x")
 
 
 def test_attributes_need_msfc_describe(fake_build_no_describe):

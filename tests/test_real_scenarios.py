@@ -6,10 +6,12 @@ duration; MSFC_TEST_SCENARIO picks another one.
 
 import json
 import os
+import subprocess
+import sys
 
 import pandas as pd
 import pytest
-from conftest import real_build_dir
+from conftest import FIXTURES, real_build_dir
 from msfc import metrics as M
 from msfc.cli import main
 from msfc.config import option_aliases
@@ -89,6 +91,28 @@ def test_msfc_describe_attributes_are_understood():
         for a in sched.attributes.values():
             if _attr_kind(a) in ("int", "uint", "double", "time") and a.default not in (None, ""):
                 validate_attr(sched, a, a.default)
+
+
+@needs_describe
+def test_the_fake_msfc_describe_prints_what_the_real_one_does():
+    """tests/fixtures/fake-msfc-describe, which most tests read instead of the real program,
+    prints its schedulers as build/msfc-describe does, help texts apart: an attribute added to
+    or changed in the ns-3 model must be added or changed there too."""
+
+    def schedulers(*cmd):
+        out = subprocess.run([str(c) for c in cmd], capture_output=True, text=True, check=True)
+        return {s["name"]: s for s in json.loads(out.stdout)["schedulers"]}
+
+    def without_help(s):
+        attrs = [{k: v for k, v in a.items() if k != "help"} for a in s["attributes"]]
+        return {**s, "attributes": attrs}
+
+    real = schedulers(DESCRIBE_BUILD / "msfc-describe")
+    fake = schedulers(sys.executable, FIXTURES / "fake-msfc-describe")
+    assert fake and set(fake) <= set(real)
+    for name, s in fake.items():
+        assert without_help(s) == without_help(real[name]), name
+        assert all(a["help"] for a in s["attributes"]), name
 
 
 @needs_describe

@@ -50,8 +50,86 @@ static void explain(void)
 		"            precedence 0/1 -> 1; precedence k -> k, clamped to prios-1)\n");
 }
 
-/* tc's words for enum tc_msfc_isolate, in its order */
-static const char * const msfc_isolate_names[] = { "flow", "src", "dst", "both" };
+/* tc's words for the values of the mode attributes' enums, indexed by value */
+static const char * const msfc_overload_names[__TC_MSFC_OVERLOAD_MAX] = {
+	[TC_MSFC_OVERLOAD_FLOW]		= "flow",
+	[TC_MSFC_OVERLOAD_CLASS]	= "class",
+};
+
+static const char * const msfc_weights_names[__TC_MSFC_WEIGHTS_MAX] = {
+	[TC_MSFC_WEIGHTS_ROUNDED]	= "rounded",
+	[TC_MSFC_WEIGHTS_EXACT]		= "exact",
+};
+
+static const char * const msfc_inversion_names[__TC_MSFC_INVERSION_MAX] = {
+	[TC_MSFC_INVERSION_ALLOW]	= "allow",
+	[TC_MSFC_INVERSION_PREVENT]	= "prevent",
+};
+
+static const char * const msfc_isolate_names[__TC_MSFC_ISOLATE_MAX] = {
+	[TC_MSFC_ISOLATE_FLOW]		= "flow",
+	[TC_MSFC_ISOLATE_SRC]		= "src",
+	[TC_MSFC_ISOLATE_DST]		= "dst",
+	[TC_MSFC_ISOLATE_BOTH]		= "both",
+};
+
+static const char * const msfc_boost_names[__TC_MSFC_BOOST_MAX] = {
+	[TC_MSFC_BOOST_OFF]		= "off",
+	[TC_MSFC_BOOST_ON]		= "on",
+};
+
+/*
+ * The mode attributes (u32, an enum of pkt_sched_msfc.h): the keyword, which is also the
+ * JSON key, and the words for the enum's values.  Sent and printed in this order.
+ */
+static const struct msfc_mode {
+	const char *name;
+	int type;
+	const char * const *names;
+	unsigned int count;
+} msfc_modes[] = {
+	{ "overload", TCA_MSFC_OVERLOAD, msfc_overload_names, ARRAY_SIZE(msfc_overload_names) },
+	{ "weights", TCA_MSFC_WEIGHTS, msfc_weights_names, ARRAY_SIZE(msfc_weights_names) },
+	{ "inversion", TCA_MSFC_INVERSION, msfc_inversion_names,
+	  ARRAY_SIZE(msfc_inversion_names) },
+	{ "isolate", TCA_MSFC_ISOLATE, msfc_isolate_names, ARRAY_SIZE(msfc_isolate_names) },
+	{ "boost", TCA_MSFC_BOOST, msfc_boost_names, ARRAY_SIZE(msfc_boost_names) },
+};
+
+/* *val = the value of mode m that arg names, 0; or -1 after listing the words ("a, b or c") */
+static int msfc_get_mode(const struct msfc_mode *m, __u32 *val, const char *arg)
+{
+	unsigned int i, left = 0;
+
+	for (i = 0; i < m->count; i++) {
+		if (!m->names[i])
+			continue;
+		if (strcmp(arg, m->names[i]) == 0) {
+			*val = i;
+			return 0;
+		}
+		left++;
+	}
+	fprintf(stderr, "msfc: %s must be ", m->name);
+	for (i = 0; i < m->count; i++) {
+		if (!m->names[i])
+			continue;
+		left--;
+		fprintf(stderr, "%s%s", m->names[i], left > 1 ? ", " : left ? " or " : "");
+	}
+	fprintf(stderr, ", got \"%s\"\n", arg);
+	return -1;
+}
+
+/* "name word " (JSON "name": "word"), or the number for a value tc has no word for */
+static void msfc_print_mode(const struct msfc_mode *m, __u32 v)
+{
+	print_string(PRINT_FP, NULL, "%s ", m->name);
+	if (v < m->count && m->names[v])
+		print_string(PRINT_ANY, m->name, "%s ", m->names[v]);
+	else
+		print_uint(PRINT_ANY, m->name, "%u ", v);
+}
 
 static const struct {
 	const char *name;
@@ -187,14 +265,17 @@ static int msfc_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 	__u32 val[TCA_MSFC_MAX + 1] = {};
 	bool have[TCA_MSFC_MAX + 1] = {};
 	__u8 map[TC_MSFC_DSCP_MAP_LEN];
-	int overload = -1, weights = -1, inversion = -1, isolate = -1, boost = -1;
 	struct rtattr *tail;
-	size_t i;
+	size_t i, m;
 	int t;
 
 	while (argc > 0) {
 		for (i = 0; i < ARRAY_SIZE(msfc_opts); i++) {
 			if (strcmp(*argv, msfc_opts[i].name) == 0)
+				break;
+		}
+		for (m = 0; m < ARRAY_SIZE(msfc_modes); m++) {
+			if (strcmp(*argv, msfc_modes[m].name) == 0)
 				break;
 		}
 		if (i < ARRAY_SIZE(msfc_opts)) {
@@ -206,61 +287,12 @@ static int msfc_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 		} else if (strcmp(*argv, "ecn") == 0 || strcmp(*argv, "noecn") == 0) {
 			val[TCA_MSFC_ECN] = strcmp(*argv, "ecn") == 0;
 			have[TCA_MSFC_ECN] = true;
-		} else if (strcmp(*argv, "overload") == 0) {
+		} else if (m < ARRAY_SIZE(msfc_modes)) {
 			NEXT_ARG();
-			if (strcmp(*argv, "flow") == 0) {
-				overload = TC_MSFC_OVERLOAD_FLOW;
-			} else if (strcmp(*argv, "class") == 0) {
-				overload = TC_MSFC_OVERLOAD_CLASS;
-			} else {
-				fprintf(stderr, "msfc: overload must be flow or class, got \"%s\"\n",
-					*argv);
+			t = msfc_modes[m].type;
+			if (msfc_get_mode(&msfc_modes[m], &val[t], *argv))
 				return -1;
-			}
-		} else if (strcmp(*argv, "weights") == 0) {
-			NEXT_ARG();
-			if (strcmp(*argv, "rounded") == 0) {
-				weights = TC_MSFC_WEIGHTS_ROUNDED;
-			} else if (strcmp(*argv, "exact") == 0) {
-				weights = TC_MSFC_WEIGHTS_EXACT;
-			} else {
-				fprintf(stderr, "msfc: weights must be rounded or exact, got \"%s\"\n",
-					*argv);
-				return -1;
-			}
-		} else if (strcmp(*argv, "inversion") == 0) {
-			NEXT_ARG();
-			if (strcmp(*argv, "allow") == 0) {
-				inversion = TC_MSFC_INVERSION_ALLOW;
-			} else if (strcmp(*argv, "prevent") == 0) {
-				inversion = TC_MSFC_INVERSION_PREVENT;
-			} else {
-				fprintf(stderr, "msfc: inversion must be allow or prevent, got \"%s\"\n",
-					*argv);
-				return -1;
-			}
-		} else if (strcmp(*argv, "isolate") == 0) {
-			NEXT_ARG();
-			for (i = 0; i < ARRAY_SIZE(msfc_isolate_names); i++)
-				if (strcmp(*argv, msfc_isolate_names[i]) == 0)
-					isolate = i;
-			if (isolate == -1) {
-				fprintf(stderr,
-					"msfc: isolate must be flow, src, dst or both, got \"%s\"\n",
-					*argv);
-				return -1;
-			}
-		} else if (strcmp(*argv, "boost") == 0) {
-			NEXT_ARG();
-			if (strcmp(*argv, "off") == 0) {
-				boost = TC_MSFC_BOOST_OFF;
-			} else if (strcmp(*argv, "on") == 0) {
-				boost = TC_MSFC_BOOST_ON;
-			} else {
-				fprintf(stderr, "msfc: boost must be off or on, got \"%s\"\n",
-					*argv);
-				return -1;
-			}
+			have[t] = true;
 		} else if (strcmp(*argv, "dscp_map") == 0) {
 			NEXT_ARG();
 			if (parse_dscp_map(map, *argv))
@@ -288,16 +320,11 @@ static int msfc_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 	}
 	if (have[TCA_MSFC_DSCP_MAP])
 		addattr_l(n, 1024, TCA_MSFC_DSCP_MAP, map, sizeof(map));
-	if (overload != -1)
-		addattr32(n, 1024, TCA_MSFC_OVERLOAD, overload);
-	if (weights != -1)
-		addattr32(n, 1024, TCA_MSFC_WEIGHTS, weights);
-	if (inversion != -1)
-		addattr32(n, 1024, TCA_MSFC_INVERSION, inversion);
-	if (isolate != -1)
-		addattr32(n, 1024, TCA_MSFC_ISOLATE, isolate);
-	if (boost != -1)
-		addattr32(n, 1024, TCA_MSFC_BOOST, boost);
+	for (m = 0; m < ARRAY_SIZE(msfc_modes); m++) {
+		t = msfc_modes[m].type;
+		if (have[t])
+			addattr32(n, 1024, t, val[t]);
+	}
 	addattr_nest_end(n, tail);
 	return 0;
 }
@@ -313,8 +340,9 @@ static int msfc_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 {
 	struct rtattr *tb[TCA_MSFC_MAX + 1];
 	char ratio_text[32];
+	size_t i;
 	__u32 v;
-	int d;
+	int d, t;
 
 	SPRINT_BUF(b1);
 
@@ -357,44 +385,10 @@ static int msfc_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 	if (tb[TCA_MSFC_ECN])
 		print_bool(PRINT_ANY, "ecn", get_u32_attr(tb, TCA_MSFC_ECN, 0) ? "ecn " : "noecn ",
 			   get_u32_attr(tb, TCA_MSFC_ECN, 0));
-	if (tb[TCA_MSFC_OVERLOAD]) {
-		v = get_u32_attr(tb, TCA_MSFC_OVERLOAD, 0);
-		if (v == TC_MSFC_OVERLOAD_FLOW || v == TC_MSFC_OVERLOAD_CLASS)
-			print_string(PRINT_ANY, "overload", "overload %s ",
-				     v == TC_MSFC_OVERLOAD_CLASS ? "class" : "flow");
-		else
-			print_uint(PRINT_ANY, "overload", "overload %u ", v);
-	}
-	if (tb[TCA_MSFC_WEIGHTS]) {
-		v = get_u32_attr(tb, TCA_MSFC_WEIGHTS, 0);
-		if (v == TC_MSFC_WEIGHTS_ROUNDED || v == TC_MSFC_WEIGHTS_EXACT)
-			print_string(PRINT_ANY, "weights", "weights %s ",
-				     v == TC_MSFC_WEIGHTS_EXACT ? "exact" : "rounded");
-		else
-			print_uint(PRINT_ANY, "weights", "weights %u ", v);
-	}
-	if (tb[TCA_MSFC_INVERSION]) {
-		v = get_u32_attr(tb, TCA_MSFC_INVERSION, 0);
-		if (v == TC_MSFC_INVERSION_ALLOW || v == TC_MSFC_INVERSION_PREVENT)
-			print_string(PRINT_ANY, "inversion", "inversion %s ",
-				     v == TC_MSFC_INVERSION_PREVENT ? "prevent" : "allow");
-		else
-			print_uint(PRINT_ANY, "inversion", "inversion %u ", v);
-	}
-	if (tb[TCA_MSFC_ISOLATE]) {
-		v = get_u32_attr(tb, TCA_MSFC_ISOLATE, 0);
-		if (v < ARRAY_SIZE(msfc_isolate_names))
-			print_string(PRINT_ANY, "isolate", "isolate %s ", msfc_isolate_names[v]);
-		else
-			print_uint(PRINT_ANY, "isolate", "isolate %u ", v);
-	}
-	if (tb[TCA_MSFC_BOOST]) {
-		v = get_u32_attr(tb, TCA_MSFC_BOOST, 0);
-		if (v == TC_MSFC_BOOST_OFF || v == TC_MSFC_BOOST_ON)
-			print_string(PRINT_ANY, "boost", "boost %s ",
-				     v == TC_MSFC_BOOST_ON ? "on" : "off");
-		else
-			print_uint(PRINT_ANY, "boost", "boost %u ", v);
+	for (i = 0; i < ARRAY_SIZE(msfc_modes); i++) {
+		t = msfc_modes[i].type;
+		if (tb[t])
+			msfc_print_mode(&msfc_modes[i], get_u32_attr(tb, t, 0));
 	}
 	if (tb[TCA_MSFC_DSCP_MAP] &&
 	    RTA_PAYLOAD(tb[TCA_MSFC_DSCP_MAP]) == TC_MSFC_DSCP_MAP_LEN) {

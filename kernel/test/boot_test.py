@@ -232,12 +232,18 @@ BOUNDS = {
 }
 
 
-def range_checks():
-    """tc and the kernel accept each parameter's boundaries; tc refuses the values beyond them
-    in the kernel's words (the header's, read through the msfc package as the fuzzer does)."""
+def msfc_params():
+    """The msfc package's module of the header's definitions (ranges, messages, mode words)."""
     sys.path.insert(0, os.path.join(KDIR, "..", "python"))
     from msfc import params
 
+    return params
+
+
+def range_checks():
+    """tc and the kernel accept each parameter's boundaries; tc refuses the values beyond them
+    in the kernel's words (the header's, read through the msfc package as the fuzzer does)."""
+    params = msfc_params()
     for name, (below, lo, hi, above) in BOUNDS.items():
         msg = params.param(name).message
         extra = ["target", "2us"] if name == "interval" else []  # target below interval
@@ -270,6 +276,39 @@ def range_checks():
             f"{name}: {lo} .. {hi or '(interval)'} accepted, {below} and {above} "
             f"refused with '{msg}'",
             "; ".join(bad),
+        )
+
+
+# a word that is not a value of each mode keyword
+BAD_MODE = {
+    "overload": "fattest",
+    "weights": "fine",
+    "inversion": "forbid",
+    "isolate": "host",
+    "boost": "yes",
+}
+
+
+def mode_checks():
+    """tc refuses a word that is not a value of a mode keyword, with a message listing the
+    values (those of the msfc package, "flow, src, dst or both"), on the root msfc of vb."""
+    for name, words in msfc_params().CHOICES.items():
+        what = f"tc rejects an unknown {name} mode, naming the valid ones"
+        bad = BAD_MODE.get(name)
+        if bad is None:
+            report(False, what, f"no word for {name} in BAD_MODE")
+            continue
+        listed = ", ".join(words[:-1]) + " or " + words[-1]
+        want = f'msfc: {name} must be {listed}, got "{bad}"'
+        p = sh(
+            [TC, "qdisc", "change", "dev", "vb", "root", "msfc", name, bad],
+            ns="b",
+            check=False,
+        )
+        report(
+            p.returncode != 0 and want in p.stderr,
+            what,
+            f"want {want!r}, rc {p.returncode}, {p.stderr.strip()!r}",
         )
 
 
@@ -670,46 +709,7 @@ def main():
         "kernel rejects exact class quanta below 0.5 % accuracy with an extack message",
         p.stderr.strip(),
     )
-    p = sh(
-        [TC, "qdisc", "change", "dev", "vb", "root", "msfc", "overload", "fattest"],
-        ns="b",
-        check=False,
-    )
-    report(
-        p.returncode != 0 and "overload" in p.stderr and "flow or class" in p.stderr,
-        "tc rejects an unknown overload mode, naming the valid ones",
-        p.stderr.strip(),
-    )
-    p = sh(
-        [TC, "qdisc", "change", "dev", "vb", "root", "msfc", "inversion", "forbid"],
-        ns="b",
-        check=False,
-    )
-    report(
-        p.returncode != 0 and "inversion" in p.stderr and "allow or prevent" in p.stderr,
-        "tc rejects an unknown inversion mode, naming the valid ones",
-        p.stderr.strip(),
-    )
-    p = sh(
-        [TC, "qdisc", "change", "dev", "vb", "root", "msfc", "isolate", "host"],
-        ns="b",
-        check=False,
-    )
-    report(
-        p.returncode != 0 and "isolate" in p.stderr and "flow, src, dst or both" in p.stderr,
-        "tc rejects an unknown isolate mode, naming the valid ones",
-        p.stderr.strip(),
-    )
-    p = sh(
-        [TC, "qdisc", "change", "dev", "vb", "root", "msfc", "boost", "yes"],
-        ns="b",
-        check=False,
-    )
-    report(
-        p.returncode != 0 and "boost" in p.stderr and "off or on" in p.stderr,
-        "tc rejects an unknown boost mode, naming the valid ones",
-        p.stderr.strip(),
-    )
+    mode_checks()
     p = sh(
         [TC, "qdisc", "change", "dev", "vb", "root", "msfc", "boost", "off"],
         ns="b",
