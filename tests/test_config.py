@@ -58,6 +58,10 @@ def test_range_forms():
     assert limits(">= 1") == [(">=", "1")]
     assert limits("> 0 and < Interval") == [(">", "0")]
     assert limits("bool") == []
+    # Msfc's Ratio as msfc-describe prints it: the first span, its fraction as a number (the
+    # fixed-point span in parentheses is not the attribute's range)
+    ratio = "1/65536 .. 16 (16.16 fixed point 1 .. 1048576)"
+    assert limits(ratio) == [(">=", repr(1 / 65536)), ("<=", "16")]
 
 
 def test_parse_assignments():

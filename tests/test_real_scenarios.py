@@ -83,7 +83,8 @@ def test_msfc_describe_attributes_are_understood():
     assert s and all(x.type_id.startswith("ns3::") for x in s.values())
     assert "Msfc" in s and s["Msfc"].type_id == "ns3::MsfcQueueDisc"
     ratio = s["Msfc"].attributes["Ratio"]
-    assert ratio.constraints(), f"cannot read the range of Msfc.Ratio: {ratio.range!r}"
+    lo, hi = (float(v) for _, v in ratio.constraints())
+    assert (lo, hi) == (1 / 65536, 16.0), f"misread the range of Msfc.Ratio: {ratio.range!r}"
     # every numeric attribute's default lies inside the limits msfc reads from its range
     from msfc.config import _attr_kind, validate_attr
 

@@ -215,7 +215,7 @@ class SchedulerAttr:
             return []
         m = _SPAN_RE.search(r)
         if m:
-            return [(">=", m.group(1)), ("<=", m.group(2))]
+            return [(">=", _number_text(m.group(1))), ("<=", _number_text(m.group(2)))]
         return [(op, val) for op, val in _CMP_RE.findall(r)]
 
     def range_text(self) -> str:
@@ -234,8 +234,19 @@ class SchedulerAttr:
 
 
 _NUM = r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?[a-zA-Z/]*"
-_SPAN_RE = re.compile(rf"(?:^|\s)({_NUM})\s*(?:\.\.|:)\s*({_NUM})")
+_FRAC = r"\d+/\d+(?![\d/])"  # an exact fraction such as 1/65536 (Msfc's Ratio)
+_SPAN_RE = re.compile(rf"(?:^|\s)({_FRAC}|{_NUM})\s*(?:\.\.|:)\s*({_FRAC}|{_NUM})")
 _CMP_RE = re.compile(rf"(>=|<=|>|<)\s*({_NUM})(?![A-Za-z_])")
+
+
+def _number_text(text: str) -> str:
+    """A limit as a number's text: an exact fraction a/b becomes its decimal value."""
+    if re.fullmatch(r"\d+/\d+", text):
+        num, den = text.split("/")
+        return repr(int(num) / int(den))
+    return text
+
+
 _TYPE_WORDS = {"bool", "std::string", "QueueSize", "string"}
 
 
