@@ -62,6 +62,10 @@ class BootResult:
     def text(self, name: str) -> str:
         return self.files.get(name, b"").decode("utf-8", "replace")
 
+    def full_log(self) -> str:
+        """The boot log followed by the guest job's own log: what a failure keeps on disk."""
+        return self.log + "\n--- job.log ---\n" + self.text("job.log")
+
     def json(self, name: str):
         raw = self.files.get(name)
         if raw is None:
@@ -431,7 +435,7 @@ def selftest(args) -> int:
     if c.failed:
         log = Path(args.log) if args.log else None
         if log:
-            log.write_text(res.log + "\n--- job.log ---\n" + res.text("job.log"))
+            log.write_text(res.full_log())
             print(f"testbed selftest: FAILED: {', '.join(c.failed)} (boot log: {log})")
         return 1
     return 0
@@ -826,7 +830,7 @@ def bench(args) -> int:
         }
         if res.text("job.rc").strip() != "0":
             log = out / f"boot-{q}.log"
-            log.write_text(res.log + "\n--- job.log ---\n" + res.text("job.log"))
+            log.write_text(res.full_log())
             raise TestbedError(
                 f"{q}: the guest job failed (boot log and job log: {log}):\n"
                 f"{res.text('job.log')[-1500:]}"
