@@ -502,6 +502,19 @@ ResolveSettings(const Options& opt)
         throw ConfigError("options 'priorities' and 'random-priorities=true' exclude each other; "
                           "give priorities= (empty) or random-priorities=false");
     }
+    // The presets' priorities=download=0 turns the thesis file's priorities into Table 3.3's.
+    // Applied to the wrong-priorities file it would move download out of Table 3.8's class 1
+    // without the user asking for it, so a run that looks like Table 3.9 would not be one.
+    if (Trim(opt.Get("flow-types")) == "wrong-priorities" && !Trim(opt.Get("priorities")).empty() &&
+        !opt.GivenByUser("priorities"))
+    {
+        throw ConfigError("flow-types=wrong-priorities (Table 3.8's priorities) with "
+                          "priorities=" +
+                          opt.Get("priorities") + " from " + opt.Source("priorities") +
+                          ", which would change Table 3.8's classes; give priorities= (empty) "
+                          "for Table 3.8 as the file has it, or give the priorities option "
+                          "yourself to keep an override");
+    }
     cfg.flowTypePath = ResolveFlowTypePath(opt.Get("flow-types"));
     cfg.types = ReadFlowTypes(cfg.flowTypePath, cfg.prios);
     ApplyPriorityOverrides(cfg.types, opt.Get("priorities"), cfg.prios);

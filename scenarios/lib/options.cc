@@ -424,6 +424,7 @@ Options::Parse(int argc, char** argv)
     for (const auto& p : m_spec.params)
     {
         m_values[p.name] = p.def;
+        m_source[p.name] = "the default";
     }
     // 2. preset
     std::string preset = req.preset.empty() ? m_spec.defaultPreset : req.preset;
@@ -436,6 +437,7 @@ Options::Parse(int argc, char** argv)
     for (const auto& [k, v] : m_presetValues[pr - m_spec.presets.data()])
     {
         m_values[k] = Normalize(k, v, "preset '" + preset + "'");
+        m_source[k] = "preset '" + preset + "'";
     }
     // 3. config file
     if (!req.configFile.empty())
@@ -724,6 +726,21 @@ Options::Set(const std::string& key, const std::string& value, const std::string
         throw ConfigError(where + ": unknown option '" + key + "'; valid options: " + ValidKeys());
     }
     m_values[key] = Normalize(key, value, where);
+    m_source[key] = where;
+}
+
+std::string
+Options::Source(const std::string& name) const
+{
+    auto it = m_source.find(name);
+    return it == m_source.end() ? std::string() : it->second;
+}
+
+bool
+Options::GivenByUser(const std::string& name) const
+{
+    const std::string src = Source(name);
+    return src != "the default" && src.rfind("preset '", 0) != 0 && !src.empty();
 }
 
 std::string

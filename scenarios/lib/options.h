@@ -147,6 +147,11 @@ class Options
     }
 
     std::string Get(const std::string& name) const;
+    /// Where an option's value came from: "the default", "preset 'NAME'", a config file line
+    /// or the command line (the `where` of the error messages).
+    std::string Source(const std::string& name) const;
+    /// True if the option was set in a config file or on the command line.
+    bool GivenByUser(const std::string& name) const;
     int64_t GetInt(const std::string& name) const;
     double GetDouble(const std::string& name) const;
     bool GetBool(const std::string& name) const;
@@ -181,6 +186,7 @@ class Options
     std::vector<Values> m_presetValues; ///< resolved values of each preset
     std::string m_preset;
     std::map<std::string, std::string> m_values;
+    std::map<std::string, std::string> m_source; ///< where each value of m_values came from
     Values m_ns3;
 };
 

@@ -388,6 +388,29 @@ class BadConfigTest(unittest.TestCase):
         self.assertEqual(p.returncode, 2)
         self.assertIn("tiny", p.stderr)
 
+    def test_wrong_priorities_with_a_preset_override_is_refused(self):
+        # tiny (like quick and thesis) sets priorities=download=0 for the thesis file; on the
+        # wrong-priorities file it would silently move download out of Table 3.8's class 1
+        self.assertBad(
+            "--flow-types=wrong-priorities",
+            expect=[
+                "flow-types=wrong-priorities",
+                "priorities=download=0",
+                "preset 'tiny'",
+                "give priorities= (empty)",
+            ],
+        )
+        # the same override from a config file is the user's own choice
+        cfg = self.dir / "p.cfg"
+        cfg.write_text("flow-types = wrong-priorities\npriorities = download=0\n")
+        for args in (
+            ["--flow-types=wrong-priorities", "--priorities=download=0"],
+            [f"--config={cfg}"],
+            ["--flow-types=wrong-priorities", "--priorities="],
+        ):
+            p = run("--preset=tiny", "--check", *args)
+            self.assertEqual(p.returncode, 0, (args, p.stderr))
+
     def test_config_file(self):
         cfg = self.dir / "a.cfg"
         cfg.write_text("# comment\nscheduler = CoDel\nbogus = 1\n")
