@@ -38,6 +38,7 @@
 #include <cmath>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -268,6 +269,18 @@ Spec()
              "s",
              0.000001,
              10},
+            {"device-queue-unit",
+             ParamType::Choice,
+             "bytes",
+             "unit of the point-to-point device transmit queues: bytes (device-queue at the link "
+             "rate) or packets (that many bytes / 1500, at least 1). ns-3 stops the scheduler "
+             "when one more 1500-byte packet would not fit, but a point-to-point frame is 1502 "
+             "bytes, so a queue in bytes can overflow by 2 bytes and drop a packet behind the "
+             "scheduler (counted in meta.json's device_queue_drops); a queue in packets cannot",
+             "",
+             std::nullopt,
+             std::nullopt,
+             {"bytes", "packets"}},
             {"limit-time",
              ParamType::Time,
              "100us",
@@ -467,6 +480,7 @@ struct Settings
     DataRate lastHopRate;
     Time limitTime;
     Time deviceQueue;
+    bool deviceQueuePackets; //!< device-queue-unit=packets
 };
 
 Settings
@@ -524,6 +538,7 @@ ResolveSettings(const Options& opt)
     cfg.lastHopRate = opt.GetDataRate("last-hop-rate");
     cfg.limitTime = opt.GetTime("limit-time");
     cfg.deviceQueue = opt.GetTime("device-queue");
+    cfg.deviceQueuePackets = opt.Get("device-queue-unit") == "packets";
     return cfg;
 }
 
@@ -556,7 +571,16 @@ struct Topology
     Ipv4Address serverAddr;
     std::vector<Ipv4Address> clientAddr;
     std::vector<QdiscRecord> qdiscs; //!< every scheduler installed, in installation order
+    /// packets dropped by the point-to-point devices' own transmit queues (behind the
+    /// schedulers); shared with the trace sinks that count them
+    std::shared_ptr<uint64_t> deviceQueueDrops;
 };
+
+void
+CountDeviceQueueDrop(uint64_t* drops, Ptr<const Packet>)
+{
+    ++*drops;
+}
 
 /// The server, the gateway tree, the access points and their clients, with the scheduler
 /// under test on every device.
@@ -640,6 +664,7 @@ BuildTopology(const Options& opt, const Settings& cfg)
     internet.Install(clients);
 
     std::vector<QdiscRecord> qdiscs;
+    auto deviceQueueDrops = std::make_shared<uint64_t>(0);
     auto installScheduler = [&](Ptr<NetDevice> dev, DataRate rate, const std::string& peer) {
         uint64_t base = static_cast<uint64_t>(std::llround(static_cast<double>(rate.GetBitRate()) *
                                                            cfg.limitTime.GetSeconds() / 8.0));
@@ -660,10 +685,18 @@ BuildTopology(const Options& opt, const Settings& cfg)
         uint64_t qbytes = static_cast<uint64_t>(std::llround(
             static_cast<double>(rate.GetBitRate()) * cfg.deviceQueue.GetSeconds() / 8.0));
         qbytes = std::max<uint64_t>(qbytes, 1600); // room for at least one full-size frame
-        p2p.SetQueue("ns3::DropTailQueue<Packet>",
-                     "MaxSize",
-                     QueueSizeValue(QueueSize(QueueSizeUnit::BYTES, qbytes)));
+        const QueueSize qsize =
+            cfg.deviceQueuePackets
+                ? QueueSize(QueueSizeUnit::PACKETS, std::max<uint64_t>(1, (qbytes + 750) / 1500))
+                : QueueSize(QueueSizeUnit::BYTES, qbytes);
+        p2p.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", QueueSizeValue(qsize));
         NetDeviceContainer d = p2p.Install(a, b);
+        for (uint32_t i = 0; i < d.GetN(); ++i)
+        {
+            DynamicCast<PointToPointNetDevice>(d.Get(i))->GetQueue()->TraceConnectWithoutContext(
+                "Drop",
+                MakeBoundCallback(&CountDeviceQueueDrop, deviceQueueDrops.get()));
+        }
         installScheduler(d.Get(0), rate, Names::FindName(b));
         installScheduler(d.Get(1), rate, Names::FindName(a));
         Ipv4InterfaceContainer ifc = p2pAddr.Assign(d);
@@ -784,7 +817,16 @@ BuildTopology(const Options& opt, const Settings& cfg)
     }
     Ipv4GlobalRoutingHelper::PopulateRoutingTables();
 
-    return {server, treeNodes, clients, aps, nGateways, nClients, serverAddr, clientAddr, qdiscs};
+    return {server,
+            treeNodes,
+            clients,
+            aps,
+            nGateways,
+            nClients,
+            serverAddr,
+            clientAddr,
+            qdiscs,
+            deviceQueueDrops};
 }
 
 /// The time a packet has spent in queue discs so far, summed over the hops it crossed.
@@ -1164,7 +1206,8 @@ Run(int argc, char** argv)
                {"clients", std::to_string(topo.nClients)},
                {"applications", std::to_string(traffic.applications)},
                {"flows", std::to_string(flows.Monitor()->GetFlowStats().size())},
-               {"unlabelled_flows", std::to_string(unmatched)}});
+               {"unlabelled_flows", std::to_string(unmatched)},
+               {"device_queue_drops", std::to_string(*topo.deviceQueueDrops)}});
     std::cerr << "isp-tree: done in " << Fmt(run.WallSeconds()) << " s wall (" << run.Events()
               << " events, " << Fmt(run.EventsPerSecond()) << " events/s); results in "
               << req.outDir << std::endl;
