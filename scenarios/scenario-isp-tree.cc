@@ -38,7 +38,6 @@
 #include <cmath>
 #include <iostream>
 #include <map>
-#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -571,16 +570,20 @@ struct Topology
     Ipv4Address serverAddr;
     std::vector<Ipv4Address> clientAddr;
     std::vector<QdiscRecord> qdiscs; //!< every scheduler installed, in installation order
-    /// packets dropped by the point-to-point devices' own transmit queues (behind the
-    /// schedulers); shared with the trace sinks that count them
-    std::shared_ptr<uint64_t> deviceQueueDrops;
-};
+    /// the point-to-point devices' own transmit queues (behind the schedulers)
+    std::vector<Ptr<Queue<Packet>>> deviceQueues;
 
-void
-CountDeviceQueueDrop(uint64_t* drops, Ptr<const Packet>)
-{
-    ++*drops;
-}
+    /// Packets the device queues dropped so far.
+    uint64_t DeviceQueueDrops() const
+    {
+        uint64_t n = 0;
+        for (const auto& q : deviceQueues)
+        {
+            n += q->GetTotalDroppedPackets();
+        }
+        return n;
+    }
+};
 
 /// The server, the gateway tree, the access points and their clients, with the scheduler
 /// under test on every device.
@@ -664,7 +667,7 @@ BuildTopology(const Options& opt, const Settings& cfg)
     internet.Install(clients);
 
     std::vector<QdiscRecord> qdiscs;
-    auto deviceQueueDrops = std::make_shared<uint64_t>(0);
+    std::vector<Ptr<Queue<Packet>>> deviceQueues;
     auto installScheduler = [&](Ptr<NetDevice> dev, DataRate rate, const std::string& peer) {
         uint64_t base = static_cast<uint64_t>(std::llround(static_cast<double>(rate.GetBitRate()) *
                                                            cfg.limitTime.GetSeconds() / 8.0));
@@ -693,9 +696,7 @@ BuildTopology(const Options& opt, const Settings& cfg)
         NetDeviceContainer d = p2p.Install(a, b);
         for (uint32_t i = 0; i < d.GetN(); ++i)
         {
-            DynamicCast<PointToPointNetDevice>(d.Get(i))->GetQueue()->TraceConnectWithoutContext(
-                "Drop",
-                MakeBoundCallback(&CountDeviceQueueDrop, deviceQueueDrops.get()));
+            deviceQueues.push_back(DynamicCast<PointToPointNetDevice>(d.Get(i))->GetQueue());
         }
         installScheduler(d.Get(0), rate, Names::FindName(b));
         installScheduler(d.Get(1), rate, Names::FindName(a));
@@ -826,7 +827,7 @@ BuildTopology(const Options& opt, const Settings& cfg)
             serverAddr,
             clientAddr,
             qdiscs,
-            deviceQueueDrops};
+            deviceQueues};
 }
 
 /// The time a packet has spent in queue discs so far, summed over the hops it crossed.
@@ -1207,7 +1208,7 @@ Run(int argc, char** argv)
                {"applications", std::to_string(traffic.applications)},
                {"flows", std::to_string(flows.Monitor()->GetFlowStats().size())},
                {"unlabelled_flows", std::to_string(unmatched)},
-               {"device_queue_drops", std::to_string(*topo.deviceQueueDrops)}});
+               {"device_queue_drops", std::to_string(topo.DeviceQueueDrops())}});
     std::cerr << "isp-tree: done in " << Fmt(run.WallSeconds()) << " s wall (" << run.Events()
               << " events, " << Fmt(run.EventsPerSecond()) << " events/s); results in "
               << req.outDir << std::endl;

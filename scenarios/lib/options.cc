@@ -727,6 +727,7 @@ Options::Set(const std::string& key, const std::string& value, const std::string
     }
     m_values[key] = Normalize(key, value, where);
     m_source[key] = where;
+    m_userSet.insert(key);
 }
 
 std::string
@@ -739,8 +740,7 @@ Options::Source(const std::string& name) const
 bool
 Options::GivenByUser(const std::string& name) const
 {
-    const std::string src = Source(name);
-    return src != "the default" && src.rfind("preset '", 0) != 0 && !src.empty();
+    return m_userSet.count(name) > 0;
 }
 
 std::string

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -187,6 +188,7 @@ class Options
     std::string m_preset;
     std::map<std::string, std::string> m_values;
     std::map<std::string, std::string> m_source; ///< where each value of m_values came from
+    std::set<std::string> m_userSet;             ///< options set by a config file or argv (Set)
     Values m_ns3;
 };
 
