@@ -176,6 +176,8 @@ class Class:
         "packets",
         "src_load",
         "dst_load",
+        "src_deficit",
+        "dst_deficit",
     )
 
     def __init__(self, idx: int, quantum: int, nflows: int = 0):
@@ -188,6 +190,10 @@ class Class:
         # isolate != flow: active flows of each source / destination host slot
         self.src_load = [0] * nflows
         self.dst_load = [0] * nflows
+        # isolate != flow: the inner DRR credit of each source / destination host slot, in
+        # 1/65536 byte; a flow draws on its host's (docs/algorithm.md, "Host deficits")
+        self.src_deficit = [0] * nflows
+        self.dst_deficit = [0] * nflows
 
 
 class Msfc:
@@ -295,6 +301,30 @@ class Msfc:
             return cl.dst_load[fl.dst]
         return max(cl.src_load[fl.src], cl.dst_load[fl.dst])
 
+    def host_side(self, fl: Flow) -> str:
+        """The host deficit a flow draws on (isolate != flow): its source slot's (src), its
+        destination slot's (dst), or with both the side of the larger load (ties: source)."""
+        if self.isolate == "both":
+            cl = self.classes[fl.cls]
+            return "src" if cl.src_load[fl.src] >= cl.dst_load[fl.dst] else "dst"
+        return self.isolate
+
+    def deficit(self, fl: Flow) -> int:
+        """The host deficit a flow draws on (isolate != flow)."""
+        cl = self.classes[fl.cls]
+        if self.host_side(fl) == "src":
+            return cl.src_deficit[fl.src]
+        return cl.dst_deficit[fl.dst]
+
+    def _add_deficit(self, fl: Flow, amount: int) -> None:
+        """Adds to the flow's host deficit (isolate != flow), which never exceeds one quantum."""
+        cl = self.classes[fl.cls]
+        cap = self.quantum << ISOLATE_SHIFT
+        if self.host_side(fl) == "src":
+            cl.src_deficit[fl.src] = min(cap, cl.src_deficit[fl.src] + amount)
+        else:
+            cl.dst_deficit[fl.dst] = min(cap, cl.dst_deficit[fl.dst] + amount)
+
     def flow_quantum(self, cl: Class, fl: Flow) -> int:
         """The inner DRR refill of a flow, in flow deficit units: quantum bytes (isolate=flow),
         else quantum / load in 1/65536 byte, rounded down."""
@@ -327,6 +357,11 @@ class Msfc:
                 fl.src, fl.dst = src, dst
                 cl.src_load[src] += 1
                 cl.dst_load[dst] += 1
+                # a host that had no active flow in the class starts with a fresh quantum
+                if cl.src_load[src] == 1:
+                    cl.src_deficit[src] = self.quantum << ISOLATE_SHIFT
+                if cl.dst_load[dst] == 1:
+                    cl.dst_deficit[dst] = self.quantum << ISOLATE_SHIFT
             fl.deficit = self.flow_quantum(cl, fl)
             if self.boost:
                 fl.new = True
@@ -443,8 +478,22 @@ class Msfc:
             if not lst:
                 return None
             fl = lst[0]
-            if fl.deficit <= 0:
-                fl.deficit += self.flow_quantum(cl, fl)
+            if self.isolate == "flow":
+                refill = fl.deficit <= 0
+                if refill:
+                    fl.deficit += self.quantum
+            else:
+                # a flow sends when it and its host have credit; every visit that does not
+                # send refills the host (at most to one quantum) and, while it is not
+                # positive, the flow (docs/algorithm.md, "Host deficits")
+                q = self.flow_quantum(cl, fl)
+                own = fl.deficit <= 0
+                refill = own or self.deficit(fl) <= 0
+                if refill:
+                    if own:
+                        fl.deficit += q
+                    self._add_deficit(fl, q)
+            if refill:
                 lst.popleft()
                 fl.new = False
                 cl.flows.append(fl)  # a new flow that spent its quantum becomes old
@@ -462,6 +511,8 @@ class Msfc:
                     self._flow_leaves(cl, fl)
                 continue
             fl.deficit -= p.length * self.fscale
+            if self.isolate != "flow":
+                self._add_deficit(fl, -p.length * self.fscale)
             return (cl.idx, fl.idx, p.length, p.ce)
 
     def _pop(self, fl: Flow):

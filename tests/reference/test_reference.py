@@ -229,6 +229,32 @@ class ReferenceTest(unittest.TestCase):
         # one host per flow in the other direction: isolation by it is per flow again
         self.assertEqual(served("dst", "src"), (125, 25))
 
+    def test_isolate_spreads_a_host_over_the_round(self):
+        # host 0: flow 0; host 1: flows 1-8, all backlogged with 1500-byte packets.  The host's
+        # flows draw on one host deficit as well as their own, so host 1 sends about one packet
+        # a round, between host 0's (never more than two in a row); with deficits per flow
+        # only, its eight flows, refilled by 1500/8 together, would turn positive in the same
+        # round and send four and more packets in a row
+        for isolate in ("src", "both"):
+            q = ref.Msfc(prios=1, flows=64, quantum=1500, isolate=isolate)
+            for _ in range(60):
+                q.enqueue(0, 0, 1500, src=0, dst=0)
+                for f in range(1, 9):
+                    q.enqueue(0, f, 1500, src=1, dst=1 + f)
+            hosts = [0 if q.dequeue()[1] == 0 else 1 for _ in range(100)]
+            steady = hosts[10:]
+            self.assertEqual(steady.count(0), steady.count(1), isolate)
+            self.assertNotIn("000", "".join(map(str, steady)), isolate)
+            self.assertNotIn("111", "".join(map(str, steady)), isolate)
+            # the eight flows of host 1 take turns
+            q2 = ref.Msfc(prios=1, flows=64, quantum=1500, isolate=isolate)
+            for _ in range(60):
+                for f in range(1, 9):
+                    q2.enqueue(0, f, 1500, src=1, dst=1 + f)
+            served = [q2.dequeue()[1] for _ in range(80)]
+            self.assertEqual(sorted(set(served)), list(range(1, 9)))
+            self.assertLessEqual(max(served.count(f) for f in range(1, 9)), 11, served)
+
     def test_isolate_flow_quantum_keeps_fractions(self):
         q = ref.Msfc(prios=1, flows=64, quantum=1514, isolate="src")
         for f in range(50):
