@@ -426,6 +426,8 @@ MsfcQueueDisc::InitializeParams()
         {
             m_classes[p].srcLoad.assign(m_nFlows, 0);
             m_classes[p].dstLoad.assign(m_nFlows, 0);
+            m_classes[p].srcDeficit.assign(m_nFlows, 0);
+            m_classes[p].dstDeficit.assign(m_nFlows, 0);
         }
     }
     static_assert(sizeof(Flow) == 72, "flow record size is documented (docs/design.md)");
@@ -553,6 +555,19 @@ MsfcQueueDisc::FlowQuantum(uint32_t cls, const Flow& flow) const
     return (int64_t{m_quantum} << ISOLATE_SHIFT) / HostLoad(cls, flow);
 }
 
+int64_t&
+MsfcQueueDisc::HostDeficit(uint32_t cls, const Flow& flow)
+{
+    Class& c = m_classes[cls];
+    const FlowHosts& h = m_flowHosts[&flow - m_flows.data()];
+    if (m_isolate == ISOLATE_SRC ||
+        (m_isolate == ISOLATE_BOTH && c.srcLoad[h.src] >= c.dstLoad[h.dst]))
+    {
+        return c.srcDeficit[h.src];
+    }
+    return c.dstDeficit[h.dst];
+}
+
 bool
 MsfcQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
 {
@@ -581,6 +596,16 @@ MsfcQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
             h.dst = static_cast<uint16_t>(HostSlot(item, true));
             c.srcLoad[h.src]++;
             c.dstLoad[h.dst]++;
+            // a host that had no active flow in the class starts with a fresh quantum
+            const int64_t fresh = int64_t{m_quantum} << ISOLATE_SHIFT;
+            if (c.srcLoad[h.src] == 1)
+            {
+                c.srcDeficit[h.src] = fresh;
+            }
+            if (c.dstLoad[h.dst] == 1)
+            {
+                c.dstDeficit[h.dst] = fresh;
+            }
         }
         flow.deficit = FlowQuantum(cls, flow);
         c.nFlows++;
@@ -876,9 +901,32 @@ MsfcQueueDisc::ClassDequeue(uint32_t cls)
         }
         uint32_t idx = head;
         Flow& flow = m_flows[idx];
-        if (flow.deficit <= 0)
+        bool refill = flow.deficit <= 0;
+        if (m_isolate == ISOLATE_FLOW)
         {
-            flow.deficit += FlowQuantum(cls, flow);
+            if (refill)
+            {
+                flow.deficit += m_quantum;
+            }
+        }
+        else
+        {
+            // a flow sends while it and its host have credit; a visit that does not send
+            // refills the host (to at most one quantum) and, while not positive, the flow
+            const int64_t q = FlowQuantum(cls, flow);
+            int64_t& host = HostDeficit(cls, flow);
+            refill = refill || host <= 0;
+            if (refill)
+            {
+                if (flow.deficit <= 0)
+                {
+                    flow.deficit += q;
+                }
+                host = std::min(host + q, int64_t{m_quantum} << ISOLATE_SHIFT);
+            }
+        }
+        if (refill)
+        {
             // a new flow that spent its quantum becomes old; an old one goes round
             if (fromNew || c.tail != idx)
             {
@@ -909,6 +957,10 @@ MsfcQueueDisc::ClassDequeue(uint32_t cls)
             continue;
         }
         flow.deficit -= item->GetSize() * m_flowScale;
+        if (m_isolate != ISOLATE_FLOW)
+        {
+            HostDeficit(cls, flow) -= item->GetSize() * m_flowScale;
+        }
         m_sojournTrace(cls, idx % m_nFlows, Simulator::Now() - item->GetTimeStamp());
         return item;
     }

@@ -292,8 +292,10 @@ class MsfcQueueDisc : public QueueDisc
         bool active{false};    //!< in the active class list
         uint32_t nFlows{0};    //!< flows in the active flow lists (n_p)
         MsfcClassStats stats;  //!< counters
-        std::vector<uint32_t> srcLoad; //!< Isolate != flow: active flows per source host slot
-        std::vector<uint32_t> dstLoad; //!< and per destination host slot
+        std::vector<uint32_t> srcLoad;   //!< Isolate != flow: active flows per source host slot
+        std::vector<uint32_t> dstLoad;   //!< and per destination host slot
+        std::vector<int64_t> srcDeficit; //!< Isolate != flow: credit per source host slot
+        std::vector<int64_t> dstDeficit; //!< and per destination host slot (1/65536 byte)
     };
 
     uint32_t FlowIndex(uint32_t cls, Ptr<const QueueDiscItem> item) const;
@@ -331,6 +333,14 @@ class MsfcQueueDisc : public QueueDisc
      * @return the refill in flow deficit units
      */
     int64_t FlowQuantum(uint32_t cls, const Flow& flow) const;
+    /**
+     * The host deficit a flow draws on (Isolate != flow): its source slot's (src), its
+     * destination slot's (dst), or with both the side of the larger load (ties: source).
+     * @param cls the class
+     * @param flow the flow (active)
+     * @return the host deficit, in 1/65536 byte
+     */
+    int64_t& HostDeficit(uint32_t cls, const Flow& flow);
     /**
      * What a class's deficit is refilled with (activation and every outer DRR round): Q_p, or
      * with Inversion=prevent its effective quantum (docs/algorithm.md).
