@@ -201,23 +201,51 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     return 0
 
 
-#: per-host table: (label, scenario options) of the kinds of bulk flows
+#: per-host table: (label, scenario options, the bottleneck rate in Mbit/s) of the kinds of
+#: bulk flows
 HOST_RUNS = [
-    ("TCP, 2 Mbit/s, 100 ms, buffer 33", {}),
+    ("TCP, 2 Mbit/s, 100 ms, buffer 33", {}, 2),
     (
         "TCP, 10 Mbit/s, 20 ms, buffer 1000",
         {"bottleneck-rate": "10Mbps", "rtt": "20ms", "buffer": 1000},
+        10,
     ),
-    ("UDP at the link rate, 2 Mbit/s, buffer 1000", {"bulk-proto": "udp", "buffer": 1000}),
+    ("UDP at the link rate, 2 Mbit/s, buffer 1000", {"bulk-proto": "udp", "buffer": 1000}, 2),
 ]
 
 
 def hosts(a) -> None:
     """Per-host fairness: the bulk flow's host (1 flow) against a host of 50 bulk flows
-    (`--rival-flows=50`), every flow best effort, by MSFC's `isolate` mode."""
-    header = ["flows", "isolate", "one_flow_host_kbps", "fifty_flow_host_kbps", "ratio"]
+    (`--rival-flows=50`), every flow best effort, by MSFC's `isolate` mode; and what the bulk
+    flow gets alone on a link of half the rate (what it can use of a half share)."""
+    header = [
+        "flows",
+        "isolate",
+        "one_flow_host_kbps",
+        "fifty_flow_host_kbps",
+        "ratio",
+        "alone_at_half_rate_kbps",
+    ]
     rows = []
-    for label, opts in HOST_RUNS:
+    for label, opts, mbps in HOST_RUNS:
+        out = run_scenario(
+            a.build,
+            "starvation",
+            a.results,
+            {
+                "scheduler": "Msfc",
+                "thin-flows": 0,
+                "rival-flows": 0,
+                "duration": min(a.duration, 20.0),
+                **opts,
+                "bottleneck-rate": f"{mbps * 500}kbps",
+            },
+            rng_run=a.rng_run,
+            force=not a.reuse,
+        )
+        f = M.flow_metrics(load_raw(out)[0])
+        down = f[f["direction"] == "down"]
+        alone = float(down.loc[down["type"] == "Bulk", "throughput_kbps"].sum())
         for mode in ISOLATE_MODES:
             out = run_scenario(
                 a.build,
@@ -238,7 +266,7 @@ def hosts(a) -> None:
             down = f[f["direction"] == "down"]
             one = float(down.loc[down["type"] == "Bulk", "throughput_kbps"].sum())
             fifty = float(down.loc[down["type"] == "RivalBulk", "throughput_kbps"].sum())
-            rows.append([label, mode, one, fifty, one / fifty if fifty else ""])
+            rows.append([label, mode, one, fifty, one / fifty if fifty else "", alone])
     seeds.write_table(a.results / "starvation_hosts.csv", header, rows)
     print(f"wrote {a.results / 'starvation_hosts.csv'}")
 
