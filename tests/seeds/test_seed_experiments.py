@@ -189,7 +189,7 @@ def test_isolate_gives_a_one_flow_tcp_host_what_it_can_use(tmp_path):
 
 def test_starvation_dos_from_one_host_isolate_keeps_tcp_going(tmp_path):
     """The DoS (33-packet buffer) with every thin flow from one host, in the TCP flow's class:
-    per flow the TCP flow is starved; per host it keeps about a third of the link (the rest of
+    per flow the TCP flow is starved; per host it keeps more than a third of the link (the rest of
     its half is what one NewReno flow with CoDel leaves unused at 100 ms RTT)."""
     opts = dict(thin_flows=45, thin_size=200, buffer=33, thin_hosts="one", duration=20)
     flow = tcp_kbps(run("starvation", tmp_path, scheduler="Msfc", **opts), "Bulk")
