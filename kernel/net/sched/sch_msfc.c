@@ -108,6 +108,7 @@ struct msfc_sched_data {
 	struct msfc_flow *flows;	/* [prios * flows_cnt], class-major */
 	u32		*backlogs;	/* bytes, same index as flows */
 	u32		*host_loads;	/* [prios][src, dst][flows_cnt]: active flows */
+	s64		*host_deficits;	/* same index: inner DRR credit, 1/65536 byte */
 	struct list_head active_classes;
 	u32		prios;
 	u32		flows_cnt;
@@ -260,9 +261,14 @@ static void msfc_host_slots(const struct msfc_sched_data *q,
 	hosts[1] = reciprocal_scale(jhash_1word(dst, q->perturbation), q->flows_cnt);
 }
 
+static u32 msfc_host_idx(const struct msfc_sched_data *q, u32 cidx, int dir, u16 slot)
+{
+	return (cidx * 2 + dir) * q->flows_cnt + slot;
+}
+
 static u32 *msfc_host_load(const struct msfc_sched_data *q, u32 cidx, int dir, u16 slot)
 {
-	return &q->host_loads[(cidx * 2 + dir) * q->flows_cnt + slot];
+	return &q->host_loads[msfc_host_idx(q, cidx, dir, slot)];
 }
 
 /* Active flows of the flow's host in its class (isolate != flow; at least 1
@@ -282,6 +288,39 @@ static u32 msfc_flow_load(const struct msfc_sched_data *q,
 	default:
 		return max(src, dst);
 	}
+}
+
+/* The host deficit a flow draws on (isolate != flow): its source slot's
+ * (src), its destination slot's (dst), or with both the side of the larger
+ * load (ties: source), the side whose load msfc_flow_load() returns.
+ */
+static s64 *msfc_host_deficit(const struct msfc_sched_data *q,
+			      const struct msfc_flow *flow)
+{
+	int dir;
+
+	switch (q->isolate) {
+	case TC_MSFC_ISOLATE_SRC:
+		dir = 0;
+		break;
+	case TC_MSFC_ISOLATE_DST:
+		dir = 1;
+		break;
+	default:
+		dir = *msfc_host_load(q, flow->cls, 0, flow->src) >=
+		      *msfc_host_load(q, flow->cls, 1, flow->dst) ? 0 : 1;
+		break;
+	}
+	return &q->host_deficits[msfc_host_idx(q, flow->cls, dir,
+					       dir ? flow->dst : flow->src)];
+}
+
+/* Adds to a host deficit, which never exceeds one quantum (the cap keeps a
+ * host whose flows are all in debt from saving up a burst).
+ */
+static void msfc_host_add(const struct msfc_sched_data *q, s64 *host, s64 amount)
+{
+	*host = min_t(s64, *host + amount, (s64)q->quantum << MSFC_ISOLATE_SHIFT);
 }
 
 /* The inner DRR refill of a flow: quantum bytes (isolate flow), else
@@ -515,6 +554,7 @@ static int msfc_enqueue_flow(struct sk_buff *skb, struct Qdisc *sch, u32 cidx,
 			      &cl->new_flows : &cl->flows);
 		if (q->isolate != TC_MSFC_ISOLATE_FLOW) {
 			u16 slots[2];
+			int dir;
 
 			if (!hosts) {
 				msfc_host_slots(q, skb, slots);
@@ -522,8 +562,17 @@ static int msfc_enqueue_flow(struct sk_buff *skb, struct Qdisc *sch, u32 cidx,
 			}
 			flow->src = hosts[0];
 			flow->dst = hosts[1];
-			(*msfc_host_load(q, cidx, 0, flow->src))++;
-			(*msfc_host_load(q, cidx, 1, flow->dst))++;
+			/* a host that had no active flow in the class
+			 * starts with a fresh quantum
+			 */
+			for (dir = 0; dir < 2; dir++) {
+				u16 slot = dir ? flow->dst : flow->src;
+				u32 i = msfc_host_idx(q, cidx, dir, slot);
+
+				if (++q->host_loads[i] == 1)
+					q->host_deficits[i] = (s64)q->quantum <<
+							      MSFC_ISOLATE_SHIFT;
+			}
 		}
 		cl->active_flows++;
 		q->active_flows++;
@@ -627,26 +676,83 @@ static u64 msfc_refills(s64 deficit, u64 quantum)
 	return deficit > 0 ? 0 : div64_u64(-deficit, quantum) + 1;
 }
 
-/* A DRR round in which every deficit is still <= 0 after its refill only
- * adds one quantum to each and leaves the order as it was.  With a small
- * quantum and large packets that takes up to (packet size / quantum) rounds
- * over all active flows per packet (2^32 steps for 65536 flows, quantum 1
- * and 64 KB packets), so such rounds are added at once: k - 1 of them when
- * every entry needs at least k refills.  The order of service is unchanged.
+/* Whether a visit of the inner DRR refills the flow instead of letting it
+ * send: its deficit is <= 0, or (isolate != flow) its host's is.
+ */
+static bool msfc_flow_must_refill(const struct msfc_sched_data *q,
+				  const struct msfc_flow *flow)
+{
+	if (flow->deficit <= 0)
+		return true;
+	return q->isolate != TC_MSFC_ISOLATE_FLOW &&
+	       *msfc_host_deficit(q, flow) <= 0;
+}
+
+/* The refill of a visit that does not send.  isolate != flow: the host gets
+ * the flow's quantum (up to one quantum), the flow only while its own
+ * deficit is <= 0, so that a host sends about one quantum a round, spread
+ * over the round, while its flows still take turns.
+ */
+static void msfc_refill_flow(struct msfc_sched_data *q, struct msfc_class *cl,
+			     struct msfc_flow *flow)
+{
+	u64 quantum = msfc_flow_quantum(q, cl, flow);
+
+	if (q->isolate == TC_MSFC_ISOLATE_FLOW) {
+		flow->deficit += quantum;
+		return;
+	}
+	if (flow->deficit <= 0)
+		flow->deficit += quantum;
+	msfc_host_add(q, msfc_host_deficit(q, flow), quantum);
+}
+
+/* A DRR round in which every visit is a refill only adds one quantum to
+ * each deficit and leaves the order as it was.  With a small quantum and
+ * large packets that takes up to (packet size / quantum) rounds over all
+ * active flows per packet (2^32 steps for 65536 flows, quantum 1 and 64 KB
+ * packets), so such rounds are added at once: k - 1 of them when every
+ * entry needs at least k refills.  The order of service is unchanged.
+ *
+ * isolate != flow: a visit is a refill while the flow's deficit or its
+ * host's is <= 0.  The flow's stays <= 0 for k - 1 more refills if it needs
+ * k.  Its host's gains at most load * flow quantum a round (no more than
+ * load listed flows draw on it, each with that quantum; the loads do not
+ * change in such rounds), so it stays <= 0 for k - 1 rounds if it needs k
+ * refills of that size.  Then each flow adds its quantum k - 1 times to its
+ * host (up to one quantum: additions capped at one bound compose) and to
+ * itself while its own deficit is <= 0.  All k are taken before any deficit
+ * changes: the flows of a host share its deficit.
  */
 static void msfc_skip_flow_rounds(struct msfc_sched_data *q,
 				  struct msfc_class *cl)
 {
-	u64 k = U64_MAX;
+	u64 k = U64_MAX, quantum;
 	struct msfc_flow *flow;
 
-	list_for_each_entry(flow, &cl->flows, flowchain)
-		k = min(k, msfc_refills(flow->deficit,
-					msfc_flow_quantum(q, cl, flow)));
+	if (q->isolate == TC_MSFC_ISOLATE_FLOW) {
+		list_for_each_entry(flow, &cl->flows, flowchain)
+			k = min(k, msfc_refills(flow->deficit,
+						msfc_flow_quantum(q, cl, flow)));
+		if (k < 2)
+			return;
+		list_for_each_entry(flow, &cl->flows, flowchain)
+			flow->deficit += (k - 1) * msfc_flow_quantum(q, cl, flow);
+		return;
+	}
+	list_for_each_entry(flow, &cl->flows, flowchain) {
+		quantum = msfc_flow_quantum(q, cl, flow);
+		k = min(k, max(msfc_refills(flow->deficit, quantum),
+			       msfc_refills(*msfc_host_deficit(q, flow),
+					    msfc_flow_load(q, flow) * quantum)));
+	}
 	if (k < 2)
 		return;
-	list_for_each_entry(flow, &cl->flows, flowchain)
-		flow->deficit += (k - 1) * msfc_flow_quantum(q, cl, flow);
+	list_for_each_entry(flow, &cl->flows, flowchain) {
+		quantum = msfc_flow_quantum(q, cl, flow);
+		flow->deficit += quantum * min(k - 1, msfc_refills(flow->deficit, quantum));
+		msfc_host_add(q, msfc_host_deficit(q, flow), (k - 1) * quantum);
+	}
 }
 
 static void msfc_skip_class_rounds(struct msfc_sched_data *q)
@@ -687,15 +793,16 @@ static struct sk_buff *msfc_class_dequeue(struct Qdisc *sch,
 				return NULL;
 		}
 		flow = list_first_entry(head, struct msfc_flow, flowchain);
-		if (flow->deficit <= 0) {
+		if (msfc_flow_must_refill(q, flow)) {
 			/* refills of new flows move them off their list, so
-			 * more refills than flows means the new list is empty
+			 * more refills than flows means the new list is empty;
+			 * after skipped rounds this visit is still a refill
 			 */
 			if (++refills > cl->active_flows) {
 				msfc_skip_flow_rounds(q, cl);
 				refills = 0;
 			}
-			flow->deficit += msfc_flow_quantum(q, cl, flow);
+			msfc_refill_flow(q, cl, flow);
 			list_move_tail(&flow->flowchain, &cl->flows);
 			continue;
 		}
@@ -721,8 +828,14 @@ static struct sk_buff *msfc_class_dequeue(struct Qdisc *sch,
 			q->active_flows--;
 			continue;
 		}
-		flow->deficit -= (s64)qdisc_pkt_len(skb) <<
-				 (q->isolate != TC_MSFC_ISOLATE_FLOW ? MSFC_ISOLATE_SHIFT : 0);
+		if (q->isolate == TC_MSFC_ISOLATE_FLOW) {
+			flow->deficit -= qdisc_pkt_len(skb);
+		} else {
+			s64 len = (s64)qdisc_pkt_len(skb) << MSFC_ISOLATE_SHIFT;
+
+			flow->deficit -= len;
+			*msfc_host_deficit(q, flow) -= len;
+		}
 		return skb;
 	}
 }
@@ -806,6 +919,8 @@ static void msfc_reset(struct Qdisc *sch)
 		memset(q->backlogs, 0, n * sizeof(u32));
 	if (q->host_loads)
 		memset(q->host_loads, 0, 2 * n * sizeof(u32));
+	if (q->host_deficits)
+		memset(q->host_deficits, 0, 2 * n * sizeof(s64));
 	q->memory_usage = 0;
 	q->active_flows = 0;
 }
@@ -986,19 +1101,22 @@ static void msfc_get_config(struct Qdisc *sch, struct msfc_config *c)
 }
 
 static int msfc_alloc_tables(u32 prios, u32 flows_cnt, struct msfc_flow **flowsp,
-			     u32 **backlogsp, u32 **host_loadsp)
+			     u32 **backlogsp, u32 **host_loadsp, s64 **host_deficitsp)
 {
 	u32 n = prios * flows_cnt, i;
 	struct msfc_flow *flows;
 	u32 *backlogs, *host_loads;
+	s64 *host_deficits;
 
 	flows = kvcalloc(n, sizeof(*flows), GFP_KERNEL);
 	backlogs = kvcalloc(n, sizeof(*backlogs), GFP_KERNEL);
 	host_loads = kvcalloc(2 * n, sizeof(*host_loads), GFP_KERNEL);
-	if (!flows || !backlogs || !host_loads) {
+	host_deficits = kvcalloc(2 * n, sizeof(*host_deficits), GFP_KERNEL);
+	if (!flows || !backlogs || !host_loads || !host_deficits) {
 		kvfree(flows);
 		kvfree(backlogs);
 		kvfree(host_loads);
+		kvfree(host_deficits);
 		return -ENOMEM;
 	}
 	for (i = 0; i < n; i++) {
@@ -1009,6 +1127,7 @@ static int msfc_alloc_tables(u32 prios, u32 flows_cnt, struct msfc_flow **flowsp
 	*flowsp = flows;
 	*backlogsp = backlogs;
 	*host_loadsp = host_loads;
+	*host_deficitsp = host_deficits;
 	return 0;
 }
 
@@ -1032,6 +1151,7 @@ static void msfc_forget_active(struct msfc_sched_data *q)
 	}
 	q->active_flows = 0;
 	memset(q->host_loads, 0, 2 * q->prios * q->flows_cnt * sizeof(u32));
+	memset(q->host_deficits, 0, 2 * q->prios * q->flows_cnt * sizeof(s64));
 }
 
 static int msfc_change(struct Qdisc *sch, struct nlattr *opt,
@@ -1041,6 +1161,7 @@ static int msfc_change(struct Qdisc *sch, struct nlattr *opt,
 	struct msfc_flow *new_flows = NULL, *old_flows = NULL;
 	u32 *new_backlogs = NULL, *old_backlogs = NULL;
 	u32 *new_host_loads = NULL, *old_host_loads = NULL;
+	s64 *new_host_deficits = NULL, *old_host_deficits = NULL;
 	unsigned int dropped = 0, dropped_len = 0;
 	struct sk_buff *to_free = NULL;
 	struct msfc_config c;
@@ -1071,7 +1192,8 @@ static int msfc_change(struct Qdisc *sch, struct nlattr *opt,
 			return -EBUSY;
 		}
 		err = msfc_alloc_tables(c.prios, c.flows_cnt, &new_flows,
-					&new_backlogs, &new_host_loads);
+					&new_backlogs, &new_host_loads,
+					&new_host_deficits);
 		if (err) {
 			NL_SET_ERR_MSG(extack, "cannot allocate prios x flows flow records: lower flows");
 			return err;
@@ -1084,6 +1206,7 @@ static int msfc_change(struct Qdisc *sch, struct nlattr *opt,
 		kvfree(new_flows);
 		kvfree(new_backlogs);
 		kvfree(new_host_loads);
+		kvfree(new_host_deficits);
 		if (resize)
 			NL_SET_ERR_MSG(extack,
 				       "prios and flows cannot change while packets are queued: change them on an idle link, or delete and re-add the qdisc");
@@ -1095,9 +1218,11 @@ static int msfc_change(struct Qdisc *sch, struct nlattr *opt,
 		old_flows = q->flows;
 		old_backlogs = q->backlogs;
 		old_host_loads = q->host_loads;
+		old_host_deficits = q->host_deficits;
 		q->flows = new_flows;
 		q->backlogs = new_backlogs;
 		q->host_loads = new_host_loads;
+		q->host_deficits = new_host_deficits;
 		q->prios = c.prios;
 		q->flows_cnt = c.flows_cnt;
 		/* empty: nothing to free, only the lists to reset */
@@ -1150,6 +1275,7 @@ static int msfc_change(struct Qdisc *sch, struct nlattr *opt,
 	kvfree(old_flows);
 	kvfree(old_backlogs);
 	kvfree(old_host_loads);
+	kvfree(old_host_deficits);
 	return 0;
 }
 
@@ -1161,9 +1287,11 @@ static void msfc_destroy(struct Qdisc *sch)
 	kvfree(q->backlogs);
 	kvfree(q->flows);
 	kvfree(q->host_loads);
+	kvfree(q->host_deficits);
 	q->flows = NULL;
 	q->backlogs = NULL;
 	q->host_loads = NULL;
+	q->host_deficits = NULL;
 }
 
 static int msfc_init(struct Qdisc *sch, struct nlattr *opt,
