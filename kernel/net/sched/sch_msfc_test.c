@@ -202,6 +202,21 @@ static int msfc_test_enqueue_flow(struct Qdisc *sch, u32 cls, u32 flow, u32 len)
 	return ret;
 }
 
+/* Enqueues a non-IP packet of @len bytes of flow @flow in class 0 with the
+ * given host slots.
+ */
+static void msfc_test_enqueue_hosts(struct kunit *test, struct Qdisc *sch, u32 flow,
+				    u16 src, u16 dst, u32 len)
+{
+	struct sk_buff *skb = msfc_test_skb(len, flow);
+	const u16 hosts[2] = { src, dst };
+	struct sk_buff *to_free = NULL;
+
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	KUNIT_ASSERT_EQ(test, msfc_enqueue_flow(skb, sch, 0, flow, hosts, &to_free),
+			NET_XMIT_SUCCESS);
+}
+
 /* The packets CoDel dropped during one dequeue, in order (their destructor
  * records them).
  */
@@ -764,6 +779,50 @@ static void msfc_test_small_quantum(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, n, 2 * 1024);
 }
 
+/* The same with isolate src: the rounds skipped are those in which every
+ * flow's deficit or its host's stays <= 0.  Host 0 has flow 0 (two 2^30-byte
+ * packets) and flows 1-511 (one 64-byte packet each); flows 512-1023 are
+ * hosts 1-512 (two 2^30-byte packets each).  Flow 0 spends its second
+ * 2^30 / (1/512) rounds in debt while its host's deficit is back at one
+ * quantum: rounds that must be skipped too.
+ */
+static void msfc_test_small_quantum_isolate(struct kunit *test)
+{
+	const struct msfc_test_attr attrs[] = {
+		{ TCA_MSFC_PRIOS, 1 }, { TCA_MSFC_FLOWS, 1024 }, { TCA_MSFC_QUANTUM, 1 },
+		{ TCA_MSFC_ISOLATE, TC_MSFC_ISOLATE_SRC },
+		{ TCA_MSFC_TARGET, 1000000000 }, { TCA_MSFC_INTERVAL, 2000000000 }, { 0 }
+	};
+	struct Qdisc *sch = msfc_test_create(test, attrs);
+	u32 f, n = 0, first = U32_MAX, last = U32_MAX;
+	static u8 served[1024];
+	struct sk_buff *skb;
+
+	memset(served, 0, sizeof(served));
+	for (f = 0; f < 1024; f++) {
+		u32 packets = f == 0 || f >= 512 ? 2 : 1;
+		u32 len = packets == 2 ? 1U << 30 : 64;
+
+		while (packets--)
+			msfc_test_enqueue_hosts(test, sch, f, f < 512 ? 0 : f - 511, 0, len);
+	}
+	while ((skb = msfc_dequeue(sch))) {
+		f = skb->mark;
+		kfree_skb(skb);
+		KUNIT_ASSERT_LT(test, f, 1024);
+		served[f]++;
+		if (first == U32_MAX)
+			first = f;
+		last = f;
+		n++;
+	}
+	KUNIT_EXPECT_EQ(test, n, 2 * 1024 - 511);
+	for (f = 0; f < 1024; f++)
+		KUNIT_EXPECT_EQ_MSG(test, served[f], f == 0 || f >= 512 ? 2 : 1, "flow %u", f);
+	KUNIT_EXPECT_EQ(test, first, 0);
+	KUNIT_EXPECT_EQ(test, last, 0);
+}
+
 struct msfc_bad_case {
 	const char *what;
 	struct msfc_test_attr attrs[4];
@@ -1145,11 +1204,77 @@ static void msfc_test_boost(struct kunit *test)
 	}
 }
 
+/* isolate src and both: host 0 with flow 0 and host 1 with flows 1-8, all
+ * backlogged with 1500-byte packets, quantum 1500.  The flows of a host draw
+ * on its host deficit as well as their own, so host 1 sends about one packet
+ * a round, between host 0's: never three of one host in a row, and as many
+ * of each.  Host 1 alone: its eight flows take turns.
+ */
+static void msfc_test_isolate_round(struct kunit *test)
+{
+	static const u32 modes[] = { TC_MSFC_ISOLATE_SRC, TC_MSFC_ISOLATE_BOTH };
+	int m, i, f;
+
+	for (m = 0; m < ARRAY_SIZE(modes); m++) {
+		const struct msfc_test_attr attrs[] = {
+			{ TCA_MSFC_PRIOS, 1 }, { TCA_MSFC_FLOWS, 64 }, { TCA_MSFC_QUANTUM, 1500 },
+			{ TCA_MSFC_ISOLATE, modes[m] }, { TCA_MSFC_LIMIT, 10000 },
+			{ TCA_MSFC_TARGET, 1000000000 }, { TCA_MSFC_INTERVAL, 2000000000 },
+			{ 0 }
+		};
+		struct Qdisc *sch = msfc_test_create(test, attrs);
+		u32 sent[2] = {}, served[9] = {}, run = 0, last = 2, max_run = 0;
+
+		for (i = 0; i < 60; i++) {
+			msfc_test_enqueue_hosts(test, sch, 0, 0, 0, 1500);
+			for (f = 1; f <= 8; f++)
+				msfc_test_enqueue_hosts(test, sch, f, 1, 1 + f, 1500);
+		}
+		for (i = 0; i < 100; i++) {
+			u32 flow = msfc_test_next_flow(sch);
+			u32 host = flow != 0;
+
+			KUNIT_ASSERT_NE(test, flow, U32_MAX);
+			if (i < 10)
+				continue;
+			sent[host]++;
+			run = host == last ? run + 1 : 1;
+			last = host;
+			max_run = max(max_run, run);
+		}
+		KUNIT_EXPECT_EQ_MSG(test, sent[0], sent[1], "isolate %u: host 0 %u, host 1 %u",
+				    modes[m], sent[0], sent[1]);
+		KUNIT_EXPECT_LE_MSG(test, max_run, 2, "isolate %u: %u in a row from one host",
+				    modes[m], max_run);
+		msfc_test_release(test);
+
+		sch = msfc_test_create(test, attrs);
+		for (i = 0; i < 60; i++)
+			for (f = 1; f <= 8; f++)
+				msfc_test_enqueue_hosts(test, sch, f, 1, 1 + f, 1500);
+		for (i = 0; i < 80; i++) {
+			u32 flow = msfc_test_next_flow(sch);
+
+			KUNIT_ASSERT_GE(test, flow, 1);
+			KUNIT_ASSERT_LE(test, flow, 8);
+			served[flow]++;
+		}
+		for (f = 1; f <= 8; f++) {
+			KUNIT_EXPECT_GE_MSG(test, served[f], 1, "isolate %u: flow %d not served",
+					    modes[m], f);
+			KUNIT_EXPECT_LE_MSG(test, served[f], 11, "isolate %u: flow %d served %u of 80",
+					    modes[m], f, served[f]);
+		}
+		msfc_test_release(test);
+	}
+}
+
 static struct kunit_case msfc_test_cases[] = {
 	KUNIT_CASE(msfc_test_vectors),
 	KUNIT_CASE(msfc_test_ratio_shares),
 	KUNIT_CASE(msfc_test_flow_fairness),
 	KUNIT_CASE(msfc_test_isolate_hosts),
+	KUNIT_CASE(msfc_test_isolate_round),
 	KUNIT_CASE(msfc_test_dscp_classes),
 	KUNIT_CASE(msfc_test_codel),
 	KUNIT_CASE(msfc_test_limits),
@@ -1158,6 +1283,7 @@ static struct kunit_case msfc_test_cases[] = {
 	KUNIT_CASE(msfc_test_boost),
 	KUNIT_CASE(msfc_test_memory_bound),
 	KUNIT_CASE(msfc_test_small_quantum),
+	KUNIT_CASE(msfc_test_small_quantum_isolate),
 	KUNIT_CASE(msfc_test_invalid),
 	KUNIT_CASE(msfc_test_change_reset),
 	KUNIT_CASE(msfc_test_peek),
