@@ -226,47 +226,27 @@ def hosts(a) -> None:
         "ratio",
         "alone_at_half_rate_kbps",
     ]
-    rows = []
-    for label, opts, mbps in HOST_RUNS:
+
+    def down_kbps(options: dict) -> dict:
+        """Downstream kbit/s per flow type of one run of the dumbbell, every flow best effort."""
         out = run_scenario(
             a.build,
             "starvation",
             a.results,
-            {
-                "scheduler": "Msfc",
-                "thin-flows": 0,
-                "rival-flows": 0,
-                "duration": min(a.duration, 20.0),
-                **opts,
-                "bottleneck-rate": f"{mbps * 500}kbps",
-            },
+            {"scheduler": "Msfc", "thin-flows": 0, "duration": min(a.duration, 20.0), **options},
             rng_run=a.rng_run,
             force=not a.reuse,
         )
         f = M.flow_metrics(load_raw(out)[0])
-        down = f[f["direction"] == "down"]
-        alone = float(down.loc[down["type"] == "Bulk", "throughput_kbps"].sum())
+        return f[f["direction"] == "down"].groupby("type")["throughput_kbps"].sum().to_dict()
+
+    rows = []
+    for label, opts, mbps in HOST_RUNS:
+        alone = down_kbps({"rival-flows": 0, **opts, "bottleneck-rate": f"{mbps * 500}kbps"})
         for mode in ISOLATE_MODES:
-            out = run_scenario(
-                a.build,
-                "starvation",
-                a.results,
-                {
-                    "scheduler": "Msfc",
-                    "thin-flows": 0,
-                    "rival-flows": 50,
-                    "duration": min(a.duration, 20.0),
-                    **opts,
-                    "Msfc.Isolate": mode,
-                },
-                rng_run=a.rng_run,
-                force=not a.reuse,
-            )
-            f = M.flow_metrics(load_raw(out)[0])
-            down = f[f["direction"] == "down"]
-            one = float(down.loc[down["type"] == "Bulk", "throughput_kbps"].sum())
-            fifty = float(down.loc[down["type"] == "RivalBulk", "throughput_kbps"].sum())
-            rows.append([label, mode, one, fifty, one / fifty if fifty else "", alone])
+            r = down_kbps({"rival-flows": 50, **opts, "Msfc.Isolate": mode})
+            one, fifty = r.get("Bulk", 0.0), r.get("RivalBulk", 0.0)
+            rows.append([label, mode, one, fifty, one / fifty if fifty else "", alone["Bulk"]])
     seeds.write_table(a.results / "starvation_hosts.csv", header, rows)
     print(f"wrote {a.results / 'starvation_hosts.csv'}")
 
