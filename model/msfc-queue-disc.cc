@@ -901,32 +901,20 @@ MsfcQueueDisc::ClassDequeue(uint32_t cls)
         }
         uint32_t idx = head;
         Flow& flow = m_flows[idx];
-        bool refill = flow.deficit <= 0;
-        if (m_isolate == ISOLATE_FLOW)
+        // Isolate != flow: a flow sends while it and its host have credit; a visit that does
+        // not send refills the host (to at most one quantum) and, while not positive, the flow
+        int64_t* host = m_isolate != ISOLATE_FLOW ? &HostDeficit(cls, flow) : nullptr;
+        if (flow.deficit <= 0 || (host && *host <= 0))
         {
-            if (refill)
-            {
-                flow.deficit += m_quantum;
-            }
-        }
-        else
-        {
-            // a flow sends while it and its host have credit; a visit that does not send
-            // refills the host (to at most one quantum) and, while not positive, the flow
             const int64_t q = FlowQuantum(cls, flow);
-            int64_t& host = HostDeficit(cls, flow);
-            refill = refill || host <= 0;
-            if (refill)
+            if (flow.deficit <= 0)
             {
-                if (flow.deficit <= 0)
-                {
-                    flow.deficit += q;
-                }
-                host = std::min(host + q, int64_t{m_quantum} << ISOLATE_SHIFT);
+                flow.deficit += q;
             }
-        }
-        if (refill)
-        {
+            if (host)
+            {
+                *host = std::min(*host + q, int64_t{m_quantum} << ISOLATE_SHIFT);
+            }
             // a new flow that spent its quantum becomes old; an old one goes round
             if (fromNew || c.tail != idx)
             {
@@ -957,9 +945,9 @@ MsfcQueueDisc::ClassDequeue(uint32_t cls)
             continue;
         }
         flow.deficit -= item->GetSize() * m_flowScale;
-        if (m_isolate != ISOLATE_FLOW)
+        if (host)
         {
-            HostDeficit(cls, flow) -= item->GetSize() * m_flowScale;
+            *host -= item->GetSize() * m_flowScale; // loads unchanged since the visit began
         }
         m_sojournTrace(cls, idx % m_nFlows, Simulator::Now() - item->GetTimeStamp());
         return item;

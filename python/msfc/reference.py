@@ -191,7 +191,7 @@ class Class:
         self.src_load = [0] * nflows
         self.dst_load = [0] * nflows
         # isolate != flow: the inner DRR credit of each source / destination host slot, in
-        # 1/65536 byte; a flow draws on its host's (docs/algorithm.md, "Host deficits")
+        # 1/65536 byte; a flow draws on its host's (docs/algorithm.md, "Per-host isolation")
         self.src_deficit = [0] * nflows
         self.dst_deficit = [0] * nflows
 
@@ -309,21 +309,12 @@ class Msfc:
             return "src" if cl.src_load[fl.src] >= cl.dst_load[fl.dst] else "dst"
         return self.isolate
 
-    def deficit(self, fl: Flow) -> int:
-        """The host deficit a flow draws on (isolate != flow)."""
+    def host_deficit(self, fl: Flow) -> tuple[list[int], int]:
+        """The host deficit a flow draws on (isolate != flow), as its table and slot."""
         cl = self.classes[fl.cls]
         if self.host_side(fl) == "src":
-            return cl.src_deficit[fl.src]
-        return cl.dst_deficit[fl.dst]
-
-    def _add_deficit(self, fl: Flow, amount: int) -> None:
-        """Adds to the flow's host deficit (isolate != flow), which never exceeds one quantum."""
-        cl = self.classes[fl.cls]
-        cap = self.quantum << ISOLATE_SHIFT
-        if self.host_side(fl) == "src":
-            cl.src_deficit[fl.src] = min(cap, cl.src_deficit[fl.src] + amount)
-        else:
-            cl.dst_deficit[fl.dst] = min(cap, cl.dst_deficit[fl.dst] + amount)
+            return cl.src_deficit, fl.src
+        return cl.dst_deficit, fl.dst
 
     def flow_quantum(self, cl: Class, fl: Flow) -> int:
         """The inner DRR refill of a flow, in flow deficit units: quantum bytes (isolate=flow),
@@ -478,22 +469,16 @@ class Msfc:
             if not lst:
                 return None
             fl = lst[0]
-            if self.isolate == "flow":
-                refill = fl.deficit <= 0
-                if refill:
-                    fl.deficit += self.quantum
-            else:
-                # a flow sends when it and its host have credit; every visit that does not
-                # send refills the host (at most to one quantum) and, while it is not
-                # positive, the flow (docs/algorithm.md, "Host deficits")
+            # isolate != flow: a flow sends when it and its host have credit; every visit that
+            # does not send refills the host (at most to one quantum) and, while it is not
+            # positive, the flow (docs/algorithm.md, "Per-host isolation")
+            host, slot = self.host_deficit(fl) if self.isolate != "flow" else (None, 0)
+            if fl.deficit <= 0 or (host is not None and host[slot] <= 0):
                 q = self.flow_quantum(cl, fl)
-                own = fl.deficit <= 0
-                refill = own or self.deficit(fl) <= 0
-                if refill:
-                    if own:
-                        fl.deficit += q
-                    self._add_deficit(fl, q)
-            if refill:
+                if fl.deficit <= 0:
+                    fl.deficit += q
+                if host is not None:
+                    host[slot] = min(self.quantum << ISOLATE_SHIFT, host[slot] + q)
                 lst.popleft()
                 fl.new = False
                 cl.flows.append(fl)  # a new flow that spent its quantum becomes old
@@ -511,8 +496,8 @@ class Msfc:
                     self._flow_leaves(cl, fl)
                 continue
             fl.deficit -= p.length * self.fscale
-            if self.isolate != "flow":
-                self._add_deficit(fl, -p.length * self.fscale)
+            if host is not None:
+                host[slot] -= p.length * self.fscale
             return (cl.idx, fl.idx, p.length, p.ce)
 
     def _pop(self, fl: Flow):
