@@ -676,35 +676,20 @@ static u64 msfc_refills(s64 deficit, u64 quantum)
 	return deficit > 0 ? 0 : div64_u64(-deficit, quantum) + 1;
 }
 
-/* Whether a visit of the inner DRR refills the flow instead of letting it
- * send: its deficit is <= 0, or (isolate != flow) its host's is.
- */
-static bool msfc_flow_must_refill(const struct msfc_sched_data *q,
-				  const struct msfc_flow *flow)
-{
-	if (flow->deficit <= 0)
-		return true;
-	return q->isolate != TC_MSFC_ISOLATE_FLOW &&
-	       *msfc_host_deficit(q, flow) <= 0;
-}
-
-/* The refill of a visit that does not send.  isolate != flow: the host gets
- * the flow's quantum (up to one quantum), the flow only while its own
- * deficit is <= 0, so that a host sends about one quantum a round, spread
- * over the round, while its flows still take turns.
+/* The refill of a visit that does not send: the flow while its own deficit
+ * is <= 0 and (isolate != flow, host non-NULL) its host by the flow's
+ * quantum, up to one quantum, so that a host sends about one quantum a
+ * round, spread over the round, while its flows still take turns.
  */
 static void msfc_refill_flow(struct msfc_sched_data *q, struct msfc_class *cl,
-			     struct msfc_flow *flow)
+			     struct msfc_flow *flow, s64 *host)
 {
 	u64 quantum = msfc_flow_quantum(q, cl, flow);
 
-	if (q->isolate == TC_MSFC_ISOLATE_FLOW) {
-		flow->deficit += quantum;
-		return;
-	}
 	if (flow->deficit <= 0)
 		flow->deficit += quantum;
-	msfc_host_add(q, msfc_host_deficit(q, flow), quantum);
+	if (host)
+		msfc_host_add(q, host, quantum);
 }
 
 /* A DRR round in which every visit is a refill only adds one quantum to
@@ -781,6 +766,7 @@ static struct sk_buff *msfc_class_dequeue(struct Qdisc *sch,
 	struct msfc_sched_data *q = qdisc_priv(sch);
 	struct list_head *head;
 	struct msfc_flow *flow;
+	s64 *host;
 	struct sk_buff *skb;
 	u32 drops, marks;
 	u32 refills = 0;
@@ -793,7 +779,13 @@ static struct sk_buff *msfc_class_dequeue(struct Qdisc *sch,
 				return NULL;
 		}
 		flow = list_first_entry(head, struct msfc_flow, flowchain);
-		if (msfc_flow_must_refill(q, flow)) {
+		/* isolate != flow: a flow sends only while its host has credit
+		 * too; the loads, and so the host, stay the same until the
+		 * visit ends (skipped rounds do not change them)
+		 */
+		host = q->isolate != TC_MSFC_ISOLATE_FLOW ?
+		       msfc_host_deficit(q, flow) : NULL;
+		if (flow->deficit <= 0 || (host && *host <= 0)) {
 			/* refills of new flows move them off their list, so
 			 * more refills than flows means the new list is empty;
 			 * after skipped rounds this visit is still a refill
@@ -802,7 +794,7 @@ static struct sk_buff *msfc_class_dequeue(struct Qdisc *sch,
 				msfc_skip_flow_rounds(q, cl);
 				refills = 0;
 			}
-			msfc_refill_flow(q, cl, flow);
+			msfc_refill_flow(q, cl, flow, host);
 			list_move_tail(&flow->flowchain, &cl->flows);
 			continue;
 		}
@@ -828,13 +820,13 @@ static struct sk_buff *msfc_class_dequeue(struct Qdisc *sch,
 			q->active_flows--;
 			continue;
 		}
-		if (q->isolate == TC_MSFC_ISOLATE_FLOW) {
+		if (!host) {
 			flow->deficit -= qdisc_pkt_len(skb);
 		} else {
 			s64 len = (s64)qdisc_pkt_len(skb) << MSFC_ISOLATE_SHIFT;
 
 			flow->deficit -= len;
-			*msfc_host_deficit(q, flow) -= len;
+			*host -= len;
 		}
 		return skb;
 	}
