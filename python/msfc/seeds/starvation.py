@@ -61,16 +61,26 @@ DOS_SCHEDULERS += [
     ("MSFC boost=on, thin in a higher class", "Msfc", "higher", BOOST_ON),
     ("MSFC boost=on, thin in a lower class", "Msfc", "lower", BOOST_ON),
 ]
-# the modes together as docs/algorithm.md recommends them against floods, with CoDel's setting
-# for links below 4 Mbit/s (docs/kernel.md; the DoS link is 2 Mbit/s); and what
-# inversion=prevent costs there (a flood of many flows in a higher class)
+# CoDel's setting for links below 4 Mbit/s (docs/kernel.md; the DoS link is 2 Mbit/s)
+LOW_RATE_CODEL = {"Msfc.Target": "15ms", "Msfc.Interval": "150ms"}
+# per-host isolation alone with that setting: what isolation gives where it is deployed as
+# docs/algorithm.md recommends
+DOS_SCHEDULERS += [
+    (
+        "MSFC isolate=src, target 15 ms, thin in TCP's class",
+        "Msfc",
+        "same",
+        {"Msfc.Isolate": "src", **LOW_RATE_CODEL},
+    ),
+]
+# the modes together as docs/algorithm.md recommends them against floods, with the low-rate
+# CoDel setting; and what inversion=prevent costs there (a flood of many flows in a higher class)
 RECOMMENDED = {
     "Msfc.Overload": "class",
     "Msfc.Weights": "exact",
     "Msfc.Isolate": "src",
     "Msfc.Boost": "on",
 }
-LOW_RATE_CODEL = {"Msfc.Target": "15ms", "Msfc.Interval": "150ms"}
 DOS_SCHEDULERS += [
     ("MSFC recommended modes, thin in TCP's class", "Msfc", "same", RECOMMENDED),
     (
