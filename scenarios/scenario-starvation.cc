@@ -59,6 +59,14 @@ Spec()
              std::nullopt,
              std::nullopt,
              {"tcp", "udp"}},
+            {"cca",
+             ParamType::Choice,
+             "NewReno",
+             "congestion control of the TCP flows (the seed: NewReno; Cubic: Linux's default)",
+             "",
+             std::nullopt,
+             std::nullopt,
+             {"NewReno", "Cubic"}},
         });
     return {
         "starvation",
@@ -171,6 +179,10 @@ Run(int argc, char** argv)
         return 0;
     }
     ConfigureSeed001(opt);
+    if (opt.Get("cca") == "Cubic")
+    {
+        Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(TcpCubic::GetTypeId()));
+    }
     const double duration = opt.GetDouble("duration");
     if (opt.GetDouble("tcp-start") >= duration)
     {

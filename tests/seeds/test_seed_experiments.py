@@ -187,6 +187,27 @@ def test_isolate_gives_a_one_flow_tcp_host_what_it_can_use(tmp_path):
     assert one + fifty >= 0.95 * 10000, (one, fifty)
 
 
+def test_isolate_gives_hosts_equal_bytes_with_cubic(tmp_path):
+    """One Cubic flow against a host of 50 (10 Mbit/s, 20 ms, Isolate=src): the two hosts get
+    equal bytes within 5 %; per flow the one-flow host gets a fiftieth of that."""
+    opts = dict(
+        thin_flows=0, bottleneck_rate="10Mbps", rtt="20ms", buffer=1000, duration=10, cca="Cubic"
+    )
+    ratio = {}
+    for mode in ("flow", "src"):
+        shared = run(
+            "starvation",
+            tmp_path,
+            scheduler="Msfc",
+            rival_flows=50,
+            **{"Msfc.Isolate": mode},
+            **opts,
+        )
+        ratio[mode] = tcp_kbps(shared, "Bulk") / tcp_kbps(shared, "RivalBulk")
+    assert 0.95 <= ratio["src"] <= 1.05, ratio
+    assert ratio["flow"] < 0.05, ratio
+
+
 def test_starvation_dos_from_one_host_isolate_keeps_tcp_going(tmp_path):
     """The DoS (33-packet buffer) with every thin flow from one host, in the TCP flow's class:
     per flow the TCP flow is starved; per host it keeps more than a third of the link (the rest of

@@ -221,6 +221,14 @@ HOST_RUNS = [
         10,
     ),
     ("UDP at the link rate, 2 Mbit/s, buffer 1000", {"bulk-proto": "udp", "buffer": 1000}, 2),
+    # the same with Linux's default congestion control: what the one-flow host leaves of its
+    # half depends on how the flow's window recovers (NewReno halves it, Cubic takes 30 %)
+    ("TCP Cubic, 2 Mbit/s, 100 ms, buffer 33", {"cca": "Cubic"}, 2),
+    (
+        "TCP Cubic, 10 Mbit/s, 20 ms, buffer 1000",
+        {"bottleneck-rate": "10Mbps", "rtt": "20ms", "buffer": 1000, "cca": "Cubic"},
+        10,
+    ),
 ]
 
 
