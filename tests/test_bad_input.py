@@ -52,3 +52,35 @@ def test_a_study_json_that_is_not_a_study(fake_build, tmp_path, capsys, text):
     argv = ["run", "fake", "--build-dir", str(fake_build), "--out", str(out), "--no-progress"]
     assert main(argv) == 0
     assert main(["report", str(out)]) == 0
+
+
+@pytest.mark.parametrize(
+    "argv, bad",
+    [
+        (["run", "fake", "--pre", "tiny"], "--pre tiny"),
+        (["sweep", "fake", "--grid", "Msfc.Ratio=1,2", "--see", "2"], "--see 2"),
+        (["bench", "seed001-starvation", "RESULTS", "--dos"], "--dos"),
+    ],
+)
+def test_abbreviated_options_are_refused(fake_build, tmp_path, capsys, argv, bad):
+    """An abbreviation would change its meaning when an option with the same prefix is added
+    (--scheduler once ran as --schedulers); only whole option names are taken."""
+    out = tmp_path / "o"
+    argv = [str(out) if a == "RESULTS" else a for a in argv]
+    with pytest.raises(SystemExit) as e:
+        main([*argv, "--build-dir", str(fake_build)])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert "unrecognized arguments: " + bad in err, err
+    assert not out.exists()
+
+
+def test_report_against_itself_is_refused(fake_build, tmp_path, capsys):
+    """Plotting a results directory against itself compares nothing: refused with the fix."""
+    out = tmp_path / "s"
+    argv = ["run", "fake", "--build-dir", str(fake_build), "--out", str(out), "--no-progress"]
+    assert main(argv) == 0
+    assert main(["report", str(out), "--against", str(out) + "/"]) == 2
+    err = capsys.readouterr().err
+    assert "is the results directory being reported" in err and "Traceback" not in err, err
+    assert not list(out.glob("report-against-*"))

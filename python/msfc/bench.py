@@ -97,7 +97,7 @@ def run(name: str, argv: list[str]) -> int:
 
 def common_args(prog: str, description: str) -> argparse.ArgumentParser:
     """Options every simulation benchmark takes: RESULTS, --build-dir, --reuse, --rng-run."""
-    p = argparse.ArgumentParser(prog=prog, description=description)
+    p = argparse.ArgumentParser(prog=prog, description=description, allow_abbrev=False)
     p.add_argument(
         "results",
         type=Path,

@@ -82,6 +82,7 @@ def _sim_options(p: argparse.ArgumentParser) -> None:
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(
         prog="msfc",
+        allow_abbrev=False,
         description=__doc__,
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -207,6 +208,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="flows shown (default: the one the results were made with)",
     )
     bench.add_parser(sub)
+    # "--pre quick" is not "--preset quick": an abbreviation would stop working, or change its
+    # meaning, when an option with the same prefix is added
+    for p in sub.choices.values():
+        p.allow_abbrev = False
     return ap
 
 
@@ -753,6 +758,11 @@ def cmd_report(args) -> int:
     from .report import make_against_report, make_report
 
     if args.against:
+        if Path(args.dir).resolve() == Path(args.against).resolve():
+            raise UserError(
+                f"--against {args.against} is the results directory being reported: give "
+                "another run, comparison or sweep to plot it against"
+            )
         html = make_against_report(
             Path(args.dir), Path(args.against), args.out, direction=args.direction
         )

@@ -19,7 +19,7 @@ from .programs import BUILD_HINT
 def run_program(
     name: str, out_name: str, argv: list[str] | None, prog: str | None, description: str
 ) -> int:
-    ap = argparse.ArgumentParser(prog=prog, description=description)
+    ap = argparse.ArgumentParser(prog=prog, description=description, allow_abbrev=False)
     ap.add_argument("results", type=Path, help=f"results directory (gets {out_name})")
     ap.add_argument(
         "--build-dir",

@@ -1645,7 +1645,7 @@ def cost_main(argv: list[str], prog: str) -> int:
 
 
 def main(argv: list[str] | None = None, prog: str = "python -m msfc.testbed") -> int:
-    ap = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n")[0], allow_abbrev=False)
     sub = ap.add_subparsers(dest="command", required=True)
     p = sub.add_parser("selftest", help="the stock-kernel checks of make test")
     _vm_args(p)

@@ -439,7 +439,9 @@ def write_tables(out: Path, pub: dict) -> tuple[list[dict], list[dict]]:
 
 
 def main(argv: list[str] | None = None, prog: str | None = None) -> int:
-    ap = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(
+        prog=prog, description=__doc__.split("\n\n")[0], allow_abbrev=False
+    )
     ap.add_argument("--out", type=Path, required=True, help="results directory (created)")
     ap.add_argument("--linux-hz100", help="UML kernel built with HZ=100 (make -C kernel kernel)")
     ap.add_argument(
