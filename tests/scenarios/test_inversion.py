@@ -22,14 +22,14 @@ BUILD = Path(os.environ.get("MSFC_BUILD_DIR", REPO / "build"))
 TCP_FLOWS = 16
 
 
-def per_flow_bytes(tmp_path: Path, mode: str) -> tuple[float, float]:
+def per_flow_bytes(tmp_path: Path, mode: str, ratio: int = 2) -> tuple[float, float]:
     """Bytes the scheduler sent per flow: (the UDP flow of class 0, a TCP flow of class 1)."""
     if not (BUILD / "scenario-class-aqm").is_file():
         pytest.fail(f"{BUILD}/scenario-class-aqm missing: build the project first")
     out = run_scenario(
         BUILD,
         "class-aqm",
-        tmp_path / mode,
+        tmp_path / f"{mode}-{ratio}",
         {
             "preset": "s2-test",
             "scheduler": "Msfc",
@@ -40,7 +40,7 @@ def per_flow_bytes(tmp_path: Path, mode: str) -> tuple[float, float]:
             "class-udp-mbps": "0.9,0,0,0",
             "class-start": "0,0,0,0",
             "class-stop": "20,20,20,20",
-            "msfc-ratio": 2,
+            "msfc-ratio": ratio,
             "Msfc.Inversion": mode,
         },
     )
@@ -54,3 +54,15 @@ def test_prevent_removes_the_inversion_allow_shows(tmp_path):
     udp, tcp = per_flow_bytes(tmp_path, "prevent")
     assert tcp >= udp, f"prevent: a class-1 flow gets at least the class-0 flow's bytes ({udp})"
     assert tcp <= 3 * udp, f"prevent: about Ratio = 2 times, not starvation ({udp}, {tcp})"
+
+
+def test_the_ratio_is_the_weight_prevent_gives_a_flow(tmp_path):
+    """prevent weights a class-1 flow Ratio times the class-0 flow per round: at Ratio 16 each
+    TCP flow gets many times the UDP flow's bytes (about 13 measured: the TCP flows do not use
+    every turn), where allow at Ratio 16 still gives the one UDP flow as much as a TCP flow.
+    This is the setting that keeps the ISP tree's per-flow order at full scale
+    (docs/isp-tree.md, "The ratio decides whether the order is reached")."""
+    udp, tcp = per_flow_bytes(tmp_path, "allow", ratio=16)
+    assert udp > 0.5 * tcp, f"allow, Ratio 16: UDP {udp:.0f} B, TCP {tcp:.0f} B"
+    udp, tcp = per_flow_bytes(tmp_path, "prevent", ratio=16)
+    assert 8 * udp <= tcp <= 16 * udp, f"prevent, Ratio 16: UDP {udp:.0f} B, TCP {tcp:.0f} B"
