@@ -178,11 +178,8 @@ Run(int argc, char** argv)
     {
         return 0;
     }
-    ConfigureSeed001(opt);
-    if (opt.Get("cca") == "Cubic")
-    {
-        Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(TcpCubic::GetTypeId()));
-    }
+    ConfigureSeed001(opt,
+                     opt.Get("cca") == "Cubic" ? TcpCubic::GetTypeId() : TcpNewReno::GetTypeId());
     const double duration = opt.GetDouble("duration");
     if (opt.GetDouble("tcp-start") >= duration)
     {

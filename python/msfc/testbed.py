@@ -1687,6 +1687,8 @@ def main(argv: list[str] | None = None, prog: str = "python -m msfc.testbed") ->
         "hosts-summary", help="the hosts test of several bench runs: medians and ranges"
     )
     p.add_argument("outs", nargs="+", help="results directories of bench --tests hosts")
+    for p in sub.choices.values():  # whole option names only, as msfc's own parsers
+        p.allow_abbrev = False
     args = ap.parse_args(argv)
     try:
         if args.command == "hosts-summary":

@@ -66,11 +66,11 @@ Seed001Params(const std::string& defaultScheduler, double minDuration)
 }
 
 void
-ConfigureSeed001(const Options& opt)
+ConfigureSeed001(const Options& opt, TypeId tcp)
 {
     RngSeedManager::SetSeed(static_cast<uint32_t>(opt.GetInt("rng-seed")));
     RngSeedManager::SetRun(static_cast<uint64_t>(opt.GetInt("rng-run")));
-    Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(TcpNewReno::GetTypeId()));
+    Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(tcp));
     Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(1448)); // 1500 B packets
     Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(3));
     Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(true));

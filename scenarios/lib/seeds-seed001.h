@@ -20,8 +20,12 @@ namespace seeds
 /** The options shared by both seed-001 scenarios, in listing order. */
 std::vector<Param> Seed001Params(const std::string& defaultScheduler, double minDuration);
 
-/** TCP defaults of seed 001, the random-number settings and the ns-3 pass-through values. */
-void ConfigureSeed001(const Options& opt);
+/**
+ * TCP defaults of seed 001, the random-number settings and the ns-3 pass-through values (which
+ * win over the defaults, the congestion control included).
+ * @param tcp the TCP congestion control (the seed: NewReno)
+ */
+void ConfigureSeed001(const Options& opt, TypeId tcp = TcpNewReno::GetTypeId());
 
 /** Bottleneck limit in packets: the option, or 2 x BDP in 1500-byte packets. */
 uint32_t Seed001Buffer(const Options& opt);
