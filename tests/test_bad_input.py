@@ -84,3 +84,11 @@ def test_report_against_itself_is_refused(fake_build, tmp_path, capsys):
     err = capsys.readouterr().err
     assert "is the results directory being reported" in err and "Traceback" not in err, err
     assert not list(out.glob("report-against-*"))
+
+
+@pytest.mark.parametrize("argv", [["bench"], ["bench", "nosuch"]])
+def test_bench_without_a_known_name_lists_the_benchmarks(capsys, argv):
+    """`msfc bench` alone, or with a name it does not know, names every benchmark."""
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "qdisc-cost" in err and "seed001-starvation" in err and "Traceback" not in err, err

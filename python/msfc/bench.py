@@ -73,8 +73,9 @@ def add_parser(sub) -> None:
         epilog="benchmarks:\n" + "\n".join(lines),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("name", choices=list(BENCHMARKS), metavar="NAME", help="which benchmark")
-    p.add_argument("args", nargs=argparse.REMAINDER, help="the benchmark's options")
+    # NAME is checked by run(), so that `msfc bench` alone lists the benchmarks
+    p.add_argument("name", nargs="?", metavar="NAME", help="which benchmark")
+    p.add_argument("args", nargs=argparse.REMAINDER, metavar="...", help="the benchmark's options")
 
 
 def cmd_bench(args) -> int:
@@ -82,6 +83,11 @@ def cmd_bench(args) -> int:
 
 
 def run(name: str, argv: list[str]) -> int:
+    if name is None:
+        raise UserError(
+            f"msfc bench needs the NAME of a benchmark: {', '.join(BENCHMARKS)} "
+            f"(msfc bench --help says what each runs)"
+        )
     if name not in BENCHMARKS:
         raise UserError(f"unknown benchmark '{name}'; benchmarks: {', '.join(BENCHMARKS)}")
     module_name, _, function = BENCHMARKS[name][0].partition(":")
