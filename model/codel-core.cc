@@ -53,6 +53,18 @@ CoDelCore::TicksToTime(int64_t ticks) const
     return NanoSeconds(m_flavour == Flavour::LINUX ? ticks << CODEL_SHIFT : ticks);
 }
 
+bool
+CoDelCore::ReenteredSoon(int64_t now, int64_t dropNext) const
+{
+    if (m_flavour == Flavour::LINUX)
+    {
+        auto elapsed = static_cast<uint32_t>(now - dropNext);
+        auto limit = static_cast<uint32_t>(16 * m_intervalTicks);
+        return static_cast<int32_t>(elapsed - limit) < 0;
+    }
+    return now - dropNext < 16 * m_intervalTicks;
+}
+
 void
 CoDelCore::NewtonStep(CoDelVars& vars)
 {

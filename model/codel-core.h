@@ -90,6 +90,18 @@ class CoDelCore
     Time TicksToTime(int64_t ticks) const;
 
     /**
+     * Whether the dropping state is entered again soon after the last one, so that it resumes
+     * near its drop rate: now - dropNext below 16 intervals. LINUX compares as
+     * codel_time_before does on the kernel's u32 clock, with 16 * interval taken modulo 2^32
+     * and the difference as a signed 32-bit number: above 2^31 units (an interval above
+     * 137 s) the kernel finds a near re-entry not soon, and so does this flavour.
+     * @param now the time of the dequeue (ticks)
+     * @param dropNext the last drop time of the flow (ticks)
+     * @return true to resume at the last count
+     */
+    bool ReenteredSoon(int64_t now, int64_t dropNext) const;
+
+    /**
      * Take the next packet of a flow through CoDel: dequeue the head, and drop (or CE-mark)
      * as the control law says.  `ops` supplies the flow's operations:
      * - `Ptr<QueueDiscItem> Pop()`: remove and return the head packet (nullptr when empty),
@@ -203,7 +215,7 @@ CoDelCore::Dequeue(CoDelVars& vars, int64_t nowNs, FlowOps& ops) const
         }
         vars.dropping = true;
         uint32_t delta = vars.count - vars.lastCount;
-        if (delta > 1 && now - vars.dropNext < 16 * m_intervalTicks)
+        if (delta > 1 && ReenteredSoon(now, vars.dropNext))
         {
             // Re-entering soon after the last dropping state: resume near its drop rate.
             vars.count = delta;

@@ -66,7 +66,10 @@ static codel_time_t msfc_codel_time(void)
 #endif
 
 /* Ranges, defaults and their messages: pkt_sched.h (TC_MSFC_*).  TC_MSFC_TARGET_MAX and
- * TC_MSFC_INTERVAL_MAX (2000 s) keep codel_time_t, which wraps at 2^31 units, from wrapping.
+ * TC_MSFC_INTERVAL_MAX (2000 s) keep codel_time_t, which wraps at 2^31 units, from wrapping
+ * in the comparisons with target and interval.  codel_dequeue()'s re-entry test compares
+ * with 16 * interval, which passes 2^31 units above 137 s: as in every codel_impl.h user, a
+ * near re-entry then restarts at count 1 (the reference and the ns-3 model do the same).
  */
 #define MSFC_MAX_PRIOS		TC_MSFC_PRIOS_MAX
 #define MSFC_MAX_CLASS_QUANTUM	BIT_ULL(TC_MSFC_CLASS_QUANTUM_MAX_LOG2)
