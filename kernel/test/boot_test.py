@@ -639,6 +639,22 @@ def main():
         text.replace("\n", " | "),
     )
 
+    # --- classes are the qdisc's: tc class add/change/del are refused with the way to do it
+    p1 = tc("class", "change", "dev", "va", "classid", "10:2", check=False)
+    p2 = tc("class", "add", "dev", "va", "parent", "10:", "classid", "10:9", check=False)
+    p3 = tc("class", "del", "dev", "va", "classid", "10:2", check=False)
+    report(
+        p1.returncode != 0
+        and "msfc classes have no options of their own" in p1.stderr
+        and p2.returncode != 0
+        and "msfc classes have no options of their own" in p2.stderr
+        and p3.returncode != 0
+        and "msfc classes cannot be deleted" in p3.stderr
+        and len(class_bytes()) == 4,
+        "tc class change, add and del are refused with an extack message naming the fix",
+        " | ".join(x.stderr.strip() for x in (p1, p2, p3)),
+    )
+
     # --- delete; msfc as root qdisc of the other end; replace by fq_codel
     p = tc("qdisc", "del", "dev", "va", "parent", "1:1", "handle", "10:", check=False)
     report(p.returncode == 0 and msfc_qdisc() is None, "tc qdisc del", p.stderr.strip())

@@ -1406,6 +1406,27 @@ static unsigned long msfc_find(struct Qdisc *sch, u32 classid)
 	return minor >= 1 && minor <= q->prios ? minor : 0;
 }
 
+/* The classes are the qdisc's prios, with quanta from quantum and ratio: tc class add and
+ * change (which the core sends here) and tc class del get the way to change them, instead of
+ * a bare EOPNOTSUPP.
+ */
+static int msfc_change_class(struct Qdisc *sch, u32 classid, u32 parentid,
+			     struct nlattr **tca, unsigned long *arg,
+			     struct netlink_ext_ack *extack)
+{
+	NL_SET_ERR_MSG(extack,
+		       "msfc classes have no options of their own: prios sets their number, quantum and ratio their quanta (tc qdisc change ... msfc prios N quantum Q ratio R)");
+	return -EOPNOTSUPP;
+}
+
+static int msfc_delete_class(struct Qdisc *sch, unsigned long cl,
+			     struct netlink_ext_ack *extack)
+{
+	NL_SET_ERR_MSG(extack,
+		       "msfc classes cannot be deleted: there are always prios of them (tc qdisc change ... msfc prios N)");
+	return -EOPNOTSUPP;
+}
+
 static unsigned long msfc_bind(struct Qdisc *sch, unsigned long parent,
 			       u32 classid)
 {
@@ -1483,6 +1504,8 @@ static void msfc_walk(struct Qdisc *sch, struct qdisc_walker *arg)
 static const struct Qdisc_class_ops msfc_class_ops = {
 	.leaf		=	msfc_leaf,
 	.find		=	msfc_find,
+	.change		=	msfc_change_class,
+	.delete		=	msfc_delete_class,
 	.tcf_block	=	msfc_tcf_block,
 	.bind_tcf	=	msfc_bind,
 	.unbind_tcf	=	msfc_unbind,
