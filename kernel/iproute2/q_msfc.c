@@ -19,37 +19,6 @@
 #include "pkt_sched_msfc.h"
 #endif
 
-static void explain(void)
-{
-	fprintf(stderr,
-		"Usage: ... msfc [ prios NUMBER ] [ ratio RATIO ] [ flows NUMBER ]\n"
-		"                [ quantum BYTES ] [ target TIME ] [ interval TIME ]\n"
-		"                [ limit PACKETS ] [ memory_limit BYTES ]\n"
-		"                [ drop_batch PACKETS ] [ ecn | noecn ]\n"
-		"                [ overload { flow | class } ] [ weights { rounded | exact } ]\n"
-		"                [ inversion { allow | prevent } ]\n"
-		"                [ isolate { flow | src | dst | both } ]\n"
-		"                [ boost { off | on } ]\n"
-		"                [ dscp_map { default | DSCP:CLASS[,DSCP:CLASS...] } ]\n"
-		"  prios     classes, " TC_MSFC_PRIOS_RANGE ", class prios-1 is the most important (3)\n"
-		"  ratio     class p gets quantum * ratio^p, 1/65536 .. 16 (2)\n"
-		"  flows     flow queues per class, " TC_MSFC_FLOWS_RANGE " (1024)\n"
-		"  quantum   bytes per flow and for class 0 (device MTU)\n"
-		"  overload  victim of drops over limit: the fattest flow (flow), or the\n"
-		"            class most above its share, then its fattest flow (class)\n"
-		"  weights   class quanta in whole bytes (rounded) or 1/65536 byte (exact)\n"
-		"  inversion prevent: the classes below a crowded class get at most their\n"
-		"            per-flow share weighted by ratio, so no class gives its flows\n"
-		"            less each than a lower class (allow)\n"
-		"  isolate   fairness in a class: per flow (flow), or per source host,\n"
-		"            destination host or both first, then per flow of the host\n"
-		"  boost     flows that become active are served first in their class, for\n"
-		"            one quantum (on), or join the end of its round (off)\n"
-		"  DSCP      a number 0..63 or a name: be cs0..cs7 af11..af43 ef va le\n"
-		"  dscp_map  changes entries of the default map (LE,CS1 -> 0; other\n"
-		"            precedence 0/1 -> 1; precedence k -> k, clamped to prios-1)\n");
-}
-
 /* tc's words for the values of the mode attributes' enums, indexed by value */
 static const char * const msfc_overload_names[__TC_MSFC_OVERLOAD_MAX] = {
 	[TC_MSFC_OVERLOAD_FLOW]		= "flow",
@@ -95,6 +64,48 @@ static const struct msfc_mode {
 	{ "isolate", TCA_MSFC_ISOLATE, msfc_isolate_names, ARRAY_SIZE(msfc_isolate_names) },
 	{ "boost", TCA_MSFC_BOOST, msfc_boost_names, ARRAY_SIZE(msfc_boost_names) },
 };
+
+static void explain(void)
+{
+	const char *sep;
+	unsigned int m, i;
+
+	fprintf(stderr,
+		"Usage: ... msfc [ prios NUMBER ] [ ratio RATIO ] [ flows NUMBER ]\n"
+		"                [ quantum BYTES ] [ target TIME ] [ interval TIME ]\n"
+		"                [ limit PACKETS ] [ memory_limit BYTES ]\n"
+		"                [ drop_batch PACKETS ] [ ecn | noecn ]\n");
+	/* the modes' words from the tables tc parses them with */
+	for (m = 0; m < ARRAY_SIZE(msfc_modes); m++) {
+		fprintf(stderr, "                [ %s {", msfc_modes[m].name);
+		for (i = 0, sep = " "; i < msfc_modes[m].count; i++) {
+			if (!msfc_modes[m].names[i])
+				continue;
+			fprintf(stderr, "%s%s", sep, msfc_modes[m].names[i]);
+			sep = " | ";
+		}
+		fprintf(stderr, " } ]\n");
+	}
+	fprintf(stderr,
+		"                [ dscp_map { default | DSCP:CLASS[,DSCP:CLASS...] } ]\n"
+		"  prios     classes, " TC_MSFC_PRIOS_RANGE ", class prios-1 is the most important (3)\n"
+		"  ratio     class p gets quantum * ratio^p, 1/65536 .. 16 (2)\n"
+		"  flows     flow queues per class, " TC_MSFC_FLOWS_RANGE " (1024)\n"
+		"  quantum   bytes per flow and for class 0 (device MTU)\n"
+		"  overload  victim of drops over limit: the fattest flow (flow), or the\n"
+		"            class most above its share, then its fattest flow (class)\n"
+		"  weights   class quanta in whole bytes (rounded) or 1/65536 byte (exact)\n"
+		"  inversion prevent: the classes below a crowded class get at most their\n"
+		"            per-flow share weighted by ratio, so no class gives its flows\n"
+		"            less each than a lower class (allow)\n"
+		"  isolate   fairness in a class: per flow (flow), or per source host,\n"
+		"            destination host or both first, then per flow of the host\n"
+		"  boost     flows that become active are served first in their class, for\n"
+		"            one quantum (on), or join the end of its round (off)\n"
+		"  DSCP      a number 0..63 or a name: be cs0..cs7 af11..af43 ef va le\n"
+		"  dscp_map  changes entries of the default map (LE,CS1 -> 0; other\n"
+		"            precedence 0/1 -> 1; precedence k -> k, clamped to prios-1)\n");
+}
 
 /* *val = the value of mode m that arg names, 0; or -1 after listing the words ("a, b or c") */
 static int msfc_get_mode(const struct msfc_mode *m, __u32 *val, const char *arg)

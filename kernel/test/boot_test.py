@@ -310,6 +310,15 @@ def mode_checks():
             what,
             f"want {want!r}, rc {p.returncode}, {p.stderr.strip()!r}",
         )
+    p = sh([TC, "qdisc", "change", "dev", "vb", "root", "msfc", "help"], ns="b", check=False)
+    want = [
+        f"[ {name} {{ {' | '.join(words)} }} ]" for name, words in msfc_params().CHOICES.items()
+    ]
+    report(
+        p.returncode != 0 and all(w in p.stderr for w in want),
+        "tc ... msfc help lists every mode with its words",
+        f"missing {[w for w in want if w not in p.stderr]}",
+    )
 
 
 def main():
