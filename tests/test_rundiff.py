@@ -83,3 +83,21 @@ def test_bad_inputs(runs, tmp_path, capsys):
     assert "results directory with 2 runs; give one of them" in capsys.readouterr().err
     assert main(["diff", str(runs["a"]), str(runs["b"]), "--ignore", "nonsense"]) == 2
     assert "no such column" in capsys.readouterr().err
+
+
+def test_results_dir_compares_its_last_commands_run(runs, fake_build, tmp_path, capsys):
+    """A results directory re-used with other settings keeps the earlier run in runs/; diff
+    takes the run its study names (the last command's), not 'one of 2 runs'."""
+    d = tmp_path / "reused"
+    for seed in ("2", "1"):
+        argv = ["run", "fake", "--build-dir", str(fake_build), "--set", "duration=1"]
+        assert main([*argv, "--run", seed, "--out", str(d), "--no-progress"]) == 0
+    assert len(list(d.glob("runs/*/flows.csv"))) == 2
+    capsys.readouterr()
+    assert main(["diff", str(d), str(runs["a"])]) == 0  # seed 1, as the last command
+    assert "identical" in capsys.readouterr().out
+    study = json.loads((d / "study.json").read_text())
+    (d / "runs" / study["configs"][0] / "flows.csv").unlink()
+    assert main(["diff", str(d), str(runs["a"])]) == 2
+    err = capsys.readouterr().err
+    assert "has not finished" in err and "Traceback" not in err, err

@@ -17,9 +17,28 @@ KEYS = ("flow_id",)
 
 
 def resolve_run(path: Path) -> Path:
-    """A run directory: ``path`` itself, or the only run of the results directory ``path``."""
+    """A run directory: ``path`` itself, or the only run of the results directory ``path``.
+
+    A results directory's runs are those its study.json names (the last command's): runs/ also
+    keeps the runs of earlier commands with other settings, which it does not compare."""
     path = Path(path)
-    if (path / "runs").is_dir():
+    if (path / "runs").is_dir() and (path / "study.json").is_file():
+        from .runner import read_study
+
+        named = [path / "runs" / h for h in dict.fromkeys(read_study(path)["configs"])]
+        if len(named) > 1:
+            raise UserError(
+                f"{path} is a results directory with {len(named)} runs; give one of them, "
+                f"e.g. {named[0]}"
+            )
+        if named:
+            if not (named[0] / "flows.csv").is_file():
+                raise UserError(
+                    f"{path}: the run of its last command ({named[0]}) has not finished (no "
+                    f"flows.csv); re-run that command to finish it, or give another run directory"
+                )
+            return named[0]
+    elif (path / "runs").is_dir():
         runs = sorted(p.parent for p in (path / "runs").glob("*/flows.csv"))
         if len(runs) == 1:
             return runs[0]
