@@ -28,6 +28,7 @@
 #include <cmath>
 #include <cstring>
 #include <map>
+#include <set>
 #include <sstream>
 
 namespace ns3
@@ -352,7 +353,9 @@ MsfcQueueDisc::ValidateConfiguration() const
     }
     else
     {
-        uint64_t q0 = m_quantumAttr ? m_quantumAttr : QUEUE_DISC_DEFAULT_MTU;
+        // Quantum=0: the device MTU once initialized (Change), 1500 bytes before
+        const uint64_t mtu = m_mtu ? m_mtu : QUEUE_DISC_DEFAULT_MTU;
+        const uint64_t q0 = m_quantumAttr ? m_quantumAttr : mtu;
         const bool exact = m_weights == WEIGHTS_EXACT;
         auto quanta = ComputeClassQuanta(q0, static_cast<uint32_t>(ratioFixed), m_prios, exact);
         if (quanta.empty())
@@ -404,6 +407,13 @@ MsfcQueueDisc::InitializeParams()
     NS_LOG_FUNCTION(this);
     uint32_t deviceMtu = QueueDiscDeviceMtu(*this);
     m_mtu = deviceMtu ? deviceMtu : QUEUE_DISC_DEFAULT_MTU;
+    AllocateTables();
+    ApplyParameters();
+}
+
+void
+MsfcQueueDisc::ApplyParameters()
+{
     m_quantum = m_quantumAttr ? m_quantumAttr : m_mtu;
     // "backlog at most one MTU" is one quantum (docs/algorithm.md), as in the Linux qdisc
     m_codel.Configure(m_target, m_interval, m_quantum, CoDelCore::Flavour::LINUX);
@@ -418,25 +428,206 @@ MsfcQueueDisc::InitializeParams()
         exact && !ExactQuantaAccurate(quanta),
         "MsfcQueueDisc: Weights=exact with the device's quantum: " TC_MSFC_EXACT_WEIGHTS_MSG);
     m_flowScale = m_isolate != ISOLATE_FLOW ? int64_t{1} << ISOLATE_SHIFT : 1;
-    m_classes.assign(m_prios, Class{});
     for (uint32_t p = 0; p < m_prios; ++p)
     {
         m_classes[p].quantum = quanta[p];
-        if (m_isolate != ISOLATE_FLOW)
-        {
-            m_classes[p].srcLoad.assign(m_nFlows, 0);
-            m_classes[p].dstLoad.assign(m_nFlows, 0);
-            m_classes[p].srcDeficit.assign(m_nFlows, 0);
-            m_classes[p].dstDeficit.assign(m_nFlows, 0);
-        }
     }
-    static_assert(sizeof(Flow) == 72, "flow record size is documented (docs/design.md)");
-    m_flows.assign(static_cast<size_t>(m_prios) * m_nFlows, Flow{});
-    m_flowHosts.assign(m_isolate != ISOLATE_FLOW ? m_flows.size() : 0, FlowHosts{});
-    m_activeHead = m_activeTail = NIL;
 
     // DSCP map: the default rule, then the user's overrides (validated in CheckConfig).
     m_classifier.Configure(m_prios, m_dscpMapSpec, m_useSocketPriority);
+}
+
+void
+MsfcQueueDisc::AllocateTables()
+{
+    m_classes.assign(m_prios, Class{});
+    static_assert(sizeof(Flow) == 72, "flow record size is documented (docs/design.md)");
+    m_flows.assign(static_cast<size_t>(m_prios) * m_nFlows, Flow{});
+    m_activeHead = m_activeTail = NIL;
+    ResetHostTables();
+}
+
+void
+MsfcQueueDisc::ResetHostTables()
+{
+    const size_t hosts = m_isolate != ISOLATE_FLOW ? m_nFlows : 0;
+    for (Class& c : m_classes)
+    {
+        c.srcLoad.assign(hosts, 0);
+        c.dstLoad.assign(hosts, 0);
+        c.srcDeficit.assign(hosts, 0);
+        c.dstDeficit.assign(hosts, 0);
+    }
+    m_flowHosts.assign(hosts ? m_flows.size() : 0, FlowHosts{});
+}
+
+void
+MsfcQueueDisc::UnlistAll()
+{
+    for (Class& c : m_classes)
+    {
+        // the old list, then the new one (Boost=on leaves emptied flows on it)
+        for (uint32_t head : {c.head, c.newHead})
+        {
+            for (uint32_t idx = head; idx != NIL;)
+            {
+                Flow& flow = m_flows[idx];
+                idx = flow.next;
+                flow.next = NIL;
+                flow.active = false;
+            }
+        }
+        c.head = c.tail = c.newHead = c.newTail = NIL;
+        c.nFlows = 0;
+        c.next = NIL;
+        c.active = false;
+    }
+    m_activeHead = m_activeTail = NIL;
+}
+
+MsfcQueueDisc::Settings
+MsfcQueueDisc::SaveSettings() const
+{
+    return Settings{m_prios,
+                    m_nFlows,
+                    m_quantumAttr,
+                    m_ratio,
+                    m_target,
+                    m_interval,
+                    m_dropBatchSize,
+                    m_useEcn,
+                    m_useSocketPriority,
+                    m_dscpMapSpec,
+                    m_overload,
+                    m_weights,
+                    m_inversion,
+                    m_isolate,
+                    m_boost,
+                    GetMaxSize()};
+}
+
+void
+MsfcQueueDisc::RestoreSettings(const Settings& s)
+{
+    m_prios = s.prios;
+    m_nFlows = s.nFlows;
+    m_quantumAttr = s.quantumAttr;
+    m_ratio = s.ratio;
+    m_target = s.target;
+    m_interval = s.interval;
+    m_dropBatchSize = s.dropBatchSize;
+    m_useEcn = s.useEcn;
+    m_useSocketPriority = s.useSocketPriority;
+    m_dscpMapSpec = s.dscpMapSpec;
+    m_overload = s.overload;
+    m_weights = s.weights;
+    m_inversion = s.inversion;
+    m_isolate = s.isolate;
+    m_boost = s.boost;
+    SetMaxSize(s.maxSize);
+}
+
+MsfcQueueDisc::ChangeResult
+MsfcQueueDisc::Change(const std::vector<std::pair<std::string, std::string>>& attributes,
+                      std::string& error)
+{
+    NS_LOG_FUNCTION(this);
+    NS_ABORT_MSG_IF(m_classes.empty(),
+                    "MsfcQueueDisc::Change: the queue disc is not initialized yet (set its "
+                    "attributes instead)");
+    // what `tc qdisc change` can change (Perturbation cannot: queued packets would change flow)
+    static const std::set<std::string> changeable = {"Prios",
+                                                     "Flows",
+                                                     "Quantum",
+                                                     "Ratio",
+                                                     "MaxSize",
+                                                     "DropBatchSize",
+                                                     "Target",
+                                                     "Interval",
+                                                     "UseEcn",
+                                                     "Overload",
+                                                     "Weights",
+                                                     "Inversion",
+                                                     "Isolate",
+                                                     "Boost",
+                                                     "DscpMap",
+                                                     "UseSocketPriority"};
+    const Settings old = SaveSettings();
+    for (const auto& [name, value] : attributes)
+    {
+        if (!changeable.count(name))
+        {
+            RestoreSettings(old);
+            error = "MsfcQueueDisc: attribute " + name + " cannot be changed";
+            return CHANGE_INVALID;
+        }
+        if (!SetAttributeFailSafe(name, StringValue(value)))
+        {
+            RestoreSettings(old);
+            std::string range = GetAttributeRange(name);
+            error = "MsfcQueueDisc: " + name + "=" + value + ": invalid value" +
+                    (range.empty() ? "" : " (allowed: " + range + ")");
+            return CHANGE_INVALID;
+        }
+    }
+    std::string invalid = ValidateConfiguration();
+    if (!invalid.empty())
+    {
+        RestoreSettings(old);
+        error = invalid;
+        return CHANGE_INVALID;
+    }
+    const bool resize = m_prios != old.prios || m_nFlows != old.nFlows;
+    const bool reisolate = m_isolate != old.isolate;
+    if ((resize || reisolate) && GetNPackets() > 0)
+    {
+        RestoreSettings(old);
+        error = resize ? TC_MSFC_RESIZE_BUSY_MSG : TC_MSFC_ISOLATE_BUSY_MSG;
+        return CHANGE_BUSY;
+    }
+
+    if (resize)
+    {
+        // 1. new records (the queue disc is idle); the counters of the classes that remain
+        std::vector<MsfcClassStats> stats;
+        for (uint32_t p = 0; p < std::min(old.prios, m_prios); ++p)
+        {
+            stats.push_back(m_classes[p].stats);
+        }
+        AllocateTables();
+        for (uint32_t p = 0; p < stats.size(); ++p)
+        {
+            m_classes[p].stats = stats[p];
+        }
+    }
+    else if (reisolate)
+    {
+        // 2. flows left on their lists leave them; no host load or deficit of the old mode
+        // survives (and Isolate=flow -> another mode: the host tables are allocated here)
+        UnlistAll();
+        ResetHostTables();
+    }
+    if (m_weights != old.weights)
+    {
+        // 3. the deficits of the listed classes in the new unit: rounded -> exact * 65536,
+        // exact -> rounded floor(d / 65536) (an arithmetic shift in C++20, also below 0)
+        for (uint32_t cls = m_activeHead; cls != NIL; cls = m_classes[cls].next)
+        {
+            int64_t& d = m_classes[cls].deficit;
+            d = m_weights == WEIGHTS_EXACT ? d * (int64_t{1} << EXACT_SHIFT) : d >> EXACT_SHIFT;
+        }
+    }
+    // 4. what follows from the new values; deficits keep theirs
+    ApplyParameters();
+    // 5. a lower limit drops from the victims of Overload, keeping the rest
+    while (GetCurrentSize() > GetMaxSize())
+    {
+        if (OverloadDrop() == 0)
+        {
+            break;
+        }
+    }
+    return CHANGE_OK;
 }
 
 uint32_t

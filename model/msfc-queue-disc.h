@@ -24,6 +24,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ns3
@@ -53,7 +54,8 @@ struct MsfcClassStats
  * The MSFC scheduler.  See docs/algorithm.md for the exact algorithm.
  *
  * Memory: one small record per class and one per flow queue
- * (Prios x Flows records of 72 bytes, allocated in InitializeParams);
+ * (Prios x Flows records of 72 bytes, allocated in InitializeParams and again by Change()
+ * when Prios or Flows change);
  * the packets of all flows are held in one FlowPacketStore.
  */
 class MsfcQueueDisc : public QueueDisc
@@ -201,11 +203,42 @@ class MsfcQueueDisc : public QueueDisc
      */
     static bool ExactQuantaAccurate(const std::vector<uint64_t>& quanta);
     /**
-     * Check the configured attributes.
+     * Check the configured attributes (Quantum 0 counts as the device MTU once the queue disc
+     * is initialized, as 1500 bytes before).
      * @return an empty string when valid, else a message naming the attribute,
      *         the bad value and the allowed range
      */
     std::string ValidateConfiguration() const;
+
+    /// Outcome of Change().
+    enum ChangeResult
+    {
+        CHANGE_OK,      //!< the change was applied
+        CHANGE_BUSY,    //!< refused, nothing changed: Prios, Flows or Isolate with packets queued
+        CHANGE_INVALID, //!< refused, nothing changed: a bad value or an invalid configuration
+    };
+
+    /**
+     * Change some attributes of a running queue disc: the ns-3 side of `tc qdisc change`
+     * (docs/algorithm.md, "Changing the configuration").  The named attributes take their new
+     * values through the attribute system, the others keep theirs; the resulting configuration
+     * is checked as at initialization (ValidateConfiguration, with the device MTU for
+     * Quantum=0).  A bad value or configuration, or (with packets queued) a change of Prios,
+     * Flows or Isolate, is refused and changes nothing.  An accepted change resets what the
+     * algorithm resets (Prios or Flows: every class and flow record; Isolate: the flows and
+     * classes left on their lists and the host tables), converts the deficits of the listed
+     * classes when Weights changes, recomputes the quanta, and overload-drops while the queue
+     * disc holds more than MaxSize.  Call it only after the queue disc is initialized.
+     * @param attributes attribute names and values, set in the order given; the names: Prios,
+     *        Flows, Quantum (0: the device MTU), Ratio, MaxSize, DropBatchSize, Target, Interval,
+     *        UseEcn, Overload, Weights, Inversion, Isolate, Boost, DscpMap, UseSocketPriority
+     * @param error set to the reason when the change is refused: the attribute and value, or
+     *        ValidateConfiguration()'s message (CHANGE_INVALID); TC_MSFC_ISOLATE_BUSY_MSG or
+     *        TC_MSFC_RESIZE_BUSY_MSG (CHANGE_BUSY)
+     * @return CHANGE_OK, CHANGE_BUSY or CHANGE_INVALID
+     */
+    ChangeResult Change(const std::vector<std::pair<std::string, std::string>>& attributes,
+                        std::string& error);
 
     /**
      * Allowed range of a numeric attribute in the kernel qdisc's words ("1 .. 16").
@@ -297,6 +330,57 @@ class MsfcQueueDisc : public QueueDisc
         std::vector<int64_t> srcDeficit; //!< Isolate != flow: credit per source host slot
         std::vector<int64_t> dstDeficit; //!< and per destination host slot (1/65536 byte)
     };
+
+    /// The attributes Change() may set, as they were before it (to restore them).
+    struct Settings
+    {
+        uint32_t prios;          //!< Prios
+        uint32_t nFlows;         //!< Flows
+        uint32_t quantumAttr;    //!< Quantum
+        double ratio;            //!< Ratio
+        Time target;             //!< Target
+        Time interval;           //!< Interval
+        uint32_t dropBatchSize;  //!< DropBatchSize
+        bool useEcn;             //!< UseEcn
+        bool useSocketPriority;  //!< UseSocketPriority
+        std::string dscpMapSpec; //!< DscpMap
+        OverloadMode overload;   //!< Overload
+        WeightsMode weights;     //!< Weights
+        InversionMode inversion; //!< Inversion
+        IsolateMode isolate;     //!< Isolate
+        BoostMode boost;         //!< Boost
+        QueueSize maxSize;       //!< MaxSize
+    };
+
+    /** @return the attributes Change() may set, as they are now */
+    Settings SaveSettings() const;
+    /**
+     * Set the attributes Change() may set back to saved values.
+     * @param s the saved values
+     */
+    void RestoreSettings(const Settings& s);
+    /**
+     * What follows from the attributes, for InitializeParams and Change: the inner quantum
+     * (Quantum, or the device MTU for 0), CoDel's parameters, the deficit scales, Ratio in
+     * fixed point, the class quanta and the classifier.  The class records must exist.
+     */
+    void ApplyParameters();
+    /**
+     * New class, flow and host records for Prios x Flows: every list empty, every deficit 0,
+     * every CoDel state initial (codel_vars_init).  The queue disc must hold no packet.
+     */
+    void AllocateTables();
+    /**
+     * The host tables for the current Isolate: all loads and deficits 0 (Isolate != flow),
+     * or none (Isolate = flow).
+     */
+    void ResetHostTables();
+    /**
+     * Every flow still on one of its class's lists (old or new) leaves it and every class
+     * leaves the active class list; flow deficits and CoDel states are kept.  For an idle queue
+     * disc only (its listed flows hold no packet).
+     */
+    void UnlistAll();
 
     uint32_t FlowIndex(uint32_t cls, Ptr<const QueueDiscItem> item) const;
     Ptr<QueueDiscItem> ClassDequeue(uint32_t cls);

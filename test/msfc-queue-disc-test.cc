@@ -1,6 +1,6 @@
 /*
  * Unit tests of MsfcQueueDisc: scheduling shares, fairness, work
- * conservation, CoDel, overload, classification and configuration checks.
+ * conservation, CoDel, overload, classification, configuration checks and changes.
  *
  * SPDX-License-Identifier: GPL-2.0-only
  */
@@ -1164,6 +1164,307 @@ class MsfcBoostTestCase : public TestCase
 };
 
 /**
+ * Change() (tc qdisc change, docs/algorithm.md "Changing the configuration"): a flow left on
+ * the new-flow list by Boost=on leaves it when Isolate changes (issue 26: it was served with
+ * host tables that did not exist); Prios, Flows and Isolate cannot change with packets queued;
+ * an invalid change restores every attribute; the deficits of listed classes are converted
+ * when Weights changes (exact -> rounded rounds down, also below 0); a lower MaxSize drops
+ * down to it.
+ */
+class MsfcChangeTestCase : public TestCase
+{
+  public:
+    MsfcChangeTestCase()
+        : TestCase("Change: the tc qdisc change semantics, busy and invalid changes refused")
+    {
+    }
+
+  private:
+    /// A test item with its own source and destination host slots.
+    class HostItem : public MsfcTestItem, public MsfcQueueDisc::HostHashItem
+    {
+      public:
+        /**
+         * @param size bytes
+         * @param flow flow hash
+         * @param src source host slot
+         * @param dst destination host slot
+         * @param tag read back with GetTag
+         */
+        HostItem(uint32_t size, uint32_t flow, uint32_t src, uint32_t dst, uint32_t tag)
+            : MsfcTestItem(size, flow, MsfcQueueDisc::DscpForDefaultClass(0), false, tag),
+              m_src(src),
+              m_dst(dst)
+        {
+        }
+
+        uint32_t HostHash(bool destination, uint32_t) const override
+        {
+            return destination ? m_dst : m_src;
+        }
+
+      private:
+        uint32_t m_src; //!< source host slot
+        uint32_t m_dst; //!< destination host slot
+    };
+
+    /// Tag of the next packet dequeued, UINT32_MAX if none.
+    static uint32_t Next(Ptr<MsfcQueueDisc> q)
+    {
+        auto item = DynamicCast<MsfcTestItem>(q->Dequeue());
+        return item ? item->GetTag() : UINT32_MAX;
+    }
+
+    /// An attribute's value as text.
+    static std::string Get(Ptr<MsfcQueueDisc> q, const std::string& name)
+    {
+        StringValue v;
+        q->GetAttribute(name, v);
+        return v.Get();
+    }
+
+    /// Tags of the next n packets dequeued.
+    static std::vector<uint32_t> Order(Ptr<MsfcQueueDisc> q, uint32_t n)
+    {
+        std::vector<uint32_t> tags;
+        for (uint32_t i = 0; i < n; ++i)
+        {
+            tags.push_back(Next(q));
+        }
+        return tags;
+    }
+
+    /// The issue's crash: Boost=on leaves an emptied flow listed, then Isolate changes.
+    void IsolateAfterBoost()
+    {
+        Ptr<MsfcQueueDisc> q =
+            NewDisc({{"Prios", "1"}, {"Flows", "16"}, {"Quantum", "1500"}, {"Boost", "on"}});
+        q->Enqueue(Create<HostItem>(1000, 3, 1, 2, 1)); // flow A
+        NS_TEST_EXPECT_MSG_EQ(Next(q), 1u, "flow A's packet");
+        NS_TEST_EXPECT_MSG_EQ(q->GetNPackets(), 0u, "the queue disc is empty");
+        NS_TEST_EXPECT_MSG_EQ(q->GetClassStats(0).activeFlows,
+                              1u,
+                              "Boost=on leaves the emptied flow A on the new-flow list");
+        std::string error;
+        NS_TEST_EXPECT_MSG_EQ(q->Change({{"Isolate", "src"}}, error),
+                              MsfcQueueDisc::CHANGE_OK,
+                              "an idle queue disc changes Isolate: " << error);
+        NS_TEST_EXPECT_MSG_EQ(q->GetClassStats(0).activeFlows, 0u, "flow A left its list");
+        NS_TEST_EXPECT_MSG_EQ(Get(q, "Isolate"), "src", "Isolate changed");
+        q->Enqueue(Create<HostItem>(1000, 7, 5, 6, 2)); // flow B, other hosts
+        NS_TEST_EXPECT_MSG_EQ(Next(q), 2u, "flow B's packet, not a stale flow A");
+        NS_TEST_EXPECT_MSG_EQ(Next(q), UINT32_MAX, "then nothing");
+
+        // and back, with flows of two hosts queued meanwhile
+        q->Enqueue(Create<HostItem>(1000, 7, 5, 6, 2));
+        q->Enqueue(Create<HostItem>(1000, 8, 9, 6, 3));
+        NS_TEST_EXPECT_MSG_EQ(q->Change({{"Isolate", "both"}}, error),
+                              MsfcQueueDisc::CHANGE_BUSY,
+                              "Isolate cannot change with packets queued");
+        NS_TEST_EXPECT_MSG_EQ(error, TC_MSFC_ISOLATE_BUSY_MSG, "the kernel's message");
+        NS_TEST_EXPECT_MSG_EQ(Get(q, "Isolate"), "src", "Isolate unchanged");
+        std::set<uint32_t> tags = {Next(q), Next(q)};
+        NS_TEST_EXPECT_MSG_EQ((tags == std::set<uint32_t>{2, 3}), true, "both packets served");
+        NS_TEST_EXPECT_MSG_EQ(Next(q), UINT32_MAX, "then nothing");
+        NS_TEST_EXPECT_MSG_EQ(q->Change({{"Isolate", "flow"}}, error),
+                              MsfcQueueDisc::CHANGE_OK,
+                              "idle again: " << error);
+        q->Enqueue(Create<HostItem>(1000, 7, 5, 6, 4));
+        NS_TEST_EXPECT_MSG_EQ(Next(q), 4u, "Isolate=flow serves");
+        q->Dispose();
+    }
+
+    /// Busy and invalid changes change nothing; Prios, Flows and Quantum on an idle disc.
+    void BusyAndInvalid()
+    {
+        Ptr<MsfcQueueDisc> q = NewDisc({{"Quantum", "1500"}});
+        q->Enqueue(Item(1000, 1, 1, 1));
+        std::string error;
+        for (const Attrs& attrs : {Attrs{{"Prios", "4"}}, Attrs{{"Flows", "64"}}})
+        {
+            NS_TEST_EXPECT_MSG_EQ(q->Change(attrs, error),
+                                  MsfcQueueDisc::CHANGE_BUSY,
+                                  attrs[0].first << " cannot change with packets queued");
+            NS_TEST_EXPECT_MSG_EQ(error,
+                                  TC_MSFC_RESIZE_BUSY_MSG,
+                                  "the kernel's message for " << attrs[0].first);
+        }
+        NS_TEST_EXPECT_MSG_EQ(q->GetNClasses(), 3u, "Prios unchanged");
+        NS_TEST_EXPECT_MSG_EQ(Get(q, "Flows"), "1024", "Flows unchanged");
+        // a busy change changes nothing, not even what it could change alone
+        NS_TEST_EXPECT_MSG_EQ(q->Change({{"DropBatchSize", "8"}, {"Prios", "2"}}, error),
+                              MsfcQueueDisc::CHANGE_BUSY,
+                              "busy");
+        NS_TEST_EXPECT_MSG_EQ(Get(q, "DropBatchSize"), "64", "DropBatchSize restored");
+
+        // invalid: every attribute of the change restored, the message of the rule
+        NS_TEST_EXPECT_MSG_EQ(q->Change({{"DropBatchSize", "8"}, {"Target", "200ms"}}, error),
+                              MsfcQueueDisc::CHANGE_INVALID,
+                              "target above interval");
+        NS_TEST_EXPECT_MSG_NE(error.find(TC_MSFC_TARGET_INTERVAL_MSG),
+                              std::string::npos,
+                              "the rule's message: " << error);
+        NS_TEST_EXPECT_MSG_EQ(Get(q, "DropBatchSize"), "64", "DropBatchSize restored");
+        TimeValue target;
+        q->GetAttribute("Target", target);
+        NS_TEST_EXPECT_MSG_EQ(target.Get(), MilliSeconds(5), "Target restored");
+        NS_TEST_EXPECT_MSG_EQ(q->Change({{"Quantum", "1000"}, {"Prios", "17"}}, error),
+                              MsfcQueueDisc::CHANGE_INVALID,
+                              "Prios out of range (before busy)");
+        NS_TEST_EXPECT_MSG_NE(error.find("Prios=17"), std::string::npos, error);
+        NS_TEST_EXPECT_MSG_EQ(Get(q, "Quantum"), "1500", "Quantum restored");
+        NS_TEST_EXPECT_MSG_EQ(q->Change({{"Perturbation", "5"}}, error),
+                              MsfcQueueDisc::CHANGE_INVALID,
+                              "the flows of queued packets would change");
+
+        // what may change while busy does; the queued packet is served with it
+        NS_TEST_EXPECT_MSG_EQ(
+            q->Change({{"Quantum", "1000"}, {"Ratio", "3"}, {"Isolate", "flow"}}, error),
+            MsfcQueueDisc::CHANGE_OK,
+            "Quantum, Ratio and an unchanged Isolate: " << error);
+        NS_TEST_EXPECT_MSG_EQ(q->GetFlowQuantum(), 1000u, "new quantum");
+        NS_TEST_EXPECT_MSG_EQ(q->GetClassQuantum(2), 9000u, "new class quanta");
+        NS_TEST_EXPECT_MSG_EQ(Next(q), 1u, "the queued packet");
+
+        // idle: Prios and Flows change; class counters of the classes that remain are kept
+        NS_TEST_EXPECT_MSG_EQ(q->Change({{"Prios", "4"}, {"Flows", "32"}, {"Quantum", "0"}}, error),
+                              MsfcQueueDisc::CHANGE_OK,
+                              "idle: " << error);
+        NS_TEST_EXPECT_MSG_EQ(q->GetNClasses(), 4u, "4 classes");
+        NS_TEST_EXPECT_MSG_EQ(q->GetFlowQuantum(), 1500u, "Quantum=0: the MTU (no device)");
+        NS_TEST_EXPECT_MSG_EQ(q->GetClassQuantum(3), 1500u * 27, "Q_3 = 1500 * 3^3");
+        NS_TEST_EXPECT_MSG_EQ(q->ClassOfDscp(24), 3u, "CS3 now in class 3");
+        NS_TEST_EXPECT_MSG_EQ(q->GetClassStats(1).dequeuedPackets, 1u, "counters kept");
+        for (uint32_t p = 0; p < 4; ++p)
+        {
+            q->Enqueue(Item(500, 40 + p, p, p));
+        }
+        std::set<uint32_t> tags;
+        while (q->GetNPackets() > 0)
+        {
+            tags.insert(Next(q));
+        }
+        NS_TEST_EXPECT_MSG_EQ(tags.size(), 4u, "a packet of each of the 4 classes");
+        q->Dispose();
+    }
+
+    /// Deficits of listed classes converted when Weights changes; shares stay right.
+    void Weights()
+    {
+        // rounded -> exact: class 1 (Q 3000) spent 1000 of its 3000 bytes; 2000 bytes are left
+        // (2000 * 65536), two more packets before class 0 (unconverted: one)
+        Ptr<MsfcQueueDisc> q = NewDisc({{"Prios", "2"}, {"Quantum", "1500"}});
+        for (uint32_t i = 0; i < 6; ++i)
+        {
+            q->Enqueue(Create<MsfcTestItem>(1000, 0, 0, false, 1)); // DSCP 0: class 1
+        }
+        for (uint32_t i = 0; i < 4; ++i)
+        {
+            q->Enqueue(Create<MsfcTestItem>(1000, 0, 1, false, 0)); // DSCP 1 (LE): class 0
+        }
+        NS_TEST_EXPECT_MSG_EQ(Next(q), 1u, "class 1 first");
+        std::string error;
+        NS_TEST_EXPECT_MSG_EQ(q->Change({{"Weights", "exact"}}, error),
+                              MsfcQueueDisc::CHANGE_OK,
+                              "Weights changes with packets queued: " << error);
+        NS_TEST_EXPECT_MSG_EQ((Order(q, 5) == std::vector<uint32_t>{1, 1, 0, 0, 1}),
+                              true,
+                              "rounded -> exact: class 1 keeps its 2000 bytes");
+        q->Dispose();
+
+        // exact -> rounded, floor below 0: Ratio 1.1 makes Q_1 1650 bytes + 600 / 65536; after
+        // a 1651-byte packet class 1 is at 600 - 65536, which becomes -1 byte (truncated: 0),
+        // so after the next refill (+1650) a 1649-byte packet leaves it at 0, not 1: class 0
+        // comes next
+        q = NewDisc({{"Prios", "2"}, {"Quantum", "1500"}, {"Ratio", "1.1"}, {"Weights", "exact"}});
+        q->Enqueue(Create<MsfcTestItem>(1651, 0, 0, false, 1));
+        for (uint32_t i = 0; i < 4; ++i)
+        {
+            q->Enqueue(Create<MsfcTestItem>(1649, 0, 0, false, 1));
+        }
+        for (uint32_t i = 0; i < 4; ++i)
+        {
+            q->Enqueue(Create<MsfcTestItem>(1000, 0, 1, false, 0));
+        }
+        NS_TEST_EXPECT_MSG_EQ(Next(q), 1u, "class 1 first");
+        NS_TEST_EXPECT_MSG_EQ(q->Change({{"Weights", "rounded"}}, error),
+                              MsfcQueueDisc::CHANGE_OK,
+                              "exact -> rounded: " << error);
+        NS_TEST_EXPECT_MSG_EQ((Order(q, 5) == std::vector<uint32_t>{0, 0, 1, 0, 1}),
+                              true,
+                              "exact -> rounded: class 1's deficit rounded down");
+        q->Dispose();
+
+        // and the shares stay right after a change under load
+        q = NewDisc({{"Prios", "2"}, {"Quantum", "1500"}, {"Ratio", "0.5"}, {"MaxSize", "1000p"}});
+        double bytes[2] = {0, 0};
+        for (uint32_t p = 0; p < 2; ++p)
+        {
+            for (int i = 0; i < 4; ++i)
+            {
+                q->Enqueue(Item(700, 1, p, p));
+            }
+        }
+        for (int i = 0; i < 20000; ++i)
+        {
+            if (i == 10000 || i == 15000)
+            {
+                q->Change({{"Weights", i == 10000 ? "exact" : "rounded"}}, error);
+            }
+            auto item = DynamicCast<MsfcTestItem>(q->Dequeue());
+            NS_TEST_ASSERT_MSG_NE(item, nullptr, "a saturated queue disc returned nothing");
+            bytes[item->GetTag()] += item->GetSize();
+            q->Enqueue(Item(700, 1, item->GetTag(), item->GetTag()));
+        }
+        NS_TEST_EXPECT_MSG_LT(RelErr(bytes[1] / bytes[0], 0.5), 0.02, "class 1 : class 0 = 0.5");
+        q->Dispose();
+    }
+
+    /// A MaxSize below the backlog drops down to it from the fattest flows.
+    void LowerLimit()
+    {
+        Ptr<MsfcQueueDisc> q = NewDisc({{"Quantum", "1500"}, {"DropBatchSize", "4"}});
+        uint32_t traced = 0;
+        q->TraceConnectWithoutContext(
+            "OverloadDrop",
+            Callback<void, Ptr<const QueueDiscItem>, uint32_t, uint32_t>(
+                [&traced](Ptr<const QueueDiscItem>, uint32_t, uint32_t) { ++traced; }));
+        for (int i = 0; i < 12; ++i)
+        {
+            q->Enqueue(Item(1500, 1, 0, 0)); // the fat flow
+        }
+        for (int i = 0; i < 3; ++i)
+        {
+            q->Enqueue(Item(1000, 2, 1, 1));
+        }
+        q->Enqueue(Item(100, 3, 2, 2));
+        std::string error;
+        NS_TEST_EXPECT_MSG_EQ(q->Change({{"MaxSize", "5p"}}, error),
+                              MsfcQueueDisc::CHANGE_OK,
+                              "a lower limit: " << error);
+        NS_TEST_EXPECT_MSG_EQ(q->GetNPackets(), 5u, "dropped down to the limit");
+        NS_TEST_EXPECT_MSG_EQ(traced, 11u, "11 overload drops");
+        NS_TEST_EXPECT_MSG_EQ(q->GetClassStats(0).overloadDrops + q->GetClassStats(1).overloadDrops,
+                              11u,
+                              "from the fat flows");
+        NS_TEST_EXPECT_MSG_EQ(q->GetClassStats(2).backlogPackets, 1u, "the thin flow keeps its");
+        NS_TEST_EXPECT_MSG_EQ(q->Change({{"MaxSize", "3000B"}}, error),
+                              MsfcQueueDisc::CHANGE_OK,
+                              "a limit in bytes: " << error);
+        NS_TEST_EXPECT_MSG_LT_OR_EQ(q->GetNBytes(), 3000u, "dropped down to the byte limit");
+        q->Dispose();
+    }
+
+    void DoRun() override
+    {
+        IsolateAfterBoost();
+        BusyAndInvalid();
+        Weights();
+        LowerLimit();
+    }
+};
+
+/**
  * The MSFC unit test suite.
  */
 class MsfcQueueDiscTestSuite : public TestSuite
@@ -1185,6 +1486,7 @@ class MsfcQueueDiscTestSuite : public TestSuite
         AddTestCase(new MsfcOverloadClassTestCase(), TestCase::Duration::QUICK);
         AddTestCase(new MsfcExactWeightsTestCase(), TestCase::Duration::QUICK);
         AddTestCase(new MsfcBoostTestCase(), TestCase::Duration::QUICK);
+        AddTestCase(new MsfcChangeTestCase(), TestCase::Duration::QUICK);
         AddTestCase(new MsfcClassificationTestCase(), TestCase::Duration::QUICK);
         AddTestCase(new MsfcCheckerRangesTestCase(), TestCase::Duration::QUICK);
         AddTestCase(new MsfcInvalidConfigTestCase(), TestCase::Duration::QUICK);

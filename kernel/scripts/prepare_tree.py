@@ -49,11 +49,53 @@ def uapi_block():
     return UAPI_START + "\n" + body + "\n"
 
 
-def _c_ops(ops):
-    """Trace operations (msfc.reference.parse) -> C initialisers; long time steps split."""
-    out = []
+# C line keys -> the netlink attribute a change sends (pkt_sched_msfc.h) and its value
+CHANGE_ATTRS = {
+    "prios": ("TCA_MSFC_PRIOS", int),
+    "flows": ("TCA_MSFC_FLOWS", int),
+    "quantum": ("TCA_MSFC_QUANTUM", int),
+    "ratio": ("TCA_MSFC_RATIO", ref.ratio_fp_unchecked),
+    "limit": ("TCA_MSFC_LIMIT", int),
+    "drop_batch": ("TCA_MSFC_DROP_BATCH", int),
+    "target": ("TCA_MSFC_TARGET", int),
+    "interval": ("TCA_MSFC_INTERVAL", int),
+    "ecn": ("TCA_MSFC_ECN", int),
+    "overload": ("TCA_MSFC_OVERLOAD", ref.OVERLOAD_MODES.index),
+    "weights": ("TCA_MSFC_WEIGHTS", ref.WEIGHT_MODES.index),
+    "inversion": ("TCA_MSFC_INVERSION", ref.INVERSION_MODES.index),
+    "isolate": ("TCA_MSFC_ISOLATE", ref.ISOLATE_MODES.index),
+    "boost": ("TCA_MSFC_BOOST", ref.BOOST_MODES.index),
+}
+
+
+def _c_changes(i, ops):
+    """The C lines of trace `i` -> one attribute list each (struct msfc_test_attr[])."""
+    out, names = [], []
     for op in ops:
-        if op[0] == "E":
+        if op[0] != "C":
+            continue
+        name = f"msfc_vec_chg_{i}_{len(names)}"
+        attrs = [f"{{ {CHANGE_ATTRS[k][0]}, {CHANGE_ATTRS[k][1](v)} }}" for k, v in op[1].items()]
+        out.append(
+            f"static const struct msfc_test_attr {name}[] = {{ {', '.join(attrs)}, {{ 0 }} }};"
+        )
+        names.append(name)
+    if names:
+        out.append(f"static const struct msfc_test_attr *const msfc_vec_chg_{i}[] = {{")
+        out += [f"\t{n}," for n in names] + ["};"]
+    return out, (f"msfc_vec_chg_{i}" if names else "NULL")
+
+
+def _c_ops(ops):
+    """Trace operations (msfc.reference.parse) -> C initialisers; long time steps split; a
+    change refers to its attribute list by number (len)."""
+    out = []
+    changes = 0
+    for op in ops:
+        if op[0] == "C":
+            out.append(f"{{ 'C', 0, 0, 0, {changes} }}")
+            changes += 1
+        elif op[0] == "E":
             hosts = f", {op[5]}, {op[6]}" if op[5] or op[6] else ""  # else 0, 0
             out.append(f"{{ 'E', {op[1]}, {op[4]}, {op[2]}, {op[3]}{hosts} }}")
         elif op[0] == "D":
@@ -76,6 +118,9 @@ def _c_decisions(lines):
         f = line.split()
         if f == ["-"]:
             out.append("{ 'N', 0, 0, 0, 0 }")
+        elif f[0] == "change":
+            kind = {(): "K", ("busy",): "B", ("invalid",): "I"}[tuple(f[1:])]
+            out.append(f"{{ '{kind}', 0, 0, 0, 0 }}")
         elif f[0] == "drop":
             kind = {"codel": "C", "overload": "O"}[f[1]]
             out.append(f"{{ '{kind}', {int(f[2])}, 0, {int(f[3])}, {int(f[4])} }}")
@@ -106,6 +151,8 @@ def vectors_header(generated):
     tables = []
     for i, (name, text, exp) in enumerate(traces):
         params, ops = ref.parse(text.splitlines())
+        chg, chg_name = _c_changes(i, ops)
+        out += chg + ([""] if chg else [])
         ops = _c_ops(ops)
         exp = _c_decisions(exp)
         out.append(f"static const struct msfc_vec_op msfc_vec_ops_{i}[] = {{")
@@ -132,6 +179,7 @@ def vectors_header(generated):
             len(ops),
             f"msfc_vec_exp_{i}",
             len(exp),
+            chg_name,
         ]
         tables.append("\t{ " + ", ".join(str(x) for x in fields) + " },")
     out.append("static const struct msfc_vector msfc_vectors[] = {")

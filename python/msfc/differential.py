@@ -84,18 +84,21 @@ def first_difference(want: list[str], got: list[str]) -> str | None:
 
 
 def decision_kind(line: str) -> str:
-    """'dequeue', 'ce' (dequeued CE-marked), 'empty', or 'drop <reason>'."""
+    """'dequeue', 'ce' (dequeued CE-marked), 'empty', 'drop <reason>', or 'change' /
+    'change busy' / 'change invalid'."""
     if line == "-":
         return "empty"
     if line.startswith("drop "):
         return "drop " + line.split()[1]
+    if line.startswith("change"):
+        return line
     return "ce" if line.endswith(" ce") else "dequeue"
 
 
 def count_ops(trace: str) -> Counter:
     c = Counter()
     for line in trace.splitlines():
-        if line[:1] in ("E", "D", "T"):
+        if line[:1] in ("E", "D", "T", "C"):
             c[line[0]] += 1
     return c
 
@@ -133,7 +136,8 @@ def main(argv: list[str] | None = None) -> int:
     took = time.monotonic() - start
     print(
         f"{a.count} traces (seeds {a.seed}..{a.seed + a.count - 1}), "
-        f"{ops['E']} enqueues, {ops['D']} dequeue calls, {ops['T']} time steps; "
+        f"{ops['E']} enqueues, {ops['D']} dequeue calls, {ops['T']} time steps, "
+        f"{ops['C']} changes; "
         f"{sum(kinds.values())} decisions compared: "
         + ", ".join(f"{k} {kinds[k]}" for k in sorted(kinds))
         + f"; {failures} traces differ; {took:.1f} s"

@@ -101,6 +101,7 @@ class Definitions:
     class_quantum_max: int
     exact_weights_msg: str
     isolate_busy_msg: str
+    resize_busy_msg: str
     dscp_map_msg: str
     default_dscp_map: tuple[int, ...]
     dscp_names: dict[str, int]  # lower-case name -> DSCP
@@ -169,6 +170,7 @@ def parse_header(text: str, where: str = "pkt_sched_msfc.h") -> Definitions:
         class_quantum_max=1 << value("TC_MSFC_CLASS_QUANTUM_MAX_LOG2"),
         exact_weights_msg=value("TC_MSFC_EXACT_WEIGHTS_MSG"),
         isolate_busy_msg=value("TC_MSFC_ISOLATE_BUSY_MSG"),
+        resize_busy_msg=value("TC_MSFC_RESIZE_BUSY_MSG"),
         dscp_map_msg=value("TC_MSFC_DSCP_MAP_MSG"),
         default_dscp_map=dmap,
         dscp_names=names,

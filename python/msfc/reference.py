@@ -20,7 +20,7 @@ from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
 from . import params as P
 
-TRACE_VERSION = 3  # the newest trace format this reference reads
+TRACE_VERSION = 4  # the newest trace format this reference reads
 CODEL_SHIFT = 10  # CoDel time unit: 1024 ns (Linux codel_time_t)
 # a trace's clock stays below 2^31 CoDel units, so no time comparison wraps around
 MAX_TRACE_NS = ((1 << 31) - 1) << CODEL_SHIFT
@@ -64,15 +64,22 @@ class TraceError(ValueError):
     pass
 
 
-def ratio_to_fp(text: str) -> int:
-    """ratio as a decimal string -> 16.16 fixed point, rounded half up."""
+def ratio_fp_unchecked(text: str) -> int:
+    """ratio as a decimal string -> 16.16 fixed point, rounded half up, any size."""
     try:
         value = Decimal(text)
+        if not value.is_finite():
+            raise InvalidOperation
+        return int((value * 65536).quantize(Decimal(1), rounding=ROUND_HALF_UP))
     except InvalidOperation:
         raise TraceError(
             f"ratio '{text}' is not a number: write e.g. ratio=2 or ratio=1.5"
         ) from None
-    fp = int((value * 65536).quantize(Decimal(1), rounding=ROUND_HALF_UP))
+
+
+def ratio_to_fp(text: str) -> int:
+    """ratio as a decimal string -> 16.16 fixed point, rounded half up, in its range."""
+    fp = ratio_fp_unchecked(text)
     if not P.param("ratio").contains(fp):
         raise TraceError(f"ratio={text}: {P.param('ratio').message}")
     return fp
@@ -196,6 +203,65 @@ class Class:
         self.dst_deficit = [0] * nflows
 
 
+def check_params(
+    prios,
+    flows,
+    quantum,
+    ratio,
+    limit,
+    drop_batch,
+    target,
+    interval,
+    ecn,
+    overload,
+    weights,
+    inversion,
+    isolate,
+    boost,
+) -> dict:
+    """A configuration checked as the qdisc checks it (msfc.params: its ranges and words), as a
+    dict of Msfc's keyword arguments; raises TraceError naming the first bad value."""
+    given = dict(
+        prios=prios,
+        flows=flows,
+        quantum=quantum,
+        limit=limit,
+        drop_batch=drop_batch,
+        target=target,
+        interval=interval,
+    )
+    for name, v in given.items():  # the qdisc's ranges and words (msfc.params)
+        if not P.param(name).contains(v):
+            raise TraceError(f"{name}={v}: {P.param(name).message}")
+    if not 0 < us_to_codel(target) < us_to_codel(interval):
+        raise TraceError(P.definitions().target_interval_msg)
+    if ecn not in (0, 1):
+        raise TraceError(f"ecn={ecn} must be 0 or 1")
+    if overload not in OVERLOAD_MODES:
+        raise TraceError(f"overload={overload} unknown: use overload=flow or overload=class")
+    if weights not in WEIGHT_MODES:
+        raise TraceError(f"weights={weights} unknown: use weights=rounded or weights=exact")
+    if isolate not in ISOLATE_MODES:
+        raise TraceError(
+            f"isolate={isolate} unknown: use isolate={', isolate='.join(ISOLATE_MODES)}"
+        )
+    if boost not in BOOST_MODES:
+        raise TraceError(f"boost={boost} unknown: use boost=off or boost=on")
+    if inversion not in INVERSION_MODES:
+        raise TraceError(f"inversion={inversion} unknown: use inversion=allow or inversion=prevent")
+    class_quanta(prios, quantum, ratio_to_fp(str(ratio)), weights == "exact")  # range, bound
+    return dict(
+        given,
+        ratio=ratio,
+        ecn=ecn,
+        overload=overload,
+        weights=weights,
+        inversion=inversion,
+        isolate=isolate,
+        boost=boost,
+    )
+
+
 class Msfc:
     """The queue disc.  `now` is the clock in ns (advance it with `advance()`); every decision
     is appended to `events` as it happens: ("deq", cls, flow, len, ce), ("none",) or
@@ -218,58 +284,24 @@ class Msfc:
         isolate="flow",
         boost="off",
     ):
-        given = dict(
+        self.params = check_params(
             prios=prios,
             flows=flows,
             quantum=quantum,
+            ratio=ratio,
             limit=limit,
             drop_batch=drop_batch,
             target=target,
             interval=interval,
+            ecn=ecn,
+            overload=overload,
+            weights=weights,
+            inversion=inversion,
+            isolate=isolate,
+            boost=boost,
         )
-        for name, v in given.items():  # the qdisc's ranges and words (msfc.params)
-            if not P.param(name).contains(v):
-                raise TraceError(f"{name}={v}: {P.param(name).message}")
-        if not 0 < us_to_codel(target) < us_to_codel(interval):
-            raise TraceError(P.definitions().target_interval_msg)
-        if ecn not in (0, 1):
-            raise TraceError(f"ecn={ecn} must be 0 or 1")
-        if overload not in OVERLOAD_MODES:
-            raise TraceError(f"overload={overload} unknown: use overload=flow or overload=class")
-        self.overload = overload
-        if weights not in WEIGHT_MODES:
-            raise TraceError(f"weights={weights} unknown: use weights=rounded or weights=exact")
-        if isolate not in ISOLATE_MODES:
-            raise TraceError(
-                f"isolate={isolate} unknown: use isolate={', isolate='.join(ISOLATE_MODES)}"
-            )
-        self.isolate = isolate
-        # bytes -> flow deficit units
-        self.fscale = 1 << ISOLATE_SHIFT if isolate != "flow" else 1
-        if boost not in BOOST_MODES:
-            raise TraceError(f"boost={boost} unknown: use boost=off or boost=on")
-        self.boost = boost == "on"
-        # bytes -> class deficit units
-        self.cscale = 1 << EXACT_SHIFT if weights == "exact" else 1
-        if inversion not in INVERSION_MODES:
-            raise TraceError(
-                f"inversion={inversion} unknown: use inversion=allow or inversion=prevent"
-            )
-        self.inversion = inversion
-        self.prios, self.nflows, self.quantum = prios, flows, quantum
-        self.limit, self.drop_batch = limit, drop_batch
-        self.target, self.interval, self.ecn = us_to_codel(target), us_to_codel(interval), ecn
-        self.ratio_fp = ratio_to_fp(str(ratio))
-        self.cq = class_quanta(prios, quantum, self.ratio_fp, weights == "exact")
-        hosts = flows if isolate != "flow" else 0
-        self.classes = [Class(c, self.cq[c], hosts) for c in range(prios)]
-        # inversion=prevent: the classes from the most important down (ratio 1: no order), and
-        # the factor a per-flow quantum is scaled by from one class to the next one down
-        down = list(range(prios))[::-1]
-        self.rank = down if self.ratio_fp >= 65536 else down[::-1]
-        self.step = (65536, self.ratio_fp) if self.ratio_fp >= 65536 else (self.ratio_fp, 65536)
-        self.flow = [[Flow(c, f) for f in range(flows)] for c in range(prios)]
-        self.active_classes: deque[Class] = deque()
+        self._configure(self.params)
+        self._allocate()
         self.packets = 0
         self.bytes = 0
         self.overload_events = 0
@@ -278,6 +310,85 @@ class Msfc:
         self.ecn_marks = 0
         self.now = 0  # ns
         self.events: list[tuple] = []
+
+    def _configure(self, p: dict) -> None:
+        """Takes the parameters of a checked configuration (check_params) and what follows
+        from them; allocates nothing."""
+        self.params = p
+        self.prios, self.nflows, self.quantum = p["prios"], p["flows"], p["quantum"]
+        self.limit, self.drop_batch = p["limit"], p["drop_batch"]
+        self.target, self.interval = us_to_codel(p["target"]), us_to_codel(p["interval"])
+        self.ecn = p["ecn"]
+        self.overload, self.inversion, self.isolate = p["overload"], p["inversion"], p["isolate"]
+        self.boost = p["boost"] == "on"
+        # bytes -> flow deficit units
+        self.fscale = 1 << ISOLATE_SHIFT if self.isolate != "flow" else 1
+        # bytes -> class deficit units
+        self.cscale = 1 << EXACT_SHIFT if p["weights"] == "exact" else 1
+        self.ratio_fp = ratio_to_fp(str(p["ratio"]))
+        self.cq = class_quanta(self.prios, self.quantum, self.ratio_fp, p["weights"] == "exact")
+        # inversion=prevent: the classes from the most important down (ratio 1: no order), and
+        # the factor a per-flow quantum is scaled by from one class to the next one down
+        down = list(range(self.prios))[::-1]
+        self.rank = down if self.ratio_fp >= 65536 else down[::-1]
+        self.step = (65536, self.ratio_fp) if self.ratio_fp >= 65536 else (self.ratio_fp, 65536)
+
+    def _allocate(self) -> None:
+        """New class and flow records: nothing listed, every CoDel state initial."""
+        hosts = self.nflows if self.isolate != "flow" else 0
+        self.classes = [Class(c, self.cq[c], hosts) for c in range(self.prios)]
+        self.flow = [[Flow(c, f) for f in range(self.nflows)] for c in range(self.prios)]
+        self.active_classes: deque[Class] = deque()
+
+    def change(self, **changes) -> bool:
+        """`tc qdisc change` (docs/algorithm.md, "Changing the configuration"): the named
+        parameters take new values, the others keep theirs.  Returns False, changing nothing,
+        when prios, flows or isolate would change while packets are queued (Linux: EBUSY), as
+        the event ("change", "busy").  An invalid configuration is refused too (Linux: EINVAL or ERANGE), as the event
+        ("change", "invalid")."""
+        try:
+            new = check_params(**dict(self.params, **changes))
+        except TraceError:
+            self.events.append(("change", "invalid"))
+            return False
+        resize = new["prios"] != self.prios or new["flows"] != self.nflows
+        reisolate = new["isolate"] != self.isolate
+        if (resize or reisolate) and self.packets:
+            self.events.append(("change", "busy"))
+            return False
+        self.events.append(("change",))
+        old_scale = self.cscale
+        self._configure(new)
+        if resize:
+            self._allocate()
+        elif reisolate:
+            # every flow still listed (emptied, not yet visited: also on the new-flow list)
+            # leaves; no host load or deficit of the old mode survives
+            hosts = self.nflows if self.isolate != "flow" else 0
+            for cl in self.classes:
+                for fl in (*cl.flows, *cl.new_flows):
+                    fl.active = fl.new = False
+                cl.flows.clear()
+                cl.new_flows.clear()
+                cl.active = False
+                cl.src_load, cl.dst_load = [0] * hosts, [0] * hosts
+                cl.src_deficit, cl.dst_deficit = [0] * hosts, [0] * hosts
+            self.active_classes.clear()
+        for cl in self.classes:
+            cl.quantum = self.cq[cl.idx]
+        if self.cscale != old_scale:  # weights changed: listed classes keep their credit
+            for cl in self.active_classes:
+                if self.cscale > old_scale:
+                    cl.deficit *= self.cscale
+                else:
+                    cl.deficit >>= EXACT_SHIFT  # floor, also below 0
+        # a lower limit drops from the fattest flows, keeping the rest
+        while self.packets > self.limit:
+            before = self.packets
+            self.overload_drop()
+            if self.packets == before:
+                break
+        return True
 
     # -- clock ------------------------------------------------------------------------------
     def advance(self, ns: int) -> None:
@@ -578,10 +689,39 @@ class Msfc:
         return p
 
 
+#: the parameters whose values are names, and the names
+CHANGE_MODES = {
+    "overload": OVERLOAD_MODES,
+    "weights": WEIGHT_MODES,
+    "inversion": INVERSION_MODES,
+    "isolate": ISOLATE_MODES,
+    "boost": BOOST_MODES,
+}
+
 #: header keys -> default: the keyword arguments of Msfc
 DEFAULTS = {
     k: v.default for k, v in inspect.signature(Msfc.__init__).parameters.items() if k != "self"
 }
+
+
+def parse_settings(items, extra=()) -> dict:
+    """key=value items of a P or C line -> parameters (integers but for the named modes)."""
+    params = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise TraceError(f"parameter '{item}' is not key=value")
+        if key in ("ratio", "overload", "weights", "inversion", "isolate", "boost"):
+            params[key] = value
+        elif key in DEFAULTS or key in extra:
+            try:
+                params[key] = int(value)
+            except ValueError:
+                raise TraceError(f"parameter {key}={value} is not an integer") from None
+        else:
+            known = " ".join((*extra, *DEFAULTS))
+            raise TraceError(f"unknown parameter '{key}' (known: {known})")
+    return params
 
 
 def parse_header(line: str) -> dict:
@@ -591,20 +731,7 @@ def parse_header(line: str) -> dict:
         raise TraceError(
             "first non-comment line must be the parameter line 'P prios=.. flows=.. ...'"
         )
-    params = {}
-    for item in fields[1:]:
-        key, sep, value = item.partition("=")
-        if not sep:
-            raise TraceError(f"parameter '{item}' is not key=value")
-        if key in ("ratio", "overload", "weights", "inversion", "isolate", "boost"):
-            params[key] = value
-        elif key in DEFAULTS or key == "version":
-            try:
-                params[key] = int(value)
-            except ValueError:
-                raise TraceError(f"parameter {key}={value} is not an integer") from None
-        else:
-            raise TraceError(f"unknown parameter '{key}' (known: version {' '.join(DEFAULTS)})")
+    params = parse_settings(fields[1:], ("version",))
     version = params.setdefault("version", 1)
     if not 1 <= version <= TRACE_VERSION:
         raise TraceError(
@@ -627,6 +754,8 @@ def header_params(params: dict) -> dict:
 def format_event(ev: tuple) -> str:
     if ev[0] == "none":
         return "-"
+    if ev[0] == "change":
+        return " ".join(ev)
     if ev[0] == "deq":
         _, c, f, length, ce = ev
         return f"{c} {f} {length}" + (" ce" if ce else "")
@@ -634,9 +763,32 @@ def format_event(ev: tuple) -> str:
     return f"drop {reason} {c} {f} {length}"
 
 
-def parse_op(line: str, q: Msfc, version: int):
-    """One operation line -> ("E", c, f, len, ect, src, dst) | ("D",) | ("T", ns); validated."""
+def parse_change(items) -> dict:
+    """The key=value items of a C line -> the changes.  Only what a netlink attribute cannot
+    carry is an error here (an unknown key or mode, a value that is not a u32, a ratio that
+    is not a number); whether the qdisc takes the change is decided when it is replayed."""
+    changes = parse_settings(items)
+    for key, value in changes.items():
+        modes = CHANGE_MODES.get(key)
+        if modes is not None and value not in modes:
+            raise TraceError(f"{key}={value} unknown: use {key}={f', {key}='.join(modes)}")
+        raw = ratio_fp_unchecked(value) if key == "ratio" else value
+        if modes is None and not 0 <= raw <= U32:
+            raise TraceError(f"{key}={value} does not fit the qdisc's 32-bit attribute")
+    return changes
+
+
+def parse_op(line: str, cfg: dict, version: int):
+    """One operation line -> ("E", c, f, len, ect, src, dst) | ("D",) | ("T", ns) |
+    ("C", {key: value}); an enqueue is checked against `cfg`, the largest prios and flows of
+    the P line and every C line (the replay checks it against the configuration then in
+    force)."""
     f = line.split()
+    if f[0] == "C" and len(f) > 1 and version >= 4:
+        changes = parse_change(f[1:])
+        for key in ("prios", "flows"):
+            cfg[key] = max(cfg[key], changes.get(key, 0))
+        return ("C", changes)
     if f[0] == "E" and len(f) in (4, 5, 7):
         if len(f) >= 5 and version < 2:
             raise TraceError("the ECT field of 'E' needs version=2 on the P line")
@@ -645,16 +797,17 @@ def parse_op(line: str, q: Msfc, version: int):
         c, fl, length = int(f[1]), int(f[2]), int(f[3])
         ect = int(f[4]) if len(f) >= 5 else 0
         src, dst = (int(f[5]), int(f[6])) if len(f) == 7 else (0, 0)
+        prios, nflows = cfg["prios"], cfg["flows"]
         if not (
-            0 <= c < q.prios
-            and 0 <= fl < q.nflows
+            0 <= c < prios
+            and 0 <= fl < nflows
             and length >= 1
             and ect in (0, 1)
-            and 0 <= src < q.nflows
-            and 0 <= dst < q.nflows
+            and 0 <= src < nflows
+            and 0 <= dst < nflows
         ):
             raise TraceError(
-                f"enqueue '{line}' out of range (prios={q.prios}, flows={q.nflows}, "
+                f"enqueue '{line}' out of range (prios={prios}, flows={nflows}, "
                 "len >= 1, ect 0 or 1, host slots 0 .. flows-1)"
             )
         return ("E", c, fl, length, ect, src, dst)
@@ -667,7 +820,7 @@ def parse_op(line: str, q: Msfc, version: int):
         return ("T", ns)
     raise TraceError(
         f"unknown operation '{line}' (expected 'E <class> <flow> <len> [<ect> [<src> <dst>]]', "
-        "'D' or, from version 2, 'T <ns>')"
+        "'D', from version 2 'T <ns>', from version 4 'C key=value ...')"
     )
 
 
@@ -676,7 +829,7 @@ def parse(lines):
     params = None
     ops = []
     version = 1
-    q = None
+    cfg = None
     for lineno, raw in enumerate(lines, 1):
         line = raw.strip()
         if not line or line.startswith("#"):
@@ -686,9 +839,10 @@ def parse(lines):
                 parsed = parse_header(line)
                 version = parsed["version"]
                 params = header_params(parsed)
-                q = Msfc(**params)  # validates the parameters
+                cfg = check_params(**params)
+                cfg = {"prios": cfg["prios"], "flows": cfg["flows"]}
                 continue
-            ops.append(parse_op(line, q, version))
+            ops.append(parse_op(line, cfg, version))
         except (TraceError, ValueError) as e:
             raise TraceError(f"line {lineno}: {e}") from None
     if params is None:
@@ -697,15 +851,29 @@ def parse(lines):
 
 
 def run_ops(params: dict, ops) -> list[str]:
+    return [format_event(ev) for ev in run(params, ops).events]
+
+
+def run(params: dict, ops) -> Msfc:
+    """The queue disc after replaying the operations."""
     q = Msfc(**params)
-    for op in ops:
+    for n, op in enumerate(ops, 1):
         if op[0] == "E":
+            c, f, src, dst = op[1], op[2], op[5], op[6]
+            if c >= q.prios or max(f, src, dst) >= q.nflows:
+                raise TraceError(
+                    f"operation {n}: enqueue 'E {op[1]} {op[2]} {op[3]}' with host slots "
+                    f"{op[5]} {op[6]} is out of range of the configuration then in force "
+                    f"(prios={q.prios}, flows={q.nflows})"
+                )
             q.enqueue(op[1], op[2], op[3], bool(op[4]), op[5], op[6])
         elif op[0] == "D":
             q.dequeue()
+        elif op[0] == "C":
+            q.change(**op[1])
         else:
             q.advance(op[1])
-    return [format_event(ev) for ev in q.events]
+    return q
 
 
 def replay(lines) -> list[str]:

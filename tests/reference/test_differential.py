@@ -2,7 +2,10 @@
 
 - the generated differential set (msfc.vectors.generated_traces, seeded) through both;
 - a Hypothesis property: any trace the strategies below draw gives the same decisions; a
-  failure is shrunk to a small trace, printed ready to be committed in test/vectors/.
+  failure is shrunk to a small trace, printed ready to be committed in test/vectors/;
+- a Hypothesis state machine that changes the configuration (any parameter, valid or not)
+  between enqueues, dequeues and clock steps, with the queue disc busy or idle and flows
+  still listed (docs/algorithm.md, "Changing the configuration").
 
 The ns-3 side is build/msfc-trace-replay (`make build`; `make test` builds first).
 MSFC_DIFF_EXAMPLES sets the number of Hypothesis examples (default 200; `make diff-test N=...`
@@ -15,6 +18,7 @@ import pytest
 from conftest import real_build_dir
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, initialize, precondition, rule
 from msfc import reference as ref
 from msfc import vectors
 from msfc.differential import Ns3Replay, decision_kind, first_difference
@@ -45,8 +49,10 @@ def test_generated_set_reference_equals_ns3(ns3):
             k = decision_kind(line)
             kinds[k] = kinds.get(k, 0) + 1
     # the set exercises every kind of decision
-    for k in ("dequeue", "ce", "empty", "drop codel", "drop overload"):
+    for k in ("dequeue", "ce", "empty", "drop codel", "drop overload", "change"):
         assert kinds.get(k, 0) > 100, kinds
+    for k in ("change busy", "change invalid"):
+        assert kinds.get(k, 0) > 10, kinds
 
 
 @needs_ns3
@@ -132,3 +138,113 @@ def test_property_reference_equals_ns3(ns3, hdr, rounds):
     trace = make_trace(hdr, rounds)
     diff = first_difference(ref.replay(trace.splitlines()), ns3.replay(trace))
     assert diff is None, f"ns-3 differs from the reference: {diff}\n--- trace ---\n{trace}"
+
+
+# what a change may set: mostly valid values, some out of range or against another parameter
+CHANGE_VALUES = {
+    "prios": st.integers(1, 5) | st.just(17),
+    "flows": st.integers(1, 6),
+    "quantum": st.sampled_from((300, 1000, 1500, 0)) | st.integers(1, 3000),
+    "ratio": st.sampled_from(("2", "1.5", "3", "0.5", "1.3", "1", "16", "17")),
+    "limit": st.just(10240) | st.integers(1, 30) | st.just(0),
+    "drop_batch": st.just(64) | st.integers(1, 8),
+    "target": st.sampled_from((100, 500, 1000, 50000)),
+    "interval": st.sampled_from((1000, 5000, 20000, 100)),
+    "ecn": st.integers(0, 1),
+    "overload": st.sampled_from(ref.OVERLOAD_MODES),
+    "weights": st.sampled_from(ref.WEIGHT_MODES),
+    "inversion": st.sampled_from(ref.INVERSION_MODES),
+    "isolate": st.sampled_from(ref.ISOLATE_MODES),
+    "boost": st.sampled_from(ref.BOOST_MODES),
+}
+CHANGE = st.lists(
+    st.sampled_from(sorted(CHANGE_VALUES)), min_size=1, max_size=3, unique=True
+).flatmap(lambda keys: st.fixed_dictionaries({k: CHANGE_VALUES[k] for k in keys}))
+
+
+class ChangingQueueDisc(RuleBasedStateMachine):
+    """Enqueues, dequeues, clock steps and changes in any order, written as a version 4 trace
+    while the reference runs it (so that every enqueue fits the configuration in force: a
+    change refused as busy keeps the old prios and flows); at the end the trace goes through
+    the ns-3 model and both must have decided the same."""
+
+    ns3 = None  # set by the test
+
+    @initialize(hdr=HEADER)
+    def start(self, hdr):
+        p = dict(hdr, interval=hdr["target"] * hdr["interval"])
+        try:
+            self.q = ref.Msfc(**p)
+        except ref.TraceError:  # a configuration both reject: start from the defaults
+            p = dict(ref.DEFAULTS, prios=3, flows=4)
+            self.q = ref.Msfc(**p)
+        self.lines = ["P version=4 " + " ".join(f"{k}={v}" for k, v in p.items())]
+
+    @rule(pkt=PACKET, n=st.integers(1, 4))
+    def enqueue(self, pkt, n):
+        c, f, length, ect, src, dst = pkt
+        c, f, src, dst = (
+            c % self.q.prios,
+            f % self.q.nflows,
+            src % self.q.nflows,
+            dst % self.q.nflows,
+        )
+        for _ in range(n):
+            self.q.enqueue(c, f, length, bool(ect), src, dst)
+            self.lines.append(f"E {c} {f} {length} {ect} {src} {dst}")
+
+    @rule(n=st.integers(1, 6))
+    def dequeue(self, n):
+        for _ in range(n):
+            self.q.dequeue()
+            self.lines.append("D")
+
+    @precondition(lambda self: self.q.packets > 0)
+    @rule()
+    def drain(self):
+        """Dequeues until empty and not one more: emptied flows stay listed."""
+        while self.q.packets:
+            self.q.dequeue()
+            self.lines.append("D")
+
+    @precondition(lambda self: self.q.packets > 0)
+    @rule(changes=CHANGE, isolate=st.sampled_from(ref.ISOLATE_MODES))
+    def drain_and_change(self, changes, isolate):
+        """A change on an idle queue disc whose emptied flows are still listed (the state a
+        parent such as HTB leaves it in), with isolate among the parameters."""
+        self.drain()
+        self.change(dict(changes, isolate=isolate))
+
+    @rule(step=st.integers(0, 16) | st.integers(0, 400))
+    def clock(self, step):
+        ns = step * self.q.params["target"] * 125  # target / 8
+        self.q.advance(ns)
+        self.lines.append(f"T {ns}")
+
+    @rule(changes=CHANGE)
+    def change(self, changes):
+        self.q.change(**changes)
+        self.lines.append("C " + " ".join(f"{k}={v}" for k, v in changes.items()))
+
+    def teardown(self):
+        if not hasattr(self, "lines"):
+            return
+        trace = "\n".join(self.lines) + "\n"
+        want = [ref.format_event(ev) for ev in self.q.events]
+        assert want == ref.replay(trace.splitlines())  # the trace says what the machine did
+        diff = first_difference(want, self.ns3.replay(trace))
+        assert diff is None, f"ns-3 differs from the reference: {diff}\n--- trace ---\n{trace}"
+
+
+@needs_ns3
+def test_changes_reference_equals_ns3(ns3):
+    ChangingQueueDisc.ns3 = ns3
+    run = ChangingQueueDisc.TestCase
+    run.settings = settings(
+        max_examples=EXAMPLES,
+        stateful_step_count=60,
+        deadline=None,
+        derandomize=not RANDOM,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+    )
+    run("runTest").runTest()

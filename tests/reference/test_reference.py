@@ -311,6 +311,59 @@ class ReferenceTest(unittest.TestCase):
         with self.assertRaises(ref.TraceError):
             run(["P prios=1 flows=1 quantum=1500 ratio=2 boost=yes"])
 
+    def test_change_isolate_after_boost_forgets_the_new_list(self):
+        """Issue 26's sequence: boost on, flow A's packet leaves (A stays on the new-flow list
+        of an idle qdisc), isolate changes, flow B's packet is the next one dequeued."""
+        lines = ["P version=4 prios=3 flows=16 quantum=1514 ratio=2 boost=on"]
+        lines += ["E 1 3 100 0 1 2", "D", "C isolate=src", "E 1 5 100 0 4 6", "D", "D"]
+        self.assertEqual(run(lines), ["1 3 100", "change", "1 5 100", "-"])
+        q = ref.Msfc(prios=3, flows=16, boost="on")
+        q.enqueue(1, 3, 100, src=1, dst=2)
+        q.dequeue()
+        self.assertEqual([f.idx for f in q.classes[1].new_flows], [3])  # listed while idle
+        self.assertTrue(q.change(isolate="src"))
+        cl = q.classes[1]
+        self.assertEqual((list(cl.flows), list(cl.new_flows), list(q.active_classes)), ([], [], []))
+        self.assertFalse(q.flow[1][3].active)
+        self.assertEqual((sum(cl.src_load), sum(cl.src_deficit)), (0, 0))
+
+    def test_change_busy_changes_nothing(self):
+        lines = ["P version=4 prios=3 flows=8", "E 0 1 100"]
+        lines += ["C isolate=dst", "C prios=2", "C flows=4", "D", "C prios=2", "E 1 1 100", "D"]
+        self.assertEqual(run(lines), ["change busy"] * 3 + ["0 1 100", "change", "1 1 100"])
+
+    def test_change_weights_converts_the_listed_class_deficits(self):
+        q = ref.Msfc(prios=2, flows=2, quantum=1000)
+        for _ in range(4):
+            q.enqueue(0, 0, 300)
+            q.enqueue(1, 0, 300)
+        q.dequeue()  # class 0 first: 1000 - 300
+        self.assertEqual(q.classes[0].deficit, 700)
+        q.change(weights="exact")
+        self.assertEqual(q.classes[0].deficit, 700 * 65536)
+        self.assertEqual(q.classes[1].quantum, 2000 * 65536)
+        q.classes[0].deficit = -300 * 65536 + 1  # 299.99998 bytes in debt
+        q.change(weights="rounded")
+        self.assertEqual(q.classes[0].deficit, -300)  # rounded down
+        self.assertEqual(q.classes[1].quantum, 2000)
+
+    def test_change_invalid_changes_nothing(self):
+        lines = ["P version=4 prios=3 flows=8", "E 2 1 100", "C prios=17", "C ratio=17"]
+        lines += ["C target=200000", "C prios=16 ratio=16", "C prios=4", "D", "D"]
+        self.assertEqual(run(lines), ["change invalid"] * 4 + ["change busy", "2 1 100", "-"])
+        lines = ["P version=4 prios=3 flows=8", "C prios=4", "E 3 0 100", "D"]
+        self.assertEqual(run(lines), ["change", "3 0 100"])
+        with self.assertRaises(ref.TraceError):  # refused as busy: class 3 does not exist
+            run(["P version=4 prios=3", "E 0 0 100", "C prios=4", "E 3 0 100"])
+
+    def test_change_lower_limit_drops_to_it(self):
+        lines = ["P version=4 prios=1 flows=4 quantum=1500 drop_batch=2"]
+        lines += ["E 0 0 100"] * 6 + ["E 0 1 100"] * 2 + ["C limit=3", "D"]
+        out = run(lines)
+        self.assertEqual(out[0], "change")
+        self.assertEqual(out[1:6], ["drop overload 0 0 100"] * 5)  # half of 6, then of 3 and 2
+        self.assertEqual(len(out), 7)
+
     def test_bad_trace_lines(self):
         for bad in (
             ["E 0 0 1"],
@@ -321,7 +374,17 @@ class ReferenceTest(unittest.TestCase):
             ["P prios=2", "T 5"],  # time steps need version 2
             ["P prios=2", "E 0 0 100 1"],  # so does the ECT field
             ["P prios=2 target=5000"],
-            ["P version=4 prios=2"],
+            ["P version=5 prios=2"],
+            ["P version=3 prios=2", "C boost=on"],  # changes need version 4
+            ["P version=4 prios=2", "C"],
+            ["P version=4 prios=2", "C version=4"],
+            ["P version=4 prios=2", "C boost=maybe"],
+            ["P version=4 prios=2", "C prios=-1"],  # no u32
+            ["P version=4 prios=2", "C quantum=4294967296"],
+            ["P version=4 prios=2", "C ratio=two"],
+            ["P version=4 prios=3", "C prios=2", "E 2 0 100"],  # class 2 is gone
+            ["P version=4 prios=3 flows=8", "C flows=4", "E 0 4 100"],
+            ["P version=4 prios=3 flows=8", "C flows=4", "E 0 0 100 0 0 5"],
             ["P version=2 prios=2", "E 0 0 100 2"],
             ["P version=2 prios=2 isolate=src"],  # isolate needs version 3
             ["P version=2 prios=2", "E 0 0 100 1 0 0"],  # so do the host fields

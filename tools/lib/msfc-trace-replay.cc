@@ -4,7 +4,6 @@
 
 #include "msfc-trace-replay.h"
 
-#include "ns3/boolean.h"
 #include "ns3/msfc-queue-disc.h"
 #include "ns3/object-factory.h"
 #include "ns3/packet.h"
@@ -12,12 +11,20 @@
 #include "ns3/simulator.h"
 #include "ns3/socket.h"
 #include "ns3/string.h"
+#include "ns3/uinteger.h"
 
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 namespace ns3
 {
@@ -26,7 +33,7 @@ namespace
 {
 
 /// Newest trace format version this replayer reads.
-constexpr int TRACE_VERSION = 3;
+constexpr int TRACE_VERSION = 4;
 
 /// A packet addressed to a given flow and host slots; the class travels in a SocketPriorityTag.
 class TraceItem : public QueueDiscItem, public MsfcQueueDisc::HostHashItem
@@ -94,6 +101,136 @@ RecordDrop(std::vector<std::string>* output, Ptr<const QueueDiscItem> item, cons
     output->push_back("drop " + why + " " + (t ? t->Describe() : "?"));
 }
 
+/**
+ * The attribute and value a P or C line's key=value sets (one mapping for both).
+ * @param key the trace's parameter name (not "version")
+ * @param value its value in the trace
+ * @return the MsfcQueueDisc attribute and its value
+ */
+std::pair<std::string, std::string>
+AttributeOf(const std::string& key, const std::string& value)
+{
+    static const std::map<std::string, std::string> names = {{"prios", "Prios"},
+                                                             {"flows", "Flows"},
+                                                             {"quantum", "Quantum"},
+                                                             {"ratio", "Ratio"},
+                                                             {"limit", "MaxSize"},
+                                                             {"drop_batch", "DropBatchSize"},
+                                                             {"target", "Target"},
+                                                             {"interval", "Interval"},
+                                                             {"ecn", "UseEcn"},
+                                                             {"overload", "Overload"},
+                                                             {"weights", "Weights"},
+                                                             {"inversion", "Inversion"},
+                                                             {"isolate", "Isolate"},
+                                                             {"boost", "Boost"}};
+    const std::string& name = names.at(key);
+    if (key == "limit")
+    {
+        return {name, value + "p"};
+    }
+    if (key == "target" || key == "interval")
+    {
+        return {name, value + "us"};
+    }
+    if (key == "ecn")
+    {
+        return {name, value == "1" ? "true" : "false"};
+    }
+    return {name, value};
+}
+
+/**
+ * Check a mode's word (the trace's words, which are the attributes').
+ * @param key overload, weights, inversion, isolate or boost
+ * @param value its value in the trace
+ * @return an empty string, or what is wrong
+ */
+std::string
+CheckMode(const std::string& key, const std::string& value)
+{
+    static const std::map<std::string, std::vector<std::string>> modes = {
+        {"overload", {"flow", "class"}},
+        {"weights", {"rounded", "exact"}},
+        {"inversion", {"allow", "prevent"}},
+        {"isolate", {"flow", "src", "dst", "both"}},
+        {"boost", {"off", "on"}}};
+    const std::vector<std::string>& words = modes.at(key);
+    if (std::find(words.begin(), words.end(), value) != words.end())
+    {
+        return "";
+    }
+    std::string use;
+    for (size_t i = 0; i < words.size(); ++i)
+    {
+        use += (i == 0 ? "" : i + 1 == words.size() ? " or " : ", ") + key + "=" + words[i];
+    }
+    return key + "=" + value + " unknown: use " + use;
+}
+
+/**
+ * Check the modes of a P line's configuration, and its ecn.
+ * @param params the trace's parameters
+ * @return an empty string, or what is wrong
+ */
+std::string
+CheckModes(std::map<std::string, std::string>& params)
+{
+    if (params["ecn"] != "0" && params["ecn"] != "1")
+    {
+        return "ecn=" + params["ecn"] + " must be 0 or 1";
+    }
+    for (const char* key : {"overload", "weights", "inversion", "isolate", "boost"})
+    {
+        std::string bad = CheckMode(key, params[key]);
+        if (!bad.empty())
+        {
+            return bad;
+        }
+    }
+    return "";
+}
+
+/**
+ * A C line's value of a numeric key as the qdisc's netlink attribute carries it: a u32 (ratio:
+ * a decimal number whose 16.16 fixed point fits a u32).
+ * @param key the trace's parameter name
+ * @param value its value in the trace; set to the number written plainly
+ * @return an empty string, or what is wrong (the trace is malformed)
+ */
+std::string
+CheckU32(const std::string& key, std::string& value)
+{
+    const char* begin = value.c_str();
+    char* end = nullptr;
+    errno = 0;
+    if (key == "ratio")
+    {
+        double r = std::strtod(begin, &end);
+        if (value.empty() || *end != '\0' || errno != 0 || !std::isfinite(r))
+        {
+            return "ratio '" + value + "' is not a number: write e.g. ratio=2 or ratio=1.5";
+        }
+        const double fixed = std::round(r * 65536.0);
+        if (fixed < 0 || fixed > UINT32_MAX)
+        {
+            return key + "=" + value + " does not fit the qdisc's 32-bit attribute";
+        }
+        return "";
+    }
+    long long n = std::strtoll(begin, &end, 10);
+    if (value.empty() || *end != '\0' || errno != 0)
+    {
+        return "parameter " + key + "=" + value + " is not an integer";
+    }
+    if (n < 0 || n > UINT32_MAX)
+    {
+        return key + "=" + value + " does not fit the qdisc's 32-bit attribute";
+    }
+    value = std::to_string(n);
+    return "";
+}
+
 /// Advance the simulator clock by `ns` nanoseconds (nothing else is scheduled).
 void
 AdvanceClock(uint64_t ns)
@@ -111,7 +248,13 @@ ReplayLines(std::istream& in,
             std::vector<std::string>& output,
             std::string& error)
 {
+    // the defaults of docs/algorithm.md, "Cross-check traces"
     std::map<std::string, std::string> params = {{"version", "1"},
+                                                 {"prios", "3"},
+                                                 {"flows", "1024"},
+                                                 {"quantum", "1514"},
+                                                 {"ratio", "2"},
+                                                 {"limit", "10240"},
                                                  {"drop_batch", "64"},
                                                  {"target", "5000"},
                                                  {"interval", "100000"},
@@ -173,45 +316,13 @@ ReplayLines(std::istream& in,
                 }
                 params[kv.substr(0, eq)] = kv.substr(eq + 1);
             }
-            for (const char* key : {"prios", "flows", "quantum", "ratio", "limit"})
+            std::string bad = CheckModes(params);
+            if (!bad.empty())
             {
-                if (!params.count(key))
-                {
-                    error = where() + "P line lacks " + key;
-                    return false;
-                }
-            }
-            if (params["overload"] != "flow" && params["overload"] != "class")
-            {
-                error = where() + "overload=" + params["overload"] +
-                        " unknown: use overload=flow or overload=class";
-                return false;
-            }
-            if (params["weights"] != "rounded" && params["weights"] != "exact")
-            {
-                error = where() + "weights=" + params["weights"] +
-                        " unknown: use weights=rounded or weights=exact";
-                return false;
-            }
-            if (params["inversion"] != "allow" && params["inversion"] != "prevent")
-            {
-                error = where() + "inversion=" + params["inversion"] +
-                        " unknown: use inversion=allow or inversion=prevent";
+                error = where() + bad;
                 return false;
             }
             const std::string& iso = params["isolate"];
-            if (iso != "flow" && iso != "src" && iso != "dst" && iso != "both")
-            {
-                error = where() + "isolate=" + iso +
-                        " unknown: use isolate=flow, isolate=src, isolate=dst or isolate=both";
-                return false;
-            }
-            if (params["boost"] != "off" && params["boost"] != "on")
-            {
-                error =
-                    where() + "boost=" + params["boost"] + " unknown: use boost=off or boost=on";
-                return false;
-            }
             version = std::atoi(params["version"].c_str());
             if (version < 1 || version > TRACE_VERSION)
             {
@@ -227,20 +338,14 @@ ReplayLines(std::istream& in,
             }
             ObjectFactory f;
             f.SetTypeId("ns3::MsfcQueueDisc");
-            f.Set("Prios", StringValue(params["prios"]));
-            f.Set("Flows", StringValue(params["flows"]));
-            f.Set("Quantum", StringValue(params["quantum"]));
-            f.Set("Ratio", StringValue(params["ratio"]));
-            f.Set("MaxSize", StringValue(params["limit"] + "p"));
-            f.Set("DropBatchSize", StringValue(params["drop_batch"]));
-            f.Set("Overload", StringValue(params["overload"]));
-            f.Set("Weights", StringValue(params["weights"]));
-            f.Set("Inversion", StringValue(params["inversion"]));
-            f.Set("Isolate", StringValue(iso));
-            f.Set("Boost", StringValue(params["boost"]));
-            f.Set("Target", StringValue(params["target"] + "us"));
-            f.Set("Interval", StringValue(params["interval"] + "us"));
-            f.Set("UseEcn", BooleanValue(params["ecn"] == "1"));
+            for (const auto& [key, value] : params)
+            {
+                if (key != "version")
+                {
+                    auto [attribute, v] = AttributeOf(key, value);
+                    f.Set(attribute, StringValue(v));
+                }
+            }
             f.Set("UseSocketPriority", StringValue("true"));
             q = f.Create<MsfcQueueDisc>();
             std::string invalid = q->ValidateConfiguration();
@@ -278,9 +383,21 @@ ReplayLines(std::istream& in,
                 error = where() + "the ECT field is 0 or 1 and needs version=2";
                 return false;
             }
+            // the configuration in force (a change refused keeps the old prios and flows)
+            UintegerValue nFlows;
+            q->GetAttribute("Flows", nFlows);
+            const uint32_t prios = q->GetNClasses();
+            const uint32_t flows = static_cast<uint32_t>(nFlows.Get());
+            if (cls >= prios || flow >= flows)
+            {
+                error = where() + "enqueue out of range: class 0 .. " + std::to_string(prios - 1) +
+                        ", flow 0 .. " + std::to_string(flows - 1) +
+                        " (prios=" + std::to_string(prios) + ", flows=" + std::to_string(flows) +
+                        ")";
+                return false;
+            }
             if (ls >> src)
             {
-                const uint32_t flows = std::stoul(params["flows"]);
                 if (!(ls >> dst) || version < 3 || src >= flows || dst >= flows)
                 {
                     error = where() + "the host fields are '<src> <dst>', each 0 .. flows-1, " +
@@ -303,6 +420,66 @@ ReplayLines(std::istream& in,
                 output.push_back(t->Describe() + (t->m_ce ? " ce" : ""));
             }
         }
+        else if (op == "C" && version >= 4)
+        {
+            // Malformed (a replay error) is only what the qdisc's netlink attributes cannot
+            // carry: an unknown key or mode, a value that is not a u32, a ratio that is not a
+            // number. Whether the queue disc takes the change is its decision, in the output.
+            std::vector<std::pair<std::string, std::string>> attributes;
+            bool inRange = true; // values the attributes accept but the qdisc does not
+            std::string kv;
+            while (ls >> kv)
+            {
+                auto eq = kv.find('=');
+                if (eq == std::string::npos)
+                {
+                    error = where() + "parameter '" + kv + "' is not key=value";
+                    return false;
+                }
+                const std::string key = kv.substr(0, eq);
+                std::string value = kv.substr(eq + 1);
+                if (!known.count(key) || key == "version")
+                {
+                    error = where() + "unknown parameter '" + key + "' of a C line";
+                    return false;
+                }
+                const bool mode = key == "overload" || key == "weights" || key == "inversion" ||
+                                  key == "isolate" || key == "boost";
+                std::string bad = mode ? CheckMode(key, value) : CheckU32(key, value);
+                if (!bad.empty())
+                {
+                    error = where() + bad;
+                    return false;
+                }
+                // ecn is a flag (UseEcn a bool); quantum 0 is the device MTU only in ns-3
+                if ((key == "ecn" && value != "0" && value != "1") ||
+                    (key == "quantum" && value == "0"))
+                {
+                    inRange = false;
+                }
+                attributes.push_back(AttributeOf(key, value));
+            }
+            if (attributes.empty())
+            {
+                error = where() + "expected 'C key=value [key=value ...]'";
+                return false;
+            }
+            // "change" first, then the overload drops the change makes (RecordDrop)
+            const size_t at = output.size();
+            output.emplace_back("change");
+            std::string why;
+            switch (inRange ? q->Change(attributes, why) : MsfcQueueDisc::CHANGE_INVALID)
+            {
+            case MsfcQueueDisc::CHANGE_OK:
+                break;
+            case MsfcQueueDisc::CHANGE_BUSY:
+                output[at] = "change busy";
+                break;
+            case MsfcQueueDisc::CHANGE_INVALID:
+                output[at] = "change invalid";
+                break;
+            }
+        }
         else if (op == "T" && version >= 2)
         {
             int64_t ns;
@@ -315,7 +492,8 @@ ReplayLines(std::istream& in,
         }
         else
         {
-            error = where() + "unknown operation '" + op + "' (expected P, E, D or T)";
+            error = where() + "unknown operation '" + op +
+                    "' (expected P, E, D, T or, from version 4, C)";
             return false;
         }
     }

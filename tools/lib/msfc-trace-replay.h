@@ -2,7 +2,8 @@
  * Replays a cross-check trace (docs/algorithm.md, "Cross-check traces")
  * through MsfcQueueDisc: packets go straight to the class and flow the trace
  * names, the simulator clock follows the trace's time steps, and every
- * decision (dequeue, CE mark, drop and its reason) is reported.
+ * decision (dequeue, CE mark, drop and its reason) is reported; a C line
+ * (version 4) changes the configuration through MsfcQueueDisc::Change.
  *
  * SPDX-License-Identifier: GPL-2.0-only
  */
@@ -21,7 +22,9 @@ namespace ns3
  * Replay a trace file.
  * @param path the .trace file
  * @param output one line per decision: "<class> <flow> <len>" (with " ce" when CE-marked) or
- *        "-" per dequeue, "drop <reason> <class> <flow> <len>" per dropped packet
+ *        "-" per dequeue, "drop <reason> <class> <flow> <len>" per dropped packet, "change",
+ *        "change busy" or "change invalid" per C line (version 4: MsfcQueueDisc::Change),
+ *        before the overload drops the change makes
  * @param error set when the file cannot be read or is malformed
  * @return true on success
  */

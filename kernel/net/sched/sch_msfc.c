@@ -171,7 +171,7 @@ static int msfc_class_quanta(u32 prios, u32 quantum, u32 ratio, bool exact,
 	if (!exact)
 		return 0;
 	for (p = 0; p < prios; p++) {
-		if (!out[p])
+		if (!out[p])	/* also keeps the division below from 0 */
 			return -EDOM;
 		inv += div64_u64(BIT_ULL(32), out[p]);
 	}
@@ -282,15 +282,28 @@ static u32 msfc_flow_load(const struct msfc_sched_data *q,
 {
 	u32 src = *msfc_host_load(q, flow->cls, 0, flow->src);
 	u32 dst = *msfc_host_load(q, flow->cls, 1, flow->dst);
+	u32 load;
 
 	switch (q->isolate) {
 	case TC_MSFC_ISOLATE_SRC:
-		return src;
+		load = src;
+		break;
 	case TC_MSFC_ISOLATE_DST:
-		return dst;
+		load = dst;
+		break;
 	default:
-		return max(src, dst);
+		load = max(src, dst);
+		break;
 	}
+	/* A listed flow counts in both of its slots from its activation until it
+	 * leaves its list, and the loads change meaning only on an idle qdisc after
+	 * every listed flow has left (msfc_forget_active()), so the load is at
+	 * least 1 and at most flows (65536).  Callers divide by it: a 0 would be a
+	 * broken invariant, reported and not turned into a divide error.
+	 */
+	if (WARN_ON_ONCE(!load))
+		return 1;
+	return load;
 }
 
 /* The host deficit a flow draws on (isolate != flow): its source slot's
@@ -327,7 +340,9 @@ static void msfc_host_add(const struct msfc_sched_data *q, s64 *host, s64 amount
 }
 
 /* The inner DRR refill of a flow: quantum bytes (isolate flow), else
- * quantum / load in 1/65536 byte, rounded down (at least 1: load <= 65536).
+ * quantum / load in 1/65536 byte, rounded down.  Safe: the load is 1 ..
+ * 65536 (msfc_flow_load()), so the refill is at least 1 (quantum >= 1 byte)
+ * and at most 2^36.
  */
 static u64 msfc_flow_quantum(const struct msfc_sched_data *q,
 			     const struct msfc_class *cl,
@@ -372,7 +387,9 @@ static void flow_queue_add(struct msfc_flow *flow, struct sk_buff *skb)
  * floor(eff_k / n_k) of the classes above with flows, scaled down by the
  * ratio (rounded down) at every class down; n the active flows.  Classes
  * without flows, and the first with flows, keep Q_c.  Stores them in @eff if
- * given; returns eff_last.  O(prios), two divisions per class.
+ * given; returns eff_last.  O(prios), two divisions per class, both safe: by
+ * a class's active flows only where it has some, and by the ratio (>= 1 in
+ * 16.16, the policy's minimum) or 65536.
  */
 static u64 msfc_effective_quanta(const struct msfc_sched_data *q, u32 last,
 				 u64 *eff)
@@ -673,7 +690,11 @@ static void drop_func(struct sk_buff *skb, void *ctx)
 	qdisc_qstats_drop(sch);
 }
 
-/* Refills a deficit <= 0 needs to become positive. */
+/* Refills a deficit <= 0 needs to become positive.  Safe: every quantum
+ * passed is at least 1: a flow's (msfc_flow_quantum()), a host's (load >= 1
+ * times a flow's), a class's (msfc_class_quantum(): Q_p >= 1, rounded or
+ * exact as msfc_class_quanta() checks, or an effective quantum >= 1).
+ */
 static u64 msfc_refills(s64 deficit, u64 quantum)
 {
 	return deficit > 0 ? 0 : div64_u64(-deficit, quantum) + 1;
@@ -1127,8 +1148,10 @@ static int msfc_alloc_tables(u32 prios, u32 flows_cnt, struct msfc_flow **flowsp
 }
 
 /* An idle qdisc whose isolate mode changes: flows left on their lists
- * (emptied, not yet visited) leave them, so that no host load or deficit
- * of the old mode survives.
+ * (emptied, not yet visited: on the old list, and with boost on also on the
+ * new list) leave them, so that no host load or deficit of the old mode
+ * survives and every listed flow has a host load of at least 1 afterwards
+ * (msfc_flow_quantum() divides by it).
  */
 static void msfc_forget_active(struct msfc_sched_data *q)
 {
@@ -1141,6 +1164,8 @@ static void msfc_forget_active(struct msfc_sched_data *q)
 
 		list_for_each_entry_safe(flow, next, &cl->flows, flowchain)
 			list_del_init(&flow->flowchain);
+		list_for_each_entry_safe(flow, next, &cl->new_flows, flowchain)
+			list_del_init(&flow->flowchain);
 		INIT_LIST_HEAD(&cl->node);
 		cl->active_flows = 0;
 	}
@@ -1149,6 +1174,35 @@ static void msfc_forget_active(struct msfc_sched_data *q)
 	memset(q->host_deficits, 0, 2 * q->prios * q->flows_cnt * sizeof(s64));
 }
 
+/* weights changes: the classes still in the round keep their credit, in the
+ * new unit (1/65536 byte with weights exact, else bytes; rounded down).  A
+ * deficit is at most a class quantum (2^40 bytes) and at least minus one
+ * packet, so the product fits in s64.
+ */
+static void msfc_convert_class_deficits(struct msfc_sched_data *q, bool exact)
+{
+	struct msfc_class *cl;
+
+	list_for_each_entry(cl, &q->active_classes, node) {
+		if (exact)
+			cl->deficit *= 1 << MSFC_EXACT_SHIFT;
+		else
+			cl->deficit >>= MSFC_EXACT_SHIFT;	/* arithmetic: floor */
+	}
+}
+
+/* What a change does to the state it finds (docs/algorithm.md, "Changing the
+ * configuration"; the reference model and ns-3 do the same):
+ * - prios or flows (idle qdisc only): new tables; nothing stays listed, every
+ *   CoDel state, deficit and host load starts from zero;
+ * - isolate (idle qdisc only): every flow still listed, on the old or the new
+ *   list, leaves it; host loads and deficits are cleared;
+ * - weights: the classes in the round keep their deficits, converted;
+ * - everything else is read where it is used: class quanta are recomputed,
+ *   deficits are kept (a host deficit above the new cap is capped at its
+ *   next refill), boost applies to flows that become active from now on;
+ * - a lower limit or memory_limit drops from the fattest flows at once.
+ */
 static int msfc_change(struct Qdisc *sch, struct nlattr *opt,
 		       struct netlink_ext_ack *extack)
 {
@@ -1182,8 +1236,7 @@ static int msfc_change(struct Qdisc *sch, struct nlattr *opt,
 	}
 	if (resize) {
 		if (q->flows && sch->q.qlen) {
-			NL_SET_ERR_MSG(extack,
-				       "prios and flows cannot change while packets are queued: change them on an idle link, or delete and re-add the qdisc");
+			NL_SET_ERR_MSG(extack, TC_MSFC_RESIZE_BUSY_MSG);
 			return -EBUSY;
 		}
 		err = msfc_alloc_tables(c.prios, c.flows_cnt, &new_flows,
@@ -1203,8 +1256,7 @@ static int msfc_change(struct Qdisc *sch, struct nlattr *opt,
 		kvfree(new_host_loads);
 		kvfree(new_host_deficits);
 		if (resize)
-			NL_SET_ERR_MSG(extack,
-				       "prios and flows cannot change while packets are queued: change them on an idle link, or delete and re-add the qdisc");
+			NL_SET_ERR_MSG(extack, TC_MSFC_RESIZE_BUSY_MSG);
 		else
 			NL_SET_ERR_MSG(extack, TC_MSFC_ISOLATE_BUSY_MSG);
 		return -EBUSY;
@@ -1233,6 +1285,8 @@ static int msfc_change(struct Qdisc *sch, struct nlattr *opt,
 		msfc_forget_active(q);
 	}
 
+	if (c.weights != q->weights)
+		msfc_convert_class_deficits(q, c.weights == TC_MSFC_WEIGHTS_EXACT);
 	WRITE_ONCE(q->quantum, c.quantum);
 	WRITE_ONCE(q->ratio, c.ratio);
 	for (p = 0; p < MSFC_MAX_PRIOS; p++)
@@ -1427,6 +1481,17 @@ static int msfc_delete_class(struct Qdisc *sch, unsigned long cl,
 	return -EOPNOTSUPP;
 }
 
+/* Every class is a set of flow queues inside the qdisc: there is no leaf for a
+ * child qdisc, so a graft gets the reason instead of a bare EOPNOTSUPP.
+ */
+static int msfc_graft(struct Qdisc *sch, unsigned long arg, struct Qdisc *new,
+		      struct Qdisc **old, struct netlink_ext_ack *extack)
+{
+	NL_SET_ERR_MSG(extack,
+		       "msfc classes cannot hold a child qdisc: each class is msfc's own flow queues, each run by CoDel (put msfc under another qdisc's class instead, or set target and interval)");
+	return -EOPNOTSUPP;
+}
+
 static unsigned long msfc_bind(struct Qdisc *sch, unsigned long parent,
 			       u32 classid)
 {
@@ -1502,6 +1567,7 @@ static void msfc_walk(struct Qdisc *sch, struct qdisc_walker *arg)
 }
 
 static const struct Qdisc_class_ops msfc_class_ops = {
+	.graft		=	msfc_graft,
 	.leaf		=	msfc_leaf,
 	.find		=	msfc_find,
 	.change		=	msfc_change_class,

@@ -9,10 +9,18 @@
 #include <linux/ip.h>
 #include <linux/delay.h>
 
+/* attribute list terminated by type 0; DSCP map passed separately */
+struct msfc_test_attr {
+	int type;
+	u32 val;
+};
+
 struct msfc_vec_op {
-	char op;	/* trace: 'E' enqueue, 'D' dequeue, 'T' advance the clock;
+	char op;	/* trace: 'E' enqueue, 'D' dequeue, 'T' advance the clock,
+			 * 'C' change (len: its number in msfc_vector.changes);
 			 * decisions: 'P' packet dequeued, 'N' none, 'C' CoDel drop,
-			 * 'O' overload drop
+			 * 'O' overload drop, 'K' change applied, 'B' change refused
+			 * as busy, 'I' change refused as invalid
 			 */
 	u8 cls;
 	u8 ect;		/* E: an ECT(0) packet; P: dequeued CE-marked */
@@ -31,6 +39,7 @@ struct msfc_vector {
 	u32 nops;
 	const struct msfc_vec_op *exp;
 	u32 nexp;
+	const struct msfc_test_attr *const *changes;	/* of the 'C' operations */
 };
 
 #include "sch_msfc_vectors.h"
@@ -40,12 +49,6 @@ struct msfc_vector {
 struct msfc_test_ctx {
 	struct net_device *dev;
 	struct Qdisc *sch;
-};
-
-/* attribute list terminated by type 0; DSCP map passed separately */
-struct msfc_test_attr {
-	int type;
-	u32 val;
 };
 
 static int msfc_test_change(struct Qdisc *sch, const struct msfc_test_attr *attrs,
@@ -267,7 +270,7 @@ static struct sk_buff *msfc_test_vec_skb(const struct msfc_vec_op *op)
  */
 static void msfc_test_vectors(struct kunit *test)
 {
-	u64 nops = 0, ndec = 0, deq = 0, marks = 0, cdrops = 0, odrops = 0;
+	u64 nops = 0, ndec = 0, deq = 0, marks = 0, cdrops = 0, odrops = 0, changes = 0;
 	int v;
 
 	for (v = 0; v < ARRAY_SIZE(msfc_vectors); v++) {
@@ -291,6 +294,7 @@ static void msfc_test_vectors(struct kunit *test)
 			{ 0 }
 		};
 		struct Qdisc *sch = msfc_test_create(test, attrs);
+		struct msfc_sched_data *q = qdisc_priv(sch);
 		u32 i, k, d = 0;
 
 		WRITE_ONCE(msfc_test_now_ns, 0);
@@ -304,7 +308,42 @@ static void msfc_test_vectors(struct kunit *test)
 				WRITE_ONCE(msfc_test_now_ns, msfc_test_now_ns + op->len);
 				continue;
 			}
+			if (op->op == 'C') {
+				struct netlink_ext_ack extack = {};
+				u32 first;
+				int err;
+
+				/* the drops of a lower limit are freed in reverse
+				 * order of dropping: reverse what they recorded
+				 */
+				msfc_test_ndropped = 0;
+				err = msfc_test_change(sch, vec->changes[op->len], NULL, 0,
+						       &extack);
+				/* refused as invalid: a policy range (ERANGE) or a
+				 * rule between parameters (EINVAL), with a message
+				 */
+				KUNIT_ASSERT_TRUE_MSG(test, !err || extack._msg,
+						      "%s: change %u: %d without a message",
+						      vec->name, op->len, err);
+				msfc_test_expect(test, vec, &d,
+						 !err ? 'K' : err == -EBUSY ? 'B' : 'I', 0, 0);
+				KUNIT_ASSERT_LE(test, msfc_test_ndropped, MSFC_TEST_MAX_DROPS);
+				for (k = msfc_test_ndropped; k > 0; k--) {
+					first = k - 1;
+					msfc_test_expect(test, vec, &d, 'O',
+							 msfc_test_dropped[first],
+							 msfc_test_dropped_len[first]);
+				}
+				odrops += msfc_test_ndropped;
+				changes++;
+				continue;
+			}
 			if (op->op == 'E') {
+				KUNIT_ASSERT_TRUE_MSG(test, op->cls < q->prios &&
+						      max3(op->flow, op->src, op->dst) <
+						      q->flows_cnt,
+						      "%s: operation %u out of range",
+						      vec->name, i);
 				skb = msfc_test_vec_skb(op);
 				KUNIT_ASSERT_NOT_NULL(test, skb);
 				msfc_enqueue_flow(skb, sch, op->cls, op->flow, hosts, &to_free);
@@ -355,8 +394,8 @@ static void msfc_test_vectors(struct kunit *test)
 		msfc_test_release(test);
 	}
 	kunit_info(test,
-		   "%zu traces, %llu operations, %llu decisions identical to the reference: %llu dequeued (%llu CE-marked), %llu CoDel drops, %llu overload drops\n",
-		   ARRAY_SIZE(msfc_vectors), nops, ndec, deq, marks, cdrops, odrops);
+		   "%zu traces, %llu operations, %llu decisions identical to the reference: %llu dequeued (%llu CE-marked), %llu CoDel drops, %llu overload drops, %llu changes\n",
+		   ARRAY_SIZE(msfc_vectors), nops, ndec, deq, marks, cdrops, odrops, changes);
 }
 
 /* Backlogged classes share bytes as 1 : ratio : ratio^2 (+- one quantum). */
@@ -1030,6 +1069,124 @@ static void msfc_test_change_reset(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, n, 8);
 }
 
+/* The sequence of the divide error in msfc_dequeue: with boost on, a flow
+ * whose one packet has left stays on its class's new-flow list while the
+ * qdisc is idle (a parent such as htb does not dequeue again); isolate
+ * changes on the idle qdisc; the next packet, of another flow, is dequeued
+ * without the stale flow being refilled by its host load (0 then).  Also the
+ * same with every isolate mode from every other, and a weights change on a
+ * busy qdisc.
+ */
+static void msfc_test_change_listed_flows(struct kunit *test)
+{
+	const struct msfc_test_attr attrs[] = { { TCA_MSFC_BOOST, TC_MSFC_BOOST_ON }, { 0 } };
+	struct msfc_sched_data *q;
+	struct netlink_ext_ack extack = {};
+	struct sk_buff *skb;
+	struct Qdisc *sch;
+	u32 from, to, cls, n;
+
+	for (from = 0; from <= TC_MSFC_ISOLATE_MAX; from++) {
+		for (to = 0; to <= TC_MSFC_ISOLATE_MAX; to++) {
+			const struct msfc_test_attr first[] = {
+				{ TCA_MSFC_ISOLATE, from }, { 0 }
+			};
+			const struct msfc_test_attr change[] = {
+				{ TCA_MSFC_ISOLATE, to }, { 0 }
+			};
+
+			if (from == to)
+				continue;
+			sch = msfc_test_create(test, attrs);
+			q = qdisc_priv(sch);
+			KUNIT_ASSERT_EQ(test, msfc_test_change(sch, first, NULL, 0, &extack), 0);
+			/* flow A: 10.0.0.1 -> 10.0.0.2, one packet, dequeued */
+			skb = msfc_test_ip_skb(100, 0, 1000);
+			KUNIT_ASSERT_NOT_NULL(test, skb);
+			KUNIT_ASSERT_EQ(test, msfc_test_enqueue(sch, skb), NET_XMIT_SUCCESS);
+			skb = msfc_dequeue(sch);
+			KUNIT_ASSERT_NOT_NULL(test, skb);
+			kfree_skb(skb);
+			cls = q->dscp_map[0];
+			KUNIT_ASSERT_EQ(test, sch->q.qlen, 0);
+			KUNIT_ASSERT_FALSE_MSG(test, list_empty(&q->classes[cls].new_flows),
+					       "flow A should still be listed while idle");
+
+			KUNIT_ASSERT_EQ_MSG(test, msfc_test_change(sch, change, NULL, 0, &extack),
+					    0, "isolate %u -> %u refused: %s", from, to,
+					    extack._msg ?: "");
+			KUNIT_EXPECT_TRUE(test, list_empty(&q->classes[cls].new_flows));
+			KUNIT_EXPECT_TRUE(test, list_empty(&q->classes[cls].flows));
+			KUNIT_EXPECT_TRUE(test, list_empty(&q->active_classes));
+			KUNIT_EXPECT_EQ(test, q->classes[cls].active_flows, 0);
+			KUNIT_EXPECT_EQ(test, q->active_flows, 0);
+
+			/* flow B: 10.0.0.1 -> 10.0.0.3 */
+			skb = msfc_test_ip_skb(200, 0, 2000);
+			KUNIT_ASSERT_NOT_NULL(test, skb);
+			ip_hdr(skb)->daddr = htonl(0x0a000003);
+			KUNIT_ASSERT_EQ(test, msfc_test_enqueue(sch, skb), NET_XMIT_SUCCESS);
+			skb = msfc_dequeue(sch);
+			KUNIT_ASSERT_NOT_NULL_MSG(test, skb, "isolate %u -> %u: B not dequeued",
+						  from, to);
+			KUNIT_EXPECT_EQ(test, qdisc_pkt_len(skb), 200);
+			kfree_skb(skb);
+			KUNIT_EXPECT_NULL(test, msfc_dequeue(sch));
+			KUNIT_EXPECT_EQ(test, q->active_flows, 0);
+			msfc_test_release(test);
+		}
+	}
+
+	/* weights on a busy qdisc: class 0's credit of 700 bytes is kept */
+	{
+		const struct msfc_test_attr two[] = {
+			{ TCA_MSFC_PRIOS, 2 }, { TCA_MSFC_QUANTUM, 1000 }, { 0 }
+		};
+		const struct msfc_test_attr exact[] = {
+			{ TCA_MSFC_WEIGHTS, TC_MSFC_WEIGHTS_EXACT }, { 0 }
+		};
+		const struct msfc_test_attr rounded[] = {
+			{ TCA_MSFC_WEIGHTS, TC_MSFC_WEIGHTS_ROUNDED }, { 0 }
+		};
+
+		sch = msfc_test_create(test, two);
+		q = qdisc_priv(sch);
+		for (n = 0; n < 4; n++) {
+			msfc_test_enqueue_flow(sch, 0, 0, 300);
+			msfc_test_enqueue_flow(sch, 1, 0, 300);
+		}
+		skb = msfc_dequeue(sch);
+		KUNIT_ASSERT_NOT_NULL(test, skb);
+		kfree_skb(skb);
+		KUNIT_ASSERT_EQ(test, q->classes[0].deficit, 700);
+		KUNIT_ASSERT_EQ(test, msfc_test_change(sch, exact, NULL, 0, &extack), 0);
+		KUNIT_EXPECT_EQ(test, q->classes[0].deficit, 700LL << 16);
+		KUNIT_EXPECT_EQ(test, q->classes[1].quantum, 2000ULL << 16);
+		q->classes[0].deficit = -(300LL << 16) + 1;
+		KUNIT_ASSERT_EQ(test, msfc_test_change(sch, rounded, NULL, 0, &extack), 0);
+		KUNIT_EXPECT_EQ(test, q->classes[0].deficit, -300);
+		KUNIT_EXPECT_EQ(test, q->classes[1].quantum, 2000);
+		n = 0;
+		while ((skb = msfc_dequeue(sch))) {
+			n++;
+			kfree_skb(skb);
+		}
+		KUNIT_EXPECT_EQ(test, n, 7);
+	}
+}
+
+/* A child qdisc under an msfc class is refused with the reason. */
+static void msfc_test_graft(struct kunit *test)
+{
+	struct Qdisc *sch = msfc_test_create(test, NULL);
+	struct netlink_ext_ack extack = {};
+	struct Qdisc *old = NULL;
+
+	KUNIT_EXPECT_EQ(test, msfc_graft(sch, 1, &noop_qdisc, &old, &extack), -EOPNOTSUPP);
+	KUNIT_EXPECT_NOT_NULL(test, extack._msg);
+	KUNIT_EXPECT_NULL(test, old);
+}
+
 /* Parents such as TBF peek first: the peeked packet stays counted and is the
  * one dequeued next.
  */
@@ -1286,6 +1443,8 @@ static struct kunit_case msfc_test_cases[] = {
 	KUNIT_CASE(msfc_test_small_quantum_isolate),
 	KUNIT_CASE(msfc_test_invalid),
 	KUNIT_CASE(msfc_test_change_reset),
+	KUNIT_CASE(msfc_test_change_listed_flows),
+	KUNIT_CASE(msfc_test_graft),
 	KUNIT_CASE(msfc_test_peek),
 	{}
 };

@@ -146,6 +146,8 @@ enum tc_msfc_boost {
 	"class quanta too small for exact weights (shares could be off by more than 0.5 %): raise quantum or ratio, or lower prios"
 #define TC_MSFC_ISOLATE_BUSY_MSG \
 	"isolate cannot change while packets are queued: change it on an idle link, or delete and re-add the qdisc"
+#define TC_MSFC_RESIZE_BUSY_MSG \
+	"prios and flows cannot change while packets are queued: change them on an idle link, or delete and re-add the qdisc"
 #define TC_MSFC_DSCP_MAP_MSG		"dscp map entries must be classes 0 .. 15"
 
 /*
