@@ -1165,11 +1165,11 @@ class MsfcBoostTestCase : public TestCase
 
 /**
  * Change() (tc qdisc change, docs/algorithm.md "Changing the configuration"): a flow left on
- * the new-flow list by Boost=on leaves it when Isolate changes (issue 26: it was served with
- * host tables that did not exist); Prios, Flows and Isolate cannot change with packets queued;
- * an invalid change restores every attribute; the deficits of listed classes are converted
- * when Weights changes (exact -> rounded rounds down, also below 0); a lower MaxSize drops
- * down to it.
+ * the new-flow list by Boost=on leaves it when Isolate changes (Linux once divided by its host
+ * load, 0, and here it was served with host tables that did not exist); Prios, Flows and Isolate
+ * cannot change with packets queued; an invalid change restores every attribute; the deficits of
+ * listed classes are converted when Weights changes (exact -> rounded rounds down, also below 0); a
+ * lower MaxSize drops down to it.
  */
 class MsfcChangeTestCase : public TestCase
 {
@@ -1234,7 +1234,8 @@ class MsfcChangeTestCase : public TestCase
         return tags;
     }
 
-    /// The issue's crash: Boost=on leaves an emptied flow listed, then Isolate changes.
+    /// The sequence of the Linux qdisc's divide error: Boost=on leaves an emptied flow listed, then
+    /// Isolate changes.
     void IsolateAfterBoost()
     {
         Ptr<MsfcQueueDisc> q =

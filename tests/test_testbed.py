@@ -458,3 +458,125 @@ def test_boot_keeps_the_whole_log_when_the_job_does_not_finish(tmp_path, monkeyp
     assert str(where) in str(e.value) and "Kernel panic" in str(e.value)
     assert where.read_text() == log  # all of it, not only the last lines
     assert "line 0" not in str(e.value)
+
+
+def idle_change_files(over: dict | None = None) -> dict:
+    """The guest's /out of selftest.sh's issue-26 steps on a kernel with the fix."""
+
+    def shown(packets: int) -> bytes:
+        return json.dumps(
+            [
+                {"kind": "htb", "handle": "1:", "root": True, "packets": packets},
+                {
+                    "kind": "msfc",
+                    "handle": "10:",
+                    "parent": "1:1",
+                    "options": {"prios": 8, "isolate": "src", "boost": "on"},
+                    "bytes": 98 * packets,
+                    "packets": packets,
+                },
+            ]
+        ).encode()
+
+    files = {f"{s}.rc": b"0\n" for s in ("idle_htb", "idle_class", "idle_add", "idle_change")}
+    files |= {
+        "idle_ping1.rc": b"1\n",  # no reply on a dummy device: not checked
+        "idle_ping2.rc": b"1\n",
+        "idle_stats1.rc": b"0\n",
+        "idle_stats1.out": shown(1),
+        "idle_stats2.rc": b"0\n",
+        "idle_stats2.out": shown(2),
+        "idle_graft.rc": b"2\n",
+        "idle_graft.err": b"Error: msfc classes cannot hold a child qdisc: each class is msfc's "
+        b"own flow queues.\n",
+        "idle_del.rc": b"0\n",
+        "idle_tainted_before.txt": b"12288\n",  # O + E: the out-of-tree, unsigned sch_msfc
+        "idle_tainted_after.txt": b"12288\n",
+        "idle_dmesg.txt": b"[    3.1] sch_msfc: loading out-of-tree module taints kernel.\n",
+    }
+    return files | (over or {})
+
+
+def run_idle_checks(files: dict) -> "tb.Checks":
+    c = tb.Checks()
+    tb.idle_change_checks(tb.BootResult("tcg", 1.0, files, ""), c)
+    return c
+
+
+def test_idle_change_checks_pass_on_a_kernel_with_the_fix(capsys):
+    c = run_idle_checks(idle_change_files())
+    assert c.failed == [] and c.count == 10, capsys.readouterr().out
+
+
+OOPS = (
+    b"[    5.2] Oops: divide error: 0000 [#1] PREEMPT SMP NOPTI\n"
+    b"[    5.2] RIP: 0010:msfc_dequeue+0x1d3/0x6a0 [sch_msfc]\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("over", "failed"),
+    [
+        # the oops: D set, the report in dmesg, the second ping never counted
+        (
+            {
+                "idle_tainted_after.txt": b"12416\n",
+                "idle_dmesg.txt": OOPS,
+                "idle_stats2.out": b"[]",
+            },
+            [
+                "idle isolate change: the change applied (isolate src, boost on)",
+                "idle isolate change: the second ping after the change leaves through msfc (its sent counter)",
+                "idle isolate change: the kernel did not oops (taint bit D stays clear)",
+                "idle isolate change: dmesg has no oops, divide error, BUG or msfc warning",
+            ],
+        ),
+        # a D bit from before the steps is not this sequence's
+        ({"idle_tainted_before.txt": b"12416\n", "idle_tainted_after.txt": b"12416\n"}, []),
+        (
+            {"idle_tainted_after.txt": b""},
+            ["idle isolate change: the kernel did not oops (taint bit D stays clear)"],
+        ),
+        # the WARN_ON_ONCE that guards the division
+        (
+            {
+                "idle_dmesg.txt": b"[ 5.2] WARNING: CPU: 0 PID: 88 at net/sched/sch_msfc.c:305 "
+                b"msfc_flow_load+0x5c/0x70 [sch_msfc]\n"
+            },
+            ["idle isolate change: dmesg has no oops, divide error, BUG or msfc warning"],
+        ),
+        (
+            {"idle_change.rc": b"2\n", "idle_change.err": b"Error: busy\n"},
+            ["idle isolate change: tc qdisc change isolate src on the idle msfc"],
+        ),
+        # the counter did not move: the second packet did not leave
+        (
+            {"idle_stats2.out": idle_change_files()["idle_stats1.out"]},
+            [
+                "idle isolate change: the second ping after the change leaves through msfc (its sent counter)"
+            ],
+        ),
+        (
+            {"idle_stats1.out": b"[]"},
+            [
+                "idle isolate change: the first ping leaves through msfc",
+                "idle isolate change: the second ping after the change leaves through msfc (its sent counter)",
+            ],
+        ),
+        # a kernel without the graft op: EOPNOTSUPP without msfc's message; or accepted
+        (
+            {"idle_graft.err": b"RTNETLINK answers: Operation not supported\n"},
+            ["a child qdisc under an msfc class is refused with msfc's message"],
+        ),
+        (
+            {"idle_graft.rc": b"0\n", "idle_graft.err": b""},
+            ["a child qdisc under an msfc class is refused with msfc's message"],
+        ),
+        (
+            {"idle_add.rc": b"1\n"},
+            ["idle isolate change: htb with msfc boost on under its class on a dummy device"],
+        ),
+    ],
+)
+def test_idle_change_checks_fail_on_what_the_issue_shows(over, failed):
+    assert run_idle_checks(idle_change_files(over)).failed == failed

@@ -2,22 +2,36 @@
 """Netlink fuzzer of sch_msfc, run as the workload of a User-Mode Linux kernel (fuzz_init.sh).
 
 Raw rtnetlink (no tc in the loop), seeded and reproducible: the same --seed gives the same
-sequence of requests.  While UDP and non-IP frames of many flows, DSCPs and priorities are
-sent through the device, it adds, changes, replaces (also by and with another qdisc kind) and
-deletes msfc as root qdisc and as child of tbf (so packets are queued: prios/flows changes
-with packets queued, lower limit and memory_limit under load), with random and boundary
-values of every TCA_MSFC_* attribute, wrong lengths, NLA_F_NESTED where it does not belong
-or missing, malformed nests, trailing bytes, duplicate and unknown attributes.
+sequence of requests and packets.  It adds, changes, replaces (also by and with another qdisc
+kind) and deletes msfc as root qdisc, as child of tbf and as leaf of an htb class, with random
+and boundary values of every TCA_MSFC_* attribute, wrong lengths, NLA_F_NESTED where it does
+not belong or missing, malformed nests, trailing bytes, duplicate and unknown attributes, and
+changes one or two parameters at a time to valid values (isolate, boost, inversion, weights,
+overload, prios, flows, quantum, ratio and the others).
+
+Traffic is sent by the fuzzer itself, synchronously, in bursts between the requests: UDP
+frames of several flows, DSCPs (ECT or not), socket priorities (10:N selects a class),
+source and destination hosts (IPv4 and IPv6 through a packet socket, and UDP sockets bound
+to addresses of the veth), and non-IP frames.  After a burst it waits (guest time: with
+time-travel=inf-cpu a sleep only moves the clock) until the device has sent everything, or
+for part of that, or not at all, so a request meets msfc busy (packets queued) or idle; as
+leaf of htb an idle msfc still lists the flows it emptied last (htb does not dequeue an
+empty leaf again), the state in which a change of isolate once left a stale flow behind
+(a divide error in msfc_dequeue at the next packet).
 
 An oracle holds the ranges of pkt_sched_msfc.h (docs/algorithm.md and tc-msfc.8 state them)
 and checks after every request:
-  - a request the oracle calls valid is accepted (the only allowed refusals: a prios/flows
-    change while packets are queued (EBUSY), an allocation failure (ENOMEM)) and the dumped
-    options equal the expected configuration;
+  - a request the oracle calls valid is accepted (the only allowed refusals: a prios/flows or
+    isolate change while packets are queued (EBUSY; never on an idle qdisc), an allocation
+    failure (ENOMEM)) and the dumped options equal the expected configuration;
   - a request the oracle calls invalid is refused, and the qdisc is unchanged;
   - every refusal carries an extack message;
   - the statistics are consistent (qlen <= limit + 1 peeked packet, memory_usage <=
-    memory_limit).
+    memory_limit; an empty qdisc holds no bytes and no memory; every packet of a burst is
+    either sent or dropped once the device is idle);
+  - a backlog drains (no stall) within twice the time the parent's rate needs, plus 2 s.
+Every operation is logged before it is sent ("fuzz: #N ..."), so a kernel report in the log
+follows the operation that caused it.
 With --flood it instead measures the memory bound: minimum-size frames of 4096 flows flood a
 small memory_limit behind a 1 Mbit/s tbf; memory_usage is sampled as fast as netlink allows.
 
@@ -25,10 +39,10 @@ Usage: fuzz_netlink.py --seed N --ops N --result FILE [--flood SECONDS]
 """
 
 import argparse
+import errno
 import json
 import os
 import random
-import signal
 import socket
 import struct
 import subprocess
@@ -102,13 +116,29 @@ RANGES.update(
         for t in (OVERLOAD, WEIGHTS, INVERSION, ISOLATE, BOOST)
     }
 )
-BUSY_MSG = "prios and flows cannot change while packets are queued"
+BUSY_MSG = _DEFS.resize_busy_msg
 ISOLATE_BUSY_MSG = _DEFS.isolate_busy_msg
 
 DEV = "va"
 HANDLE = 0x000A0000  # 10:
-TBF_HANDLE = 0x00010000  # 1:
+TBF_HANDLE = 0x00010000  # 1: (tbf or htb)
 TC_H_ROOT = 0xFFFFFFFF
+# msfc's place, switched every SEGMENT operations in this order: as leaf of an htb class
+# (htb stops dequeuing a leaf once it is empty: an idle msfc keeps its flows listed), as
+# child of a tbf (which peeks), at the root of the veth (drained at once)
+PARENT_CYCLE = ("htb", "tbf", "htb", "root")
+SEGMENT = 250
+PARENT_RATE = {"htb": 10_000_000, "tbf": 2_000_000}  # bit/s
+# traffic: raw frames carry any addresses; the UDP sockets are bound to UDP_SRC addresses of
+# the veth and send to UDP_DST addresses (routed on the veth, with permanent neighbours)
+SRC_HOSTS = [f"10.0.0.{i}" for i in range(1, 7)]
+DST_HOSTS = [f"10.1.0.{i}" for i in range(1, 7)]
+SRC6_HOSTS = [f"fd00::1:{i}" for i in range(1, 4)]
+DST6_HOSTS = [f"fd00::2:{i}" for i in range(1, 4)]
+UDP_SRC = [f"10.2.0.{i}" for i in range(1, 5)]
+UDP_DST = [f"10.3.0.{i}" for i in range(1, 5)]
+# DSCPs of every class of the default map, and one of them with each ECN codepoint
+DSCPS = [0, 1, 8, 10, 18, 26, 34, 46, 48, 56]
 
 
 def default_dscp_map():
@@ -355,26 +385,299 @@ def start_traffic(ifindex, seed, flows=512, min_size=False, stop_after=None):
     return pid
 
 
+class Traffic:
+    """Bursts of frames sent synchronously by the fuzzer (its own seeded generator): each
+    send() goes through the qdiscs of DEV before it returns."""
+
+    ETH = b"\xff" * 6 + b"\x02\x00\x00\x00\x00\x01"
+
+    def __init__(self, seed):
+        self.rng = random.Random(seed * 1_000_003 + 26)
+        self.raw = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+        self.raw.bind((DEV, 0))
+        self.raw.setblocking(False)
+        self.udp = []
+        for a in UDP_SRC:
+            u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+            u.bind((a, 0))
+            u.setblocking(False)
+            self.udp.append(u)
+        self.prio = {}
+        self.counts = {}
+
+    def count(self, key, n=1):
+        self.counts[key] = self.counts.get(key, 0) + n
+
+    def set_prio(self, sock, prio):
+        if self.prio.get(sock) != prio:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_PRIORITY, prio)
+            self.prio[sock] = prio
+
+    def profile(self):
+        """The mix of one burst: how many hosts, flows, classes take part."""
+        r = self.rng
+        return {
+            "src": r.choice([1, 1, 2, 3, len(SRC_HOSTS)]),
+            "dst": r.choice([1, 2, len(DST_HOSTS)]),
+            "ports": r.choice([1, 2, 4, 16, 256]),
+            "dscps": r.sample(DSCPS, r.choice([1, 2, 3, len(DSCPS)])),
+            "prios": r.choice([[0], [0, 6], [0, HANDLE | r.randrange(0, 21)], None]),
+            "sizes": r.choice([[18], [100, 1472], [18, 100, 500, 1000, 1472], [1472]]),
+            "v6": r.choice([0, 0, 0.2]),
+            "udp": r.choice([0, 0.2, 1.0]),
+            "nonip": r.choice([0, 0, 0.05]),
+        }
+
+    def burst(self, n):
+        """Sends n frames; returns how many reached the device (EAGAIN: the socket's send
+        buffer is full of queued packets, the frame never reached a qdisc)."""
+        r, p = self.rng, self.profile()
+        reached = 0
+        for _ in range(n):
+            prio = r.choice(p["prios"]) if p["prios"] else HANDLE | r.randrange(0, 21)
+            tos = r.choice(p["dscps"]) << 2 | r.choice([0, 0, 1, 2, 3])
+            size = r.choice(p["sizes"])
+            sport = 1024 + r.randrange(p["ports"])
+            roll = r.random()
+            try:
+                if roll < p["nonip"]:
+                    self.set_prio(self.raw, prio)
+                    self.raw.send(self.ETH + b"\x08\x06" + bytes(r.randrange(28, 100)))
+                    self.count("frames_nonip")
+                elif roll < p["nonip"] + p["udp"]:
+                    u = self.udp[r.randrange(min(p["src"], len(self.udp)))]
+                    self.set_prio(u, prio)
+                    u.setsockopt(socket.IPPROTO_IP, socket.IP_TOS, tos)
+                    dst = UDP_DST[r.randrange(min(p["dst"], len(UDP_DST)))]
+                    u.sendto(bytes(size), (dst, 5001 + sport % 4))
+                    self.count("frames_udp_socket")
+                elif roll < p["nonip"] + p["udp"] + p["v6"]:
+                    self.set_prio(self.raw, prio)
+                    src = SRC6_HOSTS[r.randrange(min(p["src"], len(SRC6_HOSTS)))]
+                    dst = DST6_HOSTS[r.randrange(min(p["dst"], len(DST6_HOSTS)))]
+                    frame = ipv6_udp(src, dst, tos, sport, min(size, 1452))  # 1500-byte MTU
+                    self.raw.send(self.ETH + b"\x86\xdd" + frame)
+                    self.count("frames_ipv6")
+                else:
+                    self.set_prio(self.raw, prio)
+                    src = SRC_HOSTS[r.randrange(p["src"])]
+                    dst = DST_HOSTS[r.randrange(p["dst"])]
+                    self.raw.send(self.ETH + b"\x08\x00" + ipv4_udp(src, dst, tos, sport, size))
+                    self.count("frames_ipv4")
+                reached += 1
+            except BlockingIOError:
+                self.count("frames_eagain")
+            except OSError as e:
+                if e.errno != errno.ENOBUFS:
+                    raise
+                reached += 1  # the qdisc dropped it (and counted the drop)
+                self.count("frames_enobufs")
+        self.count("frames", reached)
+        self.count("bursts")
+        return reached, p
+
+
+def ipv4_udp(src, dst, tos, sport, size):
+    udp = struct.pack("!HHHH", sport, 5001, 8 + size, 0) + bytes(size)
+    return (
+        struct.pack(
+            "!BBHHHBBH4s4s",
+            0x45,
+            tos,
+            20 + len(udp),
+            0,
+            0,
+            64,
+            17,
+            0,
+            socket.inet_aton(src),
+            socket.inet_aton(dst),
+        )
+        + udp
+    )
+
+
+def ipv6_udp(src, dst, tc, sport, size):
+    udp = struct.pack("!HHHH", sport, 5001, 8 + size, 0) + bytes(size)
+    return (
+        struct.pack("!IHBB", 6 << 28 | tc << 20, len(udp), 17, 64)
+        + socket.inet_pton(socket.AF_INET6, src)
+        + socket.inet_pton(socket.AF_INET6, dst)
+        + udp
+    )
+
+
 # ---------------------------------------------------------------------------------------
 # fuzzer
 
 
+# the parameters a "tweak" changes (one, sometimes two at a time, to valid values), weighted
+# toward the modes whose change meets state left from the traffic
+TWEAK_WEIGHTS = {
+    ISOLATE: 4,
+    BOOST: 3,
+    INVERSION: 2,
+    WEIGHTS: 2,
+    OVERLOAD: 2,
+    PRIOS: 2,
+    FLOWS: 2,
+    QUANTUM: 2,
+    RATIO: 2,
+    TARGET: 1,
+    INTERVAL: 1,
+    LIMIT: 1,
+    MEMORY_LIMIT: 1,
+    DROP_BATCH: 1,
+    ECN: 1,
+    DSCP_MAP: 1,
+}
+TWEAK_VALUES = {
+    PRIOS: [1, 2, 3, 4, 8, 16],
+    FLOWS: [1, 2, 16, 64, 1024],
+    QUANTUM: [64, 300, 1514, 3000, 9000],
+    RATIO: [1 << 15, 1 << 16, 3 << 15, 2 << 16, 4 << 16],
+    TARGET: [1000, 5000, 20000],
+    INTERVAL: [50000, 100000, 300000],
+    LIMIT: [2, 16, 100, 10240],
+    MEMORY_LIMIT: [1 << 14, 1 << 18, 1 << 25],
+    DROP_BATCH: [1, 4, 64],
+    ECN: [0, 1],
+}
+CHOICE_ATTRS = (OVERLOAD, WEIGHTS, INVERSION, ISOLATE, BOOST)
+
+
 class Fuzzer:
-    def __init__(self, q, rng, log):
+    def __init__(self, q, rng, log, traffic=None):
         self.q, self.rng, self.log = q, rng, log
+        self.traffic = traffic  # None: no packets (tests of the fuzzer itself)
         self.cur = None  # expected msfc configuration, None: no msfc
         self.last = {}  # statistics of the last dump
         self.parent = TC_H_ROOT
+        self.kind = "root"  # msfc's parent: root, tbf or htb
+        # no packet queued anywhere on DEV: the traffic is the fuzzer's own, so this is known
+        # after a drain until the next burst; a change then must not meet EBUSY
+        self.idle = True
+        self.opno = 0
         self.counts = {}
         self.failures = []
         self.no_extack = []
 
-    def count(self, key):
-        self.counts[key] = self.counts.get(key, 0) + 1
+    def count(self, key, n=1):
+        self.counts[key] = self.counts.get(key, 0) + n
 
     def fail(self, what):
-        self.failures.append(what)
-        self.log(f"FAIL {what}")
+        self.failures.append(f"#{self.opno} {self.kind}: {what}")
+        self.log(f"FAIL #{self.opno} {self.kind}: {what}")
+
+    def note(self, what):
+        """The operation about to be sent, before it is (a kernel report follows it)."""
+        self.log(f"#{self.opno} {self.kind} {what}")
+
+    def where(self):
+        """The state a request meets, for its log line."""
+        if self.cur is None:
+            return "[no msfc]"
+        return f"[{self.state_key()}, {self.last.get('active_flows', 0)} flows listed]"
+
+    def state_key(self):
+        """busy, idle or idle_listed (idle, msfc still lists flows it emptied) right now."""
+        if not self.idle:
+            return "busy" if self.last.get("qlen") else "maybe_busy"
+        return "idle_listed" if self.last.get("active_flows") else "idle"
+
+    def count_changes(self, base, new):
+        """Counts the accepted changes by parameter and by the state they met."""
+        st = self.state_key()
+        for t in new:
+            if new[t] != base.get(t):
+                self.count(f"changed_{NAMES[t]}@{st}")
+
+    # -- traffic -----------------------------------------------------------------------
+
+    def root_stats(self, d):
+        for e in d.values():
+            if e["parent"] == TC_H_ROOT:
+                return msfc_stats(e)
+        return {}
+
+    def msfc_arrivals(self):
+        """Packets msfc has seen: sent + dropped + queued (a dump's counters)."""
+        e = self.state()
+        if e is None or e["kind"] != "msfc":
+            return None
+        st = msfc_stats(e)
+        return st.get("packets", 0) + st.get("drops", 0) + st.get("qlen", 0)
+
+    def traffic_step(self, force=False):
+        """A burst of 1..64 frames, then: wait until the device has sent every packet
+        (idle), or wait a little (part of them still queued), or not at all."""
+        if self.traffic is None or (not force and self.rng.random() < 0.3):
+            return
+        r = self.rng
+        n = r.choice([1, 1, 2, 3, 5, 8, 16, 32, 64])
+        after = r.choices(["drain", "part", "none"], weights=[45, 35, 20])[0]
+        # exact accounting only from an idle start (a packet tbf peeked counts as sent)
+        before = self.msfc_arrivals() if after == "drain" and self.idle else None
+        self.note(f"burst {n} then {after}")
+        sent, _ = self.traffic.burst(n)
+        if sent:
+            self.idle = False
+        if after == "drain":
+            self.drain(before, sent)
+            return
+        if after == "part":
+            time.sleep(r.choice([0.001, 0.002, 0.005, 0.01, 0.02]))
+            self.count("partial_drains")
+        d = self.q.dump()
+        if not self.root_stats(d).get("qlen"):
+            self.idle = True  # sent already (root msfc: always, the veth takes every frame)
+        e = d.get(HANDLE)
+        if e is not None and e["kind"] == "msfc":
+            self.last = msfc_stats(e)
+
+    def drain(self, before=None, sent=0):
+        """Sleeps (guest time) until the device's root qdisc holds no packet; checks the
+        idle msfc."""
+        rate = PARENT_RATE.get(self.kind)
+        d = self.q.dump()
+        st = self.root_stats(d)
+        budget = 2 + (2 * st.get("backlog", 0) * 8 / rate if rate else 0)
+        waited = 0.0
+        while st.get("qlen"):
+            if waited > budget:
+                self.fail(
+                    f"stall: {st['qlen']} packets ({st.get('backlog')} bytes) still queued "
+                    f"after {waited:.3f} s of guest time"
+                )
+                self.last = msfc_stats(d[HANDLE]) if HANDLE in d else {}
+                return False
+            dt = min(0.2, max(0.001, st.get("backlog", 0) * 8 / rate)) if rate else 0.001
+            time.sleep(dt)
+            waited += dt
+            d = self.q.dump()
+            st = self.root_stats(d)
+        self.idle = True
+        self.count("drains")
+        e = d.get(HANDLE)
+        if e is None or e["kind"] != "msfc" or self.cur is None:
+            return True
+        m = msfc_stats(e)
+        self.last = m
+        if m.get("backlog") or m.get("memory_usage"):
+            self.fail(
+                f"empty msfc holds {m.get('backlog')} bytes of backlog, "
+                f"memory_usage {m.get('memory_usage')}"
+            )
+        if m.get("active_flows"):
+            self.count("idle_with_flows_listed")
+        if before is not None and sent:
+            got = m.get("packets", 0) + m.get("drops", 0) - before
+            if got != sent:
+                self.fail(
+                    f"{sent} frames sent into msfc, its sent + dropped counters moved by {got}"
+                )
+            self.count("bursts_accounted")
+        return True
 
     # -- attribute generation ----------------------------------------------------------
 
@@ -580,18 +883,16 @@ class Fuzzer:
             "change": 0,
             "replace": NLM_F_CREATE | NLM_F_REPLACE,
         }[mode]
+        self.note(f"{mode} {what} {self.where()}")
         err, msg, _ = self.q.modify(flags, HANDLE, self.parent, b"msfc\0", opts)
         # add refuses an existing qdisc, change a missing one
         expect_ok = (
             valid and not (mode == "add" and exists) and not (mode == "change" and not exists)
         )
-        # the message of the refusal a change of these may meet while packets are queued
-        busy = None
-        if exists and (new[PRIOS] != base[PRIOS] or new[FLOWS] != base[FLOWS]):
-            busy = BUSY_MSG
-        elif exists and new[ISOLATE] != base[ISOLATE]:
-            busy = ISOLATE_BUSY_MSG
+        busy = self.busy_msg(base, new) if exists else None
         if self.outcome(mode, err, msg, expect_ok, busy, what):
+            if exists:
+                self.count_changes(base, new)
             if exists and self.last.get("qlen", 0) > new[LIMIT]:
                 self.count("limit_lowered_below_qlen")
             if exists and self.last.get("memory_usage", 0) > new[MEMORY_LIMIT]:
@@ -604,6 +905,75 @@ class Fuzzer:
         self.count(f"op_{mode}")
         self.verify(f"{mode} {what}")
 
+    def busy_msg(self, base, new):
+        """The message of the refusal a change may meet while packets are queued; None on
+        an idle qdisc (the fuzzer knows: it sends every packet itself)."""
+        if self.idle:
+            return None
+        if new[PRIOS] != base[PRIOS] or new[FLOWS] != base[FLOWS]:
+            return BUSY_MSG
+        if new[ISOLATE] != base[ISOLATE]:
+            return ISOLATE_BUSY_MSG
+        return None
+
+    def tweak_value(self, t):
+        r = self.rng
+        if t in CHOICE_ATTRS:
+            lo, hi = RANGES[t]
+            if r.random() < 0.05:
+                return hi + 1
+            return r.choice([v for v in range(lo, hi + 1) if v != self.cur[t]])
+        if t == DSCP_MAP:
+            return [r.randrange(16) for _ in range(64)]
+        return r.choice(TWEAK_VALUES[t])
+
+    def op_tweak(self):
+        """A change of one or two parameters to (mostly) valid values, in the state the
+        traffic left (busy, idle, idle with flows listed), then more traffic."""
+        if self.cur is None:
+            self.readd()
+            return
+        r = self.rng
+        types = list(TWEAK_WEIGHTS)
+        picked = []
+        for _ in range(1 if r.random() < 0.75 else 2):
+            t = r.choices(types, weights=[TWEAK_WEIGHTS[x] for x in types])[0]
+            if t not in picked:
+                picked.append(t)
+        attrs = {t: self.tweak_value(t) for t in picked}
+        body = b""
+        for t, v in attrs.items():
+            body += nla(t, bytes(v) if t == DSCP_MAP else struct.pack("=I", v))
+        valid = all(t == DSCP_MAP or RANGES[t][0] <= v <= RANGES[t][1] for t, v in attrs.items())
+        new = {**self.cur, **attrs}
+        valid = valid and config_valid(new)
+        mode = "change" if r.random() < 0.85 else "replace"
+        flags = 0 if mode == "change" else NLM_F_CREATE | NLM_F_REPLACE
+        what = " ".join(f"{NAMES[t]}={'map' if t == DSCP_MAP else v}" for t, v in attrs.items())
+        self.note(f"tweak {mode} {what} {self.where()}")
+        err, msg, _ = self.q.modify(
+            flags, HANDLE, self.parent, b"msfc\0", nla(TCA_OPTIONS | NLA_F_NESTED, body)
+        )
+        base = self.cur
+        if self.outcome(mode, err, msg, valid, self.busy_msg(base, new), what):
+            self.count_changes(base, new)
+            self.cur = new
+        self.count("op_tweak")
+        self.verify(f"tweak {what}")
+        self.traffic_step(force=True)
+
+    def readd(self):
+        """msfc back with valid random options (after a delete or a switch of parent)."""
+        opts, applied, what = self.options(force_valid=True)
+        self.note(f"add {what}")
+        err, msg, _ = self.q.modify(NLM_F_CREATE | NLM_F_EXCL, HANDLE, self.parent, b"msfc\0", opts)
+        new = defaults()
+        new.update(applied or {})
+        if self.outcome("add", err, msg, config_valid(new), False, what):
+            self.cur = new
+        self.count("op_add")
+        self.verify(f"add {what}")
+
     def op_shrink(self):
         """tc qdisc change to a limit / memory_limit below what is queued right now."""
         qlen, mem = self.last.get("qlen", 0), self.last.get("memory_usage", 0)
@@ -614,10 +984,11 @@ class Fuzzer:
         if mem > 1 and self.rng.random() < 0.5:
             attrs = {MEMORY_LIMIT: self.rng.randint(1, mem - 1)}
         body = b"".join(nla(t, struct.pack("=I", v)) for t, v in attrs.items())
+        what = " ".join(f"{NAMES[t]}={v}" for t, v in attrs.items())
+        self.note(f"shrink {what} (qlen {qlen}, memory_usage {mem})")
         err, msg, _ = self.q.modify(
             0, HANDLE, self.parent, b"msfc\0", nla(TCA_OPTIONS | NLA_F_NESTED, body)
         )
-        what = " ".join(f"{NAMES[t]}={v}" for t, v in attrs.items())
         if self.outcome("shrink", err, msg, True, False, what):
             self.cur = {**self.cur, **attrs}
             self.count(
@@ -627,6 +998,7 @@ class Fuzzer:
         self.verify(f"shrink {what}")
 
     def op_delete(self):
+        self.note("delete")
         err, msg, _ = self.q.modify(0, HANDLE, self.parent, None, None, RTM_DELQDISC)
         self.outcome("delete", err, msg, self.cur is not None, False, "")
         if not err:
@@ -637,6 +1009,7 @@ class Fuzzer:
     def op_other_kind(self):
         """Replace msfc by another qdisc kind (packets queued are freed) or create it."""
         kind = self.rng.choice([b"pfifo\0", b"fq_codel\0", b"pfifo_fast\0"])
+        self.note(f"replace by {kind[:-1].decode()} and delete")
         err, msg, _ = self.q.modify(NLM_F_CREATE | NLM_F_REPLACE, HANDLE, self.parent, kind)
         self.count("op_other_kind")
         self.count("requests")
@@ -658,6 +1031,7 @@ class Fuzzer:
         kind = self.rng.choice([b"msfc", b"msf\0", b"msfcx\0", b"\0", b""])
         opts, _, what = self.options()
         flags = self.rng.choice([NLM_F_CREATE | NLM_F_EXCL, 0, NLM_F_CREATE | NLM_F_REPLACE])
+        self.note(f"kind {kind} {what}")
         err, msg, _ = self.q.modify(flags, HANDLE, self.parent, kind, opts)
         # "msfc" without its NUL still names msfc (nla_strcmp): valid if the rest is
         if kind == b"msfc":
@@ -678,38 +1052,28 @@ class Fuzzer:
         e = self.state()
         self.cur = decode_options(e["options"]) if e and e["kind"] == "msfc" else None
 
-    def move(self):
-        """Switch between msfc as root and msfc as child of a 2 Mbit/s tbf."""
+    def move(self, kind):
+        """msfc's parent becomes `kind`: root of the veth, child of a 2 Mbit/s tbf, or leaf
+        of a 10 Mbit/s htb class (msfc is deleted with the old tree)."""
+        self.note(f"parent {kind}")
         self.q.modify(0, 0, TC_H_ROOT, None, None, RTM_DELQDISC)
         self.cur = None
-        if self.parent == TC_H_ROOT:
-            tbf = subprocess.run(
-                [
-                    TC,
-                    "qdisc",
-                    "add",
-                    "dev",
-                    DEV,
-                    "root",
-                    "handle",
-                    "1:",
-                    "tbf",
-                    "rate",
-                    "2mbit",
-                    "burst",
-                    "4000",
-                    "latency",
-                    "200ms",
-                ],
-                capture_output=True,
-                text=True,
-                check=False,
-            )
-            if tbf.returncode:
-                raise RuntimeError(f"tbf: {tbf.stderr}")
-            self.parent = TBF_HANDLE | 1
-        else:
-            self.parent = TC_H_ROOT
+        self.idle = True  # the deleted tree took its packets with it
+        self.last = {}
+        cmds = {
+            "tbf": [f"qdisc add dev {DEV} root handle 1: tbf rate 2mbit burst 4000 latency 200ms"],
+            "htb": [
+                f"qdisc add dev {DEV} root handle 1: htb default 1",
+                f"class add dev {DEV} parent 1: classid 1:1 htb rate 10mbit",
+            ],
+            "root": [],
+        }[kind]
+        for c in cmds:
+            p = subprocess.run([TC] + c.split(), capture_output=True, text=True, check=False)
+            if p.returncode:
+                raise RuntimeError(f"tc {c}: {p.stderr}")
+        self.parent = TC_H_ROOT if kind == "root" else TBF_HANDLE | 1
+        self.kind = kind
         self.count("moves")
 
     def run(self, ops):
@@ -722,28 +1086,23 @@ class Fuzzer:
             + ["other"] * 3
             + ["badkind"] * 4
             + ["dump"] * 5
+            + ["tweak"] * 45
         )
         for i in range(ops):
-            # 1 ms between requests: with time-travel=inf-cpu the guest's clock only moves
-            # while it sleeps, so the traffic (64 frames / 2 ms) and the tbf run meanwhile
-            time.sleep(0.001)
-            if i % 250 == 0:
-                self.move()
+            self.opno = i
+            if i % SEGMENT == 0:
+                self.move(PARENT_CYCLE[i // SEGMENT % len(PARENT_CYCLE)])
+            # packets first: every request meets the state a burst left (busy, or idle with
+            # or without flows still listed)
+            self.traffic_step()
             if self.cur is None and self.rng.random() < 0.5:
-                opts, applied, what = self.options(force_valid=True)
-                err, msg, _ = self.q.modify(
-                    NLM_F_CREATE | NLM_F_EXCL, HANDLE, self.parent, b"msfc\0", opts
-                )
-                new = defaults()
-                new.update(applied or {})
-                if self.outcome("add", err, msg, config_valid(new), False, what):
-                    self.cur = new
-                self.count("op_add")
-                self.verify(f"add {what}")
+                self.readd()
                 continue
             op = self.rng.choice(opnames)
             if op in ("add", "change", "replace"):
                 self.op_modify(op)
+            elif op == "tweak":
+                self.op_tweak()
             elif op == "delete":
                 self.op_delete()
             elif op == "shrink":
@@ -753,10 +1112,12 @@ class Fuzzer:
             elif op == "badkind":
                 self.op_bad_kind()
             else:
+                self.note("dump")
                 self.count("op_dump")
                 self.verify("dump")
             if self.failures and len(self.failures) > 50:
                 break
+        self.opno = ops
 
 
 TC = None
@@ -773,6 +1134,17 @@ def setup(kdir):
     ip("link", "set", DEV, "up")
     ip("link", "set", "vb", "up")
     return socket.if_nametoindex(DEV)
+
+
+def setup_hosts():
+    """The UDP sockets' side of the hosts: their source addresses on the veth, a route to
+    the destinations over it, and permanent neighbours (no ARP: nothing but the fuzzer's
+    own packets crosses the qdisc)."""
+    for a in UDP_SRC:
+        ip("addr", "add", f"{a}/24", "dev", DEV)
+    ip("route", "add", "10.3.0.0/24", "dev", DEV)
+    for i, a in enumerate(UDP_DST, 1):
+        ip("neigh", "add", a, "lladdr", f"02:00:00:00:03:{i:02x}", "dev", DEV, "nud", "permanent")
 
 
 def meminfo():
@@ -811,18 +1183,17 @@ def run_fuzz(a, log):
         res["kmemleak_before_report"] = text[:20000]
         kmemleak("clear")
     res["meminfo_before"] = meminfo()
-    pid = start_traffic(ifindex, a.seed)
+    setup_hosts()
+    traffic = Traffic(a.seed)
     rng = random.Random(a.seed)
-    f = Fuzzer(q, rng, log)
+    f = Fuzzer(q, rng, log, traffic)
     t0 = time.time()
-    try:
-        f.run(a.ops)
-    finally:
-        os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
+    f.run(a.ops)
     res["guest_s"] = round(time.time() - t0, 1)
     # everything back to empty
     q.modify(0, 0, TC_H_ROOT, None, None, RTM_DELQDISC)
+    for sock in [traffic.raw] + traffic.udp:
+        sock.close()
     ip("link", "del", DEV)
     time.sleep(2)  # RCU callbacks free the qdiscs
     res["meminfo_after"] = meminfo()
@@ -832,6 +1203,7 @@ def run_fuzz(a, log):
         res["kmemleak_after"] = n
         res["kmemleak_after_report"] = text[:20000]
     res["counts"] = f.counts
+    res["traffic"] = traffic.counts
     res["failures"] = f.failures[:100]
     res["no_extack"] = f.no_extack[:50]
     return res

@@ -286,6 +286,82 @@ def _rejected(res: BootResult, c: Checks, step: str, what: str, expect: str) -> 
     )
 
 
+TAINT_DIE = 128  # /proc/sys/kernel/tainted bit D: the kernel died (oopsed) since boot
+KERNEL_FAULT = re.compile(r"\bOops\b|divide error|\bBUG: |general protection fault|Kernel panic")
+
+
+def _msfc_packets(res: BootResult, step: str) -> int | None:
+    """msfc's sent packets in a `tc -s -j qdisc show` step, None if it shows no msfc."""
+    try:
+        shown = res.json(f"{step}.out")
+    except TestbedError:
+        return None
+    q = [x for x in shown if x.get("kind") == "msfc"]
+    return int(q[0].get("packets", 0)) if q else None
+
+
+def idle_change_checks(res: BootResult, c: Checks) -> None:
+    """An isolate change on an idle msfc that still lists a flow, on the stock kernel
+    (selftest.sh, steps idle_*; it once ended in a divide error): msfc with boost on under an
+    htb class of a dummy device, one ping, a change of isolate on the idle qdisc that still
+    lists the ping's flow, a second ping; then a graft under an msfc class."""
+    ok = all(res.text(f"{s}.rc").strip() == "0" for s in ("idle_htb", "idle_class", "idle_add"))
+    c.check(
+        ok,
+        "idle isolate change: htb with msfc boost on under its class on a dummy device",
+        "; ".join(
+            res.text(f"{s}.err").strip()[:200] for s in ("idle_htb", "idle_class", "idle_add")
+        ),
+    )
+    before = _msfc_packets(res, "idle_stats1")
+    c.check(
+        bool(before),
+        "idle isolate change: the first ping leaves through msfc",
+        f"msfc sent packets {before}",
+    )
+    _step_ok(
+        res, c, "idle_change", "idle isolate change: tc qdisc change isolate src on the idle msfc"
+    )
+    after = _msfc_packets(res, "idle_stats2")
+    if _step_ok(res, c, "idle_stats2", "idle isolate change: tc -s -j qdisc show after the change"):
+        shown = res.json("idle_stats2.out")
+        opts = _msfc_opts(shown)
+        c.check(
+            opts.get("isolate") == "src" and opts.get("boost") == "on",
+            "idle isolate change: the change applied (isolate src, boost on)",
+            json.dumps(opts)[:300],
+        )
+    c.check(
+        before is not None and after is not None and after > before,
+        "idle isolate change: the second ping after the change leaves through msfc (its sent counter)",
+        f"msfc sent packets {before} before the second ping, {after} after",
+    )
+    t0, t1 = res.text("idle_tainted_before.txt").strip(), res.text("idle_tainted_after.txt").strip()
+    c.check(
+        t0.isdigit() and t1.isdigit() and not (int(t1) & TAINT_DIE and not int(t0) & TAINT_DIE),
+        "idle isolate change: the kernel did not oops (taint bit D stays clear)",
+        f"/proc/sys/kernel/tainted {t0 or 'missing'} before, {t1 or 'missing'} after",
+    )
+    dmesg = res.text("idle_dmesg.txt")
+    bad = [
+        ln.strip()
+        for ln in dmesg.splitlines()
+        if KERNEL_FAULT.search(ln) or ("WARNING:" in ln and "msfc" in ln)
+    ]
+    c.check(
+        bool(dmesg) and not bad,
+        "idle isolate change: dmesg has no oops, divide error, BUG or msfc warning",
+        "; ".join(bad[:3]) if bad else ("" if dmesg else "no dmesg output"),
+    )
+    rc, err = res.text("idle_graft.rc").strip(), res.text("idle_graft.err").strip()
+    c.check(
+        rc not in ("", "0") and "msfc" in err.lower(),
+        "a child qdisc under an msfc class is refused with msfc's message",
+        f"exit {rc or 'missing'}, stderr {err[:300]!r}",
+    )
+    _step_ok(res, c, "idle_del", "idle isolate change: tc qdisc del of the dummy device's htb")
+
+
 def class_goodput_bps(report: dict) -> float:
     """Receiver goodput of one iperf3 -J client run (all its parallel streams)."""
     end = report.get("end", {})
@@ -416,6 +492,7 @@ def selftest(args) -> int:
         not _msfc_opts(res.json("show_del.out")) and "msfc" not in res.text("show_del.out"),
         "msfc gone after delete",
     )
+    idle_change_checks(res, c)
     if args.probe:
         _step_ok(res, c, "probe_insmod", "insmod of the cost probe sch_msfc_bench.ko")
         if _step_ok(res, c, "probe_run", "the probe measures msfc at the root of a dummy"):

@@ -312,8 +312,9 @@ class ReferenceTest(unittest.TestCase):
             run(["P prios=1 flows=1 quantum=1500 ratio=2 boost=yes"])
 
     def test_change_isolate_after_boost_forgets_the_new_list(self):
-        """Issue 26's sequence: boost on, flow A's packet leaves (A stays on the new-flow list
-        of an idle qdisc), isolate changes, flow B's packet is the next one dequeued."""
+        """The sequence of a divide error the Linux qdisc had: boost on, flow A's packet leaves
+        (A stays on the new-flow list of an idle qdisc), isolate changes, flow B's packet is
+        the next one dequeued."""
         lines = ["P version=4 prios=3 flows=16 quantum=1514 ratio=2 boost=on"]
         lines += ["E 1 3 100 0 1 2", "D", "C isolate=src", "E 1 5 100 0 4 6", "D", "D"]
         self.assertEqual(run(lines), ["1 3 100", "change", "1 5 100", "-"])

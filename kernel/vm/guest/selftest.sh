@@ -48,6 +48,29 @@ step class_s $R -s class show dev srv_r
 step del $R qdisc del dev srv_r parent 1:1 handle 10:
 step show_del $R -j qdisc show dev srv_r
 $R qdisc del dev srv_r root
+# With boost on, msfc under an htb class keeps the flow it has just emptied listed (htb does
+# not dequeue an empty leaf again); a change of isolate on the idle qdisc must forget it, or
+# the next packet divides by a host load of 0 (an oops in msfc_dequeue, as msfc once did).
+# The sequence on a dummy device; then a graft under an msfc class, refused with msfc's
+# message.  IPv6 stays off on the device, so the two pings are its only packets.
+cat /proc/sys/kernel/tainted > $O/idle_tainted_before.txt
+$IP link add dummy1 type dummy
+[ -w /proc/sys/net/ipv6/conf/dummy1/disable_ipv6 ] && echo 1 > /proc/sys/net/ipv6/conf/dummy1/disable_ipv6
+$IP link set dummy1 up
+$IP addr add 10.9.0.1/24 dev dummy1
+step idle_htb $TC qdisc add dev dummy1 root handle 1: htb default 1
+step idle_class $TC class add dev dummy1 parent 1: classid 1:1 htb rate 10mbit
+step idle_add $TC qdisc add dev dummy1 parent 1:1 handle 10: msfc boost on
+step idle_ping1 ping -c 1 -W 1 10.9.0.2
+step idle_stats1 $TC -s -j qdisc show dev dummy1
+step idle_change $TC qdisc change dev dummy1 parent 1:1 handle 10: msfc isolate src
+step idle_ping2 ping -c 1 -W 1 10.9.0.3
+step idle_stats2 $TC -s -j qdisc show dev dummy1
+step idle_graft $TC qdisc add dev dummy1 parent 10:1 handle 20: pfifo
+step idle_del $TC qdisc del dev dummy1 root
+$IP link del dummy1
+cat /proc/sys/kernel/tainted > $O/idle_tainted_after.txt
+dmesg > $O/idle_dmesg.txt
 # The per-packet cost probe (make bench-linux-cost), built out of tree for this kernel: it
 # loads and measures msfc at the root of a dummy device.
 if [ -f /job/sch_msfc_bench.ko ]; then
