@@ -17,7 +17,7 @@ APT_PACKAGES := cmake ninja-build g++ make
 
 .PHONY: all setup deps build lint format test test-ns3 test-python test-kernel test-vm bench \
         bench-dumbbell bench-cost bench-isp-cost bench-kernel bench-linux bench-linux-cost bench-seeds bench-seed001 \
-        bench-seed002 bench-seed003 bench-seed004 diff-test clean help
+        bench-seed002 bench-seed003 bench-seed004 diff-test fuzz-long clean help
 
 all: build
 
@@ -33,6 +33,7 @@ help:
 	@echo "make bench-linux - MSFC beside cake, sqm-style HTB, fq_codel, pfifo_fast in Debian's stock kernel (qemu)"
 	@echo "make bench-linux-cost - per-packet cost of msfc, fq_codel, cake, pfifo in Debian's stock kernels"
 	@echo "make diff-test N=5000 - differential test at scale: reference vs ns-3 vs kernel (docs/differential.md)"
+	@echo "make fuzz-long - 50000 netlink fuzz operations with traffic in the debug UML kernel (docs/kernel.md)"
 	@echo "make clean   - remove build outputs (keeps .venv)"
 
 # Debian packages: only installed when a tool is missing.
@@ -83,20 +84,24 @@ test-ns3: build
 test-python: build
 	MSFC_BUILD_DIR=$(CURDIR)/$(BUILD) $(VENV)/bin/python -m pytest -q
 
-# The differential test at scale (docs/differential.md): N random Hypothesis examples (a
-# failure is shrunk to a small trace) and N seeded generated traces through the reference and
+# The differential test at scale (docs/differential.md): N random Hypothesis examples and N
+# runs of the state machine that changes the configuration (a failure is shrunk to a small trace) and N seeded generated traces through the reference and
 # the ns-3 model, then DIFF_KERNEL (default N) traces of the generated set in the kernel's KUnit
 # replay (the next `make test-kernel` rebuilds the test kernel with its usual 300).
 N ?= 5000
 DIFF_KERNEL ?= $(N)
 diff-test: build
 	MSFC_BUILD_DIR=$(CURDIR)/$(BUILD) MSFC_DIFF_EXAMPLES=$(N) MSFC_DIFF_RANDOM=1 \
-	    $(VENV)/bin/python -m pytest -q -p no:cacheprovider tests/reference/test_differential.py -k property
+	    $(VENV)/bin/python -m pytest -q -p no:cacheprovider tests/reference/test_differential.py -k "property or changes"
 	$(VENV)/bin/python -m msfc.differential --count $(N) --build-dir $(BUILD)
 	$(MAKE) -C kernel kunit-vectors DIFF_TRACES=$(DIFF_KERNEL)
 
 test-kernel: setup
 	$(MAKE) -C kernel test
+
+# The netlink fuzzer at length (docs/kernel.md): FUZZ_OPS (50000) operations, FUZZ_SEED (1).
+fuzz-long: setup
+	$(MAKE) -C kernel fuzz-long
 
 # Debian's stock kernels under qemu: DKMS, the tc plugin, a short traffic check (~2 min).
 test-vm: setup
