@@ -687,7 +687,7 @@ MsfcQueueDisc::Classify(Ptr<const QueueDiscItem> item) const
 uint32_t
 MsfcQueueDisc::FlowIndex(uint32_t cls, Ptr<const QueueDiscItem> item) const
 {
-    return cls * m_nFlows + item->Hash(m_perturbation) % m_nFlows;
+    return cls * m_nFlows + item->Hash(m_perturbation) % m_nFlows; // Flows >= 1 (checker)
 }
 
 uint32_t
@@ -725,6 +725,8 @@ MsfcQueueDisc::HostLoad(uint32_t cls, const Flow& flow) const
 {
     const Class& c = m_classes[cls];
     const FlowHosts& h = m_flowHosts[&flow - m_flows.data()];
+    // At least 1 for a listed flow: it counts in both of its slots from its activation until it
+    // leaves its list, and Change() clears the loads only after every flow has left its lists.
     switch (m_isolate)
     {
     case ISOLATE_SRC:
@@ -743,7 +745,10 @@ MsfcQueueDisc::FlowQuantum(uint32_t cls, const Flow& flow) const
     {
         return m_quantum;
     }
-    return (int64_t{m_quantum} << ISOLATE_SHIFT) / HostLoad(cls, flow);
+    // safe: HostLoad is 1 .. Flows (<= 65536) for a listed flow, so the refill is >= 1 unit
+    const uint32_t load = HostLoad(cls, flow);
+    NS_ASSERT_MSG(load > 0, "a listed flow with no host load");
+    return (int64_t{m_quantum} << ISOLATE_SHIFT) / load;
 }
 
 int64_t&
@@ -925,6 +930,7 @@ MsfcQueueDisc::EffectiveQuanta(uint32_t upto, std::array<uint64_t, MAX_PRIOS>& e
                     1,
                     static_cast<uint64_t>(std::min<unsigned __int128>(lowered, c.quantum)));
             }
+            // divisions by the flows of a class that has some
             perFlow = above ? std::min<uint64_t>(perFlow, eff[p] / c.nFlows) : eff[p] / c.nFlows;
             above = true;
         }
@@ -932,6 +938,7 @@ MsfcQueueDisc::EffectiveQuanta(uint32_t upto, std::array<uint64_t, MAX_PRIOS>& e
         {
             break;
         }
+        // den is Ratio (>= 1 in 16.16, the checker's minimum) or 65536
         perFlow = static_cast<uint64_t>(static_cast<unsigned __int128>(perFlow) * num / den);
     }
 }
