@@ -461,7 +461,7 @@ def test_boot_keeps_the_whole_log_when_the_job_does_not_finish(tmp_path, monkeyp
 
 
 def idle_change_files(over: dict | None = None) -> dict:
-    """The guest's /out of selftest.sh's issue-26 steps on a kernel with the fix."""
+    """The guest's /out of selftest.sh's idle_* steps on a kernel with the fix."""
 
     def shown(packets: int) -> bytes:
         return json.dumps(
@@ -578,5 +578,73 @@ OOPS = (
         ),
     ],
 )
-def test_idle_change_checks_fail_on_what_the_issue_shows(over, failed):
+def test_idle_change_checks_fail_on_a_kernel_without_the_fix(over, failed):
     assert run_idle_checks(idle_change_files(over)).failed == failed
+
+
+def boot_apply_files(over: dict | None = None) -> dict:
+    """The guest's /out of selftest.sh's boot_* steps (kernel/boot/msfc-apply, Debian's tc)."""
+    shown = [
+        {"kind": "htb", "handle": "1:", "root": True},
+        {
+            "kind": "msfc",
+            "handle": "10:",
+            "parent": "1:1",
+            "options": {"boost": "on", "overload": "class", "weights": "exact"},
+        },
+    ]
+    files = {f"{s}.rc": b"0\n" for s in ("boot_apply", "boot_apply_again", "boot_show")}
+    files |= {
+        "boot_show.out": json.dumps(shown).encode(),
+        "boot_apply_bad.rc": b"1\n",
+        "boot_apply_bad.err": b"msfc-apply: /tmp/msfc-etc/dummy3.tc: tc refused it:\n"
+        b'msfc: target must be 2 us .. 2000 s, got "5": not a time with a unit (us, ms or '
+        b"s: 5ms)\nCommand failed /tmp/msfc-etc/dummy3.tc:1\n",
+        "boot_apply_none.rc": b"0\n",
+    }
+    return files | (over or {})
+
+
+def run_boot_apply_checks(files: dict) -> "tb.Checks":
+    c = tb.Checks()
+    tb.boot_apply_checks(tb.BootResult("tcg", 1.0, files, ""), c)
+    return c
+
+
+def test_boot_apply_checks_pass():
+    c = run_boot_apply_checks(boot_apply_files())
+    assert c.failed == [] and c.count == 6
+
+
+@pytest.mark.parametrize(
+    ("over", "failed"),
+    [
+        (
+            {"boot_apply.rc": b"1\n"},
+            ["at boot: the ifupdown hook applies /etc/msfc/IFACE.tc"],
+        ),
+        # the tree applied a second time: refused (an htb root cannot change in place)
+        (
+            {"boot_apply_again.rc": b"1\n"},
+            ["at boot: applying the same file again succeeds"],
+        ),
+        (
+            {"boot_show.out": b'[{"kind": "htb", "handle": "1:", "root": true}]'},
+            [
+                "at boot: msfc under htb with the saved options (boost on, overload class, "
+                "weights exact)"
+            ],
+        ),
+        # a tc that reads "target 5" as 5 seconds accepts the file
+        (
+            {"boot_apply_bad.rc": b"0\n", "boot_apply_bad.err": b""},
+            ["at boot: a file tc refuses fails the hook, naming the file and tc's reason"],
+        ),
+        (
+            {"boot_apply_none.rc": b"2\n"},
+            ["at boot: an interface without a file is left alone"],
+        ),
+    ],
+)
+def test_boot_apply_checks_fail(over, failed):
+    assert run_boot_apply_checks(boot_apply_files(over)).failed == failed

@@ -5,6 +5,7 @@
  * tc front end: parse, print (text and JSON) and statistics.
  */
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,6 +93,16 @@ static void explain(void)
 		"  ratio     class p gets quantum * ratio^p, 1/65536 .. 16 (2)\n"
 		"  flows     flow queues per class, " TC_MSFC_FLOWS_RANGE " (1024)\n"
 		"  quantum   bytes per flow and for class 0 (device MTU)\n"
+		"  target    CoDel's target sojourn time, with a unit: us, ms or s,\n"
+		"            " TC_MSFC_TARGET_RANGE ", below interval (5ms)\n"
+		"  interval  CoDel's interval, with a unit, " TC_MSFC_INTERVAL_RANGE " (100ms)\n"
+		"  limit     packets held at most, " TC_MSFC_LIMIT_RANGE
+		"; above it the overload drop (10240)\n"
+		"  memory_limit  bytes of packet memory held at most, " TC_MSFC_MEMORY_LIMIT_RANGE
+		" (32Mb)\n"
+		"  drop_batch  packets dropped at most per overload, " TC_MSFC_DROP_BATCH_RANGE
+		" (64)\n"
+		"  ecn       CE-mark ECN-capable packets instead of dropping them (noecn)\n"
 		"  overload  victim of drops over limit: the fattest flow (flow), or the\n"
 		"            class most above its share, then its fattest flow (class)\n"
 		"  weights   class quanta in whole bytes (rounded) or 1/65536 byte (exact)\n"
@@ -242,9 +253,18 @@ static const struct msfc_opt {
 	  TC_MSFC_DROP_BATCH_MIN, TC_MSFC_DROP_BATCH_MAX, TC_MSFC_DROP_BATCH_RANGE },
 };
 
+/* what an option's value must look like, for the message when it does not */
+static const char *const msfc_unit_words[] = {
+	[MSFC_COUNT] = "a whole number below 2^32",
+	[MSFC_BYTES] = "a size below 4 GiB (bytes, or with a unit: kb, mb, gb, kbit, ...)",
+	[MSFC_TIME] = "a time with a unit (us, ms or s: 5ms)",
+	[MSFC_RATIO] = "a decimal number",
+};
+
 /* Value of option o in arg, or -1 after saying what the option must be */
 static int msfc_get_opt(const struct msfc_opt *o, __u32 *val, const char *arg)
 {
+	size_t len = strlen(arg);
 	unsigned int v = 0;
 	int err;
 
@@ -256,13 +276,19 @@ static int msfc_get_opt(const struct msfc_opt *o, __u32 *val, const char *arg)
 		err = get_size(&v, arg);
 		break;
 	case MSFC_TIME:
-		err = get_time(&v, arg);	/* microseconds */
+		/* tc reads a bare number as seconds: "target 5" would be 5 s */
+		err = !len || !isalpha((unsigned char)arg[len - 1]) || get_time(&v, arg);
 		break;
 	default:
 		err = get_ratio(&v, arg);
 		break;
 	}
-	if (err || v < o->lo || v > o->hi) {
+	if (err) {
+		fprintf(stderr, "msfc: %s must be %s, got \"%s\": not %s\n", o->name, o->range, arg,
+			msfc_unit_words[o->unit]);
+		return -1;
+	}
+	if (v < o->lo || v > o->hi) {
 		fprintf(stderr, "msfc: %s must be %s, got \"%s\"\n", o->name, o->range, arg);
 		return -1;
 	}

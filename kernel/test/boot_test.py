@@ -319,12 +319,60 @@ def mode_checks():
         "tc ... msfc help lists every mode with its words",
         f"missing {[w for w in want if w not in p.stderr]}",
     )
+    # every keyword of the usage line is also explained, with its range or default
+    keys = ["prios", "ratio", "flows", "quantum", "target", "interval", "limit"]
+    keys += ["memory_limit", "drop_batch", "ecn", *msfc_params().CHOICES, "dscp_map"]
+    explained = {
+        ln.split()[0] for ln in p.stderr.splitlines() if ln.startswith("  ") and ln.split()
+    }
+    report(
+        all(k in explained for k in keys),
+        "tc ... msfc help explains every keyword",
+        f"not explained: {[k for k in keys if k not in explained]}",
+    )
+
+
+# values tc cannot read as the option's kind: refused with what they must look like (a bare
+# number is not a time: tc would read "target 5" as 5 seconds)
+UNPARSABLE = {
+    ("target", "5"): "not a time with a unit",
+    ("interval", "100"): "not a time with a unit",
+    ("limit", "1.5"): "not a whole number below 2^32",
+    ("limit", "4294967296"): "not a whole number below 2^32",
+    ("drop_batch", "many"): "not a whole number below 2^32",
+    ("memory_limit", "4gb"): "not a size below 4 GiB",
+    ("ratio", "two"): "not a decimal number",
+}
+
+
+def unit_checks():
+    """tc refuses a value it cannot read as the option's kind, saying what it must be."""
+    bad = []
+    for (name, v), why in UNPARSABLE.items():
+        p = sh(
+            [TC, "qdisc", "add", "dev", "vb", "root", "handle", "30:", "msfc", name, v],
+            ns="b",
+            check=False,
+        )
+        msg = msfc_params().param(name).message
+        want = f'msfc: {msg}, got "{v}": {why}'
+        if p.returncode == 0 or want not in p.stderr:
+            bad.append(f"{name} {v}: rc {p.returncode}, {p.stderr.strip()!r} (want {want!r})")
+        if p.returncode == 0:
+            sh([TC, "qdisc", "del", "dev", "vb", "root"], ns="b", check=False)
+    report(
+        not bad,
+        "tc refuses target 5, limit 1.5, limit 2^32 and other unreadable values, saying what "
+        "each must be",
+        "; ".join(bad),
+    )
 
 
 def main():
     setup()
     report(os.path.exists(TC), "tc with msfc support built", TC)
     range_checks()
+    unit_checks()
 
     # --- add under an HTB shaper, the example of the man page
     tc("qdisc", "add", "dev", "va", "root", "handle", "1:", "htb", "default", "1")

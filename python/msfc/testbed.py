@@ -362,6 +362,30 @@ def idle_change_checks(res: BootResult, c: Checks) -> None:
     _step_ok(res, c, "idle_del", "idle isolate change: tc qdisc del of the dummy device's htb")
 
 
+def boot_apply_checks(res: BootResult, c: Checks) -> None:
+    """kernel/boot/msfc-apply through the ifupdown hook with Debian's tc (selftest.sh, steps
+    boot_*): a saved htb + msfc configuration applied, applied again, a file tc refuses."""
+    _step_ok(res, c, "boot_apply", "at boot: the ifupdown hook applies /etc/msfc/IFACE.tc")
+    _step_ok(res, c, "boot_apply_again", "at boot: applying the same file again succeeds")
+    if _step_ok(res, c, "boot_show", "at boot: tc -j qdisc show of the configured device"):
+        opts = _msfc_opts(res.json("boot_show.out"))
+        c.check(
+            opts.get("boost") == "on"
+            and opts.get("overload") == "class"
+            and opts.get("weights") == "exact",
+            "at boot: msfc under htb with the saved options (boost on, overload class, "
+            "weights exact)",
+            json.dumps(opts)[:300],
+        )
+    rc, err = res.text("boot_apply_bad.rc").strip(), res.text("boot_apply_bad.err")
+    c.check(
+        rc == "1" and "dummy3.tc: tc refused it" in err and "not a time with a unit" in err,
+        "at boot: a file tc refuses fails the hook, naming the file and tc's reason",
+        f"exit {rc or 'missing'}, stderr {err.strip()[:300]!r}",
+    )
+    _step_ok(res, c, "boot_apply_none", "at boot: an interface without a file is left alone")
+
+
 def class_goodput_bps(report: dict) -> float:
     """Receiver goodput of one iperf3 -J client run (all its parallel streams)."""
     end = report.get("end", {})
@@ -375,6 +399,9 @@ def selftest(args) -> int:
     env = {"RATE": str(args.rate_kbit), "DURATION": str(args.duration)}
     t0 = time.monotonic()
     job = _job(guest, "selftest.sh", env)
+    # the scripts that apply a saved configuration at boot (kernel/boot/)
+    for name in ("msfc-apply", "if-up.d-msfc"):
+        job[f"job/{name}"] = (guest.parent.parent / "boot" / name).read_bytes()
     if args.probe:
         if not Path(args.probe).is_file():
             raise TestbedError(f"{args.probe} does not exist: run make -C kernel vm-probe")
@@ -493,6 +520,7 @@ def selftest(args) -> int:
         "msfc gone after delete",
     )
     idle_change_checks(res, c)
+    boot_apply_checks(res, c)
     if args.probe:
         _step_ok(res, c, "probe_insmod", "insmod of the cost probe sch_msfc_bench.ko")
         if _step_ok(res, c, "probe_run", "the probe measures msfc at the root of a dummy"):

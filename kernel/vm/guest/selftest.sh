@@ -71,6 +71,27 @@ step idle_del $TC qdisc del dev dummy1 root
 $IP link del dummy1
 cat /proc/sys/kernel/tainted > $O/idle_tainted_after.txt
 dmesg > $O/idle_dmesg.txt
+# The saved configuration applied at boot (kernel/boot/msfc-apply through its ifupdown hook,
+# as ifup runs it), twice (the interface may go down and up), then a file tc refuses.
+if [ -f /job/msfc-apply ]; then
+	mkdir -p /tmp/msfc-etc
+	cat > /tmp/msfc-etc/dummy2.tc <<-EOF
+	qdisc replace dev dummy2 root handle 1: htb default 1
+	class replace dev dummy2 parent 1: classid 1:1 htb rate 10mbit
+	qdisc replace dev dummy2 parent 1:1 handle 10: msfc boost on overload class weights exact
+	EOF
+	printf 'qdisc replace dev dummy3 root msfc target 5\n' > /tmp/msfc-etc/dummy3.tc
+	$IP link add dummy2 type dummy && $IP link set dummy2 up
+	$IP link add dummy3 type dummy && $IP link set dummy3 up
+	HOOKENV="MODE=start MSFC_CONF_DIR=/tmp/msfc-etc MSFC_APPLY=/job/msfc-apply MSFC_TC=$TC"
+	step boot_apply env IFACE=dummy2 $HOOKENV sh /job/if-up.d-msfc
+	step boot_apply_again env IFACE=dummy2 $HOOKENV sh /job/if-up.d-msfc
+	step boot_show $TC -j qdisc show dev dummy2
+	step boot_apply_bad env IFACE=dummy3 $HOOKENV sh /job/if-up.d-msfc
+	step boot_apply_none env IFACE=dummy4 $HOOKENV sh /job/if-up.d-msfc
+	$IP link del dummy2
+	$IP link del dummy3
+fi
 # The per-packet cost probe (make bench-linux-cost), built out of tree for this kernel: it
 # loads and measures msfc at the root of a dummy device.
 if [ -f /job/sch_msfc_bench.ko ]; then
