@@ -449,7 +449,7 @@ def test_an_interrupted_simulation_is_not_a_failed_configuration(fake_build, tmp
 
 def test_sigterm_stops_like_ctrl_c(fake_build, tmp_path):
     """kill / timeout / a batch system send SIGTERM to msfc alone: it stops its simulation and
-    says 'interrupted', as for Ctrl-C."""
+    says 'interrupted', as for Ctrl-C, with the exit status of a command ended by SIGTERM."""
     import time
 
     out = tmp_path / "term"
@@ -464,7 +464,8 @@ def test_sigterm_stops_like_ctrl_c(fake_build, tmp_path):
         time.sleep(0.2)
     proc.terminate()
     _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 130 and "interrupted" in err and "Traceback" not in err, err
+    assert proc.returncode == 143 and "interrupted (SIGTERM)" in err, err
+    assert "Traceback" not in err, err
     assert not list(out.glob("runs/*/failed.json")) and not list(out.glob("runs/*/done.json"))
 
 

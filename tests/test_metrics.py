@@ -150,3 +150,25 @@ def test_throughput_headings_say_per_flow_or_total():
 
     assert M.heading("throughput_kbps") == "Mean flow throughput (kbps)"
     assert M.heading("throughput_total_kbps") == "Total throughput (kbps)"
+
+
+def test_mean_interval_says_what_it_is():
+    """3 or more runs: the 95 % CI, cut at 0 for what cannot be negative (and flagged); 2 runs:
+    their spread min..max (a t interval with one degree of freedom is 12.7 standard errors
+    wide: -500 kbps for a throughput); 1 run: none."""
+    iv = M.mean_interval([10.0, 11.0, 12.0])
+    assert iv.kind == "ci95" and iv.n == 3 and not iv.clipped
+    assert iv.hi - iv.mean == pytest.approx(4.303 / math.sqrt(3))
+    assert iv.lo == pytest.approx(11.0 - 4.303 / math.sqrt(3))
+    low = M.mean_interval([0.1, 0.2, 5.0])
+    assert low.kind == "ci95" and low.lo == 0 and low.clipped
+    assert M.mean_interval([0.1, 0.2, 5.0], floor=None).lo < 0
+    two = M.mean_interval([100.0, 900.0])
+    assert (two.kind, two.lo, two.hi, two.mean) == ("range", 100.0, 900.0, 500.0)
+    one = M.mean_interval([5.0, float("nan")])
+    assert (one.kind, one.n, one.lo, one.hi) == ("", 1, 5.0, 5.0)
+    assert M.interval_text([two]) == "2 RNG runs, min..max, too few for a CI"
+    assert M.interval_text([iv]) == "3 RNG runs, 95% CI"
+    assert M.interval_text([iv, low]) == "3 RNG runs, 95% CI, cut at 0"
+    assert M.interval_text([one]) == "1 RNG run"
+    assert M.interval_text([two, iv]) == "2-3 RNG runs, 95% CI (3+ runs) or min..max (2)"

@@ -85,9 +85,11 @@ def test_compare_report(compare_dir, capsys):
         ],
     )
     html = index.read_text()
+    # 2 RNG runs: their spread min..max, not a 95 % CI (t = 12.7 with one degree of freedom)
     assert (
         "log axis" in html
-        and "2 RNG runs, 95% CI" in (out / "report" / "delay-violin-type.svg").read_text()
+        and "2 RNG runs, min..max, too few for a CI"
+        in (out / "report" / "delay-violin-type.svg").read_text()
     )
     assert "record no goodput per class over time" in html  # and says which files would
     assert "e+0" not in html  # plain numbers in every table
@@ -252,3 +254,67 @@ def test_time_series_of_the_seed_scenarios(fake_build, tmp_path):
     html = (out / "report" / "index.html").read_text()
     assert "in the scheduler per class over time, mean per 0.1 s" in html
     assert "summed over their path" not in html
+
+
+def test_against_a_sweep_keeps_its_configurations_apart(fake_build, tmp_path, capsys):
+    """A run against a sweep of Msfc.Ratio 1, 2, 4 with 2 seeds: each ratio is a point of its own
+    over its own 2 RNG runs (they were pooled as 6 "RNG runs", with a Student-t interval of
+    t = 2.57 over configurations), and 2 runs show their spread min..max, not a CI."""
+    from msfc.report import against_pairs, group_ci
+    from msfc.runner import collect
+
+    b = ["--build-dir", str(fake_build), "--no-progress", "--set", "duration=1"]
+    a, sw = tmp_path / "a", tmp_path / "sw"
+    assert main(["run", "fake", *b, "--out", str(a)]) == 0
+    grid = ["--grid", "Msfc.Ratio=1,2,4", "--seeds", "2", "--jobs", "2"]
+    assert main(["sweep", "fake", *b, *grid, "--out", str(sw)]) == 0
+    capsys.readouterr()
+    assert main(["report", str(a), "--against", str(sw)]) == 0
+    index = a / "report-against-sw" / "index.html"
+    check_report(index, ["against"])
+    page = index.read_text()
+    for r in ("1", "2", "4"):
+        assert f"Msfc Msfc.Ratio={r} B/A" in page, page
+    svg = (a / "report-against-sw" / "against.svg").read_text()
+    assert "A: 1 RNG run; B: 2 RNG runs, min..max, too few for a CI" in svg
+    sa, _ = collect(a)
+    sb, _ = collect(sw)
+    pairs = against_pairs(sa, sb, "down")
+    assert set(pairs["b_runs"]) == {2} and set(pairs["a_runs"]) == {1}
+    assert set(pairs["config"]) == {"Msfc.Ratio=1", "Msfc.Ratio=2", "Msfc.Ratio=4"}
+    # no interval reaches below 0: with 2 runs it is the runs' own min..max
+    t = group_ci(sb, "throughput_kbps", "type", "down")
+    assert (t["lo"] >= 0).all() and set(t["n"]) == {2}
+    assert {iv.kind for iv in t["interval"]} == {"range"}
+    # the sweep's own report says the same
+    assert main(["report", str(sw)]) == 0
+    html = (sw / "report" / "index.html").read_text()
+    assert "the spread min..max where it has 2" in html
+    assert "min..max, too few for a CI" in (sw / "report" / "sweep-loss_ratio.svg").read_text()
+
+
+@pytest.mark.parametrize("name", ["summary.parquet", "flow_metrics.parquet"])
+def test_a_damaged_tidy_table_is_rebuilt_from_the_raw_records(fake_build, tmp_path, capsys, name):
+    """A corrupted runs/*/summary.parquet stopped `msfc report` with pyarrow's ArrowInvalid
+    traceback. Tidy tables are derived data: a damaged one is made again from the raw records
+    (checked against done.json first), as a missing one is, and the report says so."""
+    out = tmp_path / "r"
+    argv = ["run", "fake", "--build-dir", str(fake_build), "--set", "duration=1"]
+    assert main([*argv, "--out", str(out), "--no-progress"]) == 0
+    (run,) = out.glob("runs/*")
+    good = pd.read_parquet(run / name)
+    (run / name).write_bytes(b"PAR1 this is not what was written")
+    capsys.readouterr()
+    assert main(["report", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert f"msfc: {run / name} was damaged (" in err and "rebuilt it from the run's raw" in err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    pd.testing.assert_frame_equal(pd.read_parquet(run / name), good)
+    # without the run's config.json it cannot be rebuilt: one line saying how to make it again
+    (run / name).write_bytes(b"")
+    (run / "config.json").unlink()
+    assert main(["report", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert f"msfc: error: {run / name} is damaged (" in err, err
+    assert f"Delete {run} and repeat the command that made it" in err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err

@@ -101,3 +101,38 @@ def test_results_dir_compares_its_last_commands_run(runs, fake_build, tmp_path, 
     assert main(["diff", str(d), str(runs["a"])]) == 2
     err = capsys.readouterr().err
     assert "has not finished" in err and "Traceback" not in err, err
+
+
+def test_runs_of_different_scenarios_are_said_to_be_so_first(
+    runs, fake_isp_build, tmp_path, capsys
+):
+    """An isp-tree run against a run of another scenario listed every column as differing
+    without saying why: the first line says the scenarios differ and what is comparable."""
+    isp = tmp_path / "isp"
+    argv = ["run", "isp-tree", "--build-dir", str(fake_isp_build), "--set", "duration=1"]
+    assert main([*argv, "--run", "2", "--out", str(isp), "--no-progress"]) == 0
+    capsys.readouterr()
+    assert main(["diff", str(isp), str(runs["a"])]) == 1
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first.startswith(
+        "different scenarios: A is a run of isp-tree, B of fake. Their flows are other flows"
+    ), first
+    assert "only runs of one scenario are comparable flow by flow" in first
+    assert main(["diff", str(isp), str(runs["a"]), "--json"]) == 1
+    d = json.loads(capsys.readouterr().out)
+    assert d["scenarios"] == ["isp-tree", "fake"] and d["same_scenario"] is False
+
+
+def test_settings_that_differ_are_named(runs, fake_build, tmp_path, capsys):
+    """Two runs of one scenario: the settings in which they differ, in one line, before the
+    columns (the same flows, other conditions)."""
+    c = tmp_path / "codel"
+    argv = ["run", "fake", "--build-dir", str(fake_build), "--set", "duration=1"]
+    assert main([*argv, "--scheduler", "CoDel", "--out", str(c), "--no-progress"]) == 0
+    capsys.readouterr()
+    assert main(["diff", str(runs["a"]), str(c)]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert "the runs' settings differ (A / B): scheduler Msfc / CoDel" in out[2], out
+    assert not out[0].startswith("different scenarios")
+    assert main(["diff", str(runs["a"]), str(runs["a2"])]) == 0
+    assert "settings differ" not in capsys.readouterr().out

@@ -706,13 +706,19 @@ def cmd_sweep(args) -> int:
         k: sum(1 for r in results if r["status"] == k)
         for k in ("done", "cached", "failed", "interrupted")
     }
+    stopped = sum(1 for r in results if r["status"] == "interrupted" and r.get("started", True))
+    if counts["interrupted"]:
+        _stderr(
+            f"sweep interrupted: {counts['done']} ran, {counts['cached']} already done, "
+            f"{counts['failed']} failed, {stopped} stopped (not kept), "
+            f"{counts['interrupted'] - stopped} not started; {counts['done'] + counts['cached']} "
+            f"of {len(hashes)} configurations are finished in {out}"
+        )
+        raise KeyboardInterrupt
     _stderr(
         f"sweep finished: {counts['done']} ran, {counts['cached']} already done, "
         f"{counts['failed']} failed"
-        + (f", {counts['interrupted']} interrupted" if counts["interrupted"] else "")
     )
-    if counts["interrupted"]:
-        raise KeyboardInterrupt
     if not summary.empty:
         from . import tables as T
 
@@ -817,12 +823,28 @@ def main(argv: list[str] | None = None) -> int:
     import signal
     import threading
 
-    def on_term(signum, frame):  # kill, timeout, a batch system: stop as Ctrl-C does
+    from .runner import request_stop, reset_stop, stops_cooperatively
+
+    reset_stop()
+    stopped_by: list[int] = []
+
+    def on_signal(signum, frame):
+        # Ctrl-C, or kill / timeout / a batch system (SIGTERM): no simulation starts any more,
+        # the running ones are stopped, and the command unwinds (keeping what finished); a
+        # local sweep notices the stop by itself and says what finished
+        first = not stopped_by
+        stopped_by.append(signum)
+        request_stop(force=not first)
+        if first and stops_cooperatively():
+            return
         raise KeyboardInterrupt
 
-    old_term = None
+    old_handlers = {}
     if threading.current_thread() is threading.main_thread():
-        old_term = signal.signal(signal.SIGTERM, on_term)
+        old_handlers[signal.SIGTERM] = signal.signal(signal.SIGTERM, on_signal)
+        # an ignored SIGINT (nohup, `cmd &` in a script) stays ignored
+        if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
+            old_handlers[signal.SIGINT] = signal.signal(signal.SIGINT, on_signal)
     args.raw_argv = raw
     args.held = contextlib.ExitStack()  # what the command holds until it returns (locks)
     try:
@@ -836,10 +858,14 @@ def main(argv: list[str] | None = None) -> int:
         _stderr(f"msfc: error: {e}")
         return e.exit_code
     except KeyboardInterrupt:
+        request_stop()
+        signum = stopped_by[0] if stopped_by else signal.SIGINT
+        what = "Ctrl-C" if signum == signal.SIGINT else signal.Signals(signum).name
         _stderr(
-            "msfc: interrupted; finished simulations are kept, re-run the same command to resume"
+            f"msfc: interrupted ({what}); finished simulations are kept, re-run the same "
+            f"command to resume"
         )
-        return 130
+        return 128 + signum  # as a shell reports a command ended by the signal: 130, 143
     except BrokenPipeError:
         return 1
     except OSError as e:  # a file that cannot be written or read: no traceback, the fix
@@ -851,8 +877,9 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     finally:
         args.held.close()
-        if old_term is not None:
-            signal.signal(signal.SIGTERM, old_term)
+        for signum, handler in old_handlers.items():
+            signal.signal(signum, handler)
+        reset_stop()  # main() may be called again in this process (tests, msfc bench)
 
 
 if __name__ == "__main__":

@@ -96,9 +96,18 @@ def _bound(value, kind: str):
 
 
 def _check_numeric(
-    name: str, text: str, kind: str, lo, hi, range_text: str, what: str, require_unit=True
+    name: str,
+    text: str,
+    kind: str,
+    lo,
+    hi,
+    range_text: str,
+    what: str,
+    require_unit=True,
+    compact: bool = False,
 ) -> str:
-    """Validate a number-like value; return its canonical text."""
+    """Validate a number-like value; return its canonical text. ``compact``: a time or data rate
+    is given without spaces ("5 ms" -> "5ms"), as ns-3's attribute parsers need it."""
     try:
         if kind == "int":
             f = float(text)
@@ -119,10 +128,10 @@ def _check_numeric(
                 canon = repr(v)
         elif kind == "time":
             v = parse_time(text, require_unit=require_unit)
-            canon = str(text).strip()
+            canon = re.sub(r"\s+", "", text) if compact else str(text).strip()
         elif kind == "datarate":
             v = parse_datarate(text)
-            canon = str(text).strip()
+            canon = re.sub(r"\s+", "", text) if compact else str(text).strip()
         else:
             raise AssertionError(kind)
     except ValueError as e:
@@ -136,6 +145,11 @@ def _check_numeric(
             f"{what} '{name}': bad value '{text}': {msg}"
             + (f"; allowed range {range_text}" if range_text else "")
         ) from None
+    if not math.isfinite(v):  # inf, nan, 1e400: no program can use it (and NaN passes "<")
+        raise UserError(
+            f"{what} '{name}': bad value '{text}': not a finite number; give "
+            + (f"a value in the allowed range {range_text}" if range_text else "a finite number")
+        )
     lo_v, hi_v = _bound(lo, kind), _bound(hi, kind)
     if (lo_v is not None and v < lo_v) or (hi_v is not None and v > hi_v):
         raise UserError(
@@ -221,15 +235,61 @@ def _check_msfc_range(sched: SchedulerInfo, a: SchedulerAttr, text: str, kind: s
         raise UserError(f"{sched.name}.{a.name}={text}: {p.message}{extra}")
 
 
+#: attributes of ns-3's own queue discs whose checkers accept values the queue disc cannot run
+#: with: the simulation dies of SIGFPE (hash % Flows) instead of refusing them. Their minimum
+#: and why, refused before anything runs.
+NS3_MINIMUMS = {
+    ("ns3::FqCoDelQueueDisc", "Flows"): (1, "it divides by the number of flow queues"),
+    ("ns3::FqCobaltQueueDisc", "Flows"): (1, "it divides by the number of flow queues"),
+    ("ns3::FqPieQueueDisc", "Flows"): (1, "it divides by the number of flow queues"),
+}
+
+
+def _time_string_attr(a: SchedulerAttr) -> bool:
+    """A string attribute that holds a time (ns-3's FqCoDel Target and Interval: "5ms")."""
+    return (
+        "stringvalue" in (a.type or "").lower()
+        and isinstance(a.default, str)
+        and bool(_TIME_RE.match(a.default))
+        and _TIME_RE.match(a.default).group(2) is not None
+    )
+
+
+def _check_queue_size(sched: SchedulerInfo, a: SchedulerAttr, text: str) -> None:
+    """A queue disc that holds nothing drops every packet: MSFC's MaxSize has the kernel's
+    range (limit, pkt_sched_msfc.h), every other queue disc's at least one packet or byte."""
+    m = re.match(r"^\s*(\d+)", text)
+    if m is None or int(m.group(1)) >= 1:
+        return
+    if sched.type_id == MSFC_TYPE_ID:
+        # the model's words: "limit must be at least 1 packet" (the kernel's) "or byte"
+        lo, rule = P.param("limit").min, f"{P.param('limit').message} or byte"
+    else:
+        lo, rule = 1, "a queue disc that holds no packet drops every packet"
+    raise UserError(
+        f"{sched.name}.{a.name}={text}: {rule}; give at least {lo}p (packets) or {lo}B "
+        f"(bytes), e.g. the default {sched.name}.{a.name}={a.default}"
+    )
+
+
 def validate_attr(sched: SchedulerInfo, a: SchedulerAttr, value) -> str:
     what = f"{sched.name} ({sched.type_id}) attribute"
     text = str(value).strip()
     kind = _attr_kind(a)
+    if kind is None and _time_string_attr(a):
+        kind = "time"
     if kind in ("int", "uint", "double", "time", "datarate"):
-        canon = _check_numeric(a.name, text, kind, None, None, a.range_text(), what)
+        canon = _check_numeric(a.name, text, kind, None, None, a.range_text(), what, compact=True)
         if sched.type_id == MSFC_TYPE_ID and a.name in P.NS3_ATTRIBUTES:
             _check_msfc_range(sched, a, text, kind)
             return canon
+        lo, why = NS3_MINIMUMS.get((sched.type_id, a.name), (None, ""))
+        if lo is not None and _bound(text, kind) < lo:
+            raise UserError(
+                f"{sched.name}.{a.name}={text}: ns-3's {sched.type_id.split('::')[-1]} needs at "
+                f"least {lo} ({why}: the simulation would crash); give {sched.name}.{a.name}="
+                f"{lo} or more, e.g. the default {a.default}"
+            )
         v = _bound(text, kind)
         for op, limit in a.constraints():
             lim = _bound(limit, kind)
@@ -247,6 +307,7 @@ def validate_attr(sched: SchedulerInfo, a: SchedulerAttr, value) -> str:
             raise UserError(
                 f"{what} '{a.name}': bad value '{text}'; use packets or bytes, e.g. 1000p or 1500000B"
             )
+        _check_queue_size(sched, a, text)
         return text.replace(" ", "")
     if kind == "bool":
         low = text.lower()
@@ -649,6 +710,34 @@ def _other_schedulers(info: ScenarioInfo, cfg: RunConfig, mode: str) -> None:
         cfg.ignored.append(cfg.folded.get(key, key))
 
 
+#: ns-3's NS_ABORT_MSG / NS_ASSERT_MSG / NS_FATAL_ERROR line: '... msg="<message>", [+<time>s
+#: <node>] file=...'
+_NS3_MSG = re.compile(r'\bmsg="(.*?)",?\s*(?:[+-]?[0-9.e+-]+s\s+-?\d+\s+)?file=')
+
+
+def ns3_message(stderr: str) -> str | None:
+    """The message of an ns-3 NS_ABORT_MSG / NS_ASSERT_MSG / NS_FATAL_ERROR in a program's
+    stderr ('aborted. cond="...", msg="<this>", file=...'), the last one; None without one."""
+    found = _NS3_MSG.findall(stderr or "")
+    return found[-1] if found else None
+
+
+def settings_text(c: RunConfig) -> str:
+    """What this run sets beyond the scenario's defaults: "Msfc.Ratio=3, duration=5"."""
+    parts = [f"{c.folded.get(k, k)}={v}" for k, v in c.params.items()]
+    parts += [f"{k}={v}" for k, v in c.attrs.items()]
+    return ", ".join(parts)
+
+
+def culprit(message: str, c: RunConfig) -> str | None:
+    """The setting whose value a program's message quotes ('"5 ms" is not properly
+    formatted'), as KEY=VALUE; None when no setting's value is quoted."""
+    for k, v in [*c.params.items(), *c.attrs.items()]:
+        if v and (f'"{v}"' in message or f"'{v}'" in message):
+            return f"{c.folded.get(k, k)}={v}"
+    return None
+
+
 def check_with_program(program: Path | str, cfgs: list[RunConfig], timeout: float = 60.0) -> None:
     """The scenario program's own checks (``--check``: it validates and exits, simulating and
     writing nothing), before anything is written: those that need the scenario's files, such as
@@ -678,6 +767,27 @@ def check_with_program(program: Path | str, cfgs: list[RunConfig], timeout: floa
         lines = [x for x in proc.stderr.strip().splitlines() if not x.startswith("progress ")]
         msg = lines[-1] if lines else f"exit code {proc.returncode}"
         prefix = f"{Path(str(program)).name}: error: "
+        ns3 = ns3_message(proc.stderr)
+        if ns3 is not None:
+            # ns-3 stopped the program on a value it cannot use (an attribute's own parser):
+            # its words, and which setting they are about
+            who = culprit(ns3, c)
+            raise UserError(
+                f"scenario '{c.scenario}' rejects this configuration: ns-3 says: {ns3}"
+                + (f" (from {who}); correct that value" if who else "")
+                + (
+                    f"; check the values set ({settings_text(c)}) against `msfc list {c.scenario}`"
+                    if not who and settings_text(c)
+                    else ""
+                )
+            )
+        crash = crash_text(proc.returncode)
+        if crash:
+            raise UserError(
+                f"{program} --check {crash}; the values set ({settings_text(c) or 'none'}) are "
+                f"the likely cause: check them against `msfc list {c.scenario}`",
+                1,
+            )
         if proc.returncode == 2 and msg.startswith(prefix):
             folded = "".join(f" ({a} sets the option {o})" for o, a in c.folded.items() if o in msg)
             raise UserError(
@@ -688,6 +798,30 @@ def check_with_program(program: Path | str, cfgs: list[RunConfig], timeout: floa
             f"`make build`",
             1,
         )
+
+
+_CRASH_SIGNALS = {
+    "SIGFPE": "an arithmetic error, such as a division by zero",
+    "SIGSEGV": "an invalid memory access",
+    "SIGBUS": "an invalid memory access",
+    "SIGILL": "an illegal instruction",
+    "SIGABRT": "an abort",
+}
+
+
+def crash_text(returncode: int) -> str | None:
+    """'crashed with SIGFPE (an arithmetic error, ...)' for a program that died of a crash
+    signal (its exit code -N, or 128+N through a shell); None otherwise."""
+    import signal
+
+    n = -returncode if returncode < 0 else returncode - 128 if returncode > 128 else 0
+    try:
+        name = signal.Signals(n).name
+    except ValueError:
+        return None
+    if name not in _CRASH_SIGNALS:
+        return None
+    return f"crashed with {name} ({_CRASH_SIGNALS[name]})"
 
 
 def ignored_note(cfgs: list[RunConfig]) -> str | None:
@@ -773,6 +907,20 @@ def class_quanta_overflow(quantum: int, ratio: float, prios: int) -> bool:
     return cur > limit
 
 
+def exact_weights_possible(quantum: int, ratio: float, prios: int) -> bool:
+    """Whether Weights=exact can make these class quanta exact enough (every share within
+    0.5 %), by the rule of pkt_sched_msfc.h's TC_MSFC_EXACT_WEIGHTS_MSG as the kernel, the ns-3
+    model and the reference model apply it (msfc.reference.class_quanta). Quantum 0 counts as
+    1500 bytes, as the model counts it before it knows its device."""
+    from .reference import TraceError, class_quanta
+
+    try:
+        class_quanta(prios, quantum or DEFAULT_MTU, P.ratio_fixed(ratio), exact=True)
+    except TraceError as e:
+        return str(e) != P.definitions().exact_weights_msg
+    return True
+
+
 def check_constraints(
     cfg: RunConfig, schedulers: dict[str, SchedulerInfo], info: ScenarioInfo | None = None
 ) -> None:
@@ -825,6 +973,14 @@ def check_constraints(
                 raise UserError(
                     f"{sname}: {P.definitions().class_quantum_msg} "
                     f"(Quantum {q or DEFAULT_MTU}, Ratio {r:g}, Prios {n})"
+                )
+            if value("Weights") == "exact" and not exact_weights_possible(q, r, n):
+                # the model checks it when the simulation builds its queue discs (and exits
+                # 1 after it started), the kernel when the qdisc is configured
+                raise UserError(
+                    f"{sname}.Weights=exact with Quantum {q or DEFAULT_MTU}, Ratio {r:g}, "
+                    f"Prios {n}: {P.definitions().exact_weights_msg}, or use "
+                    f"{sname}.Weights=rounded"
                 )
 
 

@@ -381,6 +381,68 @@ def mean_ci95(values: Iterable[float]) -> tuple[float, float, int]:
     return float(v.mean()), float(t95(n - 1) * v.std(ddof=1) / np.sqrt(n)), n
 
 
+#: fewest values over which a 95 % confidence interval is shown; with 2 (one degree of freedom,
+#: t = 12.7) the interval says little but looks like a result, so the spread min..max is shown
+CI_MIN_RUNS = 3
+
+
+@dataclass(frozen=True)
+class Interval:
+    """The mean of a quantity over RNG runs with what the figures draw around it: the 95 %
+    confidence interval (Student's t) with CI_MIN_RUNS or more values, the spread min..max with
+    fewer (2), nothing with 1. ``clipped``: the interval reached below ``floor`` (0 for a
+    quantity that cannot be negative) and was cut there."""
+
+    mean: float
+    lo: float
+    hi: float
+    n: int
+    kind: str  # "ci95", "range" or "" (one value)
+    clipped: bool = False
+
+
+def mean_interval(values: Iterable[float], floor: float | None = 0.0) -> Interval:
+    """The mean of ``values`` (NaN and None left out) and its Interval; ``floor``: the least
+    value the quantity can take (None: unbounded)."""
+    v = np.asarray([x for x in values if x is not None and np.isfinite(x)], dtype=float)
+    n = len(v)
+    if n == 0:
+        return Interval(float("nan"), float("nan"), float("nan"), 0, "")
+    mean = float(v.mean())
+    if n == 1:
+        return Interval(mean, mean, mean, 1, "")
+    if n < CI_MIN_RUNS:
+        return Interval(mean, float(v.min()), float(v.max()), n, "range")
+    half = float(t95(n - 1) * v.std(ddof=1) / np.sqrt(n))
+    lo, clipped = mean - half, False
+    if floor is not None and lo < floor:
+        lo, clipped = floor, True
+    return Interval(mean, lo, mean + half, n, "ci95", clipped)
+
+
+def interval_text(intervals: Iterable[Interval]) -> str:
+    """What a figure's error bars or bands are, for its title: "5 RNG runs, 95% CI",
+    "2 RNG runs, min..max, too few for a CI", "1 RNG run"; says so when an interval was
+    cut at 0."""
+    iv = [i for i in intervals if i.n > 0]
+    ns = sorted({i.n for i in iv}) or [1]
+    runs = f"{ns[-1]} RNG run{'s' if ns[-1] > 1 else ''}"
+    if len(ns) > 1:
+        runs = f"{ns[0]}-{ns[-1]} RNG runs"
+    kinds = {i.kind for i in iv} - {""}
+    if not kinds:
+        return runs
+    if kinds == {"range"}:
+        text = f"{runs}, min..max, too few for a CI"
+    elif kinds == {"ci95"}:
+        text = f"{runs}, 95% CI"
+    else:
+        text = f"{runs}, 95% CI ({CI_MIN_RUNS}+ runs) or min..max (2)"
+    if any(i.clipped for i in iv):
+        text += ", cut at 0"
+    return text
+
+
 # --------------------------------------------------------------------------- samples and shares
 
 

@@ -7,6 +7,11 @@ Figures:
 * throughput per flow type;
 * for sweeps: each overall metric against the swept parameter, mean over seeds with 95 %
   confidence intervals (Student's t).
+
+Means are taken over the RNG runs of one configuration only, never over different
+configurations. Their error bars are 95 % confidence intervals with 3 or more runs and the
+spread min..max with 2 (metrics.mean_interval), cut at 0 (no quantity here is negative); every
+title says which.
 """
 
 from __future__ import annotations
@@ -184,8 +189,18 @@ def _log_axis(ax, which: str = "y", dense: bool = True) -> None:
 
 
 def runs_text(n: int) -> str:
-    """The number of RNG runs behind a figure, as every figure states it."""
-    return "1 RNG run" if n == 1 else f"{n} RNG runs, 95% CI"
+    """The number of RNG runs behind a figure and what its error bars are, as every figure
+    states it (M.interval_text for figures whose intervals are known)."""
+    if n <= 1:
+        return "1 RNG run"
+    return M.interval_text([M.mean_interval(range(1, n + 1))]).replace(", cut at 0", "")
+
+
+def _yerr(iv: list[M.Interval]):
+    """matplotlib's asymmetric error bars of Intervals (none where there is one value)."""
+    lo = [i.mean - i.lo if i.kind and np.isfinite(i.lo) else 0.0 for i in iv]
+    hi = [i.hi - i.mean if i.kind and np.isfinite(i.hi) else 0.0 for i in iv]
+    return np.array([lo, hi], float)
 
 
 def _colors(schedulers: list[str]) -> dict[str, str]:
@@ -248,6 +263,7 @@ def fig_violins(
     fig, axes = _fig(PAGE_IN, 3.0)
     ax = axes[0][0]
     width = 0.8 / n_s
+    intervals: list[M.Interval] = []
     for gi, g in enumerate(groups):
         for si, s in enumerate(schedulers):
             h = hists[(hists[level].astype(str) == g) & (hists["scheduler"] == s)]
@@ -273,12 +289,12 @@ def fig_violins(
             )
             med = M.hist_percentile(hg, 50) * 1000
             ax.plot([x0 - width * 0.3, x0 + width * 0.3], [med, med], color="black", lw=0.8)
-            means = _per_run_mean_ms(h)
-            mean, ci, n = M.mean_ci95(means)
+            iv = M.mean_interval(_per_run_mean_ms(h))
+            intervals.append(iv)
             ax.errorbar(
                 [x0],
-                [mean],
-                yerr=None if n < 2 else [[ci], [ci]],
+                [iv.mean],
+                yerr=_yerr([iv]) if iv.kind else None,
                 fmt="o",
                 color="black",
                 mfc="white",
@@ -306,7 +322,7 @@ def fig_violins(
     ax.set_xlim(-0.6, len(groups) - 0.4)
     ax.set_ylabel("packet delay (ms, log scale)")
     ax.grid(axis="x", visible=False)
-    fig.suptitle(f"{title} ({runs_text(runs)})")
+    fig.suptitle(f"{title} ({M.interval_text(intervals) if intervals else runs_text(runs)})")
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
 
@@ -327,7 +343,7 @@ def fig_violins(
     note = (
         "Violins from the delay histograms weighted by packet count, pooled over the RNG runs, on "
         "a log axis that holds every packet; line = median, dot = mean of all packets (with the "
-        "95% confidence interval over RNG runs when there are several), dash = the longest delay."
+        f"{_BARS} of the runs' means), dash = the longest delay."
         + (" Diamonds: the thesis's mean delay (Table 3.5)." if thesis_ms else "")
     )
     return _save(fig, out, name), note
@@ -381,14 +397,82 @@ def fig_cdf(
     return _save(fig, out, name)
 
 
+#: what the error bars are, in the captions (metrics.mean_interval)
+_BARS = (
+    f"95% confidence interval over the RNG runs with {M.CI_MIN_RUNS} or more, the spread "
+    f"min..max with 2 (too few for a meaningful interval), nothing with 1; never below 0"
+)
+
+#: columns of a tidy row that are its RNG run under the scenario's own option name
+_RNG_COLUMNS = ("cfg.rng-run", "cfg.RngRun", "cfg.run")
+
+
+def _setting_columns(summary: pd.DataFrame) -> list[str]:
+    """The columns that make a run's configuration (its scheduler aside): the preset, every
+    resolved option and attribute, not the RNG run."""
+    return [
+        c
+        for c in summary.columns
+        if (c == "preset" or c.startswith(("cfg.", "attr."))) and c not in _RNG_COLUMNS
+    ]
+
+
+def _varying_settings(summary: pd.DataFrame) -> pd.Series:
+    """Per row, the settings in which its run differs from other runs of its scheduler, as
+    ((column, value), ...); () where the scheduler has one configuration."""
+    out = pd.Series([()] * len(summary), index=summary.index, dtype=object)
+    if summary.empty:
+        return out
+    cols = _setting_columns(summary)
+    for _, part in summary.groupby("scheduler", sort=False):
+        text = part[cols].astype(str)
+        varying = [c for c in cols if text[c].nunique() > 1]
+        if varying:
+            out[part.index] = [
+                tuple(zip(varying, row, strict=True))
+                for row in text[varying].itertuples(index=False, name=None)
+            ]
+    return out
+
+
+def _settings_label(settings) -> str:
+    return T.point_label([(_short(c), v) for c, v in settings])
+
+
+def configurations(summary: pd.DataFrame) -> pd.Series:
+    """Per row, its run's configuration among those of its scheduler, as the settings that
+    differ between them ("ratio=1.5"); "" where the scheduler has one configuration. Runs with
+    the same label differ only in their RNG run: the replications a mean is taken over."""
+    return _varying_settings(summary).map(_settings_label)
+
+
 def group_ci(summary: pd.DataFrame, metric: str, level: str, direction: str) -> pd.DataFrame:
-    """Mean, 95 % CI half-width and runs of ``metric`` per (group, scheduler) over RNG runs."""
+    """Mean of ``metric`` over the RNG runs of each configuration per (group, scheduler,
+    configuration), with its interval (metrics.mean_interval): columns group, scheduler,
+    config, mean, lo, hi, n, interval."""
     s = summary[(summary["direction"] == direction) & (summary["level"] == level)]
+    settings = _varying_settings(s)
+    s = s.assign(_config=settings.map(_settings_label), _settings=settings)
     rows = []
-    for (g, sched), part in s.groupby(["group", "scheduler"], sort=False):
-        mean, ci, n = M.mean_ci95(part[metric].to_numpy(float))
-        rows.append({"group": str(g), "scheduler": sched, "mean": mean, "ci95": ci, "n": n})
-    return pd.DataFrame(rows, columns=["group", "scheduler", "mean", "ci95", "n"])
+    for (g, sched, conf), part in s.groupby(["group", "scheduler", "_config"], sort=False):
+        iv = M.mean_interval(part[metric].to_numpy(float))
+        rows.append(
+            {
+                "group": str(g),
+                "scheduler": sched,
+                "config": conf,
+                "settings": part["_settings"].iloc[0],
+                "mean": iv.mean,
+                "lo": iv.lo,
+                "hi": iv.hi,
+                "n": iv.n,
+                "interval": iv,
+            }
+        )
+    return pd.DataFrame(
+        rows,
+        columns=["group", "scheduler", "config", "settings", "mean", "lo", "hi", "n", "interval"],
+    )
 
 
 def fig_throughput(
@@ -405,23 +489,24 @@ def fig_throughput(
     0), bars per scheduler with 95 % CIs over RNG runs, the thesis's values as markers."""
     pts = group_ci(summary, "throughput_kbps", "type", direction)
     types = list(dict.fromkeys(pts["group"]))
-    schedulers = list(dict.fromkeys(pts["scheduler"]))
-    colors = _colors(schedulers)
+    series = list(dict.fromkeys(zip(pts["scheduler"], pts["config"], strict=True)))
+    colors = _colors([f"{s} {c}".strip() for s, c in series])
     nrow, ncol = _grid_shape(len(types))
     fig, axes = _fig(PAGE_IN, 1.6 * nrow + 0.5, nrow, ncol)
     for i, t in enumerate(types):
         ax = axes[i // ncol][i % ncol]
-        for j, s in enumerate(schedulers):
-            p = pts[(pts["group"] == t) & (pts["scheduler"] == s)]
+        for j, (s, conf) in enumerate(series):
+            p = pts[(pts["group"] == t) & (pts["scheduler"] == s) & (pts["config"] == conf)]
             if p.empty:
                 continue
-            ci = p["ci95"].iloc[0]
+            iv = p["interval"].iloc[0]
+            label = f"{s} {conf}".strip()
             ax.bar(
                 j,
-                p["mean"].iloc[0],
-                color=colors[s],
-                label=s,
-                yerr=None if not np.isfinite(ci) else ci,
+                iv.mean,
+                color=colors[label],
+                label=label,
+                yerr=_yerr([iv]) if iv.kind else None,
                 capsize=2,
                 error_kw={"lw": 0.8},
             )
@@ -436,7 +521,8 @@ def fig_throughput(
             ax.set_ylabel("kbps")
     for j in range(len(types), nrow * ncol):
         axes[j // ncol][j % ncol].axis("off")
-    fig.suptitle(f"{title} ({runs_text(runs)})")
+    ivs = list(pts["interval"])
+    fig.suptitle(f"{title} ({M.interval_text(ivs) if ivs else runs_text(runs)})")
     _legend(fig)
     return _save(fig, out, name)
 
@@ -493,18 +579,20 @@ def fig_class_share(
     classes = sorted(shares["class"].unique())
     colors = _colors(order or schedulers)
     width = 0.8 / max(1, len(schedulers))
+    intervals = []
     for j, s in enumerate(schedulers):
         part = shares[shares["scheduler"] == s]
         for c in classes:
-            m, ci, n = M.mean_ci95(part[part["class"] == c]["share"].to_numpy(float))
+            iv = M.mean_interval(part[part["class"] == c]["share"].to_numpy(float))
+            intervals.append(iv)
             x = c + (j - (len(schedulers) - 1) / 2) * width
             ax.bar(
                 x,
-                m,
+                iv.mean,
                 width * 0.9,
                 color=colors[s],
                 label=s,
-                yerr=None if n < 2 else ci,
+                yerr=_yerr([iv]) if iv.kind else None,
                 capsize=2,
                 error_kw={"lw": 0.8},
             )
@@ -522,7 +610,10 @@ def fig_class_share(
     ax.set_ylabel("share of the bytes sent")
     ax.set_ylim(0, 1)
     ax.grid(axis="x", visible=False)
-    fig.suptitle(f"Class shares at the bottleneck ({runs_text(runs)})")
+    fig.suptitle(
+        f"Class shares at the bottleneck\n"
+        f"({M.interval_text(intervals) if intervals else runs_text(runs)})"
+    )
     _legend(fig)
     return _save(fig, out, name)
 
@@ -635,21 +726,29 @@ def fig_time_series(ts: pd.DataFrame, kind: str, out: Path, name: str, ylabel: s
         ax = axes[i // ncol][i % ncol]
         part = t[t["scheduler"] == s]
         n_runs = part["rng_run"].nunique()
+        intervals = []
         for c in classes:
             rows = [
-                (tm, *M.mean_ci95(g["value"]))
+                (tm, M.mean_interval(g["value"]))
                 for tm, g in part[part["class"] == c].groupby("time_s", sort=True)
             ]
             if not rows:
                 continue
-            tm, mean, ci, _ = (np.array(x, float) for x in zip(*rows, strict=True))
+            intervals += [iv for _, iv in rows]
+            tm = np.array([r[0] for r in rows], float)
+            mean = np.array([r[1].mean for r in rows], float)
             ax.plot(tm, mean, lw=0.9, color=cyc[str(c)], label=f"class {c}")
             if n_runs > 1:
-                ci = np.nan_to_num(ci)
+                band = [
+                    r[1] if r[1].kind else M.Interval(r[1].mean, r[1].mean, r[1].mean, 1, "")
+                    for r in rows
+                ]
+                lo = np.nan_to_num(np.array([b.lo for b in band], float))
+                hi = np.nan_to_num(np.array([b.hi for b in band], float))
                 # on the log axis a band reaching below the axis is cut at its bottom
-                lo = np.maximum(mean - ci, floor or 0.0)  # goodput and delay are >= 0
-                ax.fill_between(tm, lo, mean + ci, color=cyc[str(c)], alpha=0.2, lw=0)
-        ax.set_title(f"{s} ({runs_text(n_runs)})")
+                lo = np.maximum(lo, floor or 0.0)  # goodput and delay are >= 0
+                ax.fill_between(tm, lo, hi, color=cyc[str(c)], alpha=0.2, lw=0)
+        ax.set_title(f"{s} ({M.interval_text(intervals) if intervals else runs_text(n_runs)})")
         ax.set_xlabel("time (s)")
         if i % ncol == 0:
             ax.set_ylabel(ylabel)
@@ -672,15 +771,25 @@ def sweep_points(
     group: str | None = None,
     direction: str = "down",
 ) -> pd.DataFrame:
-    """Mean and 95 % CI half-width of ``metric`` over seeds at every (x, series) point."""
+    """Mean of ``metric`` over seeds at every (x, series) point, with its interval
+    (metrics.mean_interval): columns x, series..., mean, lo, hi, n, interval."""
     s = summary[(summary["level"] == level) & (summary["direction"] == direction)]
     if group is not None:
         s = s[s["group"] == group]
     rows = []
     for key, g in s.groupby([x] + series, sort=False, dropna=False):
         key = key if isinstance(key, tuple) else (key,)
-        mean, ci, n = M.mean_ci95(g[metric].to_numpy(float))
-        rows.append(dict(zip([x] + series, key, strict=False), mean=mean, ci95=ci, n=n))
+        iv = M.mean_interval(g[metric].to_numpy(float))
+        rows.append(
+            dict(
+                zip([x] + series, key, strict=False),
+                mean=iv.mean,
+                lo=iv.lo,
+                hi=iv.hi,
+                n=iv.n,
+                interval=iv,
+            )
+        )
     df = pd.DataFrame(rows)
     if len(df):
         df["_x"] = _numeric_or_rank(df[x])
@@ -728,6 +837,7 @@ def fig_sweep(
     # a category axis: one position per value over all lines
     cats = list(dict.fromkeys(str(v) for v in summary[x]))
     n_lines = 0
+    intervals: list[M.Interval] = []
     for group in groups or [None]:
         pts = sweep_points(summary, x, series, metric, level, group, direction)
         if pts.empty:
@@ -743,29 +853,32 @@ def fig_sweep(
             first = p.iloc[0]
             label = T.point_label([(_short(c), first[c]) for c in series])
             label = " ".join(v for v in (f"{level} {group}" if group else "", label) if v) or None
-            ci = np.nan_to_num(p["ci95"].to_numpy(float))
+            ivs = list(p["interval"])
+            intervals += ivs
+            yerr = _yerr(ivs)
             mean = p["mean"].to_numpy(float)
             color = f"C{n_lines % 10}"
             n_lines += 1
             if numeric and p["_x"].isna().all():
                 # swept only where it applies: this line's runs do not use x, a constant
                 ax.axhline(mean[0], lw=1, ls="--", color=color, label=f"{label}, no {_short(x)}")
-                if ci[0] > 0:
-                    ax.axhspan(mean[0] - ci[0], mean[0] + ci[0], color=color, alpha=0.15)
+                if ivs[0].kind:
+                    ax.axhspan(ivs[0].lo, ivs[0].hi, color=color, alpha=0.15)
                 continue
             xs = (
                 p["_x"].to_numpy(float)
                 if numeric
                 else np.array([cats.index(str(v)) for v in p[x]], float)
             )
-            ax.errorbar(xs, mean, yerr=ci, marker="o", capsize=3, label=label, color=color)
+            ax.errorbar(xs, mean, yerr=yerr, marker="o", capsize=3, label=label, color=color)
     if not numeric:
         ax.set_xticks(np.arange(len(cats)))
         ax.set_xticklabels(cats)
     ax.set_xlabel(_short(x))
     ax.set_ylabel(M.heading(metric))
     runs = int(summary.groupby([x] + series, dropna=False)["rng_run"].nunique().max())
-    fig.suptitle(f"{M.heading(metric)} vs {_short(x)} ({runs_text(runs)})")
+    what = M.interval_text(intervals) if intervals else runs_text(runs)
+    fig.suptitle(f"{M.heading(metric)} vs {_short(x)}\n({what})")
     _legend(fig)
     return _save(fig, out, name)
 
@@ -941,8 +1054,7 @@ def make_report(root: Path, out: Path | None = None, direction: str | None = Non
                         thesis_label,
                     ),
                     "Mean throughput of a flow of each type (each type on its own linear axis "
-                    "from 0), mean over RNG runs with the 95% confidence interval when there are "
-                    "several."
+                    f"from 0), mean over RNG runs ({_BARS})."
                     + (f" Diamonds: {thesis_label} (Table 3.7 or 3.9)." if thesis_thr else ""),
                 )
             )
@@ -974,8 +1086,7 @@ def make_report(root: Path, out: Path | None = None, direction: str | None = Non
                         if path_series
                         else ""
                     )
-                    + "; mean over the RNG runs (shaded: its 95% confidence interval when there "
-                    "are several).",
+                    + f"; mean over the RNG runs (shaded: the {_BARS}).",
                 )
             )
         if "qdelay_ms" in kinds:
@@ -991,8 +1102,7 @@ def make_report(root: Path, out: Path | None = None, direction: str | None = Non
                         if path_series
                         else "Queueing delay in the scheduler per class over time, mean per 0.1 s"
                     )
-                    + "; mean over the RNG runs (shaded: its 95% confidence interval when there "
-                    "are several).",
+                    + f"; mean over the RNG runs (shaded: the {_BARS}).",
                 )
             )
         if kinds != {"goodput_mbps", "qdelay_ms"}:
@@ -1031,7 +1141,9 @@ def make_report(root: Path, out: Path | None = None, direction: str | None = Non
         body.append(
             f"<p>Swept: {html.escape(', '.join(_short(c) for c in cols))}; "
             f"{study.get('seeds', 1)} RNG runs per point; error bars are 95% confidence intervals "
-            f"of the mean over runs (Student's t).</p>"
+            f"of the mean over runs (Student's t) where a point has {M.CI_MIN_RUNS} or more runs, "
+            f"the spread min..max where it has 2 (too few for a meaningful interval), never "
+            f"below 0; each figure's title says which.</p>"
         )
         for m in SWEEP_METRICS:
             body.append(
@@ -1263,10 +1375,11 @@ AGAINST_METRICS = ["throughput_kbps", "delay_mean_ms", "lost_packets"]
 
 
 def fig_against(pairs: pd.DataFrame, out: Path, name: str, label_a: str, label_b: str) -> list[str]:
-    """One panel per metric: each (scheduler, flow type) as a point at (A, B) on log axes, the
-    diagonal where they agree; points off it are what changed."""
-    schedulers = list(dict.fromkeys(pairs["scheduler"]))
+    """One panel per metric: each (scheduler, configuration, flow type) as a point at (A, B) on
+    log axes, the diagonal where they agree; points off it are what changed."""
+    schedulers = list(dict.fromkeys(pairs["series"]))
     colors = _colors(schedulers)
+    markers = "osD^v<>pX*"
     fig, axes = _fig(PAGE_IN, 2.6, 1, len(AGAINST_METRICS))
     for ax, m in zip(axes[0], AGAINST_METRICS, strict=False):
         p = pairs[pairs["metric"] == m]
@@ -1277,14 +1390,14 @@ def fig_against(pairs: pd.DataFrame, out: Path, name: str, label_a: str, label_b
             continue
         lo, hi = v.min() / 1.5, v.max() * 1.5
         ax.plot([lo, hi], [lo, hi], color="gray", lw=0.8, ls="--", label="A = B")
-        for s in schedulers:
-            q = p[p["scheduler"] == s]
+        for k, s in enumerate(schedulers):
+            q = p[p["series"] == s]
             ax.errorbar(
                 q["a"],
                 q["b"],
-                xerr=np.nan_to_num(q["a_ci"].to_numpy(float)),
-                yerr=np.nan_to_num(q["b_ci"].to_numpy(float)),
-                fmt="o",
+                xerr=_yerr(list(q["a_interval"])),
+                yerr=_yerr(list(q["b_interval"])),
+                fmt=markers[k % len(markers)],
                 ms=3.5,
                 color=colors[s],
                 lw=0.8,
@@ -1301,34 +1414,83 @@ def fig_against(pairs: pd.DataFrame, out: Path, name: str, label_a: str, label_b
         ax.set_title(M.heading(m))
         ax.set_xlabel(f"A: {label_a}")
         ax.set_ylabel(f"B: {label_b}")
-    fig.suptitle("Per flow type, B against A (mean over RNG runs, 95% CI)")
+    fig.suptitle(
+        f"Per flow type, B against A: mean over the RNG runs of each configuration\n"
+        f"(A: {M.interval_text(pairs['a_interval'])}; B: {M.interval_text(pairs['b_interval'])})"
+    )
     _legend(fig)
     return _save(fig, out, name)
 
 
+def _pair_label(conf_a: str, conf_b: str) -> str:
+    if conf_a == conf_b or not conf_b:
+        return conf_a
+    if not conf_a:
+        return conf_b
+    return f"A {conf_a}, B {conf_b}"
+
+
+def _compatible(settings_a, settings_b) -> bool:
+    """Two configurations are plotted against each other when they agree in every setting
+    both sides vary (a sweep against a sweep of the same grid: point by point); a setting only
+    one side varies pairs each of its values with the other side's one configuration."""
+    a, b = dict(settings_a), dict(settings_b)
+    return all(a[k] == b[k] for k in a.keys() & b.keys())
+
+
+AGAINST_COLUMNS = [
+    "scheduler",
+    "config",
+    "series",
+    "type",
+    "metric",
+    "a",
+    "a_interval",
+    "a_runs",
+    "b",
+    "b_interval",
+    "b_runs",
+]
+
+
 def against_pairs(sa: pd.DataFrame, sb: pd.DataFrame, direction: str) -> pd.DataFrame:
-    """Each (scheduler, flow type, metric) of both summaries with A's and B's means and CIs."""
+    """Each (scheduler, configuration, flow type, metric) of both summaries with A's and B's
+    means and intervals. Means are over the RNG runs of one configuration, never over several
+    (a sweep's Ratio 1.5, 2 and 3 are three points, not one mean): see _compatible for which
+    configuration of A goes with which of B."""
     rows = []
     for m in AGAINST_METRICS:
-        a = group_ci(sa, m, "type", direction).set_index(["scheduler", "group"])
-        b = group_ci(sb, m, "type", direction).set_index(["scheduler", "group"])
-        for key in a.index.intersection(b.index):
-            rows.append(
-                {
-                    "scheduler": key[0],
-                    "type": key[1],
-                    "metric": m,
-                    "a": a.loc[key, "mean"],
-                    "a_ci": a.loc[key, "ci95"],
-                    "a_runs": a.loc[key, "n"],
-                    "b": b.loc[key, "mean"],
-                    "b_ci": b.loc[key, "ci95"],
-                    "b_runs": b.loc[key, "n"],
-                }
-            )
-    return pd.DataFrame(
-        rows,
-        columns=["scheduler", "type", "metric", "a", "a_ci", "a_runs", "b", "b_ci", "b_runs"],
+        a = group_ci(sa, m, "type", direction)
+        b = group_ci(sb, m, "type", direction)
+        for ra in a.itertuples(index=False):
+            match = b[(b["scheduler"] == ra.scheduler) & (b["group"] == ra.group)]
+            for rb in match.itertuples(index=False):
+                if not _compatible(ra.settings, rb.settings):
+                    continue
+                conf = _pair_label(ra.config, rb.config)
+                rows.append(
+                    {
+                        "scheduler": ra.scheduler,
+                        "config": conf,
+                        "series": f"{ra.scheduler} {conf}".strip(),
+                        "type": ra.group,
+                        "metric": m,
+                        "a": ra.mean,
+                        "a_interval": ra.interval,
+                        "a_runs": ra.n,
+                        "b": rb.mean,
+                        "b_interval": rb.interval,
+                        "b_runs": rb.n,
+                    }
+                )
+    return pd.DataFrame(rows, columns=AGAINST_COLUMNS)
+
+
+def _configs_text(summary: pd.DataFrame) -> str:
+    labels = configurations(summary)
+    return ", ".join(
+        f"{s}: {', '.join(dict.fromkeys(labels[summary['scheduler'] == s]))}"
+        for s in dict.fromkeys(summary["scheduler"])
     )
 
 
@@ -1348,6 +1510,12 @@ def make_against_report(
         if s.empty:
             raise UserError(f"{root} holds no finished simulation yet; finish it first", 1)
     pairs = against_pairs(sa, sb, direction)
+    if pairs.empty and set(sa["scheduler"]) & set(sb["scheduler"]):
+        raise UserError(
+            f"{a_root} and {b_root} have no configuration to plot against each other: they vary "
+            f"the same settings with other values ({'; '.join(_configs_text(x) for x in (sa, sb))})"
+            f"; give a run or comparison as one of them, or two sweeps of one grid"
+        )
     if pairs.empty:
         raise UserError(
             f"{a_root} and {b_root} have no scheduler and flow type in common; give two results "
@@ -1363,19 +1531,20 @@ def make_against_report(
         f"{html.escape(str(b_root.resolve()))}</code> (<code>msfc "
         f"{html.escape(' '.join(sb_study.get('argv', [])))}</code>)<br>Flows shown: direction "
         f"<b>{html.escape(direction)}</b>. <code>msfc diff</code> compares one run's per-flow "
-        f"records bit for bit; this page compares the means over RNG runs.</p>",
+        f"records bit for bit; this page compares the means over the RNG runs of each "
+        f"configuration (configurations are never pooled: a sweep's grid points are points of "
+        f"their own, labelled with their settings).</p>",
         _figure(
             fig_against(pairs, out, "against", la, lb),
-            "Each point is one flow type under one scheduler, at A's value (x) and B's (y), with "
-            "the 95% confidence intervals over RNG runs where there are several; on the dashed "
-            "diagonal the two agree.",
+            "Each point is one flow type under one scheduler and configuration, at A's value (x) "
+            f"and B's (y), with the {_BARS}; on the dashed diagonal the two agree.",
         ),
     ]
     for m in AGAINST_METRICS:
         p = pairs[pairs["metric"] == m]
-        t = p.pivot_table(index="type", columns="scheduler", values=["a", "b"], sort=False)
+        t = p.pivot_table(index="type", columns="series", values=["a", "b"], sort=False)
         cols = {}
-        for s in dict.fromkeys(p["scheduler"]):
+        for s in dict.fromkeys(p["series"]):
             cols[f"{s} A"] = t[("a", s)]
             cols[f"{s} B"] = t[("b", s)]
             cols[f"{s} B/A"] = t[("b", s)] / t[("a", s)]

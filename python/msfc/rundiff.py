@@ -70,6 +70,38 @@ def _flows(run: Path) -> pd.DataFrame:
         ) from None
 
 
+#: meta.json "config" entries that do not change what a run measures
+_NOT_SETTINGS = ("progress", "out")
+
+
+def run_identity(run: Path) -> tuple[str | None, dict[str, str]]:
+    """The scenario of a run and its settings (every resolved option of meta.json's "config",
+    the scheduler attributes of config.json), as text; (None, {}) for what is not recorded."""
+    import json
+
+    def read(name: str) -> dict:
+        try:
+            d = json.loads((run / name).read_text())
+        except (OSError, ValueError):
+            return {}
+        return d if isinstance(d, dict) else {}
+
+    meta, cfg = read("meta.json"), read("config.json")
+    scenario = cfg.get("scenario") or meta.get("scenario")  # msfc's record, else the program's
+    settings = {
+        str(k): str(v)
+        for k, v in (meta.get("config") or cfg.get("resolved") or {}).items()
+        if k not in _NOT_SETTINGS
+    }
+    if "scheduler" not in settings and (meta.get("scheduler") or cfg.get("scheduler")):
+        settings["scheduler"] = str(meta.get("scheduler") or cfg.get("scheduler"))
+    ids = cfg.get("attr_ids") or {}
+    for k, v in (cfg.get("attrs") or {}).items():  # under their short names (Msfc.Ratio)
+        settings.pop(str(ids.get(k)), None)
+        settings[str(k)] = str(v)
+    return (str(scenario) if scenario else None), settings
+
+
 def diff_runs(a: Path, b: Path, ignore: list[str] | None = None) -> dict:
     """Compare ``a/flows.csv`` with ``b/flows.csv`` as text, column by column.
 
@@ -97,9 +129,20 @@ def diff_runs(a: Path, b: Path, ignore: list[str] | None = None) -> dict:
             )
     ca = [c for c in fa.columns if c not in ignore]
     cb = [c for c in fb.columns if c not in ignore]
+    (scen_a, set_a), (scen_b, set_b) = run_identity(a), run_identity(b)
     out = {
         "a": str(a),
         "b": str(b),
+        "scenarios": [scen_a, scen_b],
+        "same_scenario": scen_a is None or scen_b is None or scen_a == scen_b,
+        # the settings in which the two runs differ: {name: [A's, B's]} (missing: None)
+        "settings_differ": {
+            k: [set_a.get(k), set_b.get(k)]
+            for k in dict.fromkeys([*set_a, *set_b])
+            if set_a.get(k) != set_b.get(k)
+        }
+        if set_a and set_b
+        else {},
         "rows": (len(fa), len(fb)),
         "ignored": ignore,
         "columns": {},
@@ -131,9 +174,33 @@ def diff_runs(a: Path, b: Path, ignore: list[str] | None = None) -> dict:
     return out
 
 
+def _settings_line(d: dict, most: int = 6) -> str | None:
+    diff = d.get("settings_differ") or {}
+    if not diff:
+        return None
+    parts = [
+        f"{k} {'-' if va is None else va} / {'-' if vb is None else vb}"
+        for k, (va, vb) in diff.items()
+    ]
+    more = f" and {len(parts) - most} more" if len(parts) > most else ""
+    return f"the runs' settings differ (A / B): {'; '.join(parts[:most])}{more}"
+
+
 def format_diff(d: dict) -> str:
     na, nb = d["rows"]
-    lines = [f"A: {d['a']}/flows.csv ({na} flows)", f"B: {d['b']}/flows.csv ({nb} flows)"]
+    lines = []
+    if not d.get("same_scenario", True):
+        sa, sb = d["scenarios"]
+        lines.append(
+            f"different scenarios: A is a run of {sa}, B of {sb}. Their flows are other flows "
+            f"(flow 1 of one is not flow 1 of the other), so no column below compares like "
+            f"with like; only runs of one scenario are comparable flow by flow (diff two {sa} "
+            f"runs, or two {sb} runs)"
+        )
+    lines += [f"A: {d['a']}/flows.csv ({na} flows)", f"B: {d['b']}/flows.csv ({nb} flows)"]
+    settings = _settings_line(d) if d.get("same_scenario", True) else None
+    if settings:
+        lines.append(settings)
     if d["ignored"]:
         lines.append(f"ignored columns: {', '.join(d['ignored'])}")
     if d["identical"]:

@@ -86,17 +86,75 @@ CHECKED_FILES = (
 )
 #: a simulation ended by one of these signals was interrupted (Ctrl-C, kill), not failed
 _STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+LOCK_FILE = ".lock"
 
 
 class Interrupted(SimulationError):
-    """The simulation was stopped by a signal (Ctrl-C): nothing is wrong with its configuration."""
+    """The simulation was stopped by a signal (Ctrl-C, SIGTERM), or not started because msfc is
+    stopping: nothing is wrong with its configuration. ``argv`` is empty when it never started."""
+
+
+# Ctrl-C and SIGTERM stop the whole command: no simulation starts any more and the running ones
+# are stopped (msfc.cli's signal handler calls request_stop). Without this, a thread pool would
+# start and finish every queued simulation before the interrupted command could exit.
+_STOP = threading.Event()
+_RUNNING: set = set()  # the Popen of every simulation running now
+_RUNNING_LOCK = threading.RLock()  # re-entrant: request_stop runs in a signal handler
+
+
+def request_stop(force: bool = False) -> None:
+    """Stop: simulations not yet started are not started, running ones get SIGTERM (SIGKILL
+    with ``force``: a second Ctrl-C)."""
+    _STOP.set()
+    with _RUNNING_LOCK:
+        procs = list(_RUNNING)
+    for p in procs:
+        with contextlib.suppress(OSError):
+            p.kill() if force else p.terminate()
+
+
+_COOPERATIVE = threading.local()
+
+
+@contextlib.contextmanager
+def cooperative_stop():
+    """While this is held, a first Ctrl-C or SIGTERM only requests the stop (msfc.cli's handler
+    does not raise KeyboardInterrupt): the code inside sees every simulation end, stopped or
+    not started, and says which finished. A second signal raises as usual."""
+    depth = getattr(_COOPERATIVE, "depth", 0)
+    _COOPERATIVE.depth = depth + 1
+    try:
+        yield
+    finally:
+        _COOPERATIVE.depth = depth
+
+
+def stops_cooperatively() -> bool:
+    """Whether the main thread is inside cooperative_stop() (signal handlers run there)."""
+    return getattr(_COOPERATIVE, "depth", 0) > 0
+
+
+def reset_stop() -> None:
+    """A new command starts (msfc.cli.main, also called several times in one process)."""
+    _STOP.clear()
+
+
+#: files of a run directory that survive an interrupted simulation: what was asked and what the
+#: program said; everything else it wrote is removed, so nothing half-written looks like a result
+_KEPT_WHEN_INTERRUPTED = ("config.json", "stderr.txt", "stdout.txt", LOCK_FILE)
+
+
+def _discard_partial(d: Path) -> None:
+    """Remove what an interrupted simulation wrote (raw files, tables, progress): without
+    done.json the run is not finished, and the same command runs it again."""
+    for f in Path(d).iterdir():
+        if f.name not in _KEPT_WHEN_INTERRUPTED and (f.is_file() or f.is_symlink()):
+            with contextlib.suppress(OSError):
+                f.unlink()
 
 
 class Busy(SimulationError):
     """Another process is running the same configuration into the same directory."""
-
-
-LOCK_FILE = ".lock"
 
 
 @contextlib.contextmanager
@@ -345,6 +403,8 @@ def run_simulation(
         if problem is None:
             return d, False
         print(f"msfc: {d}: {problem}; running it again", file=sys.stderr, flush=True)
+    if _STOP.is_set():
+        raise Interrupted(f"scenario-{cfg.scenario} not started: msfc is stopping", -1, "", [])
     d.mkdir(parents=True, exist_ok=True)
 
     def busy(h: dict) -> Busy:
@@ -377,6 +437,10 @@ def _run_in(
             )
         except OSError as e:
             raise SimulationError(f"cannot start {program}: {e}", -1, str(e), argv) from None
+        with _RUNNING_LOCK:
+            _RUNNING.add(proc)
+        if _STOP.is_set():  # stopped between the check in run_simulation and now
+            proc.terminate()
         killed = threading.Event()
 
         def on_timeout():
@@ -399,11 +463,14 @@ def _run_in(
                 err_log.write(line)
                 tail.append(line.rstrip("\n"))
             rc = proc.wait()
-        except BaseException:
+        except BaseException:  # Ctrl-C or SIGTERM in this thread: stop, keep nothing half-written
             proc.kill()
             proc.wait()
+            _discard_partial(d)
             raise
         finally:
+            with _RUNNING_LOCK:
+                _RUNNING.discard(proc)
             if watchdog:
                 watchdog.cancel()
         if killed.is_set():
@@ -411,12 +478,14 @@ def _run_in(
                 f"(killed: the simulation ran longer than the time limit of {timeout:g} s; "
                 f"raise --timeout or shorten the run)"
             )
-    if not killed.is_set() and (-rc in _STOP_SIGNALS or rc - 128 in _STOP_SIGNALS):
-        # stopped from outside (Ctrl-C reaches the whole process group): not a failure of this
-        # configuration, and nothing of it is kept; the same command runs it again
-        for stale in RAW_FILES + DERIVED_FILES + ("failed.json",):
-            if (d / stale).exists():
-                (d / stale).unlink()
+    finished = rc == 0 and all((d / x).exists() for x in RAW_FILES)
+    if not killed.is_set() and (
+        -rc in _STOP_SIGNALS or rc - 128 in _STOP_SIGNALS or (_STOP.is_set() and not finished)
+    ):
+        # stopped from outside (Ctrl-C reaches the whole process group, SIGTERM reaches msfc,
+        # which stops its simulations): not a failure of this configuration, and nothing of it
+        # is kept; the same command runs it again
+        _discard_partial(d)
         raise Interrupted(
             f"scenario-{cfg.scenario} was interrupted (signal)", rc, "\n".join(tail), argv
         )
@@ -440,10 +509,35 @@ def _run_in(
         )
         kind = "rejected its configuration" if rc == 2 else "failed"
         raise SimulationError(
-            f"scenario-{cfg.scenario} {kind} (exit code {rc})", rc, stderr_tail, argv
+            f"scenario-{cfg.scenario} {kind} (exit code {rc}){_why(rc, stderr_tail, cfg)}",
+            rc,
+            stderr_tail,
+            argv,
         )
     postprocess(d, cfg)
     return d, True
+
+
+def _why(rc: int, stderr_tail: str, cfg: RunConfig) -> str:
+    """Why a simulation failed, in one clause, when its exit code and stderr say it: the
+    message of an ns-3 abort or assertion, or the crash signal, with the values that were set
+    (a degenerate value is the usual cause)."""
+    from .config import crash_text, culprit, ns3_message, settings_text
+
+    msg = ns3_message(stderr_tail)
+    if msg is not None:
+        who = culprit(msg, cfg)
+        return f": ns-3 says: {msg}" + (f" (from {who}); correct that value" if who else "")
+    crash = crash_text(rc)
+    if crash:
+        values = settings_text(cfg)
+        return f": it {crash}" + (
+            f"; the values set ({values}) are the likely cause: check them against `msfc list "
+            f"{cfg.scenario}`"
+            if values
+            else ""
+        )
+    return ""
 
 
 def run_task(task: dict) -> dict:
@@ -465,8 +559,13 @@ def run_task(task: dict) -> dict:
             "dir": str(d),
             "seconds": time.time() - t0,
         }
-    except Interrupted:
-        return {"hash": cfg.hash(), "status": "interrupted", "seconds": time.time() - t0}
+    except Interrupted as e:
+        return {
+            "hash": cfg.hash(),
+            "status": "interrupted",
+            "started": bool(e.argv),
+            "seconds": time.time() - t0,
+        }
     except SimulationError as e:
         return {
             "hash": cfg.hash(),
@@ -563,13 +662,62 @@ def collect(out_root: Path, hashes: list[str] | None = None) -> tuple[pd.DataFra
         if problem:
             raise damaged(d, problem)
         refresh_derived(d)
-        if (d / "summary.parquet").exists():
-            summaries.append(pd.read_parquet(d / "summary.parquet"))
-        if (d / "flow_metrics.parquet").exists():
-            flows.append(pd.read_parquet(d / "flow_metrics.parquet"))
+        summary, flow_table = _read_tidy(d)
+        if summary is not None:
+            summaries.append(summary)
+        if flow_table is not None:
+            flows.append(flow_table)
     s = pd.concat(summaries, ignore_index=True) if summaries else pd.DataFrame()
     f = pd.concat(flows, ignore_index=True) if flows else pd.DataFrame()
     return s, f
+
+
+def _read_tables(d: Path) -> tuple[pd.DataFrame | None, pd.DataFrame | None]:
+    return tuple(  # type: ignore[return-value]
+        pd.read_parquet(d / x) if (d / x).exists() else None for x in TIDY_FILES
+    )
+
+
+def _read_tidy(d: Path) -> tuple[pd.DataFrame | None, pd.DataFrame | None]:
+    """A finished run's tidy tables (summary, flow metrics). A damaged one (truncated,
+    overwritten) is made again from the run's raw records, as a missing one is: they are
+    derived data, and the raw files are checked against done.json first."""
+    import pyarrow as pa
+
+    try:
+        return _read_tables(d)
+    except (OSError, ValueError, pa.ArrowException) as e:
+        bad = next((d / x for x in TIDY_FILES if not _readable_parquet(d / x)), d / TIDY_FILES[0])
+        problem = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+    try:
+        cfg = RunConfig.from_json(json.loads((d / "config.json").read_text()))
+    except (OSError, ValueError, KeyError, TypeError):
+        raise UserError(
+            f"{bad} is damaged ({problem}) and cannot be rebuilt: {d / 'config.json'} is missing "
+            f"or damaged too. Delete {d} and repeat the command that made it (it runs that "
+            f"simulation again)",
+            1,
+        ) from None
+    print(
+        f"msfc: {bad} was damaged ({problem}); rebuilt it from the run's raw records",
+        file=sys.stderr,
+        flush=True,
+    )
+    postprocess(d, cfg, rebuild=True)
+    return _read_tables(d)
+
+
+def _readable_parquet(f: Path) -> bool:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    if not f.exists():
+        return True
+    try:
+        pq.read_metadata(f)
+    except (OSError, ValueError, pa.ArrowException):
+        return False
+    return True
 
 
 def write_collected(

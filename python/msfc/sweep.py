@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import sys
@@ -19,7 +20,7 @@ from .config import (
 from .errors import UserError
 from .programs import ScenarioInfo
 from .progress import Progress
-from .runner import is_done, run_dir, run_task
+from .runner import cooperative_stop, is_done, request_stop, run_dir, run_task
 
 
 def parse_grid(items: list[str]) -> list[tuple[str, list[str]]]:
@@ -143,15 +144,25 @@ def run_sweep(
     else:
         outcomes = _run_locally(workers or min(default_workers(), len(todo)), tasks)
     by_hash = {c.hash(): c for c in todo}
-    with Progress(len(tasks), "sweep", "runs", enabled=show_progress, plain_interval=5.0) as bar:
+
+    def record(h: str, r: dict, bar) -> None:
+        cfg = by_hash[h]
+        r["label"] = cfg.label()
+        results.append(r)
+        if r["status"] == "failed":
+            bar.write(format_failure(r, cfg))
+        elif r["status"] == "interrupted" and r.get("started", True):
+            bar.write(f"interrupted: {cfg.label()} (not kept; the same command runs it again)")
+
+    # local simulations stop cooperatively: Ctrl-C or SIGTERM stops the running ones and starts
+    # no other (runner.request_stop), and every task returns at once, "interrupted"
+    stoppable = contextlib.nullcontext() if address else cooperative_stop()
+    with (
+        stoppable,
+        Progress(len(tasks), "sweep", "runs", enabled=show_progress, plain_interval=5.0) as bar,
+    ):
         for done, (h, r) in enumerate(outcomes, 1):
-            cfg = by_hash[h]
-            r["label"] = cfg.label()
-            results.append(r)
-            if r["status"] == "failed":
-                bar.write(format_failure(r, cfg))
-            elif r["status"] == "interrupted":
-                bar.write(f"interrupted: {cfg.label()} (not kept; the same command runs it again)")
+            record(h, r, bar)
             bar.update(done)
     return results
 
@@ -187,9 +198,15 @@ def _run_locally(n: int, tasks: list[dict]):
     from concurrent.futures import ThreadPoolExecutor, as_completed
 
     with ThreadPoolExecutor(max_workers=max(1, n), thread_name_prefix="msfc-run") as pool:
-        yield from _outcomes(
-            {pool.submit(run_task, t): t["config"]["hash"] for t in tasks}, as_completed
-        )
+        try:
+            yield from _outcomes(
+                {pool.submit(run_task, t): t["config"]["hash"] for t in tasks}, as_completed
+            )
+        except KeyboardInterrupt:
+            # leaving the pool waits for its threads: the queued tasks must not start
+            # simulations, the running ones must end now
+            request_stop()
+            raise
 
 
 #: how long connecting to a Dask scheduler may take before msfc gives up
