@@ -126,6 +126,10 @@ STYLE = {
     "figure.constrained_layout.use": True,
     "savefig.dpi": 200,
     "svg.fonttype": "none",  # SVG text stays text: searchable, editable, smaller
+    # TrueType (Type 42) fonts in PDF and PostScript: submission checkers (IEEE PDF eXpress,
+    # ACM) reject the Type 3 fonts matplotlib embeds by default
+    "pdf.fonttype": 42,
+    "ps.fonttype": 42,
 }
 FORMATS = ("png", "svg", "pdf")
 
@@ -158,6 +162,40 @@ def _save(fig, out: Path, name: str) -> list[str]:
     return files
 
 
+def _wrap_to_fit(text_artist, width_px: float, renderer) -> None:
+    """Break a title at spaces (keeping its own line breaks) so that every line is at most
+    ``width_px`` wide, measured as drawn; a single word wider than that stays whole."""
+    lines = []
+    for para in text_artist.get_text().split("\n"):
+        line = ""
+        for word in para.split(" "):
+            trial = f"{line} {word}" if line else word
+            text_artist.set_text(trial)
+            if line and text_artist.get_window_extent(renderer).width > width_px:
+                lines.append(line)
+                line = word
+            else:
+                line = trial
+        lines.append(line)
+    text_artist.set_text("\n".join(lines))
+
+
+def _suptitle(fig, text: str):
+    """The figure's title, wrapped to fit its width (a one-column figure is 3.5 in wide)."""
+    t = fig.suptitle(text)
+    _wrap_to_fit(t, fig.bbox.width * 0.96, fig.canvas.get_renderer())
+    return t
+
+
+def _title(ax, text: str):
+    """A panel's title, wrapped to fit the panel's width."""
+    fig = ax.get_figure()
+    t = ax.set_title(text)
+    width = ax.get_position().width * fig.bbox.width
+    _wrap_to_fit(t, max(width, fig.bbox.width / 4), fig.canvas.get_renderer())
+    return t
+
+
 def _legend(fig, handles=None, labels=None) -> None:
     """One legend above the panels, outside the data."""
     if handles is None:
@@ -167,13 +205,13 @@ def _legend(fig, handles=None, labels=None) -> None:
                 seen.setdefault(lab, h)
         labels, handles = list(seen), list(seen.values())
     if handles:
-        # as many columns as fit the figure's width (an 8 pt character is about 0.055 in, a
-        # handle with its gaps about 0.4 in)
-        longest = max(len(str(lab)) for lab in labels)
-        fit = int(fig.get_figwidth() // (0.055 * longest + 0.4))
-        fig.legend(
-            handles, labels, loc="outside lower center", ncols=max(1, min(len(handles), 8, fit))
-        )
+        # as many columns as fit the figure's width, measured as drawn
+        renderer = fig.canvas.get_renderer()
+        for ncols in range(min(len(handles), 8), 0, -1):
+            leg = fig.legend(handles, labels, loc="outside lower center", ncols=ncols)
+            if ncols == 1 or leg.get_window_extent(renderer).width <= fig.bbox.width * 0.98:
+                break
+            leg.remove()
 
 
 def _log_axis(ax, which: str = "y", dense: bool = True) -> None:
@@ -273,8 +311,15 @@ def fig_violins(
             y, d = log_violin_density(hg, lo, hi)
             if len(d) == 0 or d.max() <= 0:
                 continue
-            keep = np.nonzero(d > d.max() * 2e-3)[0]
-            y, d = y[keep[0] : keep[-1] + 1], d[keep[0] : keep[-1] + 1]
+            # the body spans every packet, from the shortest delay to the longest (where the
+            # dash is): a threshold on the density hid a sparse tail, and left the dash far above
+            # a body that ended where the tail's density fell below it
+            first = max(M.hist_percentile(hg, 0), lo)  # a first bin from 0 s: the axis's end
+            longest = M.hist_percentile(hg, 100)
+            inside = (y > first) & (y < longest)
+            y_all, d_all = y, d
+            y = np.concatenate([[first], y_all[inside], [longest]])
+            d = np.interp(y, y_all, d_all)
             x0 = gi + (si - (n_s - 1) / 2) * width
             half = d / d.max() * width * 0.45
             ax.fill_betweenx(
@@ -303,8 +348,7 @@ def fig_violins(
                 lw=0.8,
                 label="mean (all packets)",
             )
-            top = float((hg["bin_start_s"] + hg["bin_width_s"])[hg["count"] > 0].max()) * 1000
-            ax.plot([x0], [top], marker="_", color=colors[s], ms=7, mew=1.5)
+            ax.plot([x0], [longest * 1000], marker="_", color=colors[s], ms=7, mew=1.5)
             if thesis_ms and g in thesis_ms.get(s, {}):
                 ax.plot(
                     [x0],
@@ -322,7 +366,7 @@ def fig_violins(
     ax.set_xlim(-0.6, len(groups) - 0.4)
     ax.set_ylabel("packet delay (ms, log scale)")
     ax.grid(axis="x", visible=False)
-    fig.suptitle(f"{title} ({M.interval_text(intervals) if intervals else runs_text(runs)})")
+    _suptitle(fig, f"{title} ({M.interval_text(intervals) if intervals else runs_text(runs)})")
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
 
@@ -343,7 +387,8 @@ def fig_violins(
     note = (
         "Violins from the delay histograms weighted by packet count, pooled over the RNG runs, on "
         "a log axis that holds every packet; line = median, dot = mean of all packets (with the "
-        f"{_BARS} of the runs' means), dash = the longest delay."
+        f"{_BARS} of the runs' means), dash = the longest delay (the end of its histogram bin); "
+        "each body spans its packets from the shortest delay to the longest."
         + (" Diamonds: the thesis's mean delay (Table 3.5)." if thesis_ms else "")
     )
     return _save(fig, out, name), note
@@ -392,7 +437,7 @@ def fig_cdf(
         ax.set_ylim(0, 1.01)
     for j in range(len(panels), nrow * ncol):
         axes[j // ncol][j % ncol].axis("off")
-    fig.suptitle(f"{title} ({runs_text(runs).split(',')[0]}, pooled)")
+    _suptitle(fig, f"{title} ({runs_text(runs).split(',')[0]}, pooled)")
     _legend(fig)
     return _save(fig, out, name)
 
@@ -522,7 +567,7 @@ def fig_throughput(
     for j in range(len(types), nrow * ncol):
         axes[j // ncol][j % ncol].axis("off")
     ivs = list(pts["interval"])
-    fig.suptitle(f"{title} ({M.interval_text(ivs) if ivs else runs_text(runs)})")
+    _suptitle(fig, f"{title} ({M.interval_text(ivs) if ivs else runs_text(runs)})")
     _legend(fig)
     return _save(fig, out, name)
 
@@ -610,9 +655,10 @@ def fig_class_share(
     ax.set_ylabel("share of the bytes sent")
     ax.set_ylim(0, 1)
     ax.grid(axis="x", visible=False)
-    fig.suptitle(
+    _suptitle(
+        fig,
         f"Class shares at the bottleneck\n"
-        f"({M.interval_text(intervals) if intervals else runs_text(runs)})"
+        f"({M.interval_text(intervals) if intervals else runs_text(runs)})",
     )
     _legend(fig)
     return _save(fig, out, name)
@@ -636,13 +682,26 @@ def _class_series(d: Path, direction: str) -> tuple[pd.DataFrame, pd.DataFrame]:
     return goodput, queued
 
 
+def _has_classes(d: Path) -> bool:
+    """Whether the run's scheduler has classes of its own: its qdisc.csv has rows with
+    ``class >= 0`` (a classless one writes -1), or it wrote per-class series
+    (class_timeseries.csv)."""
+    if (d / "class_timeseries.csv").exists():
+        return True
+    if not (d / "qdisc.csv").exists():
+        return False
+    q = pd.read_csv(d / "qdisc.csv")
+    return "class" in q.columns and bool((q["class"] >= 0).any())
+
+
 def load_time_series(root: Path, hashes: list[str], direction: str = "down") -> pd.DataFrame:
     """Per-class time series a scenario recorded (docs/data-format.md): goodput from
     timeseries.csv (per flow, summed per class), class_timeseries.csv (rate_bps) or
     class_series.csv (goodput_bps, in ``direction``); queue delay from qdelay.csv (per packet in
     the scheduler, mean per class and 0.1 s) or class_series.csv (summed over the packet's path,
     mean per class and interval). Columns: scheduler, config_hash, rng_run, kind (goodput_mbps
-    | qdelay_ms), class, time_s, value, source (the file)."""
+    | qdelay_ms), class, time_s, value, source (the file), has_classes (the scheduler has
+    classes; otherwise ``class`` is the flows' priority label, DSCP, and no class of it)."""
     parts = []
     for h in hashes:
         d = root / "runs" / h
@@ -654,6 +713,7 @@ def load_time_series(root: Path, hashes: list[str], direction: str = "down") -> 
             "scheduler": cfg.get("resolved", {}).get("scheduler", ""),
             "config_hash": h,
             "rng_run": cfg.get("rng_run", 1),
+            "has_classes": _has_classes(d),
         }
         flows = pd.read_csv(d / "flows.csv")[["flow_id", "priority"]]
         if (d / "class_series.csv").exists():
@@ -718,6 +778,14 @@ def fig_time_series(ts: pd.DataFrame, kind: str, out: Path, name: str, ylabel: s
     fig, axes = _fig(PAGE_IN if ncol > 1 else COLUMN_IN, 1.8 * nrow + 0.5, nrow, ncol, sharey=True)
     classes = sorted(t["class"].unique())
     cyc = _colors([str(c) for c in classes])
+    # a classless scheduler (FQ-CoDel) has no classes: its lines are the flows' priority labels
+    classed = [s for s in schedulers if t[t["scheduler"] == s]["has_classes"].any()]
+    if len(classed) == len(schedulers):
+        names = {c: f"class {c}" for c in classes}
+    elif not classed:
+        names = {c: f"priority {c}" for c in classes}
+    else:
+        names = {c: f"priority {c} ({', '.join(classed)}: class {c})" for c in classes}
     floor = None
     if kind == "qdelay_ms":  # log axis: from a third of the smallest mean
         means = t.groupby(["scheduler", "class", "time_s"])["value"].mean()
@@ -737,7 +805,7 @@ def fig_time_series(ts: pd.DataFrame, kind: str, out: Path, name: str, ylabel: s
             intervals += [iv for _, iv in rows]
             tm = np.array([r[0] for r in rows], float)
             mean = np.array([r[1].mean for r in rows], float)
-            ax.plot(tm, mean, lw=0.9, color=cyc[str(c)], label=f"class {c}")
+            ax.plot(tm, mean, lw=0.9, color=cyc[str(c)], label=names[c])
             if n_runs > 1:
                 band = [
                     r[1] if r[1].kind else M.Interval(r[1].mean, r[1].mean, r[1].mean, 1, "")
@@ -748,7 +816,7 @@ def fig_time_series(ts: pd.DataFrame, kind: str, out: Path, name: str, ylabel: s
                 # on the log axis a band reaching below the axis is cut at its bottom
                 lo = np.maximum(lo, floor or 0.0)  # goodput and delay are >= 0
                 ax.fill_between(tm, lo, hi, color=cyc[str(c)], alpha=0.2, lw=0)
-        ax.set_title(f"{s} ({M.interval_text(intervals) if intervals else runs_text(n_runs)})")
+        _title(ax, f"{s} ({M.interval_text(intervals) if intervals else runs_text(n_runs)})")
         ax.set_xlabel("time (s)")
         if i % ncol == 0:
             ax.set_ylabel(ylabel)
@@ -878,7 +946,7 @@ def fig_sweep(
     ax.set_ylabel(M.heading(metric))
     runs = int(summary.groupby([x] + series, dropna=False)["rng_run"].nunique().max())
     what = M.interval_text(intervals) if intervals else runs_text(runs)
-    fig.suptitle(f"{M.heading(metric)} vs {_short(x)}\n({what})")
+    _suptitle(fig, f"{M.heading(metric)} vs {_short(x)}\n({what})")
     _legend(fig)
     return _save(fig, out, name)
 
@@ -1080,7 +1148,8 @@ def make_report(root: Path, out: Path | None = None, direction: str | None = Non
             body.append(
                 _figure(
                     fig_time_series(ts, "goodput_mbps", out, "goodput-time", "goodput (Mbit/s)"),
-                    "Goodput per class over time: application bytes received"
+                    "Goodput per class over time (per priority label, DSCP, for schedulers "
+                    "without classes): application bytes received"
                     + (
                         f" by the sinks of the class's {direction} flows per sampling interval"
                         if path_series
@@ -1379,8 +1448,11 @@ def fig_against(pairs: pd.DataFrame, out: Path, name: str, label_a: str, label_b
     log axes, the diagonal where they agree; points off it are what changed."""
     schedulers = list(dict.fromkeys(pairs["series"]))
     colors = _colors(schedulers)
-    markers = "osD^v<>pX*"
-    fig, axes = _fig(PAGE_IN, 2.6, 1, len(AGAINST_METRICS))
+    # a point is labelled by its marker (the flow type) and colour (scheduler, configuration)
+    types = list(dict.fromkeys(pairs["type"]))
+    shapes = "osD^v<>pXP*hH8d"
+    marker = {t: shapes[i % len(shapes)] for i, t in enumerate(types)}
+    fig, axes = _fig(PAGE_IN, 3.0, 1, len(AGAINST_METRICS))
     for ax, m in zip(axes[0], AGAINST_METRICS, strict=False):
         p = pairs[pairs["metric"] == m]
         v = np.concatenate([p["a"].to_numpy(float), p["b"].to_numpy(float)])
@@ -1390,21 +1462,23 @@ def fig_against(pairs: pd.DataFrame, out: Path, name: str, label_a: str, label_b
             continue
         lo, hi = v.min() / 1.5, v.max() * 1.5
         ax.plot([lo, hi], [lo, hi], color="gray", lw=0.8, ls="--", label="A = B")
-        for k, s in enumerate(schedulers):
-            q = p[p["series"] == s]
-            ax.errorbar(
-                q["a"],
-                q["b"],
-                xerr=_yerr(list(q["a_interval"])),
-                yerr=_yerr(list(q["b_interval"])),
-                fmt=markers[k % len(markers)],
-                ms=3.5,
-                color=colors[s],
-                lw=0.8,
-                capsize=1.5,
-                elinewidth=0.5,
-                label=s,
-            )
+        for s in schedulers:
+            for t in types:
+                q = p[(p["series"] == s) & (p["type"] == t)]
+                if q.empty:
+                    continue
+                ax.errorbar(
+                    q["a"],
+                    q["b"],
+                    xerr=_yerr(list(q["a_interval"])),
+                    yerr=_yerr(list(q["b_interval"])),
+                    fmt=marker[t],
+                    ms=3.5,
+                    color=colors[s],
+                    lw=0.8,
+                    capsize=1.5,
+                    elinewidth=0.5,
+                )
         dense = hi / lo < 300
         _log_axis(ax, "x", dense)
         _log_axis(ax, "y", dense)
@@ -1412,13 +1486,26 @@ def fig_against(pairs: pd.DataFrame, out: Path, name: str, label_a: str, label_b
         ax.set_ylim(lo, hi)
         ax.set_aspect("equal")
         ax.set_title(M.heading(m))
-        ax.set_xlabel(f"A: {label_a}")
-        ax.set_ylabel(f"B: {label_b}")
-    fig.suptitle(
+        unit = M.metric(m).unit
+        ax.set_xlabel(f"A ({label_a}), {unit}")
+        ax.set_ylabel(f"B ({label_b}), {unit}")
+    _suptitle(
+        fig,
         f"Per flow type, B against A: mean over the RNG runs of each configuration\n"
-        f"(A: {M.interval_text(pairs['a_interval'])}; B: {M.interval_text(pairs['b_interval'])})"
+        f"(A: {M.interval_text(pairs['a_interval'])}; B: {M.interval_text(pairs['b_interval'])})",
     )
-    _legend(fig)
+    from matplotlib.lines import Line2D
+
+    handles = [Line2D([], [], color="gray", lw=0.8, ls="--")]
+    labels = ["A = B"]
+    handles += [Line2D([], [], color=colors[s], lw=3) for s in schedulers]
+    labels += schedulers
+    handles += [
+        Line2D([], [], marker=marker[t], color="black", ms=3.5, ls="none", mfc="none")
+        for t in types
+    ]
+    labels += types
+    _legend(fig, handles, labels)
     return _save(fig, out, name)
 
 
