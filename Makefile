@@ -16,7 +16,7 @@ RESULTS ?= results
 APT_PACKAGES := cmake ninja-build g++ make
 
 .PHONY: all setup deps build lint format test test-ns3 test-python test-kernel test-vm bench \
-        bench-dumbbell bench-cost bench-isp-cost bench-kernel bench-linux bench-linux-cost bench-seeds bench-seed001 \
+        bench-dumbbell bench-cost bench-isp-cost bench-kernel bench-linux bench-linux-cost bench-uml bench-seeds bench-seed001 \
         bench-seed002 bench-seed003 bench-seed004 diff-test fuzz-long clean help
 
 all: build
@@ -31,6 +31,7 @@ help:
 	@echo "make bench-seed002 - seed 002 (tbf/htb shaping accuracy, HTB vs MSFC guarantee) in the UML kernel"
 	@echo "make bench-isp-cost - simulation cost of the ISP tree per scheduler"
 	@echo "make bench-linux - MSFC beside cake, sqm-style HTB, fq_codel, pfifo_fast in Debian's stock kernel (qemu)"
+	@echo "make bench-uml - Flent rrul + a voice stream: msfc, cake, fq_codel in time-travel UML (deterministic)"
 	@echo "make bench-linux-cost - per-packet cost of msfc, fq_codel, cake, pfifo in Debian's stock kernels"
 	@echo "make diff-test N=5000 - differential test at scale: reference vs ns-3 vs kernel (docs/differential.md)"
 	@echo "make fuzz-long - 50000 netlink fuzz operations with traffic in the debug UML kernel (docs/kernel.md)"
@@ -138,6 +139,12 @@ bench-kernel:
 bench-linux: setup
 	$(MAKE) -C kernel bench-linux VENV_PYTHON=$(CURDIR)/$(VENV)/bin/python \
 	    BENCH_LINUX_OUT=$(CURDIR)/$(RESULTS)/linux-testbed
+
+# Flent's rrul and a voice stream through fq_codel, cake and msfc in the project's UML kernel
+# in time-travel mode (deterministic, docs/linux-testbed.md); $(RESULTS)/uml-testbed.
+bench-uml: setup
+	$(MAKE) -C kernel bench-uml VENV_PYTHON=$(CURDIR)/$(VENV)/bin/python \
+	    UML_BENCH_OUT=$(CURDIR)/$(RESULTS)/uml-testbed
 
 # Per-packet CPU cost of msfc, fq_codel, cake and pfifo in Debian's stock kernels under qemu,
 # timed inside the kernel by a probe module (docs/linux-testbed.md); $(RESULTS)/linux-cost.
