@@ -555,3 +555,14 @@ def test_a_scheduler_without_the_swept_option_is_a_line_across_its_axis(fake_isp
     assert main(["report", str(out)]) == 0
     svg = (out / "report" / "sweep-throughput_total_kbps.svg").read_text()
     assert "scheduler=FqCoDel, no ratio" in svg and "scheduler=Msfc" in svg
+
+
+def test_compare_tables_carry_the_interval_over_rng_runs(fake_build, tmp_path, capsys):
+    """3 RNG runs: every mean with the half-width of its 95 % CI, the title says so (issue 29)."""
+    argv = ["compare", "fake", "--build-dir", str(fake_build), "--schedulers", "FqCoDel,Msfc"]
+    argv += ["--seeds", "3", "--set", "duration=1", "--out", str(tmp_path / "c"), "--no-progress"]
+    assert main(argv + ["--format", "markdown"]) == 0
+    out = capsys.readouterr().out
+    assert "(3 RNG runs, 95% CI" in out and ": mean ± half-width" in out
+    row = next(ln for ln in out.splitlines() if ln.startswith("| TVStream |"))
+    assert row.count(" ± ") == 2, row

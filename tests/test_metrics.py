@@ -172,3 +172,47 @@ def test_mean_interval_says_what_it_is():
     assert M.interval_text([iv, low]) == "3 RNG runs, 95% CI, cut at 0"
     assert M.interval_text([one]) == "1 RNG run"
     assert M.interval_text([two, iv]) == "2-3 RNG runs, 95% CI (3+ runs) or min..max (2)"
+
+
+def test_fairness_over_hosts_and_the_flows_of_each_type():
+    """Jain's index (jain_index, the one definition) over client hosts and per flow type."""
+    f = pd.DataFrame(
+        {
+            "flow_id": [1, 2, 3, 4, 5],
+            "type": ["Tv", "Tv", "Web", "Web", "Web"],
+            "direction": ["down"] * 4 + ["up"],
+            "kind": ["data"] * 5,
+            "src": ["s", "s", "s", "s", "h1"],
+            "dst": ["h1", "h2", "h1", "h3", "s"],
+            "rx_bytes": [1000, 3000, 2000, 2000, 500],
+            "active_s": [1.0] * 5,
+            "rx_packets": [1] * 5,
+            "tx_packets": [1] * 5,
+            "lost_packets": [0] * 5,
+            "delay_sum_s": [0.0] * 5,
+            "jitter_sum_s": [0.0] * 5,
+        }
+    )
+    hosts = M.client_throughput(f, "down")
+    assert dict(hosts) == {"h1": 24.0, "h2": 24.0, "h3": 16.0}
+    fair = M.fairness(f, "down").set_index("group")
+    assert fair.loc["hosts", "jain"] == pytest.approx(M.jain_index([24, 24, 16]))
+    assert fair.loc["Tv", "jain"] == pytest.approx((8 + 24) ** 2 / (2 * (8**2 + 24**2)))
+    assert fair.loc["Web", "jain"] == pytest.approx(1.0) and fair.loc["Web", "n"] == 2
+    both = M.client_throughput(f, "all")
+    assert both["h1"] == pytest.approx(28.0)  # 24 kbit/s down + 4 up
+
+
+def test_hist_ccdf_is_the_tail_share():
+    """P(delay > x) at the bin edges: 1 - CDF, 0 beyond the last bin."""
+    h = pd.DataFrame(
+        {
+            "flow_id": [1, 1, 1],
+            "bin_start_s": [0.0, 0.01, 0.1],
+            "bin_width_s": [0.01] * 3,
+            "count": [90, 9, 1],
+        }
+    )
+    x, tail = M.hist_ccdf(h)
+    assert list(x) == pytest.approx([0.0, 0.01, 0.02, 0.11])
+    assert list(tail) == pytest.approx([1.0, 0.1, 0.01, 0.0])

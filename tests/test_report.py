@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from msfc import metrics as M
 from msfc.cli import main
 from msfc.report import log_violin_density
 from PIL import Image
@@ -24,6 +25,10 @@ def check_report(index: Path, expected_figures: list[str]) -> None:
         png, svg = index.parent / f"{name}.png", index.parent / f"{name}.svg"
         pdf = index.parent / f"{name}.pdf"
         assert f"{name}.svg" in refs and f"{name}.png" in refs and f"{name}.pdf" in refs
+        # the numbers it draws, for plotting it again elsewhere (issue 29)
+        assert f"{name}.csv" in refs, f"{name} has no CSV of its data"
+        data = pd.read_csv(index.parent / f"{name}.csv")
+        assert len(data) and len(data.columns) >= 3, name
         assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
         assert pdf.read_bytes()[:5] == b"%PDF-"
         # one column (3.5 in) or two (7 in) of a paper, at 200 dpi; the RNG runs on every one
@@ -80,6 +85,7 @@ def test_compare_report(compare_dir, capsys):
             "delay-violin-priority",
             "delay-cdf-overall",
             "delay-cdf-type",
+            "delay-ccdf-type",
             "throughput-type",
             "class-share",
         ],
@@ -99,6 +105,27 @@ def test_compare_report(compare_dir, capsys):
     assert "delay_hmean_ms" in html  # definitions section
     assert "Queue disc counters" in html and "class 2" in html  # from qdisc.csv
     assert "Where packets are dropped" in html
+    # the tables show their intervals: 2 RNG runs, mean ± half the spread min..max (issue 29)
+    assert (
+        " ± " in html and "2 RNG runs, min..max, too few for a CI: mean ± half the spread" in html
+    )
+    # every table also as LaTeX (booktabs) beside the page, named after the table
+    tables = html.count("<table class='data'>") - 1  # the metric definitions are no result
+    tex = sorted(p.name for p in (out / "report").glob("table-*.tex"))
+    assert len(tex) == tables and "table-throughput_kbps-type.tex" in tex, tex
+    t = (out / "report" / "table-throughput_kbps-type.tex").read_text()
+    # Jain's index over the client hosts and per type, and every host's throughput (issue 29)
+    assert "Jain&#x27;s fairness index" in html and "Throughput per client host" in html
+    flows = pd.read_parquet(out / "flows.parquet")
+    msfc = flows[flows["scheduler"] == "Msfc"]
+    per_run = [M.jain_index(M.client_throughput(f)) for _, f in msfc.groupby("rng_run")]
+    iv = M.mean_interval(per_run)
+    row = re.search(r"<tr><th>all hosts \(\d+\)</th><td>[^<]*</td><td>([^<]*)</td>", html)
+    assert row and row.group(1) == f"{iv.mean:.3f} ± {(iv.hi - iv.lo) / 2:.3f}", row
+    assert {"table-jain.tex", "table-host-throughput.tex"} <= set(tex)
+    assert (
+        "\\toprule" in t and "\\ensuremath{\\pm}" in t and "\\label{tab:throughput-kbps-type}" in t
+    )
 
 
 def test_run_report_to_other_dir(compare_dir, tmp_path):
@@ -122,7 +149,8 @@ def test_run_report_to_other_dir(compare_dir, tmp_path):
     )
     assert main(["report", str(r), "--out", str(tmp_path / "rep"), "--direction", "all"]) == 0
     check_report(
-        tmp_path / "rep" / "index.html", ["delay-violin-type", "delay-cdf-type", "throughput-type"]
+        tmp_path / "rep" / "index.html",
+        ["delay-violin-type", "delay-cdf-type", "delay-ccdf-type", "throughput-type"],
     )
 
 

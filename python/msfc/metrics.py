@@ -101,6 +101,15 @@ METRICS: dict[str, Metric] = {
         Metric("lost_packets", "Lost packets", "packets", "sum of lost_packets", "{:.0f}", False),
         Metric("loss_ratio", "Loss ratio", "", "lost_packets / tx_packets", "{:.4f}", False),
         Metric("flows", "Flows", "", "number of flows in the group", "{:.0f}", None),
+        Metric(
+            "jain_index",
+            "Jain's index",
+            "",
+            "Jain's fairness index (sum x)^2 / (n * sum x^2) of the throughputs x of n hosts or "
+            "flows: 1 when all are equal, 1/n when one has everything (jain_index)",
+            "{:.3f}",
+            True,
+        ),
     ]
 }
 
@@ -231,6 +240,13 @@ def hist_cdf(hist: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     edges = np.concatenate([[start[0]], start + width])
     cdf = np.concatenate([[0.0], np.cumsum(count) / count.sum()])
     return edges, cdf
+
+
+def hist_ccdf(hist: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """Points (x seconds, P(value > x)) of the complementary cumulative distribution (1 - F, the
+    tail), at bin edges; the last point is 0 (no value beyond the last bin)."""
+    x, cdf = hist_cdf(hist)
+    return x, np.clip(1.0 - cdf, 0.0, 1.0)
 
 
 # --------------------------------------------------------------------------- flows
@@ -420,6 +436,32 @@ def mean_interval(values: Iterable[float], floor: float | None = 0.0) -> Interva
     return Interval(mean, lo, mean + half, n, "ci95", clipped)
 
 
+class Estimate(float):
+    """A mean over RNG runs that carries its Interval (``.interval``): a float for arithmetic,
+    comparisons and pandas, while the tables show the interval beside it (tables.cell_text).
+    Arithmetic on it gives a plain float: a scaled or derived value has no interval."""
+
+    interval: Interval
+
+    def __new__(cls, interval: Interval):
+        obj = super().__new__(cls, interval.mean)
+        obj.interval = interval
+        return obj
+
+    def __getnewargs__(self):
+        return (self.interval,)
+
+    def __repr__(self) -> str:
+        return (
+            f"Estimate({float(self)!r}, {self.interval.kind or 'one value'}, n={self.interval.n})"
+        )
+
+
+def estimate(values: Iterable[float], floor: float | None = 0.0) -> Estimate:
+    """The mean of ``values`` over RNG runs with its interval (mean_interval) as an Estimate."""
+    return Estimate(mean_interval(values, floor))
+
+
 def interval_text(intervals: Iterable[Interval]) -> str:
     """What a figure's error bars or bands are, for its title: "5 RNG runs, 95% CI",
     "2 RNG runs, min..max, too few for a CI", "1 RNG run"; says so when an interval was
@@ -476,6 +518,36 @@ def host_throughput(flows: pd.DataFrame, by: str = "dst", direction: str = "down
     seconds = float(f["active_s"].astype(float).max()) if len(f) else 0.0
     kbps = f.groupby(by)["rx_bytes"].sum().astype(float) * 8.0 / 1000.0
     return kbps / seconds if seconds > 0 else kbps * 0.0
+
+
+def client_throughput(flows: pd.DataFrame, direction: str = "down") -> pd.Series:
+    """Throughput per client host (kbit/s) of one run: in ``down`` what its data flows delivered
+    to each destination address, in ``up`` what each source address sent (host_throughput), in
+    ``all`` the two summed per address."""
+    if direction == "down":
+        return host_throughput(flows, "dst", "down")
+    if direction == "up":
+        return host_throughput(flows, "src", "up")
+    both = pd.concat([host_throughput(flows, "dst", "down"), host_throughput(flows, "src", "up")])
+    return both.groupby(level=0, sort=False).sum()
+
+
+def fairness(flows: pd.DataFrame, direction: str = "down") -> pd.DataFrame:
+    """Jain's index (jain_index) of one run: over the client hosts (client_throughput) and over
+    the flows of each type (their throughput_kbps, data flows of ``direction``). Columns group
+    ("hosts" or the type), jain, n (hosts or flows); a group of one has no index (NaN)."""
+    rows = []
+    hosts = client_throughput(flows, direction)
+    rows.append(("hosts", jain_index(hosts) if len(hosts) > 1 else float("nan"), len(hosts)))
+    sel = select_flows(flows, direction)
+    if direction in (None, "all") and "kind" in sel.columns:
+        sel = sel[sel["kind"] == "data"]
+    if len(sel):
+        fm = flow_metrics(sel) if "throughput_kbps" not in sel else sel
+        for t, g in fm.groupby("type", sort=False):
+            thr = g["throughput_kbps"].dropna()
+            rows.append((str(t), jain_index(thr) if len(thr) > 1 else float("nan"), len(thr)))
+    return pd.DataFrame(rows, columns=["group", "jain", "n"])
 
 
 def rate_bps(nbytes: float, seconds: float) -> float:

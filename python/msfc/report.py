@@ -162,6 +162,44 @@ def _save(fig, out: Path, name: str) -> list[str]:
     return files
 
 
+def _write(path: Path, text: str) -> None:
+    """A file written under a temporary name and renamed: never found half-written."""
+    tmp = path.parent / f".{path.name}.tmp"
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
+def _save_data(out: Path, name: str, data: pd.DataFrame) -> list[str]:
+    """The numbers a figure draws, as ``NAME.csv`` beside its PNG, SVG and PDF (for plotting
+    it again elsewhere, e.g. with pgfplots)."""
+    _write(out / f"{name}.csv", data.to_csv(index=False, float_format="%.6g"))
+    return [f"{name}.csv"]
+
+
+def _iv_columns(iv: M.Interval, prefix: str = "") -> dict:
+    """An Interval as CSV columns: mean, its interval low..high, the RNG runs and the kind of
+    interval (ci95, range for min..max of 2 runs, none for 1 run)."""
+    return {
+        f"{prefix}mean": iv.mean,
+        f"{prefix}low": iv.lo if iv.kind else float("nan"),
+        f"{prefix}high": iv.hi if iv.kind else float("nan"),
+        f"{prefix}runs": iv.n,
+        f"{prefix}interval": iv.kind or "none",
+        f"{prefix}cut_at_0": iv.clipped,
+    }
+
+
+def _table(out: Path, name: str, df: pd.DataFrame, title: str, row_header: str = "", **kw) -> str:
+    """A table for the page (HTML) and for a paper: ``NAME.tex`` (booktabs) beside the page,
+    the same cells, linked below the table."""
+    label = name.removeprefix("table-")
+    _write(out / f"{name}.tex", T.render_latex(df, title, row_header, label=label, **kw))
+    return (
+        T.render_html(df, title, row_header, **kw)
+        + f"<p class='dl'><a href='{html.escape(name)}.tex'>LaTeX</a></p>"
+    )
+
+
 def _wrap_to_fit(text_artist, width_px: float, renderer) -> None:
     """Break a title at spaces (keeping its own line breaks) so that every line is at most
     ``width_px`` wide, measured as drawn; a single word wider than that stays whole."""
@@ -302,6 +340,7 @@ def fig_violins(
     ax = axes[0][0]
     width = 0.8 / n_s
     intervals: list[M.Interval] = []
+    data = []  # the pooled histograms drawn, with each violin's marks
     for gi, g in enumerate(groups):
         for si, s in enumerate(schedulers):
             h = hists[(hists[level].astype(str) == g) & (hists["scheduler"] == s)]
@@ -336,6 +375,20 @@ def fig_violins(
             ax.plot([x0 - width * 0.3, x0 + width * 0.3], [med, med], color="black", lw=0.8)
             iv = M.mean_interval(_per_run_mean_ms(h))
             intervals.append(iv)
+            marks = {
+                level: g,
+                "scheduler": s,
+                "median_ms": med,
+                "longest_ms": longest * 1000,
+                **_iv_columns(iv, "mean_ms_"),
+                "thesis_mean_ms": (thesis_ms or {}).get(s, {}).get(g, float("nan")),
+            }
+            data += [
+                {**marks, "bin_start_ms": b0 * 1000, "bin_width_ms": bw * 1000, "packets": c}
+                for b0, bw, c in hg[["bin_start_s", "bin_width_s", "count"]].itertuples(
+                    index=False, name=None
+                )
+            ]
             ax.errorbar(
                 [x0],
                 [iv.mean],
@@ -391,7 +444,7 @@ def fig_violins(
         "each body spans its packets from the shortest delay to the longest."
         + (" Diamonds: the thesis's mean delay (Table 3.5)." if thesis_ms else "")
     )
-    return _save(fig, out, name), note
+    return _save(fig, out, name) + _save_data(out, name, pd.DataFrame(data)), note
 
 
 def fig_cdf(
@@ -415,6 +468,7 @@ def fig_cdf(
     ends = have["bin_start_s"] + have["bin_width_s"]
     lo = max(float(ends.min()) if len(have) else 1e-4, 1e-5)
     hi_all = float(ends.max()) if len(have) else 1.0
+    data = []
     for i, g in enumerate(panels):
         ax = axes[i // ncol][i % ncol]
         for s in schedulers:
@@ -424,6 +478,7 @@ def fig_cdf(
             if h["count"].sum() == 0:
                 continue
             x, F = M.hist_cdf(h)
+            data.append(pd.DataFrame({"type": g, "scheduler": s, "delay_ms": x * 1000, "cdf": F}))
             ax.step(
                 np.maximum(x, lo) * 1000, F, where="post", label=s or None, color=colors[s], lw=1
             )
@@ -439,7 +494,73 @@ def fig_cdf(
         axes[j // ncol][j % ncol].axis("off")
     _suptitle(fig, f"{title} ({runs_text(runs).split(',')[0]}, pooled)")
     _legend(fig)
-    return _save(fig, out, name)
+    return _save(fig, out, name) + _save_data(out, name, _concat(data))
+
+
+def fig_ccdf(
+    hists: pd.DataFrame,
+    schedulers: list[str],
+    groups: list[str],
+    out: Path,
+    name: str,
+    title: str,
+    runs: int = 1,
+) -> list[str]:
+    """The tail of packet delay: P(delay > x) on log-log axes (metrics.hist_ccdf), one panel
+    per flow type on common axes, down to one packet in the panel with the most packets."""
+    nrow, ncol = _grid_shape(len(groups))
+    fig, axes = _fig(PAGE_IN, 1.7 * nrow + 0.5, nrow, ncol, sharex=True, sharey=True)
+    colors = _colors(schedulers)
+    have = hists[hists["count"] > 0]
+    ends = have["bin_start_s"] + have["bin_width_s"]
+    lo = max(float(have["bin_start_s"].min()) if len(have) else 1e-4, 1e-5)
+    hi_all = float(ends.max()) if len(have) else 1.0
+    most = max(
+        (
+            float(hists[(hists["scheduler"] == s) & (hists["type"] == g)]["count"].sum())
+            for s in schedulers
+            for g in groups
+        ),
+        default=1.0,
+    )
+    floor = 1.0 / max(most, 10.0)  # one packet of the largest panel
+    data = []
+    for i, g in enumerate(groups):
+        ax = axes[i // ncol][i % ncol]
+        for s in schedulers:
+            h = hists[(hists["scheduler"] == s) & (hists["type"] == g)]
+            if h["count"].sum() == 0:
+                continue
+            x, tail = M.hist_ccdf(h)
+            data.append(
+                pd.DataFrame({"type": g, "scheduler": s, "delay_ms": x * 1000, "ccdf": tail})
+            )
+            # the last step falls to 0 beyond the longest delay: drawn down through the axis
+            ax.step(
+                np.maximum(x, lo) * 1000,
+                np.maximum(tail, floor / 10),
+                where="post",
+                label=s or None,
+                color=colors[s],
+                lw=1,
+            )
+        _log_axis(ax, "x", dense=hi_all / lo < 1000)
+        _log_axis(ax, "y", dense=False)
+        _title(ax, g)
+        ax.set_xlabel("delay (ms)")
+        ax.tick_params(labelbottom=True)
+        if i % ncol == 0:
+            ax.set_ylabel("P(delay > x)")
+        ax.set_ylim(floor * 0.8, 1.2)
+    for j in range(len(groups), nrow * ncol):
+        axes[j // ncol][j % ncol].axis("off")
+    _suptitle(fig, f"{title} ({runs_text(runs).split(',')[0]}, pooled)")
+    _legend(fig)
+    return _save(fig, out, name) + _save_data(out, name, _concat(data))
+
+
+def _concat(parts: list[pd.DataFrame]) -> pd.DataFrame:
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
 
 
 #: what the error bars are, in the captions (metrics.mean_interval)
@@ -569,7 +690,19 @@ def fig_throughput(
     ivs = list(pts["interval"])
     _suptitle(fig, f"{title} ({M.interval_text(ivs) if ivs else runs_text(runs)})")
     _legend(fig)
-    return _save(fig, out, name)
+    data = pd.DataFrame(
+        [
+            {
+                "type": r.group,
+                "scheduler": r.scheduler,
+                "config": r.config,
+                **_iv_columns(r.interval, "kbps_"),
+                "thesis_kbps": (thesis_kbps or {}).get(r.scheduler, {}).get(r.group, float("nan")),
+            }
+            for r in pts.itertuples(index=False)
+        ]
+    )
+    return _save(fig, out, name) + _save_data(out, name, data)
 
 
 def class_shares(root: Path, hashes: list[str]) -> pd.DataFrame:
@@ -625,11 +758,20 @@ def fig_class_share(
     colors = _colors(order or schedulers)
     width = 0.8 / max(1, len(schedulers))
     intervals = []
+    data = []
     for j, s in enumerate(schedulers):
         part = shares[shares["scheduler"] == s]
         for c in classes:
             iv = M.mean_interval(part[part["class"] == c]["share"].to_numpy(float))
             intervals.append(iv)
+            data.append(
+                {
+                    "scheduler": s,
+                    "class": c,
+                    **_iv_columns(iv, "share_"),
+                    "expected_share": part[part["class"] == c]["expected"].mean(),
+                }
+            )
             x = c + (j - (len(schedulers) - 1) / 2) * width
             ax.bar(
                 x,
@@ -661,7 +803,7 @@ def fig_class_share(
         f"({M.interval_text(intervals) if intervals else runs_text(runs)})",
     )
     _legend(fig)
-    return _save(fig, out, name)
+    return _save(fig, out, name) + _save_data(out, name, pd.DataFrame(data))
 
 
 def _class_series(d: Path, direction: str) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -790,6 +932,7 @@ def fig_time_series(ts: pd.DataFrame, kind: str, out: Path, name: str, ylabel: s
     if kind == "qdelay_ms":  # log axis: from a third of the smallest mean
         means = t.groupby(["scheduler", "class", "time_s"])["value"].mean()
         floor = float(means[means > 0].min() / 3) if (means > 0).any() else None
+    data = []
     for i, s in enumerate(schedulers):
         ax = axes[i // ncol][i % ncol]
         part = t[t["scheduler"] == s]
@@ -802,6 +945,10 @@ def fig_time_series(ts: pd.DataFrame, kind: str, out: Path, name: str, ylabel: s
             ]
             if not rows:
                 continue
+            data += [
+                {"scheduler": s, "line": names[c], "time_s": tm, **_iv_columns(iv, f"{kind}_")}
+                for tm, iv in rows
+            ]
             intervals += [iv for _, iv in rows]
             tm = np.array([r[0] for r in rows], float)
             mean = np.array([r[1].mean for r in rows], float)
@@ -827,7 +974,7 @@ def fig_time_series(ts: pd.DataFrame, kind: str, out: Path, name: str, ylabel: s
     for j in range(len(schedulers), nrow * ncol):
         axes[j // ncol][j % ncol].axis("off")
     _legend(fig)
-    return _save(fig, out, name)
+    return _save(fig, out, name) + _save_data(out, name, pd.DataFrame(data))
 
 
 def sweep_points(
@@ -906,10 +1053,19 @@ def fig_sweep(
     cats = list(dict.fromkeys(str(v) for v in summary[x]))
     n_lines = 0
     intervals: list[M.Interval] = []
+    data = []
     for group in groups or [None]:
         pts = sweep_points(summary, x, series, metric, level, group, direction)
         if pts.empty:
             continue
+        data += [
+            {
+                **({level: group} if group else {}),
+                **{_short(c): r[c] for c in [x] + series},
+                **_iv_columns(r["interval"], f"{metric}_"),
+            }
+            for _, r in pts.iterrows()
+        ]
         # lines by their keys' text: an empty key (a scheduler without the option) is one too
         pts["_key"] = (
             ["|".join(str(v) for v in r) for r in pts[series].itertuples(index=False, name=None)]
@@ -948,7 +1104,7 @@ def fig_sweep(
     what = M.interval_text(intervals) if intervals else runs_text(runs)
     _suptitle(fig, f"{M.heading(metric)} vs {_short(x)}\n({what})")
     _legend(fig)
-    return _save(fig, out, name)
+    return _save(fig, out, name) + _save_data(out, name, pd.DataFrame(data))
 
 
 def _short(col: str) -> str:
@@ -965,7 +1121,8 @@ caption{font-weight:bold;text-align:left;padding:4px 0;min-width:32em}
 figure{margin:1em 0} figure.half{display:inline-block;vertical-align:top;width:48%;margin-right:1%}
 figure img{width:700px} figure.half img{width:350px}
 figcaption{font-size:90%;color:#444;max-width:900px}
-img{max-width:100%} code{background:#f3f3f3;padding:1px 3px}"""
+img{max-width:100%} code{background:#f3f3f3;padding:1px 3px}
+p.dl{margin:-1.2em 0 1.5em;font-size:85%}"""
 
 
 def _figure(files: list[str], caption: str, cls: str = "") -> str:
@@ -1018,7 +1175,9 @@ def make_report(root: Path, out: Path | None = None, direction: str | None = Non
     if kind in ("run", "compare"):
         body.append("<h2>Overall</h2>")
         body.append(
-            T.render_html(
+            _table(
+                out,
+                "table-overall",
                 T.overall_table(
                     summary,
                     M.OVERALL_TABLE + ["delay_mean_ms", "delay_p99_ms", "loss_ratio"],
@@ -1034,7 +1193,9 @@ def make_report(root: Path, out: Path | None = None, direction: str | None = Non
             body.append(f"<h2>Per flow {level}</h2>")
             for m in M.TYPE_TABLES:
                 body.append(
-                    T.render_html(
+                    _table(
+                        out,
+                        f"table-{m}-{level}",
                         T.group_table(summary, m, level, direction),
                         f"{M.heading(m)} per flow {level}",
                         level,
@@ -1105,6 +1266,23 @@ def make_report(root: Path, out: Path | None = None, direction: str | None = Non
                     "Cumulative distribution of packet delay per flow type (log axis).",
                 )
             )
+            body.append(
+                _figure(
+                    fig_ccdf(
+                        hists,
+                        scheds,
+                        types,
+                        out,
+                        "delay-ccdf-type",
+                        "Tail of packet delay per flow type, P(delay > x)",
+                        runs,
+                    ),
+                    "The tail of packet delay per flow type: the share of packets delayed more "
+                    "than x (1 - CDF), log-log axes, packets of all RNG runs pooled; a CDF squeezes "
+                    "the last per cent into its top edge, here each power of ten of the tail has "
+                    "the same height, down to one packet. A line ends where its longest delay ends.",
+                )
+            )
         else:
             body.append("<p>No delay histograms (no packets received).</p>")
         if not T.group_table(summary, "throughput_kbps", "type", direction).empty:
@@ -1126,6 +1304,15 @@ def make_report(root: Path, out: Path | None = None, direction: str | None = Non
                     + (f" Diamonds: {thesis_label} (Table 3.7 or 3.9)." if thesis_thr else ""),
                 )
             )
+        fair = fairness_tables(flows, direction, out)
+        if fair:
+            body.append(
+                "<h2>Fairness</h2><p>Jain's fairness index of the throughputs (metrics.py "
+                "<code>jain_index</code>) and the throughput of every client host, per run, mean "
+                "over the RNG runs.</p>"
+            )
+            body.extend(fair)
+            metrics_used.add("jain_index")
         shares = class_shares(root, done)
         if not shares.empty:
             body.append("<h2>Class shares</h2>")
@@ -1190,7 +1377,7 @@ def make_report(root: Path, out: Path | None = None, direction: str | None = Non
                 f"<p>This scenario's runs record no {html.escape(' and no '.join(missing))}, so "
                 f"these plots are not drawn; docs/data-format.md describes the files.</p>"
             )
-        qd = qdisc_tables(root, done)
+        qd = qdisc_tables(root, done, out)
         if qd:
             body.append(
                 "<h2>Queue discs</h2><p>From <code>qdisc.csv</code>: totals over every device of "
@@ -1198,7 +1385,7 @@ def make_report(root: Path, out: Path | None = None, direction: str | None = Non
             )
             body.extend(qd)
         if kind == "compare" and study.get("thesis"):
-            body.append(_thesis_section(summary, direction, study["thesis"]))
+            body.append(_thesis_section(summary, direction, study["thesis"], out))
 
     elif kind == "sweep":
         cols = study.get("grid_columns") or []
@@ -1247,8 +1434,8 @@ def make_report(root: Path, out: Path | None = None, direction: str | None = Non
                 )
         # table of means
         s = summary[(summary["level"] == "overall") & (summary["direction"] == direction)]
-        agg = s.groupby(cols, sort=False, dropna=False)[SWEEP_METRICS].mean()
-        agg["runs"] = s.groupby(cols, sort=False, dropna=False).size()
+        agg = T.estimates(s, cols, SWEEP_METRICS)
+        agg["runs"] = s.groupby(cols, sort=False, dropna=False).size().to_numpy()
         agg.index = [
             T.point_label(
                 zip([_short(c) for c in cols], k if isinstance(k, tuple) else (k,), strict=False)
@@ -1256,7 +1443,9 @@ def make_report(root: Path, out: Path | None = None, direction: str | None = Non
             for k in agg.index
         ]
         body.append(
-            T.render_html(
+            _table(
+                out,
+                "table-sweep",
                 agg,
                 "Overall metrics, mean over RNG runs",
                 "configuration",
@@ -1282,7 +1471,7 @@ def make_report(root: Path, out: Path | None = None, direction: str | None = Non
         raise UserError(f"{root}/study.json has an unknown kind '{kind}'", 1)
 
     body.append("<h2>Definitions</h2>")
-    body.append(_metric_glossary([m for m in M.GROUP_METRICS if m in metrics_used]))
+    body.append(_metric_glossary([m for m in M.METRICS if m in metrics_used]))
     body.append(
         "<p>Tidy data: <code>summary.parquet</code>/<code>.csv</code> (per group) and "
         "<code>flows.parquet</code>/<code>.csv</code> (per flow) in the results directory.</p>"
@@ -1309,8 +1498,9 @@ QDISC_COUNTERS = [
 ]
 
 
-def qdisc_tables(root: Path, hashes: list[str]) -> list[str]:
-    """HTML tables of the queue disc counters (qdisc.csv is optional in the contract)."""
+def qdisc_tables(root: Path, hashes: list[str], out: Path) -> list[str]:
+    """HTML tables of the queue disc counters (qdisc.csv is optional in the contract), each
+    also as LaTeX in ``out``."""
     parts = []
     for h in hashes:
         f = root / "runs" / h / "qdisc.csv"
@@ -1330,11 +1520,15 @@ def qdisc_tables(root: Path, hashes: list[str]) -> list[str]:
     per_run = q.groupby(["run_scheduler", "config_hash"], sort=False)[cols].sum()
     tot = per_run.groupby(level=0, sort=False).mean().T
     tot.index = [c.replace("_", " ") for c in tot.index]
-    out = [T.render_html(tot, "Queue disc counters, all devices", "counter")]
+    parts = [
+        _table(out, "table-qdisc-counters", tot, "Queue disc counters, all devices", "counter")
+    ]
     where = drop_locations(q)
     if not where.empty:
-        out.append(
-            T.render_html(
+        parts.append(
+            _table(
+                out,
+                "table-drop-locations",
                 where,
                 "Where packets are dropped: AQM and overload drops per hop "
                 "(node kind -> next hop kind)",
@@ -1351,12 +1545,16 @@ def qdisc_tables(root: Path, hashes: list[str]) -> list[str]:
         for c in ["dequeued_packets"] + drops:
             t = per[c].unstack(0)
             t.index = [f"class {int(i)}" for i in t.index]
-            out.append(
-                T.render_html(
-                    t, f"{c.replace('_', ' ')} per class (schedulers with classes)", "class"
+            parts.append(
+                _table(
+                    out,
+                    f"table-{c}-class",
+                    t,
+                    f"{c.replace('_', ' ')} per class (schedulers with classes)",
+                    "class",
                 )
             )
-    return out
+    return parts
 
 
 def _drop_columns(q: pd.DataFrame) -> list[str]:
@@ -1387,6 +1585,70 @@ def drop_locations(q: pd.DataFrame) -> pd.DataFrame:
     return t.sort_values(list(t.columns), ascending=False) if not t.empty else t
 
 
+def _ip_key(address) -> tuple:
+    """Addresses in numeric order (10.1.2.2 before 10.1.10.2); other names after them."""
+    parts = str(address).split(".")
+    if all(p.isdigit() for p in parts):
+        return (0, *map(int, parts))
+    return (1, str(address))
+
+
+def fairness_tables(flows: pd.DataFrame, direction: str, out: Path) -> list[str]:
+    """Jain's fairness index (metrics.fairness: over the client hosts and over the flows of each
+    type) and the throughput of every client host, per scheduler and configuration, as means
+    over the RNG runs with their intervals; empty without per-flow addresses."""
+    if flows is None or flows.empty or not {"src", "dst", "config_hash"} <= set(flows.columns):
+        return []
+    jain, hosts = [], []
+    for _, f in flows.groupby("config_hash", sort=False):
+        # the run's identity: scheduler, RNG run and settings (configurations() labels them)
+        ident = {c: f[c].iloc[0] for c in ["scheduler", "rng_run", *_setting_columns(f)]}
+        for r in M.fairness(f, direction).itertuples(index=False):
+            jain.append({**ident, "group": r.group, "jain": r.jain, "n": r.n})
+        for host, kbps in M.client_throughput(f, direction).items():
+            hosts.append({**ident, "host": str(host), "kbps": kbps})
+    if not jain:
+        return []
+    parts = []
+    for rows, key, value in ((jain, "group", "jain"), (hosts, "host", "kbps")):
+        d = pd.DataFrame(rows)
+        d["series"] = [
+            f"{s} {c}".strip() for s, c in zip(d["scheduler"], configurations(d), strict=True)
+        ]
+        t = T.estimates(d, [key, "series"], [value])[value].unstack("series")
+        t = t.reindex(index=list(dict.fromkeys(d[key])), columns=list(dict.fromkeys(d["series"])))
+        if key == "group":
+            n = d.groupby("group", sort=False)["n"].max()
+            t.index = [
+                f"all hosts ({n[g]})" if g == "hosts" else f"{g} flows ({n[g]})" for g in t.index
+            ]
+            parts.append(
+                _table(
+                    out,
+                    "table-jain",
+                    t,
+                    "Jain's fairness index (sum x)^2 / (n sum x^2) of the throughput of the client "
+                    "hosts and of the flows of each type (1: all equal, 1/n: one has all)",
+                    "among",
+                    metric="jain_index",
+                )
+            )
+        else:
+            t = t.loc[sorted(t.index, key=_ip_key)]
+            parts.append(
+                _table(
+                    out,
+                    "table-host-throughput",
+                    t,
+                    f"Throughput per client host (kbps: the bytes its {direction} data flows "
+                    f"delivered, over their active time)",
+                    "host",
+                    metric="throughput_kbps",
+                )
+            )
+    return parts
+
+
 def _thesis_markers(summary: pd.DataFrame, basis_json: dict | None):
     """The thesis's throughput and delay per type for figure markers, where they compare like
     with like (the basis `msfc compare --thesis` recorded), and the markers' label."""
@@ -1405,7 +1667,7 @@ def _thesis_markers(summary: pd.DataFrame, basis_json: dict | None):
     return thr, delay, label
 
 
-def _thesis_section(summary: pd.DataFrame, direction: str, basis_json: dict) -> str:
+def _thesis_section(summary: pd.DataFrame, direction: str, basis_json: dict, out: Path) -> str:
     """The thesis's tables beside ours, on the basis `msfc compare --thesis` recorded."""
     from . import thesis
 
@@ -1430,10 +1692,11 @@ def _thesis_section(summary: pd.DataFrame, direction: str, basis_json: dict) -> 
         t = data["tables"][tid]
         df = thesis.side_by_side(data, tid, summary, direction, basis)
         title = thesis.title(data, tid, basis)
+        name = f"table-thesis-{tid}"
         if t["level"] == "overall":
-            parts.append(T.render_html(df, title, "metric", metric_rows=True))
+            parts.append(_table(out, name, df, title, "metric", metric_rows=True))
         else:
-            parts.append(T.render_html(df, title, "type", metric=t["metric"]))
+            parts.append(_table(out, name, df, title, "type", metric=t["metric"]))
     return "\n".join(parts)
 
 
@@ -1506,7 +1769,20 @@ def fig_against(pairs: pd.DataFrame, out: Path, name: str, label_a: str, label_b
     ]
     labels += types
     _legend(fig, handles, labels)
-    return _save(fig, out, name)
+    data = pd.DataFrame(
+        [
+            {
+                "metric": r.metric,
+                "scheduler": r.scheduler,
+                "config": r.config,
+                "type": r.type,
+                **_iv_columns(r.a_interval, "a_"),
+                **_iv_columns(r.b_interval, "b_"),
+            }
+            for r in pairs.itertuples(index=False)
+        ]
+    )
+    return _save(fig, out, name) + _save_data(out, name, data)
 
 
 def _pair_label(conf_a: str, conf_b: str) -> str:
@@ -1637,7 +1913,9 @@ def make_against_report(
             cols[f"{s} B/A"] = t[("b", s)] / t[("a", s)]
         df = pd.DataFrame(cols)
         body.append(
-            T.render_html(
+            _table(
+                out,
+                f"table-against-{m}",
                 df,
                 f"{M.heading(m)} per flow type",
                 "type",

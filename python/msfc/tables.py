@@ -4,12 +4,17 @@
   columns = schedulers, one table per metric;
 * the overall table (Table 3.4): rows = metrics, columns = schedulers.
 
-When a summary holds several RNG runs of a configuration, the tables show the mean over runs.
+When a summary holds several RNG runs of a configuration, the tables show the mean over runs
+with its interval (metrics.mean_interval: the 95 % confidence interval with 3 or more runs, the
+spread min..max with 2, nothing with 1): each cell is a metrics.Estimate, rendered as
+"798.50 ± 12.30" (or "0.80 [0.00..2.00]" where the interval was cut at 0), and the title says
+what the interval is ("3 RNG runs, 95% CI: mean ± half-width").
 """
 
 from __future__ import annotations
 
 import math
+import re
 
 import pandas as pd
 
@@ -26,6 +31,21 @@ def column_order(summary: pd.DataFrame, column: str = "scheduler") -> list[str]:
     return [str(x) for x in pd.unique(summary[column])]
 
 
+def estimates(rows: pd.DataFrame, by: list[str], metric_names) -> pd.DataFrame:
+    """One row per group of ``by`` (in order of appearance), one column per metric: the mean
+    over the group's rows (its RNG runs) as a metrics.Estimate that carries its interval."""
+    metric_names = list(metric_names)
+    index, cells = [], []
+    for key, part in rows.groupby(by, sort=False, dropna=False):
+        index.append(key if isinstance(key, tuple) else (key,))
+        cells.append([M.estimate(part[m].to_numpy(float)) for m in metric_names])
+    if len(by) > 1:
+        idx = pd.MultiIndex.from_tuples(index, names=by)
+    else:
+        idx = pd.Index([k[0] for k in index], name=by[0], dtype=object)
+    return pd.DataFrame(cells, index=idx, columns=metric_names, dtype=object)
+
+
 def group_table(
     summary: pd.DataFrame,
     metric: str,
@@ -40,7 +60,7 @@ def group_table(
     rows = [str(g) for g in pd.unique(s["group"])]
     if level == "priority":
         rows = sorted(rows, key=lambda x: -float(x) if _isnum(x) else 0)
-    t = s.groupby(["group", columns], sort=False)[metric].mean().unstack(columns)
+    t = estimates(s, ["group", columns], [metric])[metric].unstack(columns)
     t.index = t.index.astype(str)
     return t.reindex(index=rows, columns=column_order(s, columns))
 
@@ -53,7 +73,7 @@ def overall_table(
     s = _select(summary, direction, "overall")
     if s.empty:
         return pd.DataFrame()
-    t = s.groupby(columns, sort=False)[metric_names].mean().T
+    t = estimates(s, [columns], metric_names).T
     return t.reindex(columns=column_order(s, columns))
 
 
@@ -77,7 +97,7 @@ def run_table(
     s = _select(summary, direction, level)
     if s.empty:
         return pd.DataFrame()
-    t = s.groupby("group", sort=False)[metric_names].mean()
+    t = estimates(s, ["group"], metric_names)
     t.index = t.index.astype(str)
     return t
 
@@ -124,21 +144,12 @@ def render_text(
     if style not in STYLES:
         raise ValueError(f"unknown table style {style!r}; expected one of {STYLES}")
     md = style == "markdown"
+    title = _with_note(title, df)
     if df is None or df.empty:
         if md:
             return f"**{title}**\n\n(no data)\n" if title else "(no data)\n"
         return f"{title}\n  (no data)\n" if title else "(no data)\n"
-    headers = [row_header] + [
-        M.heading(c) if (fmt_for and c in M.METRICS) else str(c) for c in df.columns
-    ]
-    body = []
-    for idx, row in df.iterrows():
-        label = M.heading(idx) if metric_rows and idx in M.METRICS else str(idx)
-        cells = [label]
-        for col, v in row.items():
-            name = idx if metric_rows else (metric or (fmt_for(col) if fmt_for else None))
-            cells.append(_fmt(name, v))
-        body.append(cells)
+    headers, body = _cells(df, row_header, fmt_for, metric_rows, metric)
     if md:
 
         def line(cells):
@@ -166,15 +177,58 @@ def render_text(
     return "\n".join(lines) + "\n"
 
 
-def _fmt(metric_name, v) -> str:
-    if v is None or (isinstance(v, float) and math.isnan(v)):
-        return "-"
+def _number(metric_name, v) -> str:
     if metric_name in M.METRICS:
-        return M.format_value(metric_name, v)
+        return M.format_value(metric_name, float(v))
     if isinstance(v, float):
         # plain numbers: counters as integers, no powers of ten
+        v = float(v)
         return f"{v:.0f}" if abs(v) >= 100 or v.is_integer() else f"{v:.4g}"
     return str(v)
+
+
+def cell_text(metric_name, v) -> str:
+    """A table cell: "-" for no value; a mean over RNG runs (metrics.Estimate) with its interval,
+    "798.50 ± 12.30" (the interval is symmetric: a t interval, or min..max of 2 values), or
+    "0.80 [0.00..2.00]" when it was cut at 0; a plain number as it is."""
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "-"
+    text = _number(metric_name, v)
+    iv = v.interval if isinstance(v, M.Estimate) else None
+    if iv is None or not iv.kind or not (math.isfinite(iv.lo) and math.isfinite(iv.hi)):
+        return text
+    if iv.clipped:
+        return f"{text} [{_number(metric_name, iv.lo)}..{_number(metric_name, iv.hi)}]"
+    return f"{text} ± {_number(metric_name, (iv.hi - iv.lo) / 2)}"
+
+
+def spread_note(df: pd.DataFrame) -> str:
+    """What the intervals in a table's cells are, for its title ("3 RNG runs, 95% CI: mean ±
+    half-width"); empty when no cell has one (one RNG run, or plain numbers)."""
+    if df is None or df.empty:
+        return ""
+    ivs = [
+        v.interval
+        for v in df.to_numpy(object).ravel()
+        if isinstance(v, M.Estimate) and v.interval.kind
+    ]
+    if not ivs:
+        return ""
+    kinds = {i.kind for i in ivs}
+    cells = " or ".join(
+        w for k, w in (("ci95", "half-width"), ("range", "half the spread")) if k in kinds
+    )
+    text = f"{M.interval_text(ivs)}: mean ± {cells}"
+    if any(i.clipped for i in ivs):
+        text += "; [low..high] where cut"
+    return text
+
+
+def _with_note(title: str, df: pd.DataFrame) -> str:
+    note = spread_note(df)
+    if not note:
+        return title
+    return f"{title} ({note})" if title else f"({note})"
 
 
 def render_html(
@@ -189,28 +243,92 @@ def render_html(
 
     if df is None or df.empty:
         return f"<p>{html.escape(title)}: no data</p>"
+    title = _with_note(title, df)
     out = ["<table class='data'>"]
     if title:
         out.append(f"<caption>{html.escape(title)}</caption>")
+    headers, body = _cells(df, row_header, fmt_for, metric_rows, metric)
     out.append(
-        "<thead><tr><th>"
-        + html.escape(row_header)
-        + "</th>"
-        + "".join(
-            f"<th>{html.escape(M.heading(c) if (fmt_for and c in M.METRICS) else str(c))}</th>"
-            for c in df.columns
-        )
-        + "</tr></thead><tbody>"
+        "<thead><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in headers) + "</tr></thead>"
+        "<tbody>"
     )
-    for idx, row in df.iterrows():
-        label = M.heading(idx) if metric_rows and idx in M.METRICS else str(idx)
-        cells = []
-        for col, v in row.items():
-            name = idx if metric_rows else (metric or (fmt_for(col) if fmt_for else None))
-            cells.append(f"<td>{html.escape(_fmt(name, v))}</td>")
-        out.append(f"<tr><th>{html.escape(label)}</th>{''.join(cells)}</tr>")
+    for label, *cells in body:
+        tds = "".join(f"<td>{html.escape(c)}</td>" for c in cells)
+        out.append(f"<tr><th>{html.escape(label)}</th>{tds}</tr>")
     out.append("</tbody></table>")
     return "\n".join(out)
+
+
+#: characters TeX gives a meaning, and the non-ASCII ones of our cells, written as text
+_TEX = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
+    "|": r"\textbar{}",
+    "±": r"\ensuremath{\pm}",
+    "×": r"\ensuremath{\times}",
+}
+
+
+def tex_escape(text: str) -> str:
+    """Text for LaTeX: every character TeX treats specially is typeset as itself."""
+    return "".join(_TEX.get(ch, ch) for ch in str(text))
+
+
+def render_latex(
+    df: pd.DataFrame,
+    title: str = "",
+    row_header: str = "",
+    metric_rows: bool = False,
+    metric: str | None = None,
+    fmt_for=None,
+    label: str = "",
+) -> str:
+    """A table as a LaTeX ``table`` float with booktabs rules (``\\usepackage{booktabs}``),
+    the same cells as the text and HTML tables, the title as its caption, ``label`` as
+    ``\\label{tab:LABEL}``."""
+    title = _with_note(title, df)
+    lines = ["% made by msfc report; needs \\usepackage{booktabs}", r"\begin{table}", r"\centering"]
+    if title:
+        lines.append(r"\caption{" + tex_escape(title) + "}")
+    if label:
+        lines.append(r"\label{tab:" + re.sub(r"[^A-Za-z0-9:.-]", "-", label) + "}")
+    if df is None or df.empty:
+        lines += ["(no data)", r"\end{table}"]
+        return "\n".join(lines) + "\n"
+    headers, body = _cells(df, row_header, fmt_for, metric_rows, metric)
+    lines.append(r"\begin{tabular}{l" + "r" * (len(headers) - 1) + "}")
+    lines.append(r"\toprule")
+    lines.append(" & ".join(tex_escape(h) for h in headers) + r" \\")
+    lines.append(r"\midrule")
+    lines += [" & ".join(tex_escape(c) for c in r) + r" \\" for r in body]
+    lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
+    return "\n".join(lines) + "\n"
+
+
+def _cells(df, row_header, fmt_for, metric_rows, metric) -> tuple[list[str], list[list[str]]]:
+    """The header and the rows of a table as text, as every rendering shows them."""
+    headers = [row_header] + [
+        M.heading(c) if (fmt_for and c in M.METRICS) else str(c) for c in df.columns
+    ]
+    body = []
+    for idx, row in df.iterrows():
+        label = M.heading(idx) if metric_rows and idx in M.METRICS else str(idx)
+        cells = [label]
+        for col, v in row.items():
+            name = idx if metric_rows else (metric or (fmt_for(col) if fmt_for else None))
+            cells.append(cell_text(name, v))
+        body.append(cells)
+    return headers, body
 
 
 def compare_text(
