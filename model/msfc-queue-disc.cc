@@ -45,6 +45,13 @@ namespace
 constexpr double RATIO_ONE = 65536.0;       //!< 1.0 in 16.16 fixed point
 constexpr uint32_t RATIO_ONE_FIXED = 65536; //!< the same as an integer
 
+// Order's values are the netlink numbers of enum tc_msfc_order
+static_assert(int{MsfcQueueDisc::ORDER_ROUND} == int{TC_MSFC_ORDER_ROUND} &&
+                  int{MsfcQueueDisc::ORDER_PRIORITY} == int{TC_MSFC_ORDER_PRIORITY} &&
+                  TC_MSFC_ORDER_MIN == TC_MSFC_ORDER_ROUND &&
+                  TC_MSFC_ORDER_MAX == TC_MSFC_ORDER_PRIORITY,
+              "MsfcQueueDisc::OrderMode follows pkt_sched_msfc.h");
+
 /// The kernel's message for a parameter out of its range: "<name> must be <range>".
 std::string
 RangeMessage(const char* name, const char* range)
@@ -183,6 +190,14 @@ MsfcQueueDisc::GetTypeId()
                           EnumValue(BOOST_OFF),
                           MakeEnumAccessor<BoostMode>(&MsfcQueueDisc::m_boost),
                           MakeEnumChecker(BOOST_OFF, "off", BOOST_ON, "on"))
+            .AddAttribute("Order",
+                          "Which class the outer DRR serves: \"round\", the classes take turns, "
+                          "each its quantum (the thesis); \"priority\", within each round the "
+                          "most important class (the highest index) with credit left is served "
+                          "first, and every class still gets its quantum a round",
+                          EnumValue(static_cast<OrderMode>(TC_MSFC_ORDER_DEFAULT)),
+                          MakeEnumAccessor<OrderMode>(&MsfcQueueDisc::m_order),
+                          MakeEnumChecker(ORDER_ROUND, "round", ORDER_PRIORITY, "priority"))
             .AddTraceSource("ClassBacklog",
                             "Packets and bytes queued in a class, fired whenever they change "
                             "(enqueue, dequeue, CoDel or overload drop)",
@@ -246,6 +261,7 @@ MsfcQueueDisc::GetAttributeRange(const std::string& attribute)
         {"Inversion", "allow|prevent"},
         {"Isolate", "flow|src|dst|both"},
         {"Boost", "off|on"},
+        {"Order", "round|priority"},
     };
     auto it = ranges.find(attribute);
     return it == ranges.end() ? std::string() : it->second;
@@ -444,6 +460,7 @@ MsfcQueueDisc::AllocateTables()
     static_assert(sizeof(Flow) == 72, "flow record size is documented (docs/design.md)");
     m_flows.assign(static_cast<size_t>(m_prios) * m_nFlows, Flow{});
     m_activeHead = m_activeTail = NIL;
+    m_round = 1; // every class's round is 0 again (Class{})
     ResetHostTables();
 }
 
@@ -503,6 +520,7 @@ MsfcQueueDisc::SaveSettings() const
                     m_inversion,
                     m_isolate,
                     m_boost,
+                    m_order,
                     GetMaxSize()};
 }
 
@@ -524,6 +542,7 @@ MsfcQueueDisc::RestoreSettings(const Settings& s)
     m_inversion = s.inversion;
     m_isolate = s.isolate;
     m_boost = s.boost;
+    m_order = s.order;
     SetMaxSize(s.maxSize);
 }
 
@@ -550,6 +569,7 @@ MsfcQueueDisc::Change(const std::vector<std::pair<std::string, std::string>>& at
                                                      "Inversion",
                                                      "Isolate",
                                                      "Boost",
+                                                     "Order",
                                                      "DscpMap",
                                                      "UseSocketPriority"};
     const Settings old = SaveSettings();
@@ -609,17 +629,29 @@ MsfcQueueDisc::Change(const std::vector<std::pair<std::string, std::string>>& at
     }
     if (m_weights != old.weights)
     {
-        // 3. the deficits of the listed classes in the new unit: rounded -> exact * 65536,
-        // exact -> rounded floor(d / 65536) (an arithmetic shift in C++20, also below 0)
-        for (uint32_t cls = m_activeHead; cls != NIL; cls = m_classes[cls].next)
+        // 3. every class's deficit in the new unit (also a class out of the active list: with
+        // Order=priority one that returns in the same round gets it back): rounded -> exact
+        // * 65536, exact -> rounded floor(d / 65536) (an arithmetic shift in C++20, also below
+        // 0); a rounded deficit is at most 2^40 bytes, so the product fits
+        for (Class& c : m_classes)
         {
-            int64_t& d = m_classes[cls].deficit;
+            int64_t& d = c.deficit;
             d = m_weights == WEIGHTS_EXACT ? d * (int64_t{1} << EXACT_SHIFT) : d >> EXACT_SHIFT;
         }
     }
-    // 4. what follows from the new values; deficits keep theirs
+    if (m_order == ORDER_PRIORITY && old.order != ORDER_PRIORITY)
+    {
+        // 4. the listed classes have taken part in a new round, with the credit they have
+        // (priority -> round: they keep their deficits and take turns in the list's order)
+        ++m_round;
+        for (uint32_t cls = m_activeHead; cls != NIL; cls = m_classes[cls].next)
+        {
+            m_classes[cls].round = m_round;
+        }
+    }
+    // 5. what follows from the new values; deficits keep theirs
     ApplyParameters();
-    // 5. a lower limit drops from the victims of Overload, keeping the rest
+    // 6. a lower limit drops from the victims of Overload, keeping the rest
     while (GetCurrentSize() > GetMaxSize())
     {
         if (OverloadDrop() == 0)
@@ -817,7 +849,17 @@ MsfcQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
     if (!c.active)
     {
         c.active = true;
-        c.deficit = ClassQuantum(cls);
+        // Order=priority: a class back in the round it already took part in keeps what it had
+        // left (no fresh quantum for draining and returning)
+        if (m_order == ORDER_ROUND)
+        {
+            c.deficit = ClassQuantum(cls);
+        }
+        else if (c.round != m_round)
+        {
+            c.deficit = ClassQuantum(cls);
+            c.round = m_round;
+        }
         c.next = NIL;
         if (m_activeTail == NIL)
         {
@@ -1152,10 +1194,96 @@ MsfcQueueDisc::ClassDequeue(uint32_t cls)
     }
 }
 
+void
+MsfcQueueDisc::RemoveActiveClass(uint32_t cls)
+{
+    uint32_t prev = NIL;
+    for (uint32_t i = m_activeHead; i != cls; i = m_classes[i].next)
+    {
+        NS_ASSERT_MSG(i != NIL, "class " << cls << " is not in the active class list");
+        prev = i;
+    }
+    const uint32_t next = m_classes[cls].next;
+    if (prev == NIL)
+    {
+        m_activeHead = next;
+    }
+    else
+    {
+        m_classes[prev].next = next;
+    }
+    if (m_activeTail == cls)
+    {
+        m_activeTail = prev;
+    }
+    m_classes[cls].next = NIL;
+    m_classes[cls].active = false;
+}
+
+Ptr<QueueDiscItem>
+MsfcQueueDisc::DequeuePriority()
+{
+    while (m_activeHead != NIL)
+    {
+        // the most important class (the highest index) in the list with credit left
+        uint32_t cls = m_prios;
+        while (cls > 0 && !(m_classes[cls - 1].active && m_classes[cls - 1].deficit > 0))
+        {
+            --cls;
+        }
+        if (cls == 0)
+        {
+            // every active class spent its credit: k refills for all, k the fewest refills a
+            // class needs to become positive (k rounds in which no class could send)
+            std::array<int64_t, MAX_PRIOS> q;
+            uint64_t k = UINT64_MAX;
+            for (uint32_t a = m_activeHead; a != NIL; a = m_classes[a].next)
+            {
+                q[a] = ClassQuantum(a);
+                // safe: a class quantum is at least one unit (Q_p >= 1 by the checks of
+                // ValidateConfiguration, eff_p >= 1 by EffectiveQuanta); the deficit is <= 0
+                // here and above -2^48 (one packet's length below a positive deficit), so
+                // its negation fits
+                NS_ASSERT_MSG(q[a] > 0, "class " << a << " has a quantum of 0");
+                const uint64_t refills = static_cast<uint64_t>(-m_classes[a].deficit) / q[a] + 1;
+                k = std::min(k, refills);
+            }
+            // k <= every class's refills, so no deficit passes its quantum: no overflow
+            for (uint32_t a = m_activeHead; a != NIL; a = m_classes[a].next)
+            {
+                m_classes[a].deficit += static_cast<int64_t>(k) * q[a];
+                m_classes[a].round = m_round + k;
+            }
+            m_round += k;
+            continue;
+        }
+        --cls;
+        Class& c = m_classes[cls];
+        Ptr<QueueDiscItem> item = ClassDequeue(cls);
+        if (!item)
+        {
+            RemoveActiveClass(cls); // it keeps its deficit and its round
+            continue;
+        }
+        uint32_t size = item->GetSize();
+        c.deficit -= size * m_classScale;
+        c.stats.dequeuedPackets++;
+        c.stats.dequeuedBytes += size;
+        NS_LOG_LOGIC("Dequeued " << size << " bytes from class " << cls);
+        return item;
+    }
+    NS_LOG_LOGIC("Queue empty");
+    return nullptr;
+}
+
 Ptr<QueueDiscItem>
 MsfcQueueDisc::DoDequeue()
 {
     NS_LOG_FUNCTION(this);
+    if (m_order == ORDER_PRIORITY)
+    {
+        return DequeuePriority();
+    }
     while (m_activeHead != NIL)
     {
         uint32_t cls = m_activeHead;

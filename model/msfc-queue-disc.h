@@ -131,6 +131,14 @@ class MsfcQueueDisc : public QueueDisc
         BOOST_ON,  //!< "on": served first, for one quantum (fq_codel's new-flow list)
     };
 
+    /// Which class the outer DRR serves (attribute "Order", docs/algorithm.md, "Priority order
+    /// inside the round"); the values are those of enum tc_msfc_order.
+    enum OrderMode
+    {
+        ORDER_ROUND,    //!< "round": the classes take turns, each its quantum (the thesis)
+        ORDER_PRIORITY, //!< "priority": the most important class with credit left in the round
+    };
+
     /// weights=exact: class quanta and deficits in 1/2^EXACT_SHIFT byte.
     static constexpr uint32_t EXACT_SHIFT = 16;
 
@@ -226,12 +234,15 @@ class MsfcQueueDisc : public QueueDisc
      * Quantum=0).  A bad value or configuration, or (with packets queued) a change of Prios,
      * Flows or Isolate, is refused and changes nothing.  An accepted change resets what the
      * algorithm resets (Prios or Flows: every class and flow record; Isolate: the flows and
-     * classes left on their lists and the host tables), converts the deficits of the listed
-     * classes when Weights changes, recomputes the quanta, and overload-drops while the queue
-     * disc holds more than MaxSize.  Call it only after the queue disc is initialized.
+     * classes left on their lists and the host tables), converts every class's deficit
+     * when Weights changes, starts a new round for the listed classes when Order
+     * changes from round to priority (Prios or Flows: the round counter is 1 again and every
+     * class's round 0), recomputes the quanta, and overload-drops while the queue disc holds
+     * more than MaxSize.  Call it only after the queue disc is initialized.
      * @param attributes attribute names and values, set in the order given; the names: Prios,
      *        Flows, Quantum (0: the device MTU), Ratio, MaxSize, DropBatchSize, Target, Interval,
-     *        UseEcn, Overload, Weights, Inversion, Isolate, Boost, DscpMap, UseSocketPriority
+     *        UseEcn, Overload, Weights, Inversion, Isolate, Boost, Order, DscpMap,
+     *        UseSocketPriority
      * @param error set to the reason when the change is refused: the attribute and value, or
      *        ValidateConfiguration()'s message (CHANGE_INVALID); TC_MSFC_ISOLATE_BUSY_MSG or
      *        TC_MSFC_RESIZE_BUSY_MSG (CHANGE_BUSY)
@@ -324,6 +335,7 @@ class MsfcQueueDisc : public QueueDisc
         uint32_t next{NIL};    //!< next class in the active class list
         bool active{false};    //!< in the active class list
         uint32_t nFlows{0};    //!< flows in the active flow lists (n_p)
+        uint64_t round{0};     //!< Order=priority: the round R in which it last got a quantum
         MsfcClassStats stats;  //!< counters
         std::vector<uint32_t> srcLoad;   //!< Isolate != flow: active flows per source host slot
         std::vector<uint32_t> dstLoad;   //!< and per destination host slot
@@ -349,6 +361,7 @@ class MsfcQueueDisc : public QueueDisc
         InversionMode inversion; //!< Inversion
         IsolateMode isolate;     //!< Isolate
         BoostMode boost;         //!< Boost
+        OrderMode order;         //!< Order
         QueueSize maxSize;       //!< MaxSize
     };
 
@@ -384,6 +397,20 @@ class MsfcQueueDisc : public QueueDisc
 
     uint32_t FlowIndex(uint32_t cls, Ptr<const QueueDiscItem> item) const;
     Ptr<QueueDiscItem> ClassDequeue(uint32_t cls);
+    /**
+     * Order=priority: the outer DRR's dequeue (docs/algorithm.md, "Priority order inside the
+     * round"): the most important active class with a positive deficit sends; when no active
+     * class has one, every active class is refilled as many times as the class that needs the
+     * fewest refills, and the round counter moves on by as many rounds.
+     * @return the packet, or null when no class holds one
+     */
+    Ptr<QueueDiscItem> DequeuePriority();
+    /**
+     * Remove a class from the active class list, wherever it is in it (the list keeps the
+     * order of the others).
+     * @param cls the class (in the list)
+     */
+    void RemoveActiveClass(uint32_t cls);
     /**
      * Append a flow to a list of flows (head and tail indices into m_flows).
      * @param head the list's head
@@ -457,6 +484,7 @@ class MsfcQueueDisc : public QueueDisc
     InversionMode m_inversion; //!< Inversion attribute
     IsolateMode m_isolate;     //!< Isolate attribute
     BoostMode m_boost;         //!< Boost attribute
+    OrderMode m_order;         //!< Order attribute
 
     // Derived at initialization
     uint32_t m_quantum{0};        //!< inner quantum (bytes)
@@ -472,6 +500,7 @@ class MsfcQueueDisc : public QueueDisc
     Ptr<FlowPacketStore> m_store;       //!< the packets of every flow
     uint32_t m_activeHead{NIL};         //!< first active class
     uint32_t m_activeTail{NIL};         //!< last active class
+    uint64_t m_round{1};                //!< Order=priority: the round counter R
     uint64_t m_overloadEvents{0};       //!< times OverloadDrop ran
 
     // Trace sources

@@ -1164,12 +1164,143 @@ class MsfcBoostTestCase : public TestCase
 };
 
 /**
+ * Order=priority (docs/algorithm.md, "Priority order inside the round"): a sparse packet of the
+ * top class that arrives after its class's turn is the next one dequeued (Order=round: after
+ * the other classes' turns); backlogged classes still share 1 : 2 : 4 within a packet per
+ * class a round, the round served from the most important class down; a class that drains and
+ * returns within a round keeps what it had left.  The same decisions as the reference model's
+ * test_priority_order_* tests.
+ */
+class MsfcPriorityOrderTestCase : public TestCase
+{
+  public:
+    MsfcPriorityOrderTestCase()
+        : TestCase("Order=priority: the most important class with credit left in the round first")
+    {
+    }
+
+  private:
+    /// Class (the tag) of the next packet dequeued, UINT32_MAX if none.
+    static uint32_t Next(Ptr<MsfcQueueDisc> q)
+    {
+        auto item = DynamicCast<MsfcTestItem>(q->Dequeue());
+        return item ? item->GetTag() : UINT32_MAX;
+    }
+
+    /// Packets of classes 0 and 1 dequeued before a class-2 packet that arrives when class 2
+    /// has credit left (6000 - 100 bytes) and classes 0 and 1 are backlogged.
+    static uint32_t SparseWait(const std::string& order)
+    {
+        Ptr<MsfcQueueDisc> q = NewDisc({{"Prios", "3"},
+                                        {"Flows", "4"},
+                                        {"Quantum", "1500"},
+                                        {"Ratio", "2"},
+                                        {"Order", order}});
+        for (int i = 0; i < 40; ++i)
+        {
+            q->Enqueue(Item(1500, 0, 0, 0));
+            q->Enqueue(Item(1500, 0, 1, 1));
+        }
+        q->Enqueue(Item(100, 0, 2, 2));
+        while (Next(q) != 2) // the top class's packet, then one of another class
+        {
+        }
+        Next(q);
+        q->Enqueue(Item(100, 0, 2, 2));
+        uint32_t n = 0;
+        for (uint32_t cls = Next(q); cls != 2 && cls != UINT32_MAX; cls = Next(q))
+        {
+            ++n;
+        }
+        q->Dispose();
+        return n;
+    }
+
+    /// A disc of three classes, one flow each, Quantum 1000, Ratio 2, Order=priority.
+    static Ptr<MsfcQueueDisc> Backlogged(uint32_t packets)
+    {
+        Ptr<MsfcQueueDisc> q = NewDisc({{"Prios", "3"},
+                                        {"Flows", "1"},
+                                        {"Quantum", "1000"},
+                                        {"Ratio", "2"},
+                                        {"MaxSize", "10000p"},
+                                        {"Order", "priority"}});
+        for (uint32_t cls = 0; cls < 3; ++cls)
+        {
+            for (uint32_t i = 0; i < packets; ++i)
+            {
+                q->Enqueue(Item(500, 0, cls, cls));
+            }
+        }
+        return q;
+    }
+
+    void DoRun() override
+    {
+        NS_TEST_EXPECT_MSG_EQ(SparseWait("round"), 2u, "round: the other classes' turns first");
+        NS_TEST_EXPECT_MSG_EQ(SparseWait("priority"), 0u, "priority: no other class first");
+
+        // the shares of the weights: 1 : 2 : 4 of 350 packets of 500 bytes
+        Ptr<MsfcQueueDisc> q = Backlogged(300);
+        uint64_t sent[3] = {0, 0, 0};
+        for (int i = 0; i < 350; ++i)
+        {
+            uint32_t cls = Next(q);
+            NS_TEST_ASSERT_MSG_LT(cls, 3u, "a backlogged queue disc returned nothing");
+            sent[cls] += 500;
+        }
+        const uint64_t sum = sent[0] + sent[1] + sent[2];
+        for (uint32_t cls = 0; cls < 3; ++cls)
+        {
+            NS_TEST_EXPECT_MSG_EQ(sent[cls] * 7 / sum,
+                                  uint64_t{1} << cls,
+                                  "class " << cls << "'s share of 7");
+        }
+        q->Dispose();
+
+        // a round: class 2 (4000 bytes) first, then class 1 (2000), then class 0 (1000)
+        q = Backlogged(20);
+        std::vector<uint32_t> order;
+        for (int i = 0; i < 14; ++i)
+        {
+            order.push_back(Next(q));
+        }
+        std::vector<uint32_t> want(8, 2);
+        want.insert(want.end(), 4, 1);
+        want.insert(want.end(), 2, 0);
+        NS_TEST_EXPECT_MSG_EQ((order == want), true, "one round in priority order");
+        q->Dispose();
+
+        // a class that drains and returns in the same round keeps what it had left
+        q = NewDisc({{"Prios", "2"},
+                     {"Flows", "1"},
+                     {"Quantum", "1000"},
+                     {"Ratio", "2"},
+                     {"Order", "priority"}});
+        for (int i = 0; i < 10; ++i)
+        {
+            q->Enqueue(Item(500, 0, 0, 0));
+        }
+        q->Enqueue(Item(1500, 0, 1, 1));
+        NS_TEST_EXPECT_MSG_EQ(Next(q), 1u, "class 1: 2000 - 1500 = 500 left");
+        NS_TEST_EXPECT_MSG_EQ(Next(q), 0u, "class 1 found empty leaves with 500; class 0 sends");
+        q->Enqueue(Item(1500, 0, 1, 1));
+        NS_TEST_EXPECT_MSG_EQ(Next(q), 1u, "back in the same round: its 500, first again");
+        q->Enqueue(Item(1500, 0, 1, 1));
+        NS_TEST_EXPECT_MSG_EQ(Next(q), 0u, "class 1 in debt (-1000): class 0 spends its 500");
+        NS_TEST_EXPECT_MSG_EQ(Next(q), 1u, "a new round: 1000 each, class 1 first");
+        q->Dispose();
+    }
+};
+
+/**
  * Change() (tc qdisc change, docs/algorithm.md "Changing the configuration"): a flow left on
  * the new-flow list by Boost=on leaves it when Isolate changes (Linux once divided by its host
  * load, 0, and here it was served with host tables that did not exist); Prios, Flows and Isolate
  * cannot change with packets queued; an invalid change restores every attribute; the deficits of
- * listed classes are converted when Weights changes (exact -> rounded rounds down, also below 0); a
- * lower MaxSize drops down to it.
+ * classes are converted when Weights changes (exact -> rounded rounds down, also below 0); a
+ * lower MaxSize drops down to it; Order round -> priority starts a new round in which the listed
+ * classes have taken part (rule 6), priority -> round keeps their deficits and the list's order.
  */
 class MsfcChangeTestCase : public TestCase
 {
@@ -1349,7 +1480,7 @@ class MsfcChangeTestCase : public TestCase
         q->Dispose();
     }
 
-    /// Deficits of listed classes converted when Weights changes; shares stay right.
+    /// Deficits of the classes converted when Weights changes; shares stay right.
     void Weights()
     {
         // rounded -> exact: class 1 (Q 3000) spent 1000 of its 3000 bytes; 2000 bytes are left
@@ -1456,12 +1587,68 @@ class MsfcChangeTestCase : public TestCase
         q->Dispose();
     }
 
+    /// Order both ways while classes are listed (the reference model takes the same decisions).
+    void OrderChange()
+    {
+        Ptr<MsfcQueueDisc> q = NewDisc({{"Prios", "2"}, {"Flows", "1"}, {"Quantum", "1000"}});
+        for (int i = 0; i < 10; ++i)
+        {
+            q->Enqueue(Item(500, 0, 0, 0));
+        }
+        q->Enqueue(Item(1500, 0, 1, 1));
+        NS_TEST_EXPECT_MSG_EQ(Next(q), 0u, "Order=round: class 0 activated first, goes first");
+        NS_TEST_EXPECT_MSG_EQ(Get(q, "Order"), "round", "the default, TC_MSFC_ORDER_DEFAULT");
+        NS_TEST_EXPECT_MSG_EQ(MsfcQueueDisc::GetAttributeRange("Order"),
+                              "round|priority",
+                              "Order's words");
+        std::string error;
+        NS_TEST_EXPECT_MSG_EQ(q->Change({{"Order", "priority"}}, error),
+                              MsfcQueueDisc::CHANGE_OK,
+                              "Order on a busy queue disc: " << error);
+        NS_TEST_EXPECT_MSG_EQ(Get(q, "Order"), "priority", "Order changed");
+        // class 0 has 500 left, class 1 its 2000: both have taken part in the new round
+        NS_TEST_EXPECT_MSG_EQ(Next(q), 1u, "priority: class 1 (2000 - 1500 = 500 left)");
+        NS_TEST_EXPECT_MSG_EQ(Next(q), 0u, "class 1 empty, leaves; class 0 spends its 500");
+        q->Enqueue(Item(1500, 0, 1, 1));
+        q->Enqueue(Item(1500, 0, 1, 1));
+        // class 1 returns in the round it took part in: 500, not a fresh 2000
+        NS_TEST_EXPECT_MSG_EQ((Order(q, 3) == std::vector<uint32_t>{1, 1, 0}),
+                              true,
+                              "class 1 with its 500 (-1000), a new round, class 1 again (-500)");
+        q->Enqueue(Item(1500, 0, 1, 1));
+        NS_TEST_EXPECT_MSG_EQ(q->Change({{"Order", "round"}}, error),
+                              MsfcQueueDisc::CHANGE_OK,
+                              "back to round: " << error);
+        // class 0 (500) then class 1 (-500) take turns in the list's order
+        NS_TEST_EXPECT_MSG_EQ((Order(q, 5) == std::vector<uint32_t>{0, 0, 0, 1, 0}),
+                              true,
+                              "round: class 0's 500, its turn of 1000, then class 1's");
+        q->Dispose();
+
+        // Prios with Order=priority on an idle disc: new records, a fresh round counter
+        q = NewDisc({{"Prios", "2"}, {"Flows", "1"}, {"Quantum", "1000"}, {"Order", "priority"}});
+        q->Enqueue(Item(1500, 0, 1, 1));
+        NS_TEST_EXPECT_MSG_EQ(Next(q), 1u, "class 1's packet (500 left)");
+        NS_TEST_EXPECT_MSG_EQ(Next(q), UINT32_MAX, "then nothing");
+        NS_TEST_EXPECT_MSG_EQ(q->Change({{"Prios", "3"}}, error),
+                              MsfcQueueDisc::CHANGE_OK,
+                              "Prios on an idle disc: " << error);
+        q->Enqueue(Item(1500, 0, 1, 1));
+        q->Enqueue(Item(1500, 0, 1, 1));
+        q->Enqueue(Item(500, 0, 0, 0));
+        NS_TEST_EXPECT_MSG_EQ((Order(q, 3) == std::vector<uint32_t>{1, 1, 0}),
+                              true,
+                              "class 1 with a fresh 2000 sends twice before class 0");
+        q->Dispose();
+    }
+
     void DoRun() override
     {
         IsolateAfterBoost();
         BusyAndInvalid();
         Weights();
         LowerLimit();
+        OrderChange();
     }
 };
 
@@ -1487,6 +1674,7 @@ class MsfcQueueDiscTestSuite : public TestSuite
         AddTestCase(new MsfcOverloadClassTestCase(), TestCase::Duration::QUICK);
         AddTestCase(new MsfcExactWeightsTestCase(), TestCase::Duration::QUICK);
         AddTestCase(new MsfcBoostTestCase(), TestCase::Duration::QUICK);
+        AddTestCase(new MsfcPriorityOrderTestCase(), TestCase::Duration::QUICK);
         AddTestCase(new MsfcChangeTestCase(), TestCase::Duration::QUICK);
         AddTestCase(new MsfcClassificationTestCase(), TestCase::Duration::QUICK);
         AddTestCase(new MsfcCheckerRangesTestCase(), TestCase::Duration::QUICK);

@@ -48,6 +48,11 @@ static const char * const msfc_boost_names[__TC_MSFC_BOOST_MAX] = {
 	[TC_MSFC_BOOST_ON]		= "on",
 };
 
+static const char * const msfc_order_names[__TC_MSFC_ORDER_MAX] = {
+	[TC_MSFC_ORDER_ROUND]		= "round",
+	[TC_MSFC_ORDER_PRIORITY]	= "priority",
+};
+
 /*
  * The mode attributes (u32, an enum of pkt_sched_msfc.h): the keyword, which is also the
  * JSON key, and the words for the enum's values.  Sent and printed in this order.
@@ -64,6 +69,7 @@ static const struct msfc_mode {
 	  ARRAY_SIZE(msfc_inversion_names) },
 	{ "isolate", TCA_MSFC_ISOLATE, msfc_isolate_names, ARRAY_SIZE(msfc_isolate_names) },
 	{ "boost", TCA_MSFC_BOOST, msfc_boost_names, ARRAY_SIZE(msfc_boost_names) },
+	{ "order", TCA_MSFC_ORDER, msfc_order_names, ARRAY_SIZE(msfc_order_names) },
 };
 
 static void explain(void)
@@ -113,6 +119,9 @@ static void explain(void)
 		"            destination host or both first, then per flow of the host\n"
 		"  boost     flows that become active are served first in their class, for\n"
 		"            one quantum (on), or join the end of its round (off)\n"
+		"  order     the classes take turns, each its quantum a round (round), or\n"
+		"            the most important class with credit left in the round goes\n"
+		"            first, every class still gets its quantum a round (priority)\n"
 		"  DSCP      a number 0..63 or a name: be cs0..cs7 af11..af43 ef va le\n"
 		"  dscp_map  changes entries of the default map (LE,CS1 -> 0; other\n"
 		"            precedence 0/1 -> 1; precedence k -> k, clamped to prios-1)\n");

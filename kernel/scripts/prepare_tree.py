@@ -65,6 +65,7 @@ CHANGE_ATTRS = {
     "inversion": ("TCA_MSFC_INVERSION", ref.INVERSION_MODES.index),
     "isolate": ("TCA_MSFC_ISOLATE", ref.ISOLATE_MODES.index),
     "boost": ("TCA_MSFC_BOOST", ref.BOOST_MODES.index),
+    "order": ("TCA_MSFC_ORDER", ref.ORDER_MODES.index),
 }
 
 
@@ -175,6 +176,7 @@ def vectors_header(generated):
             ref.INVERSION_MODES.index(params.get("inversion", "allow")),
             ref.ISOLATE_MODES.index(params.get("isolate", "flow")),
             ref.BOOST_MODES.index(params.get("boost", "off")),
+            ref.ORDER_MODES.index(params.get("order", "round")),
             f"msfc_vec_ops_{i}",
             len(ops),
             f"msfc_vec_exp_{i}",

@@ -286,6 +286,7 @@ BAD_MODE = {
     "inversion": "forbid",
     "isolate": "host",
     "boost": "yes",
+    "order": "fifo",
 }
 
 
@@ -439,7 +440,8 @@ def main():
         and opts.get("weights") == "rounded"
         and opts.get("inversion") == "allow"
         and opts.get("isolate") == "flow"
-        and opts.get("boost") == "off",
+        and opts.get("boost") == "off"
+        and opts.get("order") == "round",
         "tc -j qdisc show: options as configured, defaults as documented",
         json.dumps(opts),
     )
@@ -741,6 +743,8 @@ def main():
             "dst",
             "boost",
             "on",
+            "order",
+            "priority",
         ],
         ns="b",
         check=False,
@@ -757,9 +761,10 @@ def main():
         and o.get("weights") == "exact"
         and o.get("inversion") == "prevent"
         and o.get("isolate") == "dst"
-        and o.get("boost") == "on",
+        and o.get("boost") == "on"
+        and o.get("order") == "priority",
         "msfc as root qdisc with ecn, limit, memory_limit, drop_batch, overload class, "
-        "weights exact, inversion prevent, isolate dst, boost on",
+        "weights exact, inversion prevent, isolate dst, boost on, order priority",
         p.stderr.strip() + out[:300],
     )
     text = sh([TC, "qdisc", "show", "dev", "vb"], ns="b").stdout
@@ -768,8 +773,10 @@ def main():
         and "weights exact" in text
         and "inversion prevent" in text
         and "isolate dst" in text
-        and "boost on" in text,
-        "tc qdisc show: overload class weights exact inversion prevent isolate dst boost on",
+        and "boost on" in text
+        and "order priority" in text,
+        "tc qdisc show: overload class weights exact inversion prevent isolate dst boost on "
+        "order priority",
         text.strip()[:300],
     )
     p = sh(

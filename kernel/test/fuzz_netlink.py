@@ -6,8 +6,8 @@ sequence of requests and packets.  It adds, changes, replaces (also by and with 
 kind) and deletes msfc as root qdisc, as child of tbf and as leaf of an htb class, with random
 and boundary values of every TCA_MSFC_* attribute, wrong lengths, NLA_F_NESTED where it does
 not belong or missing, malformed nests, trailing bytes, duplicate and unknown attributes, and
-changes one or two parameters at a time to valid values (isolate, boost, inversion, weights,
-overload, prios, flows, quantum, ratio and the others).
+changes one or two parameters at a time to valid values (isolate, boost, order, inversion,
+weights, overload, prios, flows, quantum, ratio and the others).
 
 Traffic is sent by the fuzzer itself, synchronously, in bursts between the requests: UDP
 frames of several flows, DSCPs (ECT or not), socket priorities (10:N selects a class),
@@ -79,8 +79,9 @@ TCA_STATS_BASIC, TCA_STATS_QUEUE, TCA_STATS_APP = 1, 3, 4
     INVERSION,
     ISOLATE,
     BOOST,
-) = range(1, 17)
-MSFC_MAX = BOOST
+    ORDER,
+) = range(1, 18)
+MSFC_MAX = ORDER
 U32_ATTRS = [t for t in range(PRIOS, MSFC_MAX + 1) if t != DSCP_MAP]
 NAMES = {
     PRIOS: "prios",
@@ -99,6 +100,7 @@ NAMES = {
     INVERSION: "inversion",
     ISOLATE: "isolate",
     BOOST: "boost",
+    ORDER: "order",
 }
 U32_MAX = 2**32 - 1
 # the ranges and defaults of include/uapi/linux/pkt_sched_msfc.h, through the msfc package's
@@ -113,7 +115,7 @@ RANGES = {
 RANGES.update(
     {
         t: (_DEFS.choices[NAMES[t]].min, _DEFS.choices[NAMES[t]].max)
-        for t in (OVERLOAD, WEIGHTS, INVERSION, ISOLATE, BOOST)
+        for t in (OVERLOAD, WEIGHTS, INVERSION, ISOLATE, BOOST, ORDER)
     }
 )
 BUSY_MSG = _DEFS.resize_busy_msg
@@ -150,7 +152,10 @@ def defaults():
     d[QUANTUM] = 1514  # the device's MTU + link header: psched_mtu() of the veth
     d[DSCP_MAP] = default_dscp_map()
     d.update(
-        {t: _DEFS.choices[NAMES[t]].default for t in (OVERLOAD, WEIGHTS, INVERSION, ISOLATE, BOOST)}
+        {
+            t: _DEFS.choices[NAMES[t]].default
+            for t in (OVERLOAD, WEIGHTS, INVERSION, ISOLATE, BOOST, ORDER)
+        }
     )
     return d
 
@@ -516,6 +521,7 @@ def ipv6_udp(src, dst, tc, sport, size):
 TWEAK_WEIGHTS = {
     ISOLATE: 4,
     BOOST: 3,
+    ORDER: 3,
     INVERSION: 2,
     WEIGHTS: 2,
     OVERLOAD: 2,
@@ -543,7 +549,7 @@ TWEAK_VALUES = {
     DROP_BATCH: [1, 4, 64],
     ECN: [0, 1],
 }
-CHOICE_ATTRS = (OVERLOAD, WEIGHTS, INVERSION, ISOLATE, BOOST)
+CHOICE_ATTRS = (OVERLOAD, WEIGHTS, INVERSION, ISOLATE, BOOST, ORDER)
 
 
 class Fuzzer:
@@ -711,6 +717,7 @@ class Fuzzer:
                 INVERSION: (0, 1),
                 ISOLATE: (0, 3),
                 BOOST: (0, 1),
+                ORDER: (0, 1),
             }[t]
             v = r.randint(*typical)
         elif kind < 0.9:  # boundaries

@@ -44,13 +44,14 @@ NAMES = (
 )
 #: parameters whose value is one of a few modes: tc keyword of each value, in the order of
 #: their netlink numbers (enum tc_msfc_overload, tc_msfc_weights, tc_msfc_inversion,
-#: tc_msfc_isolate, tc_msfc_boost); the first is the default
+#: tc_msfc_isolate, tc_msfc_boost, tc_msfc_order); the first is the default
 CHOICES = {
     "overload": ("flow", "class"),
     "weights": ("rounded", "exact"),
     "inversion": ("allow", "prevent"),
     "isolate": ("flow", "src", "dst", "both"),
     "boost": ("off", "on"),
+    "order": ("round", "priority"),
 }
 #: units of the header's numbers (a parameter not listed counts)
 UNITS = {

@@ -51,6 +51,9 @@ INVERSION_MODES = P.CHOICES["inversion"]
 #: values of the ``boost`` parameter: one flow list per class (the thesis), or fq_codel's
 #: new-flow list in each class
 BOOST_MODES = P.CHOICES["boost"]
+#: values of the ``order`` parameter: the classes take turns in a round (the thesis), or the
+#: most important class with credit left in the round goes first
+ORDER_MODES = P.CHOICES["order"]
 #: weights=exact: class quanta and deficits in 1/65536 byte
 EXACT_SHIFT = 16
 #: values of the ``isolate`` parameter: fairness per flow (the thesis), or per source host,
@@ -101,6 +104,15 @@ def class_quanta(prios: int, quantum: int, ratio_fp: int, exact: bool = False) -
     if exact and (0 in q or sum((1 << 32) // x for x in q) > (1 << 32) // 200):
         raise TraceError(P.definitions().exact_weights_msg)
     return q
+
+
+def refills(deficit: int, quantum: int) -> int:
+    """Refills of `quantum` a deficit needs to become positive (0 if it is)."""
+    return 0 if deficit > 0 else -deficit // quantum + 1
+
+
+def _idx(cl) -> int:
+    return cl.idx
 
 
 def us_to_codel(us: int) -> int:
@@ -185,6 +197,7 @@ class Class:
         "dst_load",
         "src_deficit",
         "dst_deficit",
+        "round",
     )
 
     def __init__(self, idx: int, quantum: int, nflows: int = 0):
@@ -193,6 +206,7 @@ class Class:
         self.new_flows: deque[Flow] = deque()  # boost=on: flows that became active
         self.deficit = 0
         self.active = False
+        self.round = 0  # order=priority: the round in which the class last got a quantum
         self.packets = 0  # packets queued in the class
         # isolate != flow: active flows of each source / destination host slot
         self.src_load = [0] * nflows
@@ -218,6 +232,7 @@ def check_params(
     inversion,
     isolate,
     boost,
+    order="round",
 ) -> dict:
     """A configuration checked as the qdisc checks it (msfc.params: its ranges and words), as a
     dict of Msfc's keyword arguments; raises TraceError naming the first bad value."""
@@ -247,6 +262,8 @@ def check_params(
         )
     if boost not in BOOST_MODES:
         raise TraceError(f"boost={boost} unknown: use boost=off or boost=on")
+    if order not in ORDER_MODES:
+        raise TraceError(f"order={order} unknown: use order=round or order=priority")
     if inversion not in INVERSION_MODES:
         raise TraceError(f"inversion={inversion} unknown: use inversion=allow or inversion=prevent")
     class_quanta(prios, quantum, ratio_to_fp(str(ratio)), weights == "exact")  # range, bound
@@ -259,6 +276,7 @@ def check_params(
         inversion=inversion,
         isolate=isolate,
         boost=boost,
+        order=order,
     )
 
 
@@ -283,6 +301,7 @@ class Msfc:
         inversion="allow",
         isolate="flow",
         boost="off",
+        order="round",
     ):
         self.params = check_params(
             prios=prios,
@@ -299,6 +318,7 @@ class Msfc:
             inversion=inversion,
             isolate=isolate,
             boost=boost,
+            order=order,
         )
         self._configure(self.params)
         self._allocate()
@@ -321,6 +341,7 @@ class Msfc:
         self.ecn = p["ecn"]
         self.overload, self.inversion, self.isolate = p["overload"], p["inversion"], p["isolate"]
         self.boost = p["boost"] == "on"
+        self.order = p["order"]
         # bytes -> flow deficit units
         self.fscale = 1 << ISOLATE_SHIFT if self.isolate != "flow" else 1
         # bytes -> class deficit units
@@ -339,6 +360,7 @@ class Msfc:
         self.classes = [Class(c, self.cq[c], hosts) for c in range(self.prios)]
         self.flow = [[Flow(c, f) for f in range(self.nflows)] for c in range(self.prios)]
         self.active_classes: deque[Class] = deque()
+        self.round = 1  # order=priority: the round counter R (every class's round starts at 0)
 
     def change(self, **changes) -> bool:
         """`tc qdisc change` (docs/algorithm.md, "Changing the configuration"): the named
@@ -357,7 +379,7 @@ class Msfc:
             self.events.append(("change", "busy"))
             return False
         self.events.append(("change",))
-        old_scale = self.cscale
+        old_scale, old_order = self.cscale, self.order
         self._configure(new)
         if resize:
             self._allocate()
@@ -376,12 +398,17 @@ class Msfc:
             self.active_classes.clear()
         for cl in self.classes:
             cl.quantum = self.cq[cl.idx]
-        if self.cscale != old_scale:  # weights changed: listed classes keep their credit
-            for cl in self.active_classes:
+        if self.cscale != old_scale:  # weights changed: every class keeps its credit
+            for cl in self.classes:  # order=priority: a class out of the round gets it back
                 if self.cscale > old_scale:
                     cl.deficit *= self.cscale
                 else:
                     cl.deficit >>= EXACT_SHIFT  # floor, also below 0
+        if self.order == "priority" and old_order != "priority":
+            # the listed classes have taken part in a new round, with the credit they have
+            self.round += 1
+            for cl in self.active_classes:
+                cl.round = self.round
         # a lower limit drops from the fattest flows, keeping the rest
         while self.packets > self.limit:
             before = self.packets
@@ -472,7 +499,12 @@ class Msfc:
                 cl.flows.append(fl)
         if not cl.active:
             cl.active = True
-            cl.deficit = self.class_quantum(cl)
+            # order=priority: a class back in the round it already took part in keeps what it
+            # had left (no fresh quantum for draining and returning)
+            if self.order != "priority":
+                cl.deficit = self.class_quantum(cl)
+            elif cl.round != self.round:
+                cl.deficit, cl.round = self.class_quantum(cl), self.round
             self.active_classes.append(cl)
         if self.packets > self.limit:
             before = len(fl.pkts)
@@ -557,6 +589,8 @@ class Msfc:
         return pkt
 
     def _dequeue(self):
+        if self.order == "priority":
+            return self._dequeue_priority()
         while True:
             if not self.active_classes:
                 return None
@@ -568,6 +602,29 @@ class Msfc:
             pkt = self._class_dequeue(cl)
             if pkt is None:
                 self.active_classes.popleft()
+                cl.active = False
+                continue
+            cl.deficit -= pkt[2] * self.cscale
+            return pkt
+
+    def _dequeue_priority(self):
+        """order=priority: the most important active class with credit left in the round; when
+        none has any, every active class gets its quantum as many times as the one that needs
+        the fewest refills to become positive (a new round, docs/algorithm.md)."""
+        while True:
+            if not self.active_classes:
+                return None
+            cl = max((c for c in self.active_classes if c.deficit > 0), key=_idx, default=None)
+            if cl is None:
+                k = min(refills(c.deficit, self.class_quantum(c)) for c in self.active_classes)
+                for c in self.active_classes:
+                    c.deficit += k * self.class_quantum(c)
+                    c.round = self.round + k
+                self.round += k
+                continue
+            pkt = self._class_dequeue(cl)
+            if pkt is None:
+                self.active_classes.remove(cl)
                 cl.active = False
                 continue
             cl.deficit -= pkt[2] * self.cscale
@@ -696,6 +753,7 @@ CHANGE_MODES = {
     "inversion": INVERSION_MODES,
     "isolate": ISOLATE_MODES,
     "boost": BOOST_MODES,
+    "order": ORDER_MODES,
 }
 
 #: header keys -> default: the keyword arguments of Msfc
@@ -711,7 +769,7 @@ def parse_settings(items, extra=()) -> dict:
         key, sep, value = item.partition("=")
         if not sep:
             raise TraceError(f"parameter '{item}' is not key=value")
-        if key in ("ratio", "overload", "weights", "inversion", "isolate", "boost"):
+        if key in ("ratio", "overload", "weights", "inversion", "isolate", "boost", "order"):
             params[key] = value
         elif key in DEFAULTS or key in extra:
             try:
@@ -743,6 +801,8 @@ def parse_header(line: str) -> dict:
             raise TraceError(f"{' '.join(extra)} need version=2 on the P line")
     if "isolate" in params and version < 3:
         raise TraceError("isolate needs version=3 on the P line")
+    if "order" in params and version < 4:
+        raise TraceError("order needs version=4 on the P line")
     return params
 
 

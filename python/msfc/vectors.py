@@ -278,6 +278,56 @@ TRACES = [
         ],
     ),
     (
+        # order=priority: the most important class with credit left in the round goes first;
+        # sparse top-class packets among backlogged lower classes, classes that drain and
+        # return within a round, jumbo packets that put a class in debt for several rounds
+        "order-priority-3x8",
+        139,
+        dict(version=4, prios=3, flows=8, quantum=1500, ratio="2", limit=10240, order="priority"),
+        [
+            (500, (0, 1), 0.7, "mtu"),
+            (400, (0, 1, 2), 0.55, "small"),
+            (300, (2,), 0.45, "mix"),
+            "drain",
+            (400, (0, 1, 2), 0.6, "jumbo"),
+            (300, (0, 1, 2), 0.5, "mix"),
+            (200, (), 0.0, "mix"),
+        ],
+    ),
+    (
+        # order=priority with the other modes (ratio below 1: class 3 is still the most
+        # important), and changes of order both ways while classes are in the round
+        "order-priority-modes-4x8-r0.5",
+        149,
+        dict(
+            version=4,
+            prios=4,
+            flows=8,
+            quantum=1000,
+            ratio="0.5",
+            limit=40,
+            drop_batch=8,
+            overload="class",
+            weights="exact",
+            inversion="prevent",
+            boost="on",
+            order="priority",
+        ),
+        [
+            (500, (0, 1, 2, 3), 0.7, "mix"),
+            "C order=round",
+            (300, (0, 1, 2, 3), 0.65, "mix"),
+            "C order=priority",
+            (300, (0, 3), 0.6, "small"),
+            "drain",
+            "C isolate=src order=round",
+            (200, (1, 2, 3), 0.6, "mtu"),
+            "C order=priority weights=rounded",
+            (300, (0, 1, 2, 3), 0.6, "mix"),
+            (200, (), 0.0, "mix"),
+        ],
+    ),
+    (
         # quantum, ratio, limit and drop_batch on a busy qdisc (a lower limit drops at once);
         # prios and flows refused while packets are queued, then taken when idle; invalid
         # changes refused
@@ -428,6 +478,10 @@ def random_trace(seed: int, max_ops: int = 400) -> str:
     hosts = host_slots(random.Random(f"hosts-{seed}"), prios, flows)
     # a third of the traces change the configuration between phases (format version 4), from a
     # generator of their own: the other lines are those the seed made before changes existed
+    # order=priority in half the traces, from a generator of its own (format version 4)
+    if random.Random(f"order-{seed}").random() < 0.5:
+        params["version"] = 4
+        params["order"] = "priority"
     changes = random.Random(f"changes-{seed}")
     changing = changes.random() < 1 / 3
     if changing:
@@ -485,6 +539,7 @@ def random_change(rng: random.Random, prios: int, flows: int, key: str | None = 
         "inversion": lambda: rng.choice(ref.INVERSION_MODES),
         "isolate": lambda: rng.choice(ref.ISOLATE_MODES),
         "boost": lambda: rng.choice(ref.BOOST_MODES),
+        "order": lambda: rng.choice(ref.ORDER_MODES),
     }
     keys = rng.sample(sorted(choices), k=rng.randint(1, 3))
     if key and key not in keys:

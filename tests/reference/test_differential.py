@@ -81,6 +81,7 @@ HEADER = st.fixed_dictionaries(
         inversion=st.sampled_from(ref.INVERSION_MODES),
         isolate=st.sampled_from(ref.ISOLATE_MODES),
         boost=st.sampled_from(ref.BOOST_MODES),
+        order=st.sampled_from(ref.ORDER_MODES),
     )
 )
 # class, flow, length, ECT, source and destination host slots (used with isolate != flow)
@@ -107,7 +108,7 @@ ROUNDS = st.lists(
 
 def make_trace(hdr: dict, rounds) -> str:
     p = dict(hdr, interval=hdr["target"] * hdr["interval"])
-    lines = ["P version=3 " + " ".join(f"{k}={v}" for k, v in p.items())]
+    lines = ["P version=4 " + " ".join(f"{k}={v}" for k, v in p.items())]
     for pkts, deqs, step in rounds:
         for c, f, length, ect, src, dst in pkts:
             hosts = f" {src % p['flows']} {dst % p['flows']}" if p["isolate"] != "flow" else ""
@@ -156,6 +157,7 @@ CHANGE_VALUES = {
     "inversion": st.sampled_from(ref.INVERSION_MODES),
     "isolate": st.sampled_from(ref.ISOLATE_MODES),
     "boost": st.sampled_from(ref.BOOST_MODES),
+    "order": st.sampled_from(ref.ORDER_MODES),
 }
 CHANGE = st.lists(
     st.sampled_from(sorted(CHANGE_VALUES)), min_size=1, max_size=3, unique=True

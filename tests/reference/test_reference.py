@@ -365,6 +365,56 @@ class ReferenceTest(unittest.TestCase):
         self.assertEqual(out[1:6], ["drop overload 0 0 100"] * 5)  # half of 6, then of 3 and 2
         self.assertEqual(len(out), 7)
 
+    def test_priority_order_serves_a_class_with_credit_first(self):
+        """order=priority: a sparse packet of the top class waits for no other class's quantum;
+        backlogged classes still share 1 : 2 : 4 by the round."""
+        waited = {}
+        for order in ("round", "priority"):
+            q = ref.Msfc(prios=3, flows=4, quantum=1500, ratio="2", order=order)
+            for _ in range(40):
+                q.enqueue(0, 0, 1500)
+                q.enqueue(1, 0, 1500)
+            q.enqueue(2, 0, 100)
+            while q.dequeue()[0] != 2:  # the top class's packet, then one of another class
+                pass
+            q.dequeue()
+            q.enqueue(2, 0, 100)  # its class has credit left (6000 - 100)
+            n = 0
+            while q.dequeue()[0] != 2:
+                n += 1
+            waited[order] = n
+        # round: the other classes' turns first (3 x 1500 bytes); priority: none
+        self.assertEqual(waited, {"round": 2, "priority": 0})
+        q = ref.Msfc(prios=3, flows=1, quantum=1000, ratio="2", order="priority")
+        for c in range(3):
+            for _ in range(300):
+                q.enqueue(c, 0, 500)
+        sent = [0, 0, 0]
+        for _ in range(350):
+            sent[q.dequeue()[0]] += 500
+        self.assertEqual([s * 7 // sum(sent) for s in sent], [1, 2, 4])
+        # a round: class 2 (4000 bytes) first, then class 1, then class 0
+        q = ref.Msfc(prios=3, flows=1, quantum=1000, ratio="2", order="priority")
+        for c in range(3):
+            for _ in range(20):
+                q.enqueue(c, 0, 500)
+        self.assertEqual([q.dequeue()[0] for _ in range(14)], [2] * 8 + [1] * 4 + [0] * 2)
+
+    def test_priority_order_keeps_a_returning_class_to_its_round(self):
+        """A class that drains and returns in the same round keeps what it had left."""
+        q = ref.Msfc(prios=2, flows=1, quantum=1000, ratio="2", order="priority")
+        for _ in range(10):
+            q.enqueue(0, 0, 500)
+        q.enqueue(1, 0, 1500)
+        self.assertEqual(q.dequeue()[0], 1)  # class 1: 2000 - 1500 = 500 left
+        self.assertEqual(q.dequeue()[0], 0)  # class 1 found empty leaves with 500; 0: 500 left
+        q.enqueue(1, 0, 1500)
+        self.assertEqual(q.dequeue()[0], 1)  # back in the same round: its 500, first again
+        self.assertEqual(q.classes[1].deficit, -1000)
+        q.enqueue(1, 0, 1500)
+        self.assertEqual(q.dequeue()[0], 0)  # class 1 in debt: class 0 spends what it has left
+        self.assertEqual(q.dequeue()[0], 1)  # a new round: 1000 each, class 1 first
+
     def test_bad_trace_lines(self):
         for bad in (
             ["E 0 0 1"],

@@ -123,7 +123,8 @@ AttributeOf(const std::string& key, const std::string& value)
                                                              {"weights", "Weights"},
                                                              {"inversion", "Inversion"},
                                                              {"isolate", "Isolate"},
-                                                             {"boost", "Boost"}};
+                                                             {"boost", "Boost"},
+                                                             {"order", "Order"}};
     const std::string& name = names.at(key);
     if (key == "limit")
     {
@@ -142,7 +143,7 @@ AttributeOf(const std::string& key, const std::string& value)
 
 /**
  * Check a mode's word (the trace's words, which are the attributes').
- * @param key overload, weights, inversion, isolate or boost
+ * @param key overload, weights, inversion, isolate, boost or order
  * @param value its value in the trace
  * @return an empty string, or what is wrong
  */
@@ -154,7 +155,8 @@ CheckMode(const std::string& key, const std::string& value)
         {"weights", {"rounded", "exact"}},
         {"inversion", {"allow", "prevent"}},
         {"isolate", {"flow", "src", "dst", "both"}},
-        {"boost", {"off", "on"}}};
+        {"boost", {"off", "on"}},
+        {"order", {"round", "priority"}}};
     const std::vector<std::string>& words = modes.at(key);
     if (std::find(words.begin(), words.end(), value) != words.end())
     {
@@ -180,7 +182,7 @@ CheckModes(std::map<std::string, std::string>& params)
     {
         return "ecn=" + params["ecn"] + " must be 0 or 1";
     }
-    for (const char* key : {"overload", "weights", "inversion", "isolate", "boost"})
+    for (const char* key : {"overload", "weights", "inversion", "isolate", "boost", "order"})
     {
         std::string bad = CheckMode(key, params[key]);
         if (!bad.empty())
@@ -263,7 +265,8 @@ ReplayLines(std::istream& in,
                                                  {"weights", "rounded"},
                                                  {"inversion", "allow"},
                                                  {"isolate", "flow"},
-                                                 {"boost", "off"}};
+                                                 {"boost", "off"},
+                                                 {"order", "round"}};
     const std::set<std::string> known = {"version",
                                          "prios",
                                          "flows",
@@ -278,7 +281,8 @@ ReplayLines(std::istream& in,
                                          "weights",
                                          "inversion",
                                          "isolate",
-                                         "boost"};
+                                         "boost",
+                                         "order"};
     Ptr<MsfcQueueDisc> q;
     int version = 1;
     std::string line;
@@ -301,6 +305,7 @@ ReplayLines(std::istream& in,
                 return false;
             }
             std::string kv;
+            bool orderGiven = false; // the key itself needs version 4, even order=round
             while (ls >> kv)
             {
                 auto eq = kv.find('=');
@@ -309,6 +314,7 @@ ReplayLines(std::istream& in,
                     error = where() + "parameter '" + kv + "' is not key=value";
                     return false;
                 }
+                orderGiven = orderGiven || kv.substr(0, eq) == "order";
                 if (!known.count(kv.substr(0, eq)))
                 {
                     error = where() + "unknown parameter '" + kv.substr(0, eq) + "'";
@@ -334,6 +340,11 @@ ReplayLines(std::istream& in,
             if (iso != "flow" && version < 3)
             {
                 error = where() + "isolate needs version=3 on the P line";
+                return false;
+            }
+            if (orderGiven && version < 4)
+            {
+                error = where() + "order needs version=4 on the P line";
                 return false;
             }
             ObjectFactory f;
@@ -444,7 +455,7 @@ ReplayLines(std::istream& in,
                     return false;
                 }
                 const bool mode = key == "overload" || key == "weights" || key == "inversion" ||
-                                  key == "isolate" || key == "boost";
+                                  key == "isolate" || key == "boost" || key == "order";
                 std::string bad = mode ? CheckMode(key, value) : CheckU32(key, value);
                 if (!bad.empty())
                 {

@@ -94,6 +94,7 @@ struct msfc_class {
 	struct list_head  new_flows;	/* boost on: flows that became active */
 	s64		  deficit;
 	u64		  quantum;	/* Q_p */
+	u64		  round;	/* order priority: round of its last quantum */
 	u32		  qlen;
 	u32		  backlog;
 	u32		  active_flows;
@@ -123,6 +124,8 @@ struct msfc_sched_data {
 	u32		inversion;	/* enum tc_msfc_inversion */
 	u32		isolate;	/* enum tc_msfc_isolate */
 	u32		boost;		/* enum tc_msfc_boost */
+	u32		order;		/* enum tc_msfc_order */
+	u64		round;		/* order priority: the round counter R */
 	u32		memory_limit;
 	u32		memory_usage;
 	u32		active_flows;
@@ -600,7 +603,16 @@ static int msfc_enqueue_flow(struct sk_buff *skb, struct Qdisc *sch, u32 cidx,
 	}
 	if (list_empty(&cl->node)) {
 		list_add_tail(&cl->node, &q->active_classes);
-		cl->deficit = msfc_class_quantum(q, cl);
+		/* order priority: a class back in the round it already took
+		 * part in keeps what it had left (no fresh quantum for
+		 * draining and returning)
+		 */
+		if (q->order != TC_MSFC_ORDER_PRIORITY) {
+			cl->deficit = msfc_class_quantum(q, cl);
+		} else if (cl->round != q->round) {
+			cl->deficit = msfc_class_quantum(q, cl);
+			cl->round = q->round;
+		}
 	}
 
 	get_codel_cb(skb)->mem_usage = skb->truesize;
@@ -856,7 +868,72 @@ static struct sk_buff *msfc_class_dequeue(struct Qdisc *sch,
 	}
 }
 
-/* Outer DRR over the active classes. */
+/* order priority: every active class has spent its credit, so a new round
+ * starts.  k, the fewest refills any active class needs to become positive,
+ * is at least 1 (every deficit is <= 0); adding k quanta at once is k rounds
+ * in which no class could send, as msfc_skip_class_rounds() does for order
+ * round.  No sum overflows: k * quantum is at most -deficit + quantum for
+ * the class that sets k and less for the others.  The quanta do not change
+ * in the pass: no flow comes or goes.  The only division, in msfc_refills(),
+ * is by a class quantum, at least 1 (msfc_refills()).
+ */
+static void msfc_priority_new_round(struct msfc_sched_data *q)
+{
+	struct msfc_class *cl;
+	u64 k = U64_MAX;
+
+	list_for_each_entry(cl, &q->active_classes, node)
+		k = min(k, msfc_refills(cl->deficit, msfc_class_quantum(q, cl)));
+	list_for_each_entry(cl, &q->active_classes, node) {
+		cl->deficit += k * msfc_class_quantum(q, cl);
+		cl->round = q->round + k;
+	}
+	q->round += k;
+}
+
+/* order priority: the most important active class (the highest index) with
+ * credit left in the round.  The class is found by a scan of the active
+ * list, at most prios (16) entries, simpler to keep right than a bitmap that
+ * every deficit change would have to update.  When no class has credit, a
+ * new round (msfc_priority_new_round()); a class found empty leaves the
+ * list and keeps its deficit and round (docs/algorithm.md, "Priority order
+ * inside the round").
+ */
+static struct sk_buff *msfc_dequeue_priority(struct Qdisc *sch)
+{
+	struct msfc_sched_data *q = qdisc_priv(sch);
+	struct msfc_class *cl, *best;
+	struct sk_buff *skb;
+
+	for (;;) {
+		if (list_empty(&q->active_classes))
+			return NULL;
+		best = NULL;
+		list_for_each_entry(cl, &q->active_classes, node) {
+			/* q->classes[] is in class order: a higher address is
+			 * a more important class
+			 */
+			if (cl->deficit > 0 && (!best || cl > best))
+				best = cl;
+		}
+		if (!best) {
+			msfc_priority_new_round(q);
+			continue;
+		}
+		skb = msfc_class_dequeue(sch, best);
+		if (!skb) {
+			list_del_init(&best->node);
+			continue;
+		}
+		best->deficit -= (s64)qdisc_pkt_len(skb) <<
+				 (q->weights == TC_MSFC_WEIGHTS_EXACT ? MSFC_EXACT_SHIFT : 0);
+		_bstats_update(&best->bstats, qdisc_pkt_len(skb), 1);
+		qdisc_bstats_update(sch, skb);
+		return skb;
+	}
+}
+
+/* Outer DRR over the active classes (order priority: msfc_dequeue_priority()). */
 static struct sk_buff *__msfc_dequeue(struct Qdisc *sch)
 {
 	struct msfc_sched_data *q = qdisc_priv(sch);
@@ -864,6 +941,8 @@ static struct sk_buff *__msfc_dequeue(struct Qdisc *sch)
 	struct sk_buff *skb;
 	u32 refills = 0;
 
+	if (q->order == TC_MSFC_ORDER_PRIORITY)
+		return msfc_dequeue_priority(sch);
 	for (;;) {
 		if (list_empty(&q->active_classes))
 			return NULL;
@@ -918,6 +997,7 @@ static void msfc_reset(struct Qdisc *sch)
 		INIT_LIST_HEAD(&cl->flows);
 		INIT_LIST_HEAD(&cl->new_flows);
 		cl->deficit = 0;
+		cl->round = 0;
 		cl->qlen = 0;
 		cl->backlog = 0;
 		cl->active_flows = 0;
@@ -939,6 +1019,7 @@ static void msfc_reset(struct Qdisc *sch)
 		memset(q->host_deficits, 0, 2 * n * sizeof(s64));
 	q->memory_usage = 0;
 	q->active_flows = 0;
+	q->round = 1;
 }
 
 /* not const: Linux 6.1 (Debian 12) points to them through a non-const pointer */
@@ -987,6 +1068,7 @@ static const struct nla_policy msfc_policy[TCA_MSFC_MAX + 1] = {
 	[TCA_MSFC_INVERSION]	= NLA_POLICY_MAX(NLA_U32, TC_MSFC_INVERSION_MAX),
 	[TCA_MSFC_ISOLATE]	= NLA_POLICY_MAX(NLA_U32, TC_MSFC_ISOLATE_MAX),
 	[TCA_MSFC_BOOST]	= NLA_POLICY_MAX(NLA_U32, TC_MSFC_BOOST_MAX),
+	[TCA_MSFC_ORDER]	= NLA_POLICY_MAX(NLA_U32, TC_MSFC_ORDER_MAX),
 };
 
 struct msfc_config {
@@ -994,7 +1076,7 @@ struct msfc_config {
 	codel_time_t target, interval;
 	u32 target_us, interval_us;
 	u32 limit, memory_limit, drop_batch, ecn, overload, weights, inversion, isolate,
-	    boost;
+	    boost, order;
 	u8 dscp_map[TC_MSFC_DSCP_MAP_LEN];
 	u64 quanta[MSFC_MAX_PRIOS];
 };
@@ -1025,6 +1107,7 @@ static const struct msfc_field msfc_fields[TCA_MSFC_MAX + 1] = {
 	[TCA_MSFC_INVERSION]	= MSFC_FIELD(inversion, "inversion", TC_MSFC_INVERSION_RANGE),
 	[TCA_MSFC_ISOLATE]	= MSFC_FIELD(isolate, "isolate", TC_MSFC_ISOLATE_RANGE),
 	[TCA_MSFC_BOOST]	= MSFC_FIELD(boost, "boost", TC_MSFC_BOOST_RANGE),
+	[TCA_MSFC_ORDER]	= MSFC_FIELD(order, "order", TC_MSFC_ORDER_RANGE),
 };
 
 /* Parse and check everything before changing anything. */
@@ -1113,6 +1196,7 @@ static void msfc_get_config(struct Qdisc *sch, struct msfc_config *c)
 	c->inversion = q->inversion;
 	c->isolate = q->isolate;
 	c->boost = q->boost;
+	c->order = q->order;
 	memcpy(c->dscp_map, q->dscp_map, TC_MSFC_DSCP_MAP_LEN);
 }
 
@@ -1174,16 +1258,21 @@ static void msfc_forget_active(struct msfc_sched_data *q)
 	memset(q->host_deficits, 0, 2 * q->prios * q->flows_cnt * sizeof(s64));
 }
 
-/* weights changes: the classes still in the round keep their credit, in the
- * new unit (1/65536 byte with weights exact, else bytes; rounded down).  A
- * deficit is at most a class quantum (2^40 bytes) and at least minus one
- * packet, so the product fits in s64.
+/* weights changes: every class keeps its credit, in the new unit (1/65536
+ * byte with weights exact, else bytes; rounded down).  A deficit is at most a
+ * class quantum (2^40 bytes) and at least minus one packet, so the product
+ * fits in s64.
  */
 static void msfc_convert_class_deficits(struct msfc_sched_data *q, bool exact)
 {
-	struct msfc_class *cl;
+	u32 p;
 
-	list_for_each_entry(cl, &q->active_classes, node) {
+	/* every class, listed or not: with order priority a class that left the
+	 * round keeps its deficit and gets it back when it returns in that round
+	 */
+	for (p = 0; p < MSFC_MAX_PRIOS; p++) {
+		struct msfc_class *cl = &q->classes[p];
+
 		if (exact)
 			cl->deficit *= 1 << MSFC_EXACT_SHIFT;
 		else
@@ -1198,6 +1287,8 @@ static void msfc_convert_class_deficits(struct msfc_sched_data *q, bool exact)
  * - isolate (idle qdisc only): every flow still listed, on the old or the new
  *   list, leaves it; host loads and deficits are cleared;
  * - weights: the classes in the round keep their deficits, converted;
+ * - order round -> priority: R + 1, and the classes in the round take part
+ *   in it with the deficits they have (prios or flows: R 1, every round 0);
  * - everything else is read where it is used: class quanta are recomputed,
  *   deficits are kept (a host deficit above the new cap is capped at its
  *   next refill), boost applies to flows that become active from now on;
@@ -1279,14 +1370,24 @@ static int msfc_change(struct Qdisc *sch, struct nlattr *opt,
 			INIT_LIST_HEAD(&q->classes[p].flows);
 			INIT_LIST_HEAD(&q->classes[p].new_flows);
 			q->classes[p].active_flows = 0;
+			q->classes[p].round = 0;
 		}
 		q->active_flows = 0;
+		q->round = 1;
 	} else if (reisolate) {
 		msfc_forget_active(q);
 	}
 
 	if (c.weights != q->weights)
 		msfc_convert_class_deficits(q, c.weights == TC_MSFC_WEIGHTS_EXACT);
+	if (c.order == TC_MSFC_ORDER_PRIORITY && q->order != TC_MSFC_ORDER_PRIORITY) {
+		struct msfc_class *cl;
+
+		/* the listed classes have taken part in a new round */
+		q->round++;
+		list_for_each_entry(cl, &q->active_classes, node)
+			cl->round = q->round;
+	}
 	WRITE_ONCE(q->quantum, c.quantum);
 	WRITE_ONCE(q->ratio, c.ratio);
 	for (p = 0; p < MSFC_MAX_PRIOS; p++)
@@ -1305,6 +1406,7 @@ static int msfc_change(struct Qdisc *sch, struct nlattr *opt,
 	WRITE_ONCE(q->inversion, c.inversion);
 	WRITE_ONCE(q->isolate, c.isolate);
 	WRITE_ONCE(q->boost, c.boost);
+	WRITE_ONCE(q->order, c.order);
 	memcpy(q->dscp_map, c.dscp_map, TC_MSFC_DSCP_MAP_LEN);
 
 	/* a lower limit drops from the fattest flows, keeping the rest */
@@ -1361,6 +1463,8 @@ static int msfc_init(struct Qdisc *sch, struct nlattr *opt,
 	q->inversion = TC_MSFC_INVERSION_DEFAULT;
 	q->isolate = TC_MSFC_ISOLATE_DEFAULT;
 	q->boost = TC_MSFC_BOOST_DEFAULT;
+	q->order = TC_MSFC_ORDER_DEFAULT;
+	q->round = 1;
 	q->memory_limit = TC_MSFC_MEMORY_LIMIT_DEFAULT;
 	memcpy(q->dscp_map, msfc_default_dscp_map, TC_MSFC_DSCP_MAP_LEN);
 	get_random_bytes(&q->perturbation, sizeof(q->perturbation));
@@ -1415,7 +1519,8 @@ static int msfc_dump(struct Qdisc *sch, struct sk_buff *skb)
 	    nla_put_u32(skb, TCA_MSFC_WEIGHTS, READ_ONCE(q->weights)) ||
 	    nla_put_u32(skb, TCA_MSFC_INVERSION, READ_ONCE(q->inversion)) ||
 	    nla_put_u32(skb, TCA_MSFC_ISOLATE, READ_ONCE(q->isolate)) ||
-	    nla_put_u32(skb, TCA_MSFC_BOOST, READ_ONCE(q->boost)))
+	    nla_put_u32(skb, TCA_MSFC_BOOST, READ_ONCE(q->boost)) ||
+	    nla_put_u32(skb, TCA_MSFC_ORDER, READ_ONCE(q->order)))
 		goto nla_put_failure;
 
 	return nla_nest_end(skb, opts);

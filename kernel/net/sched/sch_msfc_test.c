@@ -34,7 +34,7 @@ struct msfc_vector {
 	const char *name;
 	u32 prios, flows, quantum, ratio, limit, drop_batch;
 	u32 target_us, interval_us, ecn;
-	u32 overload, weights, inversion, isolate, boost;
+	u32 overload, weights, inversion, isolate, boost, order;
 	const struct msfc_vec_op *ops;
 	u32 nops;
 	const struct msfc_vec_op *exp;
@@ -287,6 +287,7 @@ static void msfc_test_vectors(struct kunit *test)
 			{ TCA_MSFC_INVERSION, vec->inversion },
 			{ TCA_MSFC_ISOLATE, vec->isolate },
 			{ TCA_MSFC_BOOST, vec->boost },
+			{ TCA_MSFC_ORDER, vec->order },
 			{ TCA_MSFC_MEMORY_LIMIT, 1U << 31 },
 			{ TCA_MSFC_TARGET, vec->target_us },
 			{ TCA_MSFC_INTERVAL, vec->interval_us },
@@ -920,6 +921,7 @@ static void msfc_test_invalid(struct kunit *test)
 		  MSFC_MSG("inversion", INVERSION) },
 		{ "isolate 4", { { TCA_MSFC_ISOLATE, 4 } }, 0, 0, MSFC_MSG("isolate", ISOLATE) },
 		{ "boost 2", { { TCA_MSFC_BOOST, 2 } }, 0, 0, MSFC_MSG("boost", BOOST) },
+		{ "order 2", { { TCA_MSFC_ORDER, 2 } }, 0, 0, MSFC_MSG("order", ORDER) },
 		{ "exact class quanta below 1/65536 byte",
 		  { { TCA_MSFC_PRIOS, 3 }, { TCA_MSFC_RATIO, 1 }, { TCA_MSFC_WEIGHTS, 1 } }, 0, 0,
 		  TC_MSFC_EXACT_WEIGHTS_MSG },
@@ -1426,6 +1428,102 @@ static void msfc_test_isolate_round(struct kunit *test)
 	}
 }
 
+/* order: three classes at ratio 2 (quanta 1500, 3000, 6000 bytes), classes 0
+ * and 1 backlogged with 1500-byte packets, a 100-byte packet of class 2 that
+ * arrives after class 2 has had its turn and left the round.  With order
+ * round it waits for the turns of classes 0 and 1 (the third packet out);
+ * with order priority class 2 still has credit in the round and its packet
+ * is the next one (docs/algorithm.md, "Priority order inside the round").
+ * Then, with order priority, three backlogged classes share the link 1:2:4.
+ */
+static u32 msfc_test_next_class(struct Qdisc *sch, u32 *len)
+{
+	struct sk_buff *skb = msfc_dequeue(sch);
+	u32 cls;
+
+	if (!skb)
+		return U32_MAX;
+	cls = skb->mark >> 16;
+	*len = qdisc_pkt_len(skb);
+	kfree_skb(skb);
+	return cls;
+}
+
+static void msfc_test_priority_order(struct kunit *test)
+{
+	u32 order, len;
+	int i, n;
+
+	for (order = TC_MSFC_ORDER_ROUND; order <= TC_MSFC_ORDER_PRIORITY; order++) {
+		const struct msfc_test_attr attrs[] = {
+			{ TCA_MSFC_PRIOS, 3 }, { TCA_MSFC_QUANTUM, 1500 },
+			{ TCA_MSFC_RATIO, 2 << 16 }, { TCA_MSFC_ORDER, order }, { 0 }
+		};
+		struct Qdisc *sch = msfc_test_create(test, attrs);
+
+		for (i = 0; i < 20; i++) {
+			KUNIT_ASSERT_EQ(test, msfc_test_enqueue_flow(sch, 0, 1, 1500),
+					NET_XMIT_SUCCESS);
+			KUNIT_ASSERT_EQ(test, msfc_test_enqueue_flow(sch, 1, 1, 1500),
+					NET_XMIT_SUCCESS);
+		}
+		KUNIT_ASSERT_EQ(test, msfc_test_enqueue_flow(sch, 2, 1, 100), NET_XMIT_SUCCESS);
+		/* class 2's turn: its packet, then it is found empty and leaves */
+		for (n = 1; n <= 10 && msfc_test_next_class(sch, &len) != 2; n++)
+			;
+		KUNIT_ASSERT_EQ_MSG(test, n, order == TC_MSFC_ORDER_PRIORITY ? 1 : 4,
+				    "order %u: class 2's first packet after %d dequeues", order, n);
+		KUNIT_ASSERT_NE(test, msfc_test_next_class(sch, &len), 2);
+		KUNIT_ASSERT_EQ(test, msfc_test_enqueue_flow(sch, 2, 1, 100), NET_XMIT_SUCCESS);
+		for (n = 1; n <= 10 && msfc_test_next_class(sch, &len) != 2; n++)
+			;
+		KUNIT_EXPECT_EQ_MSG(test, n, order == TC_MSFC_ORDER_PRIORITY ? 1 : 3,
+				    "order %u: class 2's late packet after %d dequeues", order, n);
+		msfc_test_release(test);
+	}
+
+	{
+		const struct msfc_test_attr attrs[] = {
+			{ TCA_MSFC_PRIOS, 3 }, { TCA_MSFC_QUANTUM, 1514 },
+			{ TCA_MSFC_RATIO, 2 << 16 },
+			{ TCA_MSFC_ORDER, TC_MSFC_ORDER_PRIORITY }, { 0 }
+		};
+		struct Qdisc *sch = msfc_test_create(test, attrs);
+		struct msfc_sched_data *q = qdisc_priv(sch);
+		u64 bytes[3] = {}, total = 0, sum_q;
+		u32 cls;
+		int p;
+
+		for (i = 0; i < 600; i++) {
+			for (p = 0; p < 3; p++) {
+				len = 64 + (i * 97 + p * 31) % 1437;
+				KUNIT_ASSERT_EQ(test, msfc_test_enqueue_flow(sch, p, i % 7, len),
+						NET_XMIT_SUCCESS);
+			}
+		}
+		/* dequeue while all three stay backlogged (class 2 sends 4/7) */
+		for (i = 0; i < 500; i++) {
+			cls = msfc_test_next_class(sch, &len);
+			KUNIT_ASSERT_LT(test, cls, 3);
+			bytes[cls] += len;
+			total += len;
+		}
+		KUNIT_ASSERT_GT(test, q->classes[2].qlen, 0);
+		sum_q = q->classes[0].quantum + q->classes[1].quantum + q->classes[2].quantum;
+		KUNIT_EXPECT_EQ(test, sum_q, 7ULL * 1514);
+		for (p = 0; p < 3; p++) {
+			s64 want = div64_u64(total * q->classes[p].quantum, sum_q);
+			s64 err = (s64)bytes[p] - want;
+
+			/* a partial round can favour a class by up to its quantum */
+			KUNIT_EXPECT_LE_MSG(test, abs(err), q->classes[2].quantum + 1500,
+					    "order priority class %d: %llu bytes, want %lld",
+					    p, bytes[p], want);
+		}
+		msfc_test_release(test);
+	}
+}
+
 static struct kunit_case msfc_test_cases[] = {
 	KUNIT_CASE(msfc_test_vectors),
 	KUNIT_CASE(msfc_test_ratio_shares),
@@ -1438,6 +1536,7 @@ static struct kunit_case msfc_test_cases[] = {
 	KUNIT_CASE(msfc_test_overload_class),
 	KUNIT_CASE(msfc_test_inversion),
 	KUNIT_CASE(msfc_test_boost),
+	KUNIT_CASE(msfc_test_priority_order),
 	KUNIT_CASE(msfc_test_memory_bound),
 	KUNIT_CASE(msfc_test_small_quantum),
 	KUNIT_CASE(msfc_test_small_quantum_isolate),

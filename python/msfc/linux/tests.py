@@ -30,6 +30,8 @@ QDISCS: dict[str, tuple[str, str]] = {
     "msfc": ("msfc", ""),
     # docs/algorithm.md "Recommended settings" (isolate left at flow: one client host)
     "msfc-recommended": ("msfc", "overload class weights exact boost on{low}"),
+    # the same with the classes of a round in priority order (docs/algorithm.md)
+    "msfc-priority": ("msfc", "overload class weights exact boost on order priority{low}"),
 }
 LOW_RATE_KBIT = 4000
 LOW_RATE_WORDS = " target 15ms interval 150ms"

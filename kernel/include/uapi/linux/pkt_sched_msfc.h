@@ -25,6 +25,7 @@ enum {
 	TCA_MSFC_INVERSION,	/* u32, enum tc_msfc_inversion: per-flow priority order */
 	TCA_MSFC_ISOLATE,	/* u32, enum tc_msfc_isolate: fairness per flow or per host */
 	TCA_MSFC_BOOST,		/* u32, enum tc_msfc_boost: sparse-flow boost in a class */
+	TCA_MSFC_ORDER,		/* u32, enum tc_msfc_order: order of the classes in a round */
 	__TCA_MSFC_MAX
 };
 
@@ -65,6 +66,13 @@ enum tc_msfc_boost {
 	TC_MSFC_BOOST_OFF,	/* join the class's one round at its tail */
 	TC_MSFC_BOOST_ON,	/* served first, for one quantum (new-flow list) */
 	__TC_MSFC_BOOST_MAX
+};
+
+/* Which class the outer DRR serves next */
+enum tc_msfc_order {
+	TC_MSFC_ORDER_ROUND,	/* the classes take turns, each its quantum (the thesis) */
+	TC_MSFC_ORDER_PRIORITY,	/* the most important class with credit left in the round */
+	__TC_MSFC_ORDER_MAX
 };
 
 #define TC_MSFC_MAX_PRIOS	TC_MSFC_PRIOS_MAX
@@ -136,6 +144,10 @@ enum tc_msfc_boost {
 #define TC_MSFC_BOOST_MAX		1
 #define TC_MSFC_BOOST_DEFAULT		0
 #define TC_MSFC_BOOST_RANGE		"0 (off) or 1 (on)"
+#define TC_MSFC_ORDER_MIN		0
+#define TC_MSFC_ORDER_MAX		1
+#define TC_MSFC_ORDER_DEFAULT		0
+#define TC_MSFC_ORDER_RANGE		"0 (round) or 1 (priority)"
 
 /* Rules between parameters and of the DSCP map, as error messages. */
 #define TC_MSFC_TARGET_INTERVAL_MSG	"target must be at least 2 us and below interval"
