@@ -1258,22 +1258,28 @@ MsfcQueueDisc::DequeuePriority()
             continue;
         }
         --cls;
-        Class& c = m_classes[cls];
         Ptr<QueueDiscItem> item = ClassDequeue(cls);
         if (!item)
         {
             RemoveActiveClass(cls); // it keeps its deficit and its round
             continue;
         }
-        uint32_t size = item->GetSize();
-        c.deficit -= size * m_classScale;
-        c.stats.dequeuedPackets++;
-        c.stats.dequeuedBytes += size;
-        NS_LOG_LOGIC("Dequeued " << size << " bytes from class " << cls);
-        return item;
+        return ChargeClass(cls, item);
     }
     NS_LOG_LOGIC("Queue empty");
     return nullptr;
+}
+
+Ptr<QueueDiscItem>
+MsfcQueueDisc::ChargeClass(uint32_t cls, Ptr<QueueDiscItem> item)
+{
+    Class& c = m_classes[cls];
+    uint32_t size = item->GetSize();
+    c.deficit -= size * m_classScale;
+    c.stats.dequeuedPackets++;
+    c.stats.dequeuedBytes += size;
+    NS_LOG_LOGIC("Dequeued " << size << " bytes from class " << cls);
+    return item;
 }
 
 Ptr<QueueDiscItem>
@@ -1312,12 +1318,7 @@ MsfcQueueDisc::DoDequeue()
             c.active = false;
             continue;
         }
-        uint32_t size = item->GetSize();
-        c.deficit -= size * m_classScale;
-        c.stats.dequeuedPackets++;
-        c.stats.dequeuedBytes += size;
-        NS_LOG_LOGIC("Dequeued " << size << " bytes from class " << cls);
-        return item;
+        return ChargeClass(cls, item);
     }
     NS_LOG_LOGIC("Queue empty");
     return nullptr;

@@ -412,6 +412,13 @@ class MsfcQueueDisc : public QueueDisc
      */
     void RemoveActiveClass(uint32_t cls);
     /**
+     * Charge a dequeued packet to its class: deficit (in class deficit units) and counters.
+     * @param cls the class
+     * @param item the packet
+     * @return item
+     */
+    Ptr<QueueDiscItem> ChargeClass(uint32_t cls, Ptr<QueueDiscItem> item);
+    /**
      * Append a flow to a list of flows (head and tail indices into m_flows).
      * @param head the list's head
      * @param tail the list's tail

@@ -303,23 +303,8 @@ class Msfc:
         boost="off",
         order="round",
     ):
-        self.params = check_params(
-            prios=prios,
-            flows=flows,
-            quantum=quantum,
-            ratio=ratio,
-            limit=limit,
-            drop_batch=drop_batch,
-            target=target,
-            interval=interval,
-            ecn=ecn,
-            overload=overload,
-            weights=weights,
-            inversion=inversion,
-            isolate=isolate,
-            boost=boost,
-            order=order,
-        )
+        # the keyword arguments, as given (the signature is DEFAULTS: the trace's header keys)
+        self.params = check_params(**{k: v for k, v in locals().items() if k != "self"})
         self._configure(self.params)
         self._allocate()
         self.packets = 0
