@@ -754,7 +754,7 @@ def parse_settings(items, extra=()) -> dict:
         key, sep, value = item.partition("=")
         if not sep:
             raise TraceError(f"parameter '{item}' is not key=value")
-        if key in ("ratio", "overload", "weights", "inversion", "isolate", "boost", "order"):
+        if key == "ratio" or key in CHANGE_MODES:  # the values that are not integers
             params[key] = value
         elif key in DEFAULTS or key in extra:
             try:
