@@ -58,8 +58,10 @@ if ! mmdebstrap --quiet --variant=apt --include="$PKGS" "$SUITE" "$DIR.new" \
 	echo "uml-root: mmdebstrap failed: is $MIRROR reachable (network to Debian's archive)?" >&2
 	exit 1
 fi
-# mount points the testbed's init uses (tmpfs on /dev/shm for Flent's multiprocessing)
-mkdir -p "$DIR.new/dev/shm" "$DIR.new/msfc"
+# mount points the testbed's init uses (tmpfs on /dev/shm for Flent's multiprocessing) and
+# /run/mount (mount(8)'s lock): a boot that must create them differs from every later one
+# (msfc.linux.machine.TREE_DIRS, which also makes them in older trees)
+mkdir -p "$DIR.new/dev/shm" "$DIR.new/msfc/kdir" "$DIR.new/job" "$DIR.new/run/mount"
 echo "$STAMP" > "$DIR.new/.msfc-root"
 rm -rf "$DIR"
 mv "$DIR.new" "$DIR"

@@ -67,7 +67,16 @@ def check_ready(kernel: Path = KERNEL, root: Path = ROOT, kdir: Path = KDIR) -> 
             raise MachineError(f"{p}: a path with white space cannot go on the kernel command line")
 
 
+#: directories a boot would otherwise create in the root tree: the init's mount points, and
+#: /run/mount, where mount(8) takes its lock before /run is a tmpfs.  A boot that creates them
+#: runs a different path through the kernel than every later boot, and that shifts timings by
+#: microseconds, enough for TCP to take another course; so they exist before the first boot
+TREE_DIRS = ("msfc/kdir", "job", "run/mount", "dev/shm")
+
+
 def _install_init(root: Path) -> None:
+    for d in TREE_DIRS:
+        (root / d).mkdir(parents=True, exist_ok=True)
     dst = root / "msfc" / "init.sh"
     if not dst.is_file() or dst.read_bytes() != INIT.read_bytes():
         dst.parent.mkdir(exist_ok=True)
