@@ -16,7 +16,7 @@ RESULTS ?= results
 APT_PACKAGES := cmake ninja-build g++ make
 
 .PHONY: all setup deps build lint format test test-ns3 test-python test-kernel test-vm bench \
-        bench-dumbbell bench-cost bench-isp-cost bench-kernel bench-linux bench-linux-cost bench-uml bench-seeds bench-seed001 \
+        bench-dumbbell bench-cost bench-isp-cost bench-kernel bench-linux bench-linux-vm bench-linux-cost bench-seeds bench-seed001 \
         bench-seed002 bench-seed003 bench-seed004 diff-test fuzz-long clean help
 
 all: build
@@ -30,8 +30,8 @@ help:
 	@echo "make bench-seed001 / bench-seed003 / bench-seed004 - one seed's experiments"
 	@echo "make bench-seed002 - seed 002 (tbf/htb shaping accuracy, HTB vs MSFC guarantee) in the UML kernel"
 	@echo "make bench-isp-cost - simulation cost of the ISP tree per scheduler"
-	@echo "make bench-linux - MSFC beside cake, sqm-style HTB, fq_codel, pfifo_fast in Debian's stock kernel (qemu)"
-	@echo "make bench-uml - Flent rrul + a voice stream: msfc, cake, fq_codel in time-travel UML (deterministic)"
+	@echo "make bench-linux - Flent and iperf3 tests: msfc, cake, fq_codel at 2-100 Mbit/s on real stacks in time-travel UML (deterministic)"
+	@echo "make bench-linux-vm - MSFC beside cake, sqm-style HTB, fq_codel, pfifo_fast in Debian's stock kernel (qemu)"
 	@echo "make bench-linux-cost - per-packet cost of msfc, fq_codel, cake, pfifo in Debian's stock kernels"
 	@echo "make diff-test N=5000 - differential test at scale: reference vs ns-3 vs kernel (docs/differential.md)"
 	@echo "make fuzz-long - 50000 netlink fuzz operations with traffic in the debug UML kernel (docs/kernel.md)"
@@ -134,17 +134,19 @@ bench-dumbbell: build
 bench-kernel:
 	$(MAKE) -C kernel bench
 
-# msfc beside cake, an sqm-style HTB, fq_codel and pfifo_fast in Debian's stock kernel under
-# qemu with real traffic (docs/linux-testbed.md); one study per test in $(RESULTS)/linux-testbed.
+# Flent's tests (rrul, rrul_cs8, tcp_nup) and the testbed's iperf3/irtt tests through msfc,
+# cake, fq_codel and more at 2, 20, 100 and 100/20 Mbit/s on real Linux stacks in the
+# project's UML kernel in time-travel mode (deterministic, docs/linux-testbed.md);
+# $(RESULTS)/linux-testbed.  LINUX_ARGS passes options (python -m msfc.linux bench --help).
 bench-linux: setup
 	$(MAKE) -C kernel bench-linux VENV_PYTHON=$(CURDIR)/$(VENV)/bin/python \
-	    BENCH_LINUX_OUT=$(CURDIR)/$(RESULTS)/linux-testbed
+	    BENCH_LINUX_OUT=$(CURDIR)/$(RESULTS)/linux-testbed LINUX_ARGS="$(LINUX_ARGS)"
 
-# Flent's rrul and a voice stream through fq_codel, cake and msfc in the project's UML kernel
-# in time-travel mode (deterministic, docs/linux-testbed.md); $(RESULTS)/uml-testbed.
-bench-uml: setup
-	$(MAKE) -C kernel bench-uml VENV_PYTHON=$(CURDIR)/$(VENV)/bin/python \
-	    UML_BENCH_OUT=$(CURDIR)/$(RESULTS)/uml-testbed
+# msfc beside cake, an sqm-style HTB, fq_codel and pfifo_fast in Debian's stock kernel under
+# qemu with real traffic (docs/linux-testbed.md); one study per test in $(RESULTS)/linux-vm.
+bench-linux-vm: setup
+	$(MAKE) -C kernel bench-linux-vm VENV_PYTHON=$(CURDIR)/$(VENV)/bin/python \
+	    BENCH_LINUX_VM_OUT=$(CURDIR)/$(RESULTS)/linux-vm
 
 # Per-packet CPU cost of msfc, fq_codel, cake and pfifo in Debian's stock kernels under qemu,
 # timed inside the kernel by a probe module (docs/linux-testbed.md); $(RESULTS)/linux-cost.

@@ -1,4 +1,6 @@
-"""The Linux testbed's conversion of guest reports (iperf3 -J, irtt -o json) into flows.csv rows."""
+"""The qemu stock-kernel testbed (msfc.linux.qemu, records, selftest, tables, cost, vm): the
+conversion of guest reports (iperf3 -J, irtt -o json) into flows.csv rows, the cost probe's
+results, the hosts test's tables, the boot's failure log and the selftest's checks."""
 
 import gzip
 import json
@@ -6,7 +8,7 @@ import shutil
 import subprocess
 
 import pytest
-from msfc import testbed as tb
+from msfc.linux import cost, qemu, records, selftest, tables, vm
 
 
 def iperf_tcp(reverse: bool, tos: int) -> dict:
@@ -35,7 +37,7 @@ def iperf_tcp(reverse: bool, tos: int) -> dict:
 
 
 def test_msfc_class_is_the_default_map():
-    assert [tb.msfc_class(d) for d in (1, 8, 0, 10, 14, 16, 34, 40, 46, 56)] == [
+    assert [records.msfc_class(d) for d in (1, 8, 0, 10, 14, 16, 34, 40, 46, 56)] == [
         0,
         0,
         1,
@@ -47,12 +49,12 @@ def test_msfc_class_is_the_default_map():
         2,
         2,
     ]
-    assert tb.msfc_class(46, prios=8) == 5
-    assert tb.msfc_class(34, prios=8) == 4
+    assert records.msfc_class(46, prios=8) == 5
+    assert records.msfc_class(34, prios=8) == 4
 
 
 def test_iperf_tcp_download_goes_from_server_to_client():
-    (row,) = tb.iperf_flows(iperf_tcp(reverse=True, tos=0xB8), "down-EF", 3, 7)
+    (row,) = records.iperf_flows(iperf_tcp(reverse=True, tos=0xB8), "down-EF", 3, 7)
     assert row["direction"] == "down"
     assert (row["src"], row["src_port"], row["dst"], row["dst_port"]) == (
         "10.0.2.2",
@@ -68,7 +70,7 @@ def test_iperf_tcp_download_goes_from_server_to_client():
     )
     # iperf3 counts no TCP packets: no packet, delay or loss figures are made up
     assert row["tx_packets"] == row["rx_packets"] == row["lost_packets"] == 0
-    assert set(tb._FLOW_COLUMNS) <= set(row)
+    assert set(records._FLOW_COLUMNS) <= set(row)
 
 
 def test_iperf_udp_losses_come_from_the_server_report():
@@ -84,15 +86,15 @@ def test_iperf_udp_losses_come_from_the_server_report():
             }
         }
     ]
-    (row,) = tb.iperf_flows(rep, "flood-CS1", 0, 1)
+    (row,) = records.iperf_flows(rep, "flood-CS1", 0, 1)
     assert row["protocol"] == "UDP" and row["direction"] == "up" and row["priority"] == 0
     assert (row["tx_packets"], row["rx_packets"], row["lost_packets"]) == (100, 60, 40)
     assert row["rx_bytes"] == 72_000
 
 
 def test_iperf_report_with_an_error_is_rejected():
-    with pytest.raises(tb.TestbedError, match="unable to connect"):
-        tb.iperf_flows({"start": {}, "end": {}, "error": "unable to connect"}, "x", 0, 1)
+    with pytest.raises(qemu.TestbedError, match="unable to connect"):
+        records.iperf_flows({"start": {}, "end": {}, "error": "unable to connect"}, "x", 0, 1)
 
 
 def test_irtt_gives_one_way_rows_and_rtts():
@@ -122,7 +124,7 @@ def test_irtt_gives_one_way_rows_and_rtts():
             rt(3, "false", 22_000_000, 23_000_000),
         ],
     }
-    rows, delays, rtts = tb.irtt_flows(rep, "irtt-EF", 1, 10)
+    rows, delays, rtts = records.irtt_flows(rep, "irtt-EF", 1, 10)
     up, down = rows
     assert (up["direction"], up["src_port"], up["dst_port"], up["priority"]) == (
         "up",
@@ -140,18 +142,18 @@ def test_irtt_gives_one_way_rows_and_rtts():
         11: pytest.approx([0.021, 0.023]),
     }
     assert rtts == [(10, 0, pytest.approx(0.041)), (10, 3, pytest.approx(0.045))]
-    hist = tb._hist_rows({11: [0.0211, 0.0212, 0.0232]})
+    hist = records._hist_rows({11: [0.0211, 0.0212, 0.0232]})
     assert [(h["bin_start_s"], h["count"]) for h in hist] == [(0.021, 2), (0.023, 1)]
 
 
 def test_jain():
-    assert tb.jain([1.0, 1.0, 1.0]) == pytest.approx(1.0)
-    assert tb.jain([1.0, 0.0]) == pytest.approx(0.5)
+    assert records.jain([1.0, 1.0, 1.0]) == pytest.approx(1.0)
+    assert records.jain([1.0, 0.0]) == pytest.approx(0.5)
 
 
 @pytest.mark.skipif(shutil.which("cpio") is None, reason="needs cpio")
 def test_job_archive_is_a_valid_cpio():
-    arc = tb._cpio_newc({"job/run.sh": b"echo hi\n", "job/net.sh": b"x=1\n"})
+    arc = qemu._cpio_newc({"job/run.sh": b"echo hi\n", "job/net.sh": b"x=1\n"})
     names = subprocess.run(
         ["cpio", "-it", "--quiet"],
         input=gzip.decompress(arc),
@@ -167,16 +169,16 @@ def test_irtt_client_that_stopped_early_is_left_out_not_counted_as_loss():
         "stats": {"duration": 180_000_000},
         "round_trips": [{"seqno": 0, "lost": "true", "delay": {}, "ipdv": {}}],
     }
-    with pytest.raises(tb.TestbedError, match="stopped after 0.2 s"):
-        tb.irtt_flows(rep, "irtt-BE", 0, 1)
+    with pytest.raises(qemu.TestbedError, match="stopped after 0.2 s"):
+        records.irtt_flows(rep, "irtt-BE", 0, 1)
     files = {"rrul/irtt_dscp0.irtt.json": json.dumps(rep).encode(), "rrul/start": b"1"}
     problems: list[str] = []
-    flows, hist, rtts = tb.convert_test(files, "rrul", problems)
+    flows, hist, rtts = records.convert_test(files, "rrul", problems)
     assert flows == [] and hist == [] and rtts == []
     assert len(problems) == 1 and "irtt_dscp0" in problems[0]
 
 
-# --- per-packet cost (msfc.testbed cost): the probe's results, the ratios, the profile
+# --- per-packet cost (msfc.linux.cost): the probe's results, the ratios, the profile
 
 
 def probe_line(kind: str, flows: int, ns: int, *, lost: int = 0, keephash: bool = False) -> str:
@@ -187,10 +189,10 @@ def probe_line(kind: str, flows: int, ns: int, *, lost: int = 0, keephash: bool 
 
 
 def test_parse_probe_reads_every_key_and_the_mode():
-    r = tb.parse_probe(probe_line("msfc", 64, 900, keephash=True))
+    r = cost.parse_probe(probe_line("msfc", 64, 900, keephash=True))
     assert r["kind"] == "msfc" and r["mode"] == "keephash"
     assert (r["flows"], r["ns_per_packet"], r["lost"], r["hash_ns"]) == (64, 900, 0, 365)
-    assert tb.parse_probe(probe_line("pfifo", 1, 80))["mode"] == "clear"
+    assert cost.parse_probe(probe_line("pfifo", 1, 80))["mode"] == "clear"
 
 
 @pytest.mark.parametrize(
@@ -203,8 +205,8 @@ def test_parse_probe_reads_every_key_and_the_mode():
     ],
 )
 def test_parse_probe_rejects_what_is_not_a_measurement(text):
-    with pytest.raises(tb.TestbedError):
-        tb.parse_probe(text)
+    with pytest.raises(qemu.TestbedError):
+        cost.parse_probe(text)
 
 
 def test_cost_ratios_are_taken_round_by_round():
@@ -219,9 +221,9 @@ def test_cost_ratios_are_taken_round_by_round():
             f"3 1 msfc {probe_line('msfc', 1, 1300, lost=2)}",
         ]
     )
-    rows = tb.cost_rows(text, "6.12", "tcg")
+    rows = cost.cost_rows(text, "6.12", "tcg")
     assert len(rows) == 6 and rows[0]["kernel"] == "6.12"
-    s = {r["qdisc"]: r for r in tb.cost_summary(rows)}
+    s = {r["qdisc"]: r for r in cost.cost_summary(rows)}
     assert s["msfc"]["ns_median"] == 1300 and s["msfc"]["ns_min"] == 1100
     assert s["msfc"]["ratio_fq_codel"] == pytest.approx(1.1)
     assert s["msfc"]["ratio_fq_codel_max"] == pytest.approx(1.3)
@@ -229,42 +231,42 @@ def test_cost_ratios_are_taken_round_by_round():
 
 
 def test_cost_rows_reject_a_measurement_of_the_wrong_qdisc_or_mode():
-    with pytest.raises(tb.TestbedError, match="expected cake"):
-        tb.cost_rows(f"1 1 cake {probe_line('fq_codel', 1, 900)}", "k", "tcg")
-    with pytest.raises(tb.TestbedError, match="keephash"):
-        tb.cost_rows(f"1 1 msfc_keephash {probe_line('msfc', 1, 900)}", "k", "tcg")
-    with pytest.raises(tb.TestbedError, match="ROUND FLOWS LABEL"):
-        tb.cost_rows("1 1 nosuchqdisc x", "k", "tcg")
-    with pytest.raises(tb.TestbedError, match="measured nothing"):
-        tb.cost_rows("\n", "k", "tcg")
+    with pytest.raises(qemu.TestbedError, match="expected cake"):
+        cost.cost_rows(f"1 1 cake {probe_line('fq_codel', 1, 900)}", "k", "tcg")
+    with pytest.raises(qemu.TestbedError, match="keephash"):
+        cost.cost_rows(f"1 1 msfc_keephash {probe_line('msfc', 1, 900)}", "k", "tcg")
+    with pytest.raises(qemu.TestbedError, match="ROUND FLOWS LABEL"):
+        cost.cost_rows("1 1 nosuchqdisc x", "k", "tcg")
+    with pytest.raises(qemu.TestbedError, match="measured nothing"):
+        cost.cost_rows("\n", "k", "tcg")
 
 
 def test_profile_lines_and_groups():
     text = " 18.30% ;[k] __skb_flow_dissect\n 14.10%  ;[k] __fq_codel_dequeue\n\n"
-    assert tb.parse_profile(text) == [
+    assert cost.parse_profile(text) == [
         (18.3, "[k] __skb_flow_dissect"),
         (14.1, "[k] __fq_codel_dequeue"),
     ]
-    assert tb.profile_group("[k] __fq_codel_dequeue", "fq_codel") == "qdisc's own code"
-    assert tb.profile_group("[k] msfc_enqueue", "msfc") == "qdisc's own code"
-    assert tb.profile_group("[k] msfc_bench_set", "msfc").startswith("probe")
-    assert tb.profile_group("[k] __skb_flow_dissect", "cake").startswith("flow hash")
-    assert tb.profile_group("[k] read_tsc", "msfc").startswith("clock reads")
-    assert tb.profile_group("[k] get_random_u16", "cake") == "other kernel code"
-    with pytest.raises(tb.TestbedError):
-        tb.parse_profile("many;[k] x")
+    assert cost.profile_group("[k] __fq_codel_dequeue", "fq_codel") == "qdisc's own code"
+    assert cost.profile_group("[k] msfc_enqueue", "msfc") == "qdisc's own code"
+    assert cost.profile_group("[k] msfc_bench_set", "msfc").startswith("probe")
+    assert cost.profile_group("[k] __skb_flow_dissect", "cake").startswith("flow hash")
+    assert cost.profile_group("[k] read_tsc", "msfc").startswith("clock reads")
+    assert cost.profile_group("[k] get_random_u16", "cake") == "other kernel code"
+    with pytest.raises(qemu.TestbedError):
+        cost.parse_profile("many;[k] x")
 
 
 def test_cost_refuses_bad_options_before_booting(tmp_path):
     base = ["cost", "--kernel", "k", "--initrd", "i", "--guest-dir", "g", "--out", str(tmp_path)]
     probe = tmp_path / "p.ko"
     probe.write_bytes(b"")
-    assert tb.main([*base, "--probe", str(tmp_path / "missing.ko")]) == 1
-    assert tb.main([*base, "--probe", str(probe), "--qdiscs", "msfc"]) == 1
-    assert tb.main([*base, "--probe", str(probe), "--flows", "1,x"]) == 1
-    assert tb.main([*base, "--probe", str(probe), "--profile", "sqm"]) == 1
-    assert tb.main([*base, "--probe", str(probe)]) == 1  # no guest directory
-    assert tb.main([*base, "--probe", str(probe), "--flows", "1,60000"]) == 1
+    assert vm.main([*base, "--probe", str(tmp_path / "missing.ko")]) == 1
+    assert vm.main([*base, "--probe", str(probe), "--qdiscs", "msfc"]) == 1
+    assert vm.main([*base, "--probe", str(probe), "--flows", "1,x"]) == 1
+    assert vm.main([*base, "--probe", str(probe), "--profile", "sqm"]) == 1
+    assert vm.main([*base, "--probe", str(probe)]) == 1  # no guest directory
+    assert vm.main([*base, "--probe", str(probe), "--flows", "1,60000"]) == 1
 
 
 def test_msfc_modes_are_tc_words_in_both_benchmarks():
@@ -274,23 +276,29 @@ def test_msfc_modes_are_tc_words_in_both_benchmarks():
     by make bench-linux-cost (a mode with words per direction with its upstream words)."""
     from msfc import params as P
 
-    assert tb.MSFC_MODES["msfc_boost"] == "boost on"
-    for name in tb.MSFC_MODES:
-        assert name.startswith("msfc_") and name in tb.QDISCS, name
-        assert tb.COST_QDISCS[name] == ("clear", f"msfc {tb.msfc_args(name, 'up')}"), name
-        for d in tb.DIRECTIONS:
-            words = tb.msfc_args(name, d).split()
+    assert records.MSFC_MODES["msfc_boost"] == "boost on"
+    for name in records.MSFC_MODES:
+        assert name.startswith("msfc_") and name in records.QDISCS, name
+        assert cost.COST_QDISCS[name] == ("clear", f"msfc {records.msfc_args(name, 'up')}"), name
+        for d in records.DIRECTIONS:
+            words = records.msfc_args(name, d).split()
             assert words and len(words) % 2 == 0, name
             for key, value in zip(words[::2], words[1::2], strict=True):
                 if key in P.CHOICES:
                     assert value in P.CHOICES[key][1:], (name, key, value)  # not the default
                 else:
                     assert key in P.NAMES and value[:1].isdigit(), (name, key, value)
-    assert tb.MSFC_MODES["msfc_recommended"].startswith("overload class weights exact boost on")
+    assert records.MSFC_MODES["msfc_recommended"].startswith(
+        "overload class weights exact boost on"
+    )
     # per-host isolation by the clients' side: their source upstream, destination downstream
-    rec = tb.MSFC_MODES["msfc_recommended"]
-    assert tb.msfc_args("msfc_isolate", "up") == f"{rec} isolate src"
-    assert tb.msfc_args("msfc_isolate", "down") == f"{rec} isolate dst"
+    for rate in (2000, 100000):
+        rec = records.msfc_args("msfc_recommended", "up", rate)
+        assert records.msfc_args("msfc_isolate", "up", rate) == f"{rec} isolate src"
+        assert records.msfc_args("msfc_isolate", "down", rate) == f"{rec} isolate dst"
+    # docs/kernel.md's CoDel setting below 4 Mbit/s only (the qemu testbed's 2 Mbit/s: the default)
+    assert records.msfc_args("msfc_recommended", "up").endswith("target 15ms interval 150ms")
+    assert "target" not in records.msfc_args("msfc_recommended", "up", 20000)
 
 
 def _net_sh(tmp_path, script: str):
@@ -322,13 +330,15 @@ def test_net_sh_puts_an_msfc_mode_under_the_shaper(tmp_path):
             f'MSFC_ARGS_UP="{up}"; MSFC_ARGS_DOWN="{down}"; bottleneck msfc_isolate 2000',
         )
 
-    p, lines = bottleneck(tb.msfc_args("msfc_isolate", "up"), tb.msfc_args("msfc_isolate", "down"))
+    p, lines = bottleneck(
+        records.msfc_args("msfc_isolate", "up"), records.msfc_args("msfc_isolate", "down")
+    )
     assert p.returncode == 0, p.stderr
     for dev, d in (("srv_r", "up"), ("cli_r", "down")):
         assert f"netns exec rtr tc class add dev {dev} parent 1: classid 1:1 htb rate 2000kbit" in (
             lines
         )
-        args = tb.msfc_args("msfc_isolate", d)
+        args = records.msfc_args("msfc_isolate", d)
         assert f"netns exec rtr tc qdisc add dev {dev} parent 1:1 handle 10: msfc {args}" in lines
     p, _ = bottleneck("boost on", "")
     assert p.returncode != 0 and "needs MSFC_ARGS_UP and MSFC_ARGS_DOWN" in p.stderr
@@ -387,7 +397,7 @@ def _hosts_out(out, a_up: int, b_up: int) -> None:
     downstream the 11 flows share alike."""
     raw = out / "raw" / "msfc_isolate"
     (raw / "hosts").mkdir(parents=True)
-    n = tb.HOST_B_FLOWS
+    n = records.HOST_B_FLOWS
     reports = {
         "hostA_up_dscp0": _iperf_streams("10.0.1.1", 5700, False, [a_up]),
         "hostB_up_dscp0": _iperf_streams("10.0.3.1", 5701, False, [b_up // n] * n),
@@ -402,13 +412,13 @@ def _hosts_out(out, a_up: int, b_up: int) -> None:
     (raw / "hosts" / "stop").write_text("31.0\n")
     meta = {"kernel": "6.12.117+deb12-cloud-amd64", "accel": "tcg", "smp": 2}
     (raw / "testbed.json").write_text(json.dumps(meta))
-    assert tb.main(["convert", "--out", str(out)]) == 0
+    assert vm.main(["convert", "--out", str(out)]) == 0
 
 
 def test_hosts_test_table_gives_per_host_goodput_and_ratio(tmp_path):
     """The hosts test's guest files -> flows.csv (per flow, hosts by their addresses) -> the
     table: per-host goodput each way and the ratio one-flow host / N-flow host."""
-    n = tb.HOST_B_FLOWS
+    n = records.HOST_B_FLOWS
     # up: host A 2.5 MB in 20 s (1 Mbit/s), host B 2.5 MB over its n flows; down: per flow
     _hosts_out(tmp_path, 2_500_000, 2_500_000)
     (run,) = (tmp_path / "hosts" / "runs").iterdir()
@@ -418,7 +428,9 @@ def test_hosts_test_table_gives_per_host_goodput_and_ratio(tmp_path):
     assert len(down_b) == n and all(",10.0.2.2,10.0.3.1," in ln for ln in down_b)
     import pandas as pd
 
-    row = tb.hosts_row(pd.read_csv(run / "flows.csv"), json.loads((run / "meta.json").read_text()))
+    row = tables.hosts_row(
+        pd.read_csv(run / "flows.csv"), json.loads((run / "meta.json").read_text())
+    )
     assert row["A up"] == pytest.approx(1.0) and row["B up"] == pytest.approx(1.0, rel=1e-3)
     assert row["A/B up"] == pytest.approx(1.0, rel=1e-3)
     assert row["A/B down"] == pytest.approx(1 / n, rel=1e-3)
@@ -435,12 +447,12 @@ def test_hosts_summary_gives_medians_over_runs(tmp_path, capsys):
         _hosts_out(tmp_path / f"r{k}", a_up, 2_500_000)
     capsys.readouterr()
     outs = [str(tmp_path / f"r{k}") for k in range(3)]
-    assert tb.main(["hosts-summary", *outs]) == 0
+    assert vm.main(["hosts-summary", *outs]) == 0
     text = capsys.readouterr().out
     # host A up: 0.4, 1.0, 0.8 Mbit/s against host B's 1.0
     assert "| msfc_isolate | 3 | 0.8 [0.4-1] | 1 [1-1] | 0.8 [0.4-1] |" in text
     (tmp_path / "empty").mkdir()
-    assert tb.main(["hosts-summary", str(tmp_path / "empty")]) == 1
+    assert vm.main(["hosts-summary", str(tmp_path / "empty")]) == 1
     assert "holds no hosts test" in capsys.readouterr().err
 
 
@@ -450,11 +462,11 @@ def test_boot_keeps_the_whole_log_when_the_job_does_not_finish(tmp_path, monkeyp
     kernel.write_bytes(b"k")
     initrd.write_bytes(b"i")
     log = "\n".join(f"line {i}" for i in range(40)) + "\nKernel panic - not syncing"
-    monkeypatch.setattr(tb.shutil, "which", lambda name: "/usr/bin/" + name)
-    monkeypatch.setattr(tb, "_boot_once", lambda *a, **k: tb.BootResult("tcg", 1.0, {}, log))
+    monkeypatch.setattr(qemu.shutil, "which", lambda name: "/usr/bin/" + name)
+    monkeypatch.setattr(qemu, "_boot_once", lambda *a, **k: qemu.BootResult("tcg", 1.0, {}, log))
     where = tmp_path / "out" / "boot-msfc.log"
-    with pytest.raises(tb.TestbedError) as e:
-        tb.boot(kernel, initrd, {}, accel="tcg", failure_log=where)
+    with pytest.raises(qemu.TestbedError) as e:
+        qemu.boot(kernel, initrd, {}, accel="tcg", failure_log=where)
     assert str(where) in str(e.value) and "Kernel panic" in str(e.value)
     assert where.read_text() == log  # all of it, not only the last lines
     assert "line 0" not in str(e.value)
@@ -497,9 +509,9 @@ def idle_change_files(over: dict | None = None) -> dict:
     return files | (over or {})
 
 
-def run_idle_checks(files: dict) -> "tb.Checks":
-    c = tb.Checks()
-    tb.idle_change_checks(tb.BootResult("tcg", 1.0, files, ""), c)
+def run_idle_checks(files: dict) -> "selftest.Checks":
+    c = selftest.Checks()
+    selftest.idle_change_checks(qemu.BootResult("tcg", 1.0, files, ""), c)
     return c
 
 
@@ -605,9 +617,9 @@ def boot_apply_files(over: dict | None = None) -> dict:
     return files | (over or {})
 
 
-def run_boot_apply_checks(files: dict) -> "tb.Checks":
-    c = tb.Checks()
-    tb.boot_apply_checks(tb.BootResult("tcg", 1.0, files, ""), c)
+def run_boot_apply_checks(files: dict) -> "selftest.Checks":
+    c = selftest.Checks()
+    selftest.boot_apply_checks(qemu.BootResult("tcg", 1.0, files, ""), c)
     return c
 
 

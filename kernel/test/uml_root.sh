@@ -60,7 +60,7 @@ if ! mmdebstrap --quiet --variant=apt --include="$PKGS" "$SUITE" "$DIR.new" \
 fi
 # mount points the testbed's init uses (tmpfs on /dev/shm for Flent's multiprocessing) and
 # /run/mount (mount(8)'s lock): a boot that must create them differs from every later one
-# (msfc.linux.machine.TREE_DIRS, which also makes them in older trees)
+# (msfc.linux.uml.TREE_DIRS, which also makes them in older trees)
 mkdir -p "$DIR.new/dev/shm" "$DIR.new/msfc/kdir" "$DIR.new/job" "$DIR.new/run/mount"
 echo "$STAMP" > "$DIR.new/.msfc-root"
 rm -rf "$DIR"

@@ -1,7 +1,7 @@
 #!/bin/sh
 # PID 1 of the deterministic UML testbed (python -m msfc.linux; docs/linux-testbed.md): runs
 # in the Debian 13 root tree (kernel/build/uml-root, rootflags=), copied there as
-# /msfc/init.sh by msfc.linux.machine before each boot.  From the kernel command line:
+# /msfc/init.sh by msfc.linux.uml before each boot.  From the kernel command line:
 #   MSFC_KDIR  the project's kernel/ directory on the host (mounted at /msfc/kdir: the job
 #              scripts and the project's tc)
 #   MSFC_JOB   a host directory holding run.sh (the job) and receiving out/ (mounted at /job)

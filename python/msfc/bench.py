@@ -31,12 +31,17 @@ BENCHMARKS: dict[str, tuple[str, str]] = {
         "simulation cost of the ISP tree per scheduler (wall, CPU, events)",
     ),
     "linux-testbed": (
-        "msfc.testbed:bench_main",
+        "msfc.linux.__main__:bench_main",
+        "Flent's and the testbed's tests through msfc, cake, fq_codel, sqm, fq_pie, pfifo_fast "
+        "on real stacks in the time-travel UML kernel, 2-100 Mbit/s (make bench-linux)",
+    ),
+    "linux-vm": (
+        "msfc.linux.vm:bench_main",
         "msfc beside cake, sqm-style HTB, fq_codel, pfifo_fast in Debian's kernel under qemu "
-        "(make bench-linux prepares the VM)",
+        "(make bench-linux-vm prepares the VM)",
     ),
     "linux-cost": (
-        "msfc.testbed:cost_main",
+        "msfc.linux.vm:cost_main",
         "per-packet cost of msfc, fq_codel, cake, pfifo in Debian's kernel, timed by a probe "
         "module (make bench-linux-cost prepares the VM)",
     ),

@@ -1,16 +1,21 @@
-# Job of `make bench-linux` (msfc.testbed bench): one qdisc (QDISC) on the bottleneck of
-# RATE kbit/s in both directions with RTT_MS of netem delay, then each test of TESTS in turn.
-# Output per test in /out/<test>/: iperf3 -J and irtt -o json reports, tc -s -j of the
-# bottleneck, /proc/stat before and after (guest CPU), the test's start time.
-. /job/net.sh
-insmod /lib/modules/sch_msfc.ko
+# Job of both Linux testbeds' iperf3/irtt tests (msfc.linux: the qemu VM's bench, the UML
+# testbed's): one qdisc (QDISC) on the bottleneck of RATE kbit/s toward the clients and
+# RATE_UP kbit/s (RATE unless set) toward the server with RTT_MS of netem delay, then each
+# test of TESTS in turn.  Output per test in $OUT/<test>/ (OUT: /out unless set): iperf3 -J
+# and irtt -o json reports, tc -s -j of the bottleneck, /proc/stat before and after (guest
+# CPU), the test's start time.  NET_SH: where net.sh is (/job/net.sh unless set).
+. "${NET_SH:-/job/net.sh}"
+OUT=${OUT:-/out}
+RATE_UP=${RATE_UP:-$RATE}
+# the qemu VM loads the DKMS-built module; the UML kernel has msfc built in
+[ ! -f /lib/modules/sch_msfc.ko ] || insmod /lib/modules/sch_msfc.ko
 net_setup
 net_add_host2
 delay "$RTT_MS"
-bottleneck "$QDISC" "$RATE" || { echo "bench.sh: cannot set up $QDISC"; exit 1; }
-$IP netns exec srv $IRTT server -b 10.0.2.2 -i 0 > /out/irtt-server.log 2>&1 &
+bottleneck "$QDISC" "$RATE" "$RATE_UP" || { echo "bench.sh: cannot set up $QDISC"; exit 1; }
+$IP netns exec srv $IRTT server -b 10.0.2.2 -i 0 > $OUT/irtt-server.log 2>&1 &
 n=0
-until $IP netns exec srv netstat -lun | grep -q "10.0.2.2:2112 "; do
+until listening srv udp 10.0.2.2:2112; do
 	n=$((n + 1))
 	[ $n -gt 100 ] && { echo "bench.sh: irtt server did not start"; exit 1; }
 	sleep 0.1
@@ -22,7 +27,7 @@ done
 iperf_server() {
 	$IP netns exec srv $IPERF3 -s -1 -p "$1" > /dev/null 2>&1 &
 	n=0
-	until $IP netns exec srv netstat -ltn | grep -q ":$1 "; do
+	until listening srv tcp ":$1"; do
 		n=$((n + 1))
 		[ $n -gt 100 ] && { echo "bench.sh: iperf3 server on $1 did not start"; exit 1; }
 		sleep 0.1
@@ -45,17 +50,32 @@ irtt_start() {
 		-o "$T/$1.irtt.json" 10.0.2.2 > /dev/null 2> "$T/$1.err" &
 	PIDS="$PIDS $!"
 }
+# class_stats SUFFIX: the counters of every class of the bottleneck (JSON) in
+# $T/tc_class_<dev>SUFFIX.json, where the tools print classes as JSON: TC_CLASS_JSON names
+# such a tc (iproute2 6.1, the qemu VM's, prints classes as text only)
+class_stats() {
+	[ -n "${TC_CLASS_JSON:-}" ] || return 0
+	for dev in cli_r srv_r; do
+		$IP netns exec rtr $TC_CLASS_JSON -s -j class show dev $dev > "$T/tc_class_$dev$1.json"
+	done
+}
 begin() {
-	T=/out/$1
+	T=$OUT/$1
 	PIDS=""
 	mkdir -p "$T"
 	cpu_stat > "$T/cpu_before"
 	cut -d " " -f 1 /proc/uptime > "$T/start"
+	# the classes' counters once the flows are past their start (the first third of the
+	# test), so that shares can be read over the rest
+	[ -z "${TC_CLASS_JSON:-}" ] || { sleep $((DUR / 3)) && class_stats _warm; } &
+	WARM=$!
 }
 end() {
 	wait $PIDS	# the clients; the irtt server runs on
 	cut -d " " -f 1 /proc/uptime > "$T/stop"
 	cpu_stat > "$T/cpu_after"
+	wait $WARM
+	class_stats ""
 	for dev in cli_r srv_r; do $IP netns exec rtr $TC -s -j qdisc show dev $dev > "$T/tc_$dev.json"; done
 }
 
@@ -102,7 +122,7 @@ for test in $TESTS; do
 		begin $test
 		iperf_client 5600 tcp_dscp0 -t "$DUR" --dscp 0
 		iperf_client 5601 flood_dscp$fd -t "$DUR" --dscp $fd -u -P 10 -l 1200 \
-			-b $((RATE * 12 / 100))k
+			-b $((RATE_UP * 12 / 100))k
 		end
 		;;
 	hosts)	# per-host isolation: host A (cli) one TCP upload and one download, host B (cli2)

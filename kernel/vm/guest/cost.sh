@@ -1,4 +1,4 @@
-# Job of the per-packet cost benchmark (msfc.testbed cost): the probe sch_msfc_bench.ko
+# Job of the per-packet cost benchmark (msfc.linux.vm cost): the probe sch_msfc_bench.ko
 # (built out of tree against the kernel's headers, kernel/net/sched/sch_msfc_bench.c) times
 # only the qdisc: it enqueues batches of synthetic packets into the root qdisc of a dummy
 # device and dequeues them under the qdisc lock.  Every qdisc of /job/qdiscs.txt (one per

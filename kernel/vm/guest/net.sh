@@ -1,19 +1,33 @@
-# Sourced by the guest jobs: the test network and the qdiscs under test.
+# Sourced by the jobs of both Linux testbeds (the qemu VM's kernel/vm/guest/*.sh and the UML
+# testbed's kernel/test/uml_testbed_*.sh): the test network and the qdiscs under test.
 #
 #   cli (10.0.1.1) --veth-- rtr (10.0.1.2 | 10.0.2.1) --veth-- srv (10.0.2.2)
 #    |
 #   cli2 (10.0.3.1, net_add_host2)
 #
-# The bottleneck is the router: `bottleneck KIND RATE_KBIT` puts the same rate on both of its
-# egress devices (cli_r toward the clients: downloads, srv_r toward the server: uploads).
-# `delay MS` adds netem delay of MS/2 on the client's and the server's egress, so the base RTT
-# is MS and the netem queues are never the bottleneck.  Segmentation offloads are off on every
-# device, so every qdisc sees the packets of the wire.
-IP=/usr/bin/ip
-TC=/usr/sbin/tc
-ETHTOOL=/usr/sbin/ethtool
-IPERF3=/usr/bin/iperf3
-IRTT=/usr/bin/irtt
+# The bottleneck is the router: `bottleneck KIND DOWN_KBIT [UP_KBIT]` puts the qdisc on both
+# of its egress devices (cli_r toward the clients: downloads at DOWN_KBIT, srv_r toward the
+# server: uploads at UP_KBIT, DOWN_KBIT unless given).  `delay MS` adds netem delay of MS/2 on
+# the client's and the server's egress, so the base RTT is MS and the netem queues are never
+# the bottleneck.  Segmentation offloads are off on every device, so every qdisc sees the
+# packets of the wire.  The tools' paths may be set before sourcing (the UML testbed runs the
+# project's tc).
+IP=${IP:-/usr/bin/ip}
+TC=${TC:-/usr/sbin/tc}
+ETHTOOL=${ETHTOOL:-/usr/sbin/ethtool}
+IPERF3=${IPERF3:-/usr/bin/iperf3}
+IRTT=${IRTT:-/usr/bin/irtt}
+
+# listening NS tcp|udp ADDR:PORT: true once a socket of namespace NS listens there (ss where
+# the tools have it, else busybox's netstat)
+listening() {
+	case $2 in tcp) o=-ltn ;; *) o=-lun ;; esac
+	if command -v ss > /dev/null; then
+		$IP netns exec "$1" ss $o | grep -q "$3 "
+	else
+		$IP netns exec "$1" netstat $o | grep -q "$3 "
+	fi
+}
 
 net_setup() {
 	for n in cli rtr srv; do $IP netns add $n; $IP -n $n link set lo up; done
@@ -85,23 +99,23 @@ sqm_bands() {
 	done
 }
 
-# bottleneck KIND RATE_KBIT: KIND is one of msfc, fq_codel, pfifo_fast (each under an HTB
-# shaper at RATE), msfc_lowrate (msfc with the CoDel settings docs/kernel.md gives for links
-# below 4 Mbit/s), msfc_<mode> (a mode beyond the thesis, msfc.testbed's MSFC_MODES: msfc
+# bottleneck KIND DOWN_KBIT [UP_KBIT]: KIND is one of msfc, fq_codel, fq_pie, pfifo_fast (each
+# under an HTB shaper at the rate), msfc_lowrate (msfc with the CoDel settings docs/kernel.md gives for links
+# below 4 Mbit/s), msfc_<mode> (a mode beyond the thesis, msfc.linux.records' MSFC_MODES: msfc
 # $MSFC_ARGS_UP on the egress toward the server, msfc $MSFC_ARGS_DOWN on the one toward the
 # clients), cake_ds3, cake_ds4 (cake's own shaper, its default triple-isolate), cake_ds4_dual
 # (cake diffserv4 isolating the client hosts: dual-srchost toward the server, dual-dsthost
 # toward the clients), sqm (sqm_bands).
 bottleneck() {
-	kind=$1 r=$2
+	kind=$1
 	for dev in cli_r srv_r; do
 		tc_r="$IP netns exec rtr $TC"
 		case $dev in
-		srv_r) margs=$MSFC_ARGS_UP hosts=dual-srchost ;;
-		*) margs=$MSFC_ARGS_DOWN hosts=dual-dsthost ;;
+		srv_r) margs=${MSFC_ARGS_UP:-} hosts=dual-srchost r=${3:-$2} ;;
+		*) margs=${MSFC_ARGS_DOWN:-} hosts=dual-dsthost r=$2 ;;
 		esac
 		case $kind in
-		msfc|fq_codel|pfifo_fast)
+		msfc|fq_codel|fq_pie|pfifo_fast)
 			$tc_r qdisc add dev $dev root handle 1: htb default 1 || return 1
 			$tc_r class add dev $dev parent 1: classid 1:1 htb rate ${r}kbit || return 1
 			$tc_r qdisc add dev $dev parent 1:1 handle 10: $kind || return 1

@@ -1,6 +1,6 @@
 # Job of `make -C kernel vm-test`: the DKMS-built sch_msfc in the stock kernel, configured by
 # Debian's tc through the q_msfc.so plugin.  Every step's exit code, stdout and stderr go to
-# /out/<step>.{rc,out,err}; the host checks them (msfc.testbed selftest).
+# /out/<step>.{rc,out,err}; the host checks them (msfc.linux.vm selftest).
 . /job/net.sh
 O=/out
 RATE=${RATE:-4000}

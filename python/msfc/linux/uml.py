@@ -28,6 +28,10 @@ SHIM = KDIR / "build" / "uml_fixed_random.so"
 #: (which the kernel mixes into its RNG) is the same whatever the output directory; a lock
 #: beside it lets one boot at a time use it
 JOB_LINK = KDIR / "build" / "uml-job"
+#: the private mount namespace a boot runs in when it can (sandboxed()): the root tree, the
+#: kernel/ directory and the job directory appear at SANDBOX_BASE/root, /kdir and /job
+SANDBOX = KDIR / "test" / "uml_sandbox.sh"
+SANDBOX_BASE = "/run/msfc-uml"
 READY_MARK = "msfc-uml: up"
 EXIT_MARK = "msfc-uml: job exit "
 #: the guest's wall clock at boot in a seeded run (time-travel-start=, ns): 2026-01-01 00:00 UTC;
@@ -147,36 +151,29 @@ def run_job(
     if seed is not None:
         env["LD_PRELOAD"] = str(fixed_random_shim())
         env["MSFC_UML_SEED"] = str(seed)
-    link = Path(kdir) / JOB_LINK.relative_to(KDIR)
-    link.parent.mkdir(parents=True, exist_ok=True)
-    with open(link.with_name(link.name + ".lock"), "w") as lock, open(log_path, "wb") as log:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        tmp = link.with_name(f".{link.name}.tmp")
-        tmp.unlink(missing_ok=True)
-        tmp.symlink_to(job)
-        os.replace(tmp, link)
-        # UML keeps its umid directory under $HOME/.uml
-        try:
-            subprocess.run(
-                argv(
-                    kernel,
-                    root,
-                    kdir,
-                    link,
-                    [f"time-travel-start={START_NS}"] if seed is not None else None,
-                ),
-                env=env,
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                cwd=job,
-                timeout=timeout,
-                check=False,
-            )
-        except subprocess.TimeoutExpired as e:
-            raise MachineError(
-                f"the UML boot did not finish within {timeout:.0f} s: see {log_path}"
-            ) from e
+    extra = [f"time-travel-start={START_NS}"] if seed is not None else None
+    # UML keeps its umid directory under $HOME/.uml
+    with open(log_path, "wb") as log:
+        if sandboxed(kdir):
+            base = Path(SANDBOX_BASE)
+            cmd = [
+                str(Path(kdir) / SANDBOX.relative_to(KDIR)),
+                str(root),
+                str(kdir),
+                str(job),
+                *argv(kernel, base / "root", base / "kdir", base / "job", extra),
+            ]
+            _boot(cmd, env, log, job, timeout, log_path)
+        else:
+            link = Path(kdir) / JOB_LINK.relative_to(KDIR)
+            link.parent.mkdir(parents=True, exist_ok=True)
+            with open(link.with_name(link.name + ".lock"), "w") as lock:
+                fcntl.flock(lock, fcntl.LOCK_EX)
+                tmp = link.with_name(f".{link.name}.tmp")
+                tmp.unlink(missing_ok=True)
+                tmp.symlink_to(job)
+                os.replace(tmp, link)
+                _boot(argv(kernel, root, kdir, link, extra), env, log, job, timeout, log_path)
     wall = time.monotonic() - t0
     text = log_path.read_text(errors="replace")
     code = None
@@ -193,6 +190,42 @@ def run_job(
         code,
         {"boot_wall_seconds": round(wall, 3), "kernel": _kernel_of(text)},
     )
+
+
+def _boot(cmd: list[str], env: dict, log, job: Path, timeout: float, log_path: Path) -> None:
+    try:
+        subprocess.run(
+            cmd,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            cwd=job,
+            timeout=timeout,
+            check=False,
+        )
+    except subprocess.TimeoutExpired as e:
+        raise MachineError(
+            f"the UML boot did not finish within {timeout:.0f} s: see {log_path}"
+        ) from e
+
+
+_SANDBOX_OK: dict[str, bool] = {}
+
+
+def sandboxed(kdir: Path = KDIR) -> bool:
+    """Whether boots run in kernel/test/uml_sandbox.sh's mount namespace (root can make one):
+    then every boot sees its directories at the same paths and any number run at once;
+    otherwise boots take turns on the symlink JOB_LINK, and the checkout's location enters
+    the kernel's command line (docs/linux-testbed.md, "Determinism")."""
+    key = str(kdir)
+    if key not in _SANDBOX_OK:
+        script = Path(kdir) / SANDBOX.relative_to(KDIR)
+        r = subprocess.run(
+            [str(script), "/", "/", "/", "true"], capture_output=True, text=True, check=False
+        )
+        _SANDBOX_OK[key] = r.returncode == 0
+    return _SANDBOX_OK[key]
 
 
 def _kernel_of(log: str) -> str:

@@ -1,0 +1,286 @@
+"""The deterministic UML testbed's benchmark: every test at every rate through every qdisc.
+
+One boot per (rate, test, qdisc) of the project's UML kernel in time-travel mode
+(msfc.linux.uml): Flent's tests (msfc.linux.flent.TESTS) and the iperf3/irtt tests the qemu
+testbed runs too (kernel/vm/guest/bench.sh: shares, cubic_bbr, dos_*, hosts), each through
+one of the qdiscs both testbeds set up (msfc.linux.records.QDISCS).  Layout of OUT:
+
+    OUT/<rate>/<test>/            one study per rate and test (msfc report, msfc diff)
+    OUT/<rate>/raw/<test>/<qdisc>/  the boot: run.sh, boot.log, result.json, the guest's out/
+    OUT/<rate>/tables.md          the iperf3 tests' tables (msfc.linux.tables)
+    OUT/tables.md, OUT/summary.json   every rate: the Flent tests' summaries and the above
+
+<rate> is "20mbit" for 20 Mbit/s each way, "100-20mbit" for 100 down and 20 up.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import flent, uml
+from . import records as R
+from . import tables as TB
+
+#: the iperf3/irtt tests of bench.sh the UML testbed runs (its rrul is Flent's own)
+BENCH_TESTS = [t for t in R.TESTS if t != "rrul"]
+TESTS = [*flent.TESTS, *BENCH_TESTS]
+DEFAULT_RATES = "2,20,100,100/20"
+DEFAULT_TESTS = ",".join(TESTS)
+DEFAULT_QDISCS = "fq_codel,cake_ds4,msfc,msfc_recommended,msfc_priority"
+
+
+@dataclass(frozen=True)
+class Rate:
+    down_kbit: int
+    up_kbit: int
+
+    @property
+    def label(self) -> str:
+        d, u = self.down_kbit / 1000, self.up_kbit / 1000
+        return f"{d:g}mbit" if d == u else f"{d:g}-{u:g}mbit"
+
+    @property
+    def text(self) -> str:
+        d, u = self.down_kbit / 1000, self.up_kbit / 1000
+        return f"{d:g} Mbit/s each way" if d == u else f"{d:g} Mbit/s down, {u:g} up"
+
+
+def parse_rates(s: str) -> list[Rate]:
+    """ "2,20,100/20" (Mbit/s; DOWN/UP for an asymmetric link) -> rates; ValueError naming a
+    bad one."""
+    rates = []
+    for item in (x.strip() for x in s.split(",")):
+        if not item:
+            continue
+        parts = item.split("/")
+        try:
+            mbit = [float(p) for p in parts]
+        except ValueError:
+            mbit = []
+        if len(parts) > 2 or not mbit or any(not 0.064 <= m <= 10000 for m in mbit):
+            raise ValueError(
+                f"rate {item!r}: give Mbit/s from 0.064 to 10000, DOWN/UP for an asymmetric "
+                "link (e.g. 2,20,100/20)"
+            )
+        rates.append(Rate(round(mbit[0] * 1000), round(mbit[-1] * 1000)))
+    if not rates:
+        raise ValueError("no rate given: e.g. --rates 2,20,100/20")
+    return rates
+
+
+def _names(s: str, known: list[str], what: str) -> list[str]:
+    names = [x.strip() for x in s.split(",") if x.strip()]
+    for n in names:
+        if n not in known:
+            raise ValueError(f"unknown {what} {n!r}: choose from {', '.join(known)}")
+    if not names:
+        raise ValueError(f"no {what} given: choose from {', '.join(known)}")
+    return names
+
+
+def bench_script(test: str, qdisc: str, rate: Rate, duration: int, rtt_ms: int) -> str:
+    """The job (/job/run.sh) of one iperf3/irtt test of bench.sh."""
+    env = {
+        "QDISC": qdisc,
+        "RATE": str(rate.down_kbit),
+        "RATE_UP": str(rate.up_kbit),
+        "RTT_MS": str(rtt_ms),
+        "DUR": str(duration),
+        "TESTS": test,
+        "HOST_B_FLOWS": str(R.HOST_B_FLOWS),
+        **{
+            f"MSFC_ARGS_{d.upper()}": R.msfc_args(qdisc, d, r) if qdisc in R.MSFC_MODES else ""
+            for d, r in (("up", rate.up_kbit), ("down", rate.down_kbit))
+        },
+        "OUT": "/job/out",
+        "NET_SH": "/msfc/kdir/vm/guest/net.sh",
+        "TC": "/msfc/kdir/" + str(uml.TC.relative_to(uml.KDIR)),
+        # Debian 13's tc prints classes as JSON (the class counters of the shares)
+        "TC_CLASS_JSON": "/usr/sbin/tc",
+    }
+    lines = [f"{k}={shlex.quote(v)}" for k, v in env.items()]
+    return "\n".join([*lines, ". /msfc/kdir/vm/guest/bench.sh", ""])
+
+
+def _settings(rate: Rate, duration: int, rtt_ms: int) -> dict:
+    return flent.settings_of(rate.down_kbit, duration, rtt_ms, rate.up_kbit)
+
+
+def _job_dir(out: Path, rate: Rate, test: str, qdisc: str) -> Path:
+    return out / rate.label / "raw" / test / qdisc
+
+
+def _load(job: Path) -> uml.JobResult:
+    outd = job / "out"
+    files = {
+        str(f.relative_to(outd)): f.read_bytes() for f in sorted(outd.rglob("*")) if f.is_file()
+    }
+    meta = json.loads((job / "result.json").read_text()) if (job / "result.json").is_file() else {}
+    return uml.JobResult(meta.get("boot_wall_seconds", 0.0), files, "", meta.get("exit_code"), meta)
+
+
+def record(out: Path, rate: Rate, test: str, qdisc: str, res, duration: int, rtt_ms: int):
+    """Write one run's raw records into its study; returns (hash, summary row or None)."""
+    settings = {**_settings(rate, duration, rtt_ms), "kernel": res.files_meta.get("kernel", "?")}
+    root = out / rate.label
+    if test in flent.TESTS:
+        h = flent.write_run(root, test, qdisc, res, settings)
+        row = {"qdisc": qdisc, **flent.summary(res.files, rtt_ms), "wall_s": res.wall_seconds}
+        return h, row
+    # bench.sh writes into <test>/ (its own layout, as in the qemu VM)
+    meta = {**res.files_meta, "accel": "uml-time-travel"}
+    boot = R.BootResult("uml-time-travel", res.wall_seconds, res.files, "", meta)
+    h = R.write_run(root, test, qdisc, boot, settings, "uml")
+    return h, None
+
+
+def _write_study(out: Path, rate: Rate, test: str, hashes: list[str], duration, rtt_ms) -> None:
+    flent.write_study(out / rate.label, test, hashes, _settings(rate, duration, rtt_ms))
+
+
+def tables(out: Path, rates: list[Rate], tests: list[str], rows: dict, args) -> str:
+    """OUT/tables.md and OUT/summary.json: per rate the Flent tests' summary tables and the
+    iperf3 tests' tables (also in OUT/<rate>/tables.md)."""
+    parts = [
+        "# Deterministic UML testbed",
+        "",
+        f"Base RTT {args.rtt_ms} ms, {args.duration} s per test, UML time-travel=inf-cpu, "
+        f"seed {args.seed}. " + flent.TABLE_NOTE,
+    ]
+    for rate in rates:
+        parts += ["", f"## {rate.text}"]
+        for test in tests:
+            if test in flent.TESTS and rows.get((rate.label, test)):
+                parts += ["", f"### {test}", "", flent.table(rows[(rate.label, test)])]
+        bench = [t for t in tests if t in BENCH_TESTS and (out / rate.label / t).is_dir()]
+        if bench:
+            md = TB.tables(out / rate.label, bench)
+            (out / rate.label / "tables.md").write_text(md)
+            TB.plots(out / rate.label, bench)
+            parts += ["", md.replace("\n### ", "\n#### ")]
+    md = "\n".join(parts) + "\n"
+    (out / "tables.md").write_text(md)
+    summary = {f"{r}/{t}": v for (r, t), v in sorted(rows.items())}
+    (out / "summary.json").write_text(json.dumps(summary, indent=1, default=str) + "\n")
+    return md
+
+
+def bench(args) -> int:
+    out = Path(args.out)
+    rates = parse_rates(args.rates)
+    tests = _names(args.tests, TESTS, "test")
+    qdiscs = _names(args.qdiscs, R.QDISCS, "qdisc")
+    if args.duration < 2 * flent.IRTT_MARGIN_S + 2:
+        raise ValueError(f"--duration {args.duration}: at least {2 * flent.IRTT_MARGIN_S + 2} s")
+    uml.check_ready(args.kernel, args.root, args.kdir)
+    jobs = args.jobs or (os.cpu_count() or 1 if uml.sandboxed(args.kdir) else 1)
+    if jobs > 1 and not uml.sandboxed(args.kdir):
+        print("msfc.linux: boots take turns (no mount namespace: not root?)", file=sys.stderr)
+        jobs = 1
+    plan = [(r, t, q) for r in rates for t in tests for q in qdiscs]
+    t_all = time.monotonic()
+
+    def one(item):
+        rate, test, qdisc = item
+        if test in flent.TESTS:
+            script = flent.flent_script(
+                test, qdisc, rate.down_kbit, rate.up_kbit, args.duration, args.rtt_ms
+            )
+        else:
+            script = bench_script(test, qdisc, rate, args.duration, args.rtt_ms)
+        job = _job_dir(out, rate, test, qdisc)
+        res = uml.run_job(
+            script,
+            job,
+            kernel=args.kernel,
+            root=args.root,
+            kdir=args.kdir,
+            timeout=args.timeout,
+            seed=args.seed,
+        )
+        (job / "result.json").write_text(
+            json.dumps({**res.files_meta, "exit_code": res.exit_code}, indent=1) + "\n"
+        )
+        return item, res
+
+    hashes: dict[tuple, list[str]] = {}
+    rows: dict[tuple, list[dict]] = {}
+    failed = []
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        futures = [pool.submit(one, item) for item in plan]
+        for fut in as_completed(futures):
+            (rate, test, qdisc), res = fut.result()
+            where = f"{test} through {qdisc} at {rate.text}"
+            if res.exit_code != 0:
+                job = _job_dir(out, rate, test, qdisc)
+                failed.append(where)
+                print(
+                    f"msfc.linux: {where}: job exit {res.exit_code}, see {job}/out/job.log",
+                    file=sys.stderr,
+                )
+                continue
+            h, row = record(out, rate, test, qdisc, res, args.duration, args.rtt_ms)
+            hashes.setdefault((rate, test), []).append(h)
+            if row is not None:
+                rows.setdefault((rate.label, test), []).append(row)
+            print(f"msfc.linux: {where}: {res.wall_seconds:.0f} s", file=sys.stderr)
+    order = {q: k for k, q in enumerate(qdiscs)}
+    for (rate, test), hs in hashes.items():
+        _write_study(out, rate, test, hs, args.duration, args.rtt_ms)
+    for v in rows.values():
+        v.sort(key=lambda r: order.get(r["qdisc"], 99))
+    print(tables(out, rates, tests, rows, args))
+    print(
+        f"msfc.linux: {len(plan)} runs in {time.monotonic() - t_all:.0f} s ({jobs} at a time); "
+        f"output {out}",
+        file=sys.stderr,
+    )
+    if failed:
+        print(f"msfc.linux: failed: {'; '.join(failed)}", file=sys.stderr)
+    return 1 if failed else 0
+
+
+def convert(args) -> int:
+    """Records, studies and tables again from the boots kept under OUT/<rate>/raw."""
+    out = Path(args.out)
+    found = sorted(out.glob("*mbit/raw/*/*/result.json"))
+    if not found:
+        print(f"msfc.linux: {out} holds no runs (OUT/<rate>/raw/<test>/<qdisc>)", file=sys.stderr)
+        return 1
+    hashes: dict[tuple, list[str]] = {}
+    rows: dict[tuple, list[dict]] = {}
+    rates: dict[str, Rate] = {}
+    tests: list[str] = []
+    for res_json in found:
+        job = res_json.parent
+        qdisc, test, label = job.name, job.parent.name, job.parent.parent.parent.name
+        spec = label[: -len("mbit")].replace("-", "/")
+        rate = rates.setdefault(label, parse_rates(spec)[0])
+        res = _load(job)
+        if res.exit_code != 0 or test not in TESTS:
+            continue
+        if test not in tests:
+            tests.append(test)
+        h, row = record(out, rate, test, qdisc, res, args.duration, args.rtt_ms)
+        hashes.setdefault((rate, test), []).append(h)
+        if row is not None:
+            rows.setdefault((label, test), []).append(row)
+    for (rate, test), hs in hashes.items():
+        _write_study(out, rate, test, hs, args.duration, args.rtt_ms)
+    order = {q: k for k, q in enumerate(R.QDISCS)}
+    for v in rows.values():
+        v.sort(key=lambda r: order.get(r["qdisc"], 99))
+    tests.sort(key=TESTS.index)
+    print(
+        tables(
+            out, sorted(rates.values(), key=lambda r: (r.down_kbit, -r.up_kbit)), tests, rows, args
+        )
+    )
+    return 0
