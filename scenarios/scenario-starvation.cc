@@ -81,6 +81,18 @@ Spec()
             {"dos",
              "thin traffic above the link rate",
              {{"duration", "30"}, {"thin-flows", "45"}, {"thin-size", "200"}, {"buffer", "1000"}}},
+            // The DoS from one host to one host in a class above the TCP flow's, with the
+            // 2 x BDP buffer (33 packets) that the flood keeps full: the thesis's overload
+            // drop and per-flow fairness starve the TCP flow, Overload=class and Isolate=src
+            // each keep it going (docs/cli.md).
+            {"modes",
+             "for MSFC's modes beyond the thesis (Overload, Isolate): a flood from one host "
+             "above the link rate in a higher class, 2 x BDP buffer, 20 s",
+             {{"duration", "20"},
+              {"thin-flows", "45"},
+              {"thin-size", "200"},
+              {"thin-hosts", "one"},
+              {"thin-class", "higher"}}},
         },
         "paper"};
 }

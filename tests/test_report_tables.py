@@ -135,3 +135,113 @@ def test_latex_table_is_booktabs_with_the_same_cells_escaped():
     assert body.count("{") == body.count("}")
     stripped = re.sub(r"\\(?:[a-zA-Z]+|[&%$#_{}])", "", body)
     assert not re.search(r"[&%$#_^~]", stripped.replace(" & ", " ")), stripped
+
+
+def _jain_flows(per_run: list[tuple[float, float]]) -> pd.DataFrame:
+    """Two client hosts, one download each, with the given kbit/s in each RNG run."""
+    rows = []
+    for r, kbps in enumerate(per_run, 1):
+        for i, k in enumerate(kbps):
+            rows.append(
+                dict(
+                    flow_id=i + 1,
+                    type="Tv",
+                    direction="down",
+                    kind="data",
+                    src="10.0.0.1",
+                    dst=f"10.1.{i}.2",
+                    rx_bytes=k * 1000 / 8,
+                    active_s=1.0,
+                    rx_packets=10,
+                    tx_packets=10,
+                    lost_packets=0,
+                    delay_sum_s=0.0,
+                    jitter_sum_s=0.0,
+                    scheduler="Msfc",
+                    rng_run=r,
+                    config_hash=f"h{r}",
+                )
+            )
+    return pd.DataFrame(rows)
+
+
+def test_jain_interval_is_cut_to_the_index_range(tmp_path):
+    """Jain's index of 2 hosts in 3 runs: 1, 1 and 0.8. Its Student-t interval reaches 1.22,
+    above what the index can be; the table cuts it to [1/n, 1] and its title says so."""
+    from msfc.report import fairness_tables
+
+    per_run = [(100.0, 100.0), (100.0, 100.0), (300.0, 100.0)]
+    values = [M.jain_index(k) for k in per_run]
+    assert values == pytest.approx([1.0, 1.0, 0.8])
+    assert M.mean_interval(values).hi > 1  # what the table showed before
+    iv = M.mean_interval(values, *M.jain_range(2))
+    assert iv.hi == 1.0 and iv.clipped and iv.lo > 0.5
+    assert M.interval_text([iv]) == "3 RNG runs, 95% CI, cut to the quantity's range"
+    fairness_tables(_jain_flows(per_run), "down", tmp_path)
+    tex = (tmp_path / "table-jain.tex").read_text()
+    row = next(ln for ln in tex.splitlines() if ln.startswith("all hosts (2)"))
+    assert row == rf"all hosts (2) & {iv.mean:.3f} [{iv.lo:.3f}..1.000] \\"
+    assert "cut to the index's range [1/n, 1]" in tex
+    assert "cut to the quantity's range" in tex and "cut at 0" not in tex
+    # a quantity that cannot be negative is still cut at 0 alone
+    assert M.interval_text([M.mean_interval([0.1, 0.2, 5.0])]).endswith("cut at 0")
+
+
+def test_against_tables_show_each_sides_interval_and_runs():
+    """`msfc report A --against B`: A's and B's cells carry their intervals over their own RNG
+    runs, and each column says how many; a side of one run says "one run"."""
+    from msfc.report import against_pairs, against_table
+
+    a = _summary({"Msfc": THREE})
+    b = _summary({"Msfc": [2900.0]})
+    t = against_table(against_pairs(a, b, "down"), "throughput_kbps")
+    assert list(t.columns) == ["Msfc A (3 RNG runs)", "Msfc B (one run)", "Msfc B/A"]
+    iv = M.mean_interval(THREE)
+    text = T.render_text(t, "thr", "type", metric="throughput_kbps", runs=True)
+    assert f"{iv.mean:.2f} ± {(iv.hi - iv.lo) / 2:.2f}" in text
+    assert "thr (1-3 RNG runs, 95% CI: mean ± half-width)" in text
+    assert t.loc["TVStream", "Msfc B/A"] == pytest.approx(2900.0 / iv.mean)
+    # one run on both sides: no interval, and the title says why
+    one = against_table(against_pairs(b, b, "down"), "throughput_kbps")
+    assert list(one.columns)[:2] == ["Msfc A (one run)", "Msfc B (one run)"]
+    text = T.render_text(one, "thr", "type", metric="throughput_kbps", runs=True)
+    assert "thr (one run, no interval)" in text and "±" not in text
+
+
+def test_qdisc_counter_tables_show_the_interval_and_the_runs(tmp_path):
+    """The queue disc counters, drop locations and per-class counters are means over the RNG
+    runs of each scheduler: with their intervals, and the number of runs in the title."""
+    import json
+
+    from msfc.report import qdisc_tables
+
+    hashes = []
+    drops = {"Msfc": [100, 120, 90], "FqCoDel": [300]}
+    for sched, values in drops.items():
+        for r, d in enumerate(values, 1):
+            h = f"{sched}{r}"
+            run = tmp_path / "runs" / h
+            run.mkdir(parents=True)
+            (run / "config.json").write_text(json.dumps({"resolved": {"scheduler": sched}}))
+            cls = [2, 1, 0] if sched == "Msfc" else [-1]
+            lines = ["node,device,scheduler,class,enqueued_packets,dequeued_packets,codel_drops,"]
+            lines[0] += "overload_drops,ecn_marks"
+            lines += [f"G1,G2,{sched},{c},{1000 + d},1000,{d},0,0" for c in cls]
+            (run / "qdisc.csv").write_text("\n".join(lines) + "\n")
+            hashes.append(h)
+    out = tmp_path / "out"
+    out.mkdir()
+    html = "\n".join(qdisc_tables(tmp_path, hashes, out))
+    iv = M.mean_interval([3 * d for d in drops["Msfc"]])
+    tex = (out / "table-qdisc-counters.tex").read_text()
+    row = next(ln for ln in tex.splitlines() if ln.startswith("codel drops"))
+    assert row == rf"codel drops & {iv.mean:.0f} \ensuremath{{\pm}} {(iv.hi - iv.lo) / 2:.0f} & 300 \\"
+    assert "1-3 RNG runs, 95\\% CI" in tex
+    assert "Where packets are dropped" in html and "codel drops per class" in html
+    per_class = (out / "table-codel_drops-class.tex").read_text()
+    assert "3 RNG runs, 95\\% CI" in per_class and "\\ensuremath{\\pm}" in per_class
+    # one run: no interval, "one run" in the title
+    one = tmp_path / "one"
+    one.mkdir()
+    qdisc_tables(tmp_path, ["FqCoDel1"], one)
+    assert "(one run, no interval)" in (one / "table-qdisc-counters.tex").read_text()

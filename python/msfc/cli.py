@@ -750,6 +750,10 @@ def cmd_sweep(args) -> int:
                 style=args.format,
             )
         )
+        from .modes import study_notes
+
+        for note in study_notes(out, hashes):
+            print(f"Note: {note}\n")
     _print_results(out)
     if failed:
         _stderr(

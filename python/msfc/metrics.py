@@ -406,8 +406,9 @@ CI_MIN_RUNS = 3
 class Interval:
     """The mean of a quantity over RNG runs with what the figures draw around it: the 95 %
     confidence interval (Student's t) with CI_MIN_RUNS or more values, the spread min..max with
-    fewer (2), nothing with 1. ``clipped``: the interval reached below ``floor`` (0 for a
-    quantity that cannot be negative) and was cut there."""
+    fewer (2), nothing with 1. ``clipped``: the interval reached beyond the values the quantity
+    can take, ``floor`` .. ``ceiling`` (0 .. unbounded for a quantity that cannot be negative;
+    1/n .. 1 for Jain's index of n shares), and was cut there."""
 
     mean: float
     lo: float
@@ -415,25 +416,33 @@ class Interval:
     n: int
     kind: str  # "ci95", "range" or "" (one value)
     clipped: bool = False
+    floor: float | None = 0.0
+    ceiling: float | None = None
 
 
-def mean_interval(values: Iterable[float], floor: float | None = 0.0) -> Interval:
-    """The mean of ``values`` (NaN and None left out) and its Interval; ``floor``: the least
-    value the quantity can take (None: unbounded)."""
+def mean_interval(
+    values: Iterable[float], floor: float | None = 0.0, ceiling: float | None = None
+) -> Interval:
+    """The mean of ``values`` (NaN and None left out) and its Interval; ``floor`` and
+    ``ceiling``: the least and the largest value the quantity can take (None: unbounded). A t
+    interval is cut to them (the spread min..max of 2 values lies within them anyway)."""
     v = np.asarray([x for x in values if x is not None and np.isfinite(x)], dtype=float)
     n = len(v)
+    bounds = {"floor": floor, "ceiling": ceiling}
     if n == 0:
-        return Interval(float("nan"), float("nan"), float("nan"), 0, "")
+        return Interval(float("nan"), float("nan"), float("nan"), 0, "", **bounds)
     mean = float(v.mean())
     if n == 1:
-        return Interval(mean, mean, mean, 1, "")
+        return Interval(mean, mean, mean, 1, "", **bounds)
     if n < CI_MIN_RUNS:
-        return Interval(mean, float(v.min()), float(v.max()), n, "range")
+        return Interval(mean, float(v.min()), float(v.max()), n, "range", **bounds)
     half = float(t95(n - 1) * v.std(ddof=1) / np.sqrt(n))
-    lo, clipped = mean - half, False
+    lo, hi, clipped = mean - half, mean + half, False
     if floor is not None and lo < floor:
         lo, clipped = floor, True
-    return Interval(mean, lo, mean + half, n, "ci95", clipped)
+    if ceiling is not None and hi > ceiling:
+        hi, clipped = ceiling, True
+    return Interval(mean, lo, hi, n, "ci95", clipped, **bounds)
 
 
 class Estimate(float):
@@ -457,15 +466,17 @@ class Estimate(float):
         )
 
 
-def estimate(values: Iterable[float], floor: float | None = 0.0) -> Estimate:
+def estimate(
+    values: Iterable[float], floor: float | None = 0.0, ceiling: float | None = None
+) -> Estimate:
     """The mean of ``values`` over RNG runs with its interval (mean_interval) as an Estimate."""
-    return Estimate(mean_interval(values, floor))
+    return Estimate(mean_interval(values, floor, ceiling))
 
 
 def interval_text(intervals: Iterable[Interval]) -> str:
     """What a figure's error bars or bands are, for its title: "5 RNG runs, 95% CI",
     "2 RNG runs, min..max, too few for a CI", "1 RNG run"; says so when an interval was
-    cut at 0."""
+    cut at 0, or to the range of its quantity (such as Jain's index, 1/n .. 1)."""
     iv = [i for i in intervals if i.n > 0]
     ns = sorted({i.n for i in iv}) or [1]
     runs = f"{ns[-1]} RNG run{'s' if ns[-1] > 1 else ''}"
@@ -480,8 +491,11 @@ def interval_text(intervals: Iterable[Interval]) -> str:
         text = f"{runs}, 95% CI"
     else:
         text = f"{runs}, 95% CI ({CI_MIN_RUNS}+ runs) or min..max (2)"
-    if any(i.clipped for i in iv):
+    cut = [i for i in iv if i.clipped]
+    if cut and all(i.floor == 0 and i.ceiling is None for i in cut):
         text += ", cut at 0"
+    elif cut:
+        text += ", cut to the quantity's range"
     return text
 
 
@@ -508,6 +522,12 @@ def jain_index(values: Iterable[float]) -> float:
     v = np.asarray(list(values), dtype=float)
     q = float(np.sum(v * v))
     return float(np.sum(v) ** 2 / (len(v) * q)) if q > 0 else 0.0
+
+
+def jain_range(n: int) -> tuple[float, float]:
+    """The values Jain's index of ``n`` shares can take, 1/n .. 1 (its floor and ceiling for
+    mean_interval)."""
+    return (1.0 / n if n > 0 else 0.0), 1.0
 
 
 def host_throughput(flows: pd.DataFrame, by: str = "dst", direction: str = "down") -> pd.Series:

@@ -1122,7 +1122,8 @@ figure{margin:1em 0} figure.half{display:inline-block;vertical-align:top;width:4
 figure img{width:700px} figure.half img{width:350px}
 figcaption{font-size:90%;color:#444;max-width:900px}
 img{max-width:100%} code{background:#f3f3f3;padding:1px 3px}
-p.dl{margin:-1.2em 0 1.5em;font-size:85%}"""
+p.dl{margin:-1.2em 0 1.5em;font-size:85%}
+p.note{background:#fff8e0;padding:4px 8px}"""
 
 
 def _figure(files: list[str], caption: str, cls: str = "") -> str:
@@ -1452,6 +1453,7 @@ def make_report(root: Path, out: Path | None = None, direction: str | None = Non
                 fmt_for=lambda c: c if c in M.METRICS else None,
             )
         )
+        body.extend(_mode_notes(root / "runs" / h for h in done))
         failed = [
             h
             for h in hashes
@@ -1517,11 +1519,21 @@ def qdisc_tables(root: Path, hashes: list[str], out: Path) -> list[str]:
     cols = [c for c in QDISC_COUNTERS if c in q.columns]
     if not cols:
         return []
-    per_run = q.groupby(["run_scheduler", "config_hash"], sort=False)[cols].sum()
-    tot = per_run.groupby(level=0, sort=False).mean().T
+    # the counters of each run summed over its devices; the cells are means over the RNG runs
+    # of a scheduler with their intervals (tables.estimates), the titles say how many runs
+    per_run = q.groupby(["run_scheduler", "config_hash"], sort=False)[cols].sum().reset_index()
+    tot = T.estimates(per_run, ["run_scheduler"], cols).T
     tot.index = [c.replace("_", " ") for c in tot.index]
+    tot.columns.name = None
     parts = [
-        _table(out, "table-qdisc-counters", tot, "Queue disc counters, all devices", "counter")
+        _table(
+            out,
+            "table-qdisc-counters",
+            tot,
+            "Queue disc counters, all devices",
+            "counter",
+            runs=True,
+        )
     ]
     where = drop_locations(q)
     if not where.empty:
@@ -1533,18 +1545,24 @@ def qdisc_tables(root: Path, hashes: list[str], out: Path) -> list[str]:
                 "Where packets are dropped: AQM and overload drops per hop "
                 "(node kind -> next hop kind)",
                 "hop",
+                runs=True,
             )
         )
     if "class" in q.columns and (q["class"] >= 0).any():
         drops = _drop_columns(q)
         qc = q[q["class"] >= 0]
-        per = qc.groupby(["run_scheduler", "config_hash", "class"], sort=False)[
-            ["dequeued_packets"] + drops
-        ].sum()
-        per = per.groupby(level=[0, 2], sort=False).mean()
+        per = (
+            qc.groupby(["run_scheduler", "config_hash", "class"], sort=False)[
+                ["dequeued_packets"] + drops
+            ]
+            .sum()
+            .reset_index()
+        )
         for c in ["dequeued_packets"] + drops:
-            t = per[c].unstack(0)
+            t = T.estimates(per, ["class", "run_scheduler"], [c])[c].unstack("run_scheduler")
+            t = t.reindex(columns=list(dict.fromkeys(per["run_scheduler"])))
             t.index = [f"class {int(i)}" for i in t.index]
+            t.columns.name = None
             parts.append(
                 _table(
                     out,
@@ -1552,6 +1570,7 @@ def qdisc_tables(root: Path, hashes: list[str], out: Path) -> list[str]:
                     t,
                     f"{c.replace('_', ' ')} per class (schedulers with classes)",
                     "class",
+                    runs=True,
                 )
             )
     return parts
@@ -1570,8 +1589,8 @@ def _tier(name) -> str:
 
 def drop_locations(q: pd.DataFrame) -> pd.DataFrame:
     """Drops (AQM + overload) summed per hop kind ("AP -> wifi", "G -> G"), mean over the runs of
-    each scheduler; rows without a drop are left out. Needs qdisc.csv's node and device columns
-    plus ``run_scheduler`` and ``config_hash``."""
+    each scheduler with its interval (metrics.Estimate cells); rows without a drop are left out.
+    Needs qdisc.csv's node and device columns plus ``run_scheduler`` and ``config_hash``."""
     drops = _drop_columns(q)
     if not drops or not {"node", "device"} <= set(q.columns):
         return pd.DataFrame()
@@ -1580,9 +1599,15 @@ def drop_locations(q: pd.DataFrame) -> pd.DataFrame:
         drops=q[drops].sum(axis=1),
     )
     per_run = d.groupby(["run_scheduler", "config_hash", "hop"], sort=False)["drops"].sum()
-    t = per_run.groupby(level=[0, 2], sort=False).mean().unstack(0).fillna(0)
-    t = t[(t > 0).any(axis=1)]
-    return t.sort_values(list(t.columns), ascending=False) if not t.empty else t
+    t = T.estimates(per_run.reset_index(), ["hop", "run_scheduler"], ["drops"])["drops"]
+    t = t.unstack("run_scheduler").reindex(columns=list(dict.fromkeys(d["run_scheduler"])))
+    t.columns.name = None
+    t = t.fillna(0.0)
+    t = t[(t.astype(float) > 0).any(axis=1)]
+    if t.empty:
+        return t
+    order = t.astype(float).sort_values(list(t.columns), ascending=False).index
+    return t.loc[order]
 
 
 def _ip_key(address) -> tuple:
@@ -1615,7 +1640,10 @@ def fairness_tables(flows: pd.DataFrame, direction: str, out: Path) -> list[str]
         d["series"] = [
             f"{s} {c}".strip() for s, c in zip(d["scheduler"], configurations(d), strict=True)
         ]
-        t = T.estimates(d, [key, "series"], [value])[value].unstack("series")
+        # Jain's index of n shares lies in 1/n .. 1: its intervals are cut to that range (a t
+        # interval of indices near 1 reaches above 1); n is the most hosts or flows of a run
+        bounds = (lambda part: M.jain_range(int(part["n"].max()))) if key == "group" else None
+        t = T.estimates(d, [key, "series"], [value], bounds)[value].unstack("series")
         t = t.reindex(index=list(dict.fromkeys(d[key])), columns=list(dict.fromkeys(d["series"])))
         if key == "group":
             n = d.groupby("group", sort=False)["n"].max()
@@ -1628,7 +1656,8 @@ def fairness_tables(flows: pd.DataFrame, direction: str, out: Path) -> list[str]
                     "table-jain",
                     t,
                     "Jain's fairness index (sum x)^2 / (n sum x^2) of the throughput of the client "
-                    "hosts and of the flows of each type (1: all equal, 1/n: one has all)",
+                    "hosts and of the flows of each type (1: all equal, 1/n: one has all; an "
+                    "interval is cut to the index's range [1/n, 1])",
                     "among",
                     metric="jain_index",
                 )
@@ -1849,6 +1878,35 @@ def against_pairs(sa: pd.DataFrame, sb: pd.DataFrame, direction: str) -> pd.Data
     return pd.DataFrame(rows, columns=AGAINST_COLUMNS)
 
 
+def _runs_label(n: int) -> str:
+    return "one run" if n <= 1 else f"{n} RNG runs"
+
+
+def against_table(pairs: pd.DataFrame, metric: str) -> pd.DataFrame:
+    """One metric of against_pairs as a table: rows = flow types; per scheduler and
+    configuration A's and B's means over their RNG runs with their intervals (metrics.Estimate
+    cells; each column's heading says how many runs, "one run" for a mean without interval)
+    and B/A, the ratio of the two means."""
+    p = pairs[pairs["metric"] == metric]
+    types = list(dict.fromkeys(p["type"]))
+    cols = {}
+    for s in dict.fromkeys(p["series"]):
+        q = p[p["series"] == s].drop_duplicates("type").set_index("type").reindex(types)
+        a = [M.Estimate(iv) if isinstance(iv, M.Interval) else np.nan for iv in q["a_interval"]]
+        b = [M.Estimate(iv) if isinstance(iv, M.Interval) else np.nan for iv in q["b_interval"]]
+        cols[f"{s} A ({_runs_label(int(q['a_runs'].max()))})"] = a
+        cols[f"{s} B ({_runs_label(int(q['b_runs'].max()))})"] = b
+        cols[f"{s} B/A"] = (q["b"].astype(float) / q["a"].astype(float)).to_list()
+    return pd.DataFrame(cols, index=pd.Index(types, dtype=object), dtype=object)
+
+
+def _mode_notes(run_dirs) -> list[str]:
+    """The page's paragraphs for the modes that changed nothing (modes.unchanged_notes)."""
+    from .modes import unchanged_notes
+
+    return [f"<p class='note'>Note: {html.escape(n)}</p>" for n in unchanged_notes(run_dirs)]
+
+
 def _configs_text(summary: pd.DataFrame) -> str:
     labels = configurations(summary)
     return ", ".join(
@@ -1897,6 +1955,10 @@ def make_against_report(
         f"records bit for bit; this page compares the means over the RNG runs of each "
         f"configuration (configurations are never pooled: a sweep's grid points are points of "
         f"their own, labelled with their settings).</p>",
+        *_mode_notes(
+            [a_root / "runs" / h for h in sa_study.get("configs", [])]
+            + [b_root / "runs" / h for h in sb_study.get("configs", [])]
+        ),
         _figure(
             fig_against(pairs, out, "against", la, lb),
             "Each point is one flow type under one scheduler and configuration, at A's value (x) "
@@ -1904,22 +1966,15 @@ def make_against_report(
         ),
     ]
     for m in AGAINST_METRICS:
-        p = pairs[pairs["metric"] == m]
-        t = p.pivot_table(index="type", columns="series", values=["a", "b"], sort=False)
-        cols = {}
-        for s in dict.fromkeys(p["series"]):
-            cols[f"{s} A"] = t[("a", s)]
-            cols[f"{s} B"] = t[("b", s)]
-            cols[f"{s} B/A"] = t[("b", s)] / t[("a", s)]
-        df = pd.DataFrame(cols)
         body.append(
             _table(
                 out,
                 f"table-against-{m}",
-                df,
+                against_table(pairs, m),
                 f"{M.heading(m)} per flow type",
                 "type",
                 fmt_for=lambda c, m=m: None if c.endswith("B/A") else m,
+                runs=True,
             )
         )
     page = (

@@ -31,14 +31,17 @@ def column_order(summary: pd.DataFrame, column: str = "scheduler") -> list[str]:
     return [str(x) for x in pd.unique(summary[column])]
 
 
-def estimates(rows: pd.DataFrame, by: list[str], metric_names) -> pd.DataFrame:
+def estimates(rows: pd.DataFrame, by: list[str], metric_names, bounds=None) -> pd.DataFrame:
     """One row per group of ``by`` (in order of appearance), one column per metric: the mean
-    over the group's rows (its RNG runs) as a metrics.Estimate that carries its interval."""
+    over the group's rows (its RNG runs) as a metrics.Estimate that carries its interval.
+    ``bounds(rows of a group)``: the (floor, ceiling) its intervals are cut to (default: at 0,
+    for the quantities that cannot be negative)."""
     metric_names = list(metric_names)
     index, cells = [], []
     for key, part in rows.groupby(by, sort=False, dropna=False):
         index.append(key if isinstance(key, tuple) else (key,))
-        cells.append([M.estimate(part[m].to_numpy(float)) for m in metric_names])
+        floor, ceiling = bounds(part) if bounds else (0.0, None)
+        cells.append([M.estimate(part[m].to_numpy(float), floor, ceiling) for m in metric_names])
     if len(by) > 1:
         idx = pd.MultiIndex.from_tuples(index, names=by)
     else:
@@ -136,15 +139,17 @@ def render_text(
     metric_rows: bool = False,
     metric: str | None = None,
     style: str = "text",
+    runs: bool = False,
 ) -> str:
     """A table as aligned plain text, or as a Markdown pipe table (``style="markdown"``).
 
     ``metric_rows``: rows are metric names (format per row); otherwise ``metric`` formats every
-    cell (or ``fmt_for(column)`` when given)."""
+    cell (or ``fmt_for(column)`` when given). ``runs``: the title names the RNG runs also where
+    a mean has no interval (spread_note)."""
     if style not in STYLES:
         raise ValueError(f"unknown table style {style!r}; expected one of {STYLES}")
     md = style == "markdown"
-    title = _with_note(title, df)
+    title = _with_note(title, df, runs)
     if df is None or df.empty:
         if md:
             return f"**{title}**\n\n(no data)\n" if title else "(no data)\n"
@@ -202,30 +207,33 @@ def cell_text(metric_name, v) -> str:
     return f"{text} ± {_number(metric_name, (iv.hi - iv.lo) / 2)}"
 
 
-def spread_note(df: pd.DataFrame) -> str:
+def spread_note(df: pd.DataFrame, runs: bool = False) -> str:
     """What the intervals in a table's cells are, for its title ("3 RNG runs, 95% CI: mean ±
-    half-width"); empty when no cell has one (one RNG run, or plain numbers)."""
+    half-width"); empty when no cell has one (one RNG run, or plain numbers). ``runs``: count
+    the cells of one run too ("1-3 RNG runs, ..."), and say "one run, no interval" when every
+    mean is of one run."""
     if df is None or df.empty:
         return ""
-    ivs = [
+    means = [
         v.interval
         for v in df.to_numpy(object).ravel()
-        if isinstance(v, M.Estimate) and v.interval.kind
+        if isinstance(v, M.Estimate) and v.interval.n > 0
     ]
+    ivs = [i for i in means if i.kind]
     if not ivs:
-        return ""
+        return "one run, no interval" if runs and means else ""
     kinds = {i.kind for i in ivs}
     cells = " or ".join(
         w for k, w in (("ci95", "half-width"), ("range", "half the spread")) if k in kinds
     )
-    text = f"{M.interval_text(ivs)}: mean ± {cells}"
+    text = f"{M.interval_text(means if runs else ivs)}: mean ± {cells}"
     if any(i.clipped for i in ivs):
         text += "; [low..high] where cut"
     return text
 
 
-def _with_note(title: str, df: pd.DataFrame) -> str:
-    note = spread_note(df)
+def _with_note(title: str, df: pd.DataFrame, runs: bool = False) -> str:
+    note = spread_note(df, runs)
     if not note:
         return title
     return f"{title} ({note})" if title else f"({note})"
@@ -238,12 +246,13 @@ def render_html(
     metric_rows: bool = False,
     metric: str | None = None,
     fmt_for=None,
+    runs: bool = False,
 ) -> str:
     import html
 
     if df is None or df.empty:
         return f"<p>{html.escape(title)}: no data</p>"
-    title = _with_note(title, df)
+    title = _with_note(title, df, runs)
     out = ["<table class='data'>"]
     if title:
         out.append(f"<caption>{html.escape(title)}</caption>")
@@ -292,11 +301,12 @@ def render_latex(
     metric: str | None = None,
     fmt_for=None,
     label: str = "",
+    runs: bool = False,
 ) -> str:
     """A table as a LaTeX ``table`` float with booktabs rules (``\\usepackage{booktabs}``),
     the same cells as the text and HTML tables, the title as its caption, ``label`` as
     ``\\label{tab:LABEL}``."""
-    title = _with_note(title, df)
+    title = _with_note(title, df, runs)
     lines = ["% made by msfc report; needs \\usepackage{booktabs}", r"\begin{table}", r"\centering"]
     if title:
         lines.append(r"\caption{" + tex_escape(title) + "}")
