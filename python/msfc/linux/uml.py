@@ -12,6 +12,7 @@ import fcntl
 import os
 import shutil
 import subprocess
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -88,12 +89,21 @@ def _install_init(root: Path) -> None:
         dst.chmod(0o755)
 
 
+_SHIM_LOCK = threading.Lock()
+
+
 def fixed_random_shim() -> Path:
     """The LD_PRELOAD library that gives UML a fixed random stream (built with the host's gcc
-    into kernel/build/ when missing or older than its source)."""
+    into kernel/build/ when missing or older than its source; boots started side by side
+    build it once)."""
+    with _SHIM_LOCK:
+        return _build_shim()
+
+
+def _build_shim() -> Path:
     if not SHIM.is_file() or SHIM.stat().st_mtime < SHIM_SRC.stat().st_mtime:
         SHIM.parent.mkdir(parents=True, exist_ok=True)
-        tmp = SHIM.with_name(f".{SHIM.name}.tmp")
+        tmp = SHIM.with_name(f".{SHIM.name}.{os.getpid()}.tmp")
         r = subprocess.run(
             ["gcc", "-O2", "-Wall", "-shared", "-fPIC", "-o", str(tmp), str(SHIM_SRC)],
             capture_output=True,
