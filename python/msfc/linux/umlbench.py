@@ -145,6 +145,78 @@ def _write_study(out: Path, rate: Rate, test: str, hashes: list[str], duration, 
     flent.write_study(out / rate.label, test, hashes, _settings(rate, duration, rtt_ms))
 
 
+def flent_plots(root: Path, test: str, rtt_ms: int) -> list[str]:
+    """Figures of one Flent test at one rate (root = OUT/<rate>), PNG and PDF (TrueType
+    fonts), from the runs' raw records: the voice stream's added RTT as a CDF and over time,
+    and the TCP goodput per class and direction; returns the files' names."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    matplotlib.rcParams["pdf.fonttype"] = 42
+    matplotlib.rcParams["ps.fonttype"] = 42
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    order = {q: k for k, q in enumerate(R.QDISCS)}
+    runs = sorted(TB._runs(root, test), key=lambda r: order.get(r[0], len(order)))
+    if not runs:
+        return []
+    written = []
+
+    def save(fig, name):
+        fig.tight_layout()
+        for ext in ("png", "pdf"):
+            fig.savefig(root / f"{name}.{ext}", dpi=110)
+            written.append(f"{name}.{ext}")
+        plt.close(fig)
+
+    fig, (cdf, ts) = plt.subplots(1, 2, figsize=(12, 4))
+    for q, flows, rtt, _ in runs:
+        ids = flows[(flows["type"] == "voip-EF") & (flows["direction"] == "up")]["flow_id"]
+        r = rtt[rtt["flow_id"].isin(ids)].sort_values("seqno")
+        x = r["rtt_s"].to_numpy() * 1000 - rtt_ms
+        if not len(x):
+            continue
+        xs = np.sort(np.maximum(x, 1e-3))
+        cdf.plot(xs, np.arange(1, len(xs) + 1) / len(xs), label=q)
+        ts.plot(r["seqno"].to_numpy() * 0.02, x, label=q, linewidth=0.8)
+    cdf.set_xscale("log")
+    cdf.set_xlabel("added RTT (ms, log)")
+    cdf.set_ylabel("CDF")
+    cdf.set_title(f"{test}: voice stream (irtt, EF)")
+    cdf.grid(alpha=0.3)
+    cdf.legend(fontsize=8)
+    ts.set_xlabel("time since the stream's start (s)")
+    ts.set_yscale("symlog", linthresh=1)
+    ts.set_ylabel("added RTT (ms, log above 1)")
+    ts.set_title(f"{test}: voice stream over time")
+    ts.grid(alpha=0.3)
+    save(fig, f"{test}-voice")
+
+    classes = [
+        c
+        for c in flent.CLASS_ORDER
+        if any(((f["type"] == f"up-{c}") | (f["type"] == f"down-{c}")).any() for _, f, _, _ in runs)
+    ]
+    dirs = [d for d in ("down", "up") if any((f["direction"] == d).any() for _, f, _, _ in runs)]
+    fig, axes = plt.subplots(1, len(dirs), figsize=(6 * len(dirs), 4), squeeze=False)
+    w = 0.8 / len(runs)
+    for ax, d in zip(axes[0], dirs, strict=True):
+        for k, (q, f, _, _) in enumerate(runs):
+            ax.bar(
+                np.arange(len(classes)) + k * w,
+                [TB._mbps(f, type=f"{d}-{c}", kind="data") for c in classes],
+                w,
+                label=q,
+            )
+        ax.set_xticks(np.arange(len(classes)) + 0.4 - w / 2, classes)
+        ax.set_ylabel("goodput (Mbit/s)")
+        ax.set_title(f"{test}: TCP goodput per class, {d}load")
+    axes[0][0].legend(fontsize=8)
+    save(fig, f"{test}-goodput")
+    return written
+
+
 def tables(out: Path, rates: list[Rate], tests: list[str], rows: dict, args) -> str:
     """OUT/tables.md and OUT/summary.json: per rate the Flent tests' summary tables and the
     iperf3 tests' tables (also in OUT/<rate>/tables.md)."""
@@ -159,6 +231,9 @@ def tables(out: Path, rates: list[Rate], tests: list[str], rows: dict, args) -> 
         for test in tests:
             if test in flent.TESTS and rows.get((rate.label, test)):
                 parts += ["", f"### {test}", "", flent.table(rows[(rate.label, test)])]
+                figs = flent_plots(out / rate.label, test, args.rtt_ms)
+                if figs:
+                    parts += ["", "Figures: " + ", ".join(f"`{rate.label}/{f}`" for f in figs)]
         bench = [t for t in tests if t in BENCH_TESTS and (out / rate.label / t).is_dir()]
         if bench:
             md = TB.tables(out / rate.label, bench)
