@@ -141,7 +141,10 @@ def record(out: Path, rate: Rate, test: str, qdisc: str, res, duration: int, rtt
     return h, None
 
 
-def _write_study(out: Path, rate: Rate, test: str, hashes: list[str], duration, rtt_ms) -> None:
+def _write_study(out: Path, rate: Rate, test: str, runs: list[tuple[str, str]], duration, rtt_ms):
+    """The study of one rate and test: its runs ((qdisc, hash) pairs) in records.QDISCS order."""
+    order = {q: k for k, q in enumerate(R.QDISCS)}
+    hashes = [h for _, h in sorted(runs, key=lambda r: order.get(r[0], len(order)))]
     flent.write_study(out / rate.label, test, hashes, _settings(rate, duration, rtt_ms))
 
 
@@ -285,7 +288,7 @@ def bench(args) -> int:
         )
         return item, res
 
-    hashes: dict[tuple, list[str]] = {}
+    hashes: dict[tuple, list[tuple[str, str]]] = {}
     rows: dict[tuple, list[dict]] = {}
     failed = []
     with ThreadPoolExecutor(max_workers=jobs) as pool:
@@ -302,7 +305,7 @@ def bench(args) -> int:
                 )
                 continue
             h, row = record(out, rate, test, qdisc, res, args.duration, args.rtt_ms)
-            hashes.setdefault((rate, test), []).append(h)
+            hashes.setdefault((rate, test), []).append((qdisc, h))
             if row is not None:
                 rows.setdefault((rate.label, test), []).append(row)
             print(f"msfc.linux: {where}: {res.wall_seconds:.0f} s", file=sys.stderr)
@@ -329,7 +332,7 @@ def convert(args) -> int:
     if not found:
         print(f"msfc.linux: {out} holds no runs (OUT/<rate>/raw/<test>/<qdisc>)", file=sys.stderr)
         return 1
-    hashes: dict[tuple, list[str]] = {}
+    hashes: dict[tuple, list[tuple[str, str]]] = {}
     rows: dict[tuple, list[dict]] = {}
     rates: dict[str, Rate] = {}
     tests: list[str] = []
@@ -344,7 +347,7 @@ def convert(args) -> int:
         if test not in tests:
             tests.append(test)
         h, row = record(out, rate, test, qdisc, res, args.duration, args.rtt_ms)
-        hashes.setdefault((rate, test), []).append(h)
+        hashes.setdefault((rate, test), []).append((qdisc, h))
         if row is not None:
             rows.setdefault((label, test), []).append(row)
     for (rate, test), hs in hashes.items():
