@@ -235,7 +235,9 @@ def test_qdisc_counter_tables_show_the_interval_and_the_runs(tmp_path):
     iv = M.mean_interval([3 * d for d in drops["Msfc"]])
     tex = (out / "table-qdisc-counters.tex").read_text()
     row = next(ln for ln in tex.splitlines() if ln.startswith("codel drops"))
-    assert row == rf"codel drops & {iv.mean:.0f} \ensuremath{{\pm}} {(iv.hi - iv.lo) / 2:.0f} & 300 \\"
+    assert (
+        row == rf"codel drops & {iv.mean:.0f} \ensuremath{{\pm}} {(iv.hi - iv.lo) / 2:.0f} & 300 \\"
+    )
     assert "1-3 RNG runs, 95\\% CI" in tex
     assert "Where packets are dropped" in html and "codel drops per class" in html
     per_class = (out / "table-codel_drops-class.tex").read_text()
