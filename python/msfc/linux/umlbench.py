@@ -220,6 +220,42 @@ def flent_plots(root: Path, test: str, rtt_ms: int) -> list[str]:
     return written
 
 
+def headline(rates: list[Rate], rows: dict, test: str = "rrul") -> str:
+    """One table of the voice stream's and of Flent's ping's added latency (median / p99,
+    ms) under ``test`` per rate (rows) and qdisc (columns): the comparison an operator reads
+    first."""
+    qdiscs: list[str] = []
+    for rate in rates:
+        for r in rows.get((rate.label, test), []):
+            if r["qdisc"] not in qdiscs:
+                qdiscs.append(r["qdisc"])
+    if not qdiscs:
+        return ""
+
+    def cell(r, med, p99):
+        if r is None:
+            return "-"
+        return f"{flent._fmt(r.get(med, float('nan')))} / {flent._fmt(r.get(p99, float('nan')))}"
+
+    lines = []
+    for what, med, p99 in (
+        ("voice stream (irtt, EF)", "ef_med", "ef_p99"),
+        ("Flent's ping (ICMP, unmarked)", "icmp_med", "icmp_p99"),
+    ):
+        lines += [
+            f"{test}, {what}: added RTT median / p99 (ms)",
+            "",
+            "| rate | " + " | ".join(qdiscs) + " |",
+            "|---|" + "---|" * len(qdiscs),
+        ]
+        for rate in rates:
+            by_q = {r["qdisc"]: r for r in rows.get((rate.label, test), [])}
+            cells = [cell(by_q.get(q), med, p99) for q in qdiscs]
+            lines.append(f"| {rate.text} | " + " | ".join(cells) + " |")
+        lines.append("")
+    return "\n".join(lines)
+
+
 def tables(out: Path, rates: list[Rate], tests: list[str], rows: dict, args) -> str:
     """OUT/tables.md and OUT/summary.json: per rate the Flent tests' summary tables and the
     iperf3 tests' tables (also in OUT/<rate>/tables.md)."""
@@ -229,6 +265,9 @@ def tables(out: Path, rates: list[Rate], tests: list[str], rows: dict, args) -> 
         f"Base RTT {args.rtt_ms} ms, {args.duration} s per test, UML time-travel=inf-cpu, "
         f"seed {args.seed}. " + flent.TABLE_NOTE,
     ]
+    head = headline(rates, rows)
+    if head:
+        parts += ["", "## Latency under load, every rate", "", head]
     for rate in rates:
         parts += ["", f"## {rate.text}"]
         for test in tests:
