@@ -52,6 +52,14 @@ static_assert(int{MsfcQueueDisc::ORDER_ROUND} == int{TC_MSFC_ORDER_ROUND} &&
                   TC_MSFC_ORDER_MAX == TC_MSFC_ORDER_PRIORITY,
               "MsfcQueueDisc::OrderMode follows pkt_sched_msfc.h");
 
+// Boost's values are the netlink numbers of enum tc_msfc_boost
+static_assert(int{MsfcQueueDisc::BOOST_OFF} == int{TC_MSFC_BOOST_OFF} &&
+                  int{MsfcQueueDisc::BOOST_ON} == int{TC_MSFC_BOOST_ON} &&
+                  int{MsfcQueueDisc::BOOST_ACROSS} == int{TC_MSFC_BOOST_ACROSS} &&
+                  TC_MSFC_BOOST_MIN == TC_MSFC_BOOST_OFF &&
+                  TC_MSFC_BOOST_MAX == TC_MSFC_BOOST_ACROSS,
+              "MsfcQueueDisc::BoostMode follows pkt_sched_msfc.h");
+
 /// The kernel's message for a parameter out of its range: "<name> must be <range>".
 std::string
 RangeMessage(const char* name, const char* range)
@@ -183,13 +191,15 @@ MsfcQueueDisc::GetTypeId()
                                           ISOLATE_BOTH,
                                           "both"))
             .AddAttribute("Boost",
-                          "Sparse-flow boost inside each class: \"off\", a flow that becomes "
-                          "active joins the tail of its class's round (the thesis); \"on\", it "
-                          "is served before the class's other flows for one quantum (fq_codel's "
-                          "new-flow list)",
-                          EnumValue(BOOST_OFF),
+                          "Sparse-flow boost: \"off\", a flow that becomes active joins the "
+                          "tail of its class's round (the thesis); \"on\", it is served before "
+                          "the class's other flows for one quantum (fq_codel's new-flow list); "
+                          "\"across\", as \"on\", and the classes' new flows also go ahead of "
+                          "the class round, most important class first, charged to their class "
+                          "while it has borrowed less than one class quantum",
+                          EnumValue(static_cast<BoostMode>(TC_MSFC_BOOST_DEFAULT)),
                           MakeEnumAccessor<BoostMode>(&MsfcQueueDisc::m_boost),
-                          MakeEnumChecker(BOOST_OFF, "off", BOOST_ON, "on"))
+                          MakeEnumChecker(BOOST_OFF, "off", BOOST_ON, "on", BOOST_ACROSS, "across"))
             .AddAttribute("Order",
                           "Which class the outer DRR serves: \"round\", the classes take turns, "
                           "each its quantum (the thesis); \"priority\", within each round the "
@@ -260,7 +270,7 @@ MsfcQueueDisc::GetAttributeRange(const std::string& attribute)
         {"Weights", "rounded|exact"},
         {"Inversion", "allow|prevent"},
         {"Isolate", "flow|src|dst|both"},
-        {"Boost", "off|on"},
+        {"Boost", "off|on|across"},
         {"Order", "round|priority"},
     };
     auto it = ranges.find(attribute);
@@ -483,7 +493,7 @@ MsfcQueueDisc::UnlistAll()
 {
     for (Class& c : m_classes)
     {
-        // the old list, then the new one (Boost=on leaves emptied flows on it)
+        // the old list, then the new one (Boost on or across leaves emptied flows on it)
         for (uint32_t head : {c.head, c.newHead})
         {
             for (uint32_t idx = head; idx != NIL;)
@@ -837,7 +847,7 @@ MsfcQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
         }
         flow.deficit = FlowQuantum(cls, flow);
         c.nFlows++;
-        if (m_boost == BOOST_ON)
+        if (m_boost != BOOST_OFF)
         {
             PushFlow(c.newHead, c.newTail, idx);
         }
@@ -1126,13 +1136,18 @@ MsfcQueueDisc::PopFlow(uint32_t& head, uint32_t& tail)
 }
 
 Ptr<QueueDiscItem>
-MsfcQueueDisc::ClassDequeue(uint32_t cls)
+MsfcQueueDisc::ClassDequeue(uint32_t cls, bool newOnly)
 {
     Class& c = m_classes[cls];
     for (;;)
     {
-        // Boost=on: the new flows first, then the old ones (Boost=off: no new flows)
+        // Boost on or across: the new flows first, then the old ones (Boost=off: no new flows);
+        // Boost=across's path (newOnly): the new flows only
         bool fromNew = c.newHead != NIL;
+        if (newOnly && !fromNew)
+        {
+            return nullptr;
+        }
         uint32_t& head = fromNew ? c.newHead : c.head;
         uint32_t& tail = fromNew ? c.newTail : c.tail;
         if (head == NIL)
@@ -1242,8 +1257,8 @@ MsfcQueueDisc::DequeuePriority()
                 q[a] = ClassQuantum(a);
                 // safe: a class quantum is at least one unit (Q_p >= 1 by the checks of
                 // ValidateConfiguration, eff_p >= 1 by EffectiveQuanta); the deficit is <= 0
-                // here and above -2^48 (one packet's length below a positive deficit), so
-                // its negation fits
+                // here and above -(2^56 + 2^48) (Boost=across's limit, one class quantum and
+                // one packet below 0), so its negation fits
                 NS_ASSERT_MSG(q[a] > 0, "class " << a << " has a quantum of 0");
                 const uint64_t refills = static_cast<uint64_t>(-m_classes[a].deficit) / q[a] + 1;
                 k = std::min(k, refills);
@@ -1271,6 +1286,38 @@ MsfcQueueDisc::DequeuePriority()
 }
 
 Ptr<QueueDiscItem>
+MsfcQueueDisc::DequeueAcross()
+{
+    // the classes from the most important (the highest index) down; an active class is in the
+    // list exactly while its active flag is set, and a class with new flows is active
+    for (uint32_t cls = m_prios; cls-- > 0;)
+    {
+        Class& c = m_classes[cls];
+        if (!c.active || c.newHead == NIL)
+        {
+            continue;
+        }
+        // the borrowing limit, deficit > -class quantum in the deficit's unit: a class quantum
+        // is at most 2^56 units (ValidateConfiguration) and at least one (Q_p >= 1, eff_p >= 1
+        // by EffectiveQuanta), so its negation fits; a positive deficit passes whatever the
+        // quantum, which is computed (an O(Prios) pass with Inversion=prevent) only for a
+        // class in debt, from the flows listed now
+        if (c.deficit <= 0 && c.deficit <= -ClassQuantum(cls))
+        {
+            continue;
+        }
+        Ptr<QueueDiscItem> item = ClassDequeue(cls, true);
+        if (item)
+        {
+            // the class stays in the active class list even if its flows all left: its next
+            // visit in the round removes it
+            return ChargeClass(cls, item);
+        }
+    }
+    return nullptr;
+}
+
+Ptr<QueueDiscItem>
 MsfcQueueDisc::ChargeClass(uint32_t cls, Ptr<QueueDiscItem> item)
 {
     Class& c = m_classes[cls];
@@ -1286,6 +1333,13 @@ Ptr<QueueDiscItem>
 MsfcQueueDisc::DoDequeue()
 {
     NS_LOG_FUNCTION(this);
+    if (m_boost == BOOST_ACROSS)
+    {
+        if (Ptr<QueueDiscItem> item = DequeueAcross())
+        {
+            return item;
+        }
+    }
     if (m_order == ORDER_PRIORITY)
     {
         return DequeuePriority();

@@ -124,11 +124,13 @@ class MsfcQueueDisc : public QueueDisc
         virtual uint32_t HostHash(bool destination, uint32_t perturbation) const = 0;
     };
 
-    /// Flows that become active inside a class (attribute "Boost", docs/algorithm.md).
+    /// Flows that become active inside a class (attribute "Boost", docs/algorithm.md); the
+    /// values are those of enum tc_msfc_boost.
     enum BoostMode
     {
-        BOOST_OFF, //!< "off": they join the class's one round at its tail (the thesis)
-        BOOST_ON,  //!< "on": served first, for one quantum (fq_codel's new-flow list)
+        BOOST_OFF,    //!< "off": they join the class's one round at its tail (the thesis)
+        BOOST_ON,     //!< "on": served first, for one quantum (fq_codel's new-flow list)
+        BOOST_ACROSS, //!< "across": "on", and new flows go ahead of the class round
     };
 
     /// Which class the outer DRR serves (attribute "Order", docs/algorithm.md, "Priority order
@@ -328,10 +330,10 @@ class MsfcQueueDisc : public QueueDisc
     {
         uint64_t quantum{0};   //!< Q_p
         int64_t deficit{0};    //!< outer DRR credit
-        uint32_t head{NIL};    //!< first active flow (index into m_flows); Boost=on: old flows
+        uint32_t head{NIL};    //!< first active flow (index into m_flows); Boost!=off: old flows
         uint32_t tail{NIL};    //!< last active flow
-        uint32_t newHead{NIL}; //!< Boost=on: first new flow
-        uint32_t newTail{NIL}; //!< Boost=on: last new flow
+        uint32_t newHead{NIL}; //!< Boost!=off: first new flow
+        uint32_t newTail{NIL}; //!< Boost!=off: last new flow
         uint32_t next{NIL};    //!< next class in the active class list
         bool active{false};    //!< in the active class list
         uint32_t nFlows{0};    //!< flows in the active flow lists (n_p)
@@ -396,7 +398,20 @@ class MsfcQueueDisc : public QueueDisc
     void UnlistAll();
 
     uint32_t FlowIndex(uint32_t cls, Ptr<const QueueDiscItem> item) const;
-    Ptr<QueueDiscItem> ClassDequeue(uint32_t cls);
+    /**
+     * The inner DRR of a class: its new flows first, then its old flows.
+     * @param cls the class
+     * @param newOnly Boost=across's path: the new flows only, null once there are none
+     * @return the packet, or null when the class (newOnly: its new-flow list) holds none
+     */
+    Ptr<QueueDiscItem> ClassDequeue(uint32_t cls, bool newOnly = false);
+    /**
+     * Boost=across, before the class round (docs/algorithm.md, "Sparse flows across
+     * classes"): the most important active class with new flows whose deficit is above minus
+     * its class quantum sends a new flow's packet, charged to its deficit.
+     * @return the packet, or null when no class may or can send one this way
+     */
+    Ptr<QueueDiscItem> DequeueAcross();
     /**
      * Order=priority: the outer DRR's dequeue (docs/algorithm.md, "Priority order inside the
      * round"): the most important active class with a positive deficit sends; when no active

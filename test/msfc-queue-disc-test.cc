@@ -23,6 +23,7 @@
 #include "ns3/udp-l4-protocol.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
@@ -1164,6 +1165,177 @@ class MsfcBoostTestCase : public TestCase
 };
 
 /**
+ * Boost=across (docs/algorithm.md, "Sparse flows across classes"), three classes at ratio 2
+ * (class quanta 1500, 3000, 6000 bytes): a sparse packet of the top class is the next one
+ * dequeued even when its class has just spent its credit in its turn (Boost=on: after the turns
+ * of classes 0 and 1); sparse flows of the top class go ahead of the round until it has borrowed
+ * one class quantum (6000 bytes of credit and 6000 borrowed: 12 packets of 1000 bytes), with
+ * either Weights and either Order, then wait; a sender that makes every top-class packet look
+ * sparse still gets the shares 1 : 2 : 4, never more than its credit, a class quantum and a
+ * packet ahead of its share.  The same decisions as the reference model's
+ * test_boost_across_* tests.
+ */
+class MsfcBoostAcrossTestCase : public TestCase
+{
+  public:
+    MsfcBoostAcrossTestCase()
+        : TestCase("Boost=across: new flows ahead of the class round, within one class quantum")
+    {
+    }
+
+  private:
+    /// Class of the next packet dequeued (the tag is class * 100 + flow), UINT32_MAX if none.
+    static uint32_t NextClass(Ptr<MsfcQueueDisc> q, uint32_t* flow = nullptr)
+    {
+        auto item = DynamicCast<MsfcTestItem>(q->Dequeue());
+        if (!item)
+        {
+            return UINT32_MAX;
+        }
+        if (flow)
+        {
+            *flow = item->GetTag() % 100;
+        }
+        return item->GetTag() / 100;
+    }
+
+    /// A packet of a class and flow, tagged class * 100 + flow.
+    static Ptr<MsfcTestItem> Pkt(uint32_t size, uint32_t cls, uint32_t flow)
+    {
+        return Item(size, flow, cls, cls * 100 + flow);
+    }
+
+    static Ptr<MsfcQueueDisc> Disc(const std::string& boost,
+                                   const std::string& order,
+                                   const std::string& weights = "rounded")
+    {
+        return NewDisc({{"Prios", "3"},
+                        {"Flows", "64"},
+                        {"Quantum", "1500"},
+                        {"Ratio", "2"},
+                        {"Boost", boost},
+                        {"Order", order},
+                        {"Weights", weights}});
+    }
+
+    /// Classes of the packets dequeued before a 100-byte packet of a new flow of class 2 that
+    /// arrives when class 2 has sent its quantum (four 1500-byte packets), all three classes
+    /// backlogged.
+    static std::vector<uint32_t> SparseWait(const std::string& boost, const std::string& order)
+    {
+        Ptr<MsfcQueueDisc> q = Disc(boost, order);
+        for (uint32_t i = 0; i < 20; ++i)
+        {
+            for (uint32_t cls = 0; cls < 3; ++cls)
+            {
+                q->Enqueue(Pkt(1500, cls, 1));
+            }
+        }
+        for (uint32_t top = 0; top < 6000 / 1500;)
+        {
+            top += NextClass(q) == 2;
+        }
+        q->Enqueue(Pkt(100, 2, 40));
+        std::vector<uint32_t> before;
+        uint32_t flow = 0;
+        for (uint32_t n = 0; n < 50; ++n)
+        {
+            uint32_t cls = NextClass(q, &flow);
+            if (cls == 2 && flow == 40)
+            {
+                break;
+            }
+            before.push_back(cls);
+        }
+        q->Dispose();
+        return before;
+    }
+
+    void DoRun() override
+    {
+        NS_TEST_EXPECT_MSG_EQ(MsfcQueueDisc::GetAttributeRange("Boost"),
+                              "off|on|across",
+                              "Boost's words");
+        for (const std::string order : {"round", "priority"})
+        {
+            NS_TEST_EXPECT_MSG_EQ(SparseWait("across", order).size(),
+                                  0u,
+                                  "across, order " << order << ": the sparse packet first");
+            std::vector<uint32_t> on = SparseWait("on", order);
+            std::sort(on.begin(), on.end());
+            NS_TEST_EXPECT_MSG_EQ((on == std::vector<uint32_t>{0, 1, 1}),
+                                  true,
+                                  "on, order " << order << ": after the quanta of classes 0, 1");
+        }
+
+        // the borrowing limit: 20 sparse flows of class 2, one 1000-byte packet each
+        for (const std::string weights : {"rounded", "exact"})
+        {
+            for (const std::string order : {"round", "priority"})
+            {
+                Ptr<MsfcQueueDisc> q = Disc("across", order, weights);
+                for (uint32_t i = 0; i < 20; ++i)
+                {
+                    q->Enqueue(Pkt(1500, 0, 1));
+                    q->Enqueue(Pkt(1500, 1, 1));
+                }
+                for (uint32_t f = 10; f < 30; ++f)
+                {
+                    q->Enqueue(Pkt(1000, 2, f));
+                }
+                const uint32_t borrow = (6000 + 6000) / 1000; // credit and one class quantum
+                uint32_t top = 0;
+                while (top < borrow + 1 && NextClass(q) == 2)
+                {
+                    ++top;
+                }
+                NS_TEST_EXPECT_MSG_EQ(top,
+                                      borrow,
+                                      "weights " << weights << ", order " << order
+                                                 << ": class 2's packets ahead of the round");
+                q->Dispose();
+            }
+        }
+
+        // a new sparse flow of class 2 before every dequeue: the shares stay 1 : 2 : 4
+        for (const std::string order : {"round", "priority"})
+        {
+            Ptr<MsfcQueueDisc> q = Disc("across", order);
+            for (uint32_t i = 0; i < 400; ++i)
+            {
+                q->Enqueue(Pkt(1500, 0, 1));
+                q->Enqueue(Pkt(1500, 1, 1));
+            }
+            int64_t sent[3] = {0, 0, 0};
+            int64_t ahead = 0; // 7 x class 2's bytes ahead of its 4/7
+            for (uint32_t i = 0; i < 700; ++i)
+            {
+                q->Enqueue(Pkt(1500, 2, 10 + i % 50));
+                uint32_t cls = NextClass(q);
+                NS_TEST_ASSERT_MSG_LT(cls, 3u, "a backlogged queue disc returned nothing");
+                sent[cls] += 1500;
+                ahead = std::max(ahead, 7 * sent[2] - 4 * (sent[0] + sent[1] + sent[2]));
+            }
+            // never further ahead than its credit at activation, one class quantum and a packet
+            NS_TEST_EXPECT_MSG_LT_OR_EQ(ahead,
+                                        7 * (6000 + 6000 + 1500),
+                                        "order " << order << ": class 2 ran ahead of its share");
+            const int64_t total = sent[0] + sent[1] + sent[2];
+            for (uint32_t cls = 0; cls < 3; ++cls)
+            {
+                const int64_t want = total * (int64_t{1} << cls) / 7;
+                // within one class quantum and one packet (6000 + 1500 bytes)
+                NS_TEST_EXPECT_MSG_LT_OR_EQ(std::abs(sent[cls] - want),
+                                            7500,
+                                            "order " << order << ", class " << cls << ": "
+                                                     << sent[cls] << " bytes of " << total);
+            }
+            q->Dispose();
+        }
+    }
+};
+
+/**
  * Order=priority (docs/algorithm.md, "Priority order inside the round"): a sparse packet of the
  * top class that arrives after its class's turn is the next one dequeued (Order=round: after
  * the other classes' turns); backlogged classes still share 1 : 2 : 4 within a packet per
@@ -1300,7 +1472,8 @@ class MsfcPriorityOrderTestCase : public TestCase
  * cannot change with packets queued; an invalid change restores every attribute; the deficits of
  * classes are converted when Weights changes (exact -> rounded rounds down, also below 0); a
  * lower MaxSize drops down to it; Order round -> priority starts a new round in which the listed
- * classes have taken part (rule 6), priority -> round keeps their deficits and the list's order.
+ * classes have taken part (rule 6), priority -> round keeps their deficits and the list's order;
+ * Boost on <-> across changes no list and no deficit.
  */
 class MsfcChangeTestCase : public TestCase
 {
@@ -1642,9 +1815,54 @@ class MsfcChangeTestCase : public TestCase
         q->Dispose();
     }
 
+    /// Boost on <-> across while flows are listed changes no list and no deficit: a disc
+    /// changed to across and back dequeues as one that stayed on; changed to across, the top
+    /// class's new flow goes ahead of class 0's turn (the reference model's
+    /// test_change_boost_on_across_changes_no_list_and_no_deficit).
+    void BoostAcross()
+    {
+        auto busy = []() {
+            Ptr<MsfcQueueDisc> q = NewDisc({{"Prios", "2"},
+                                            {"Flows", "8"},
+                                            {"Quantum", "1000"},
+                                            {"Ratio", "2"},
+                                            {"Boost", "on"}});
+            for (int i = 0; i < 6; ++i)
+            {
+                q->Enqueue(Item(500, 1, 0, 1));
+                q->Enqueue(Item(500, 1, 1, 11));
+            }
+            Order(q, 6);                     // class 0 sends its 1000 bytes, class 1 its 2000
+            q->Enqueue(Item(300, 5, 1, 15)); // a new flow of class 1, which has spent its credit
+            return q;
+        };
+        std::string error;
+        Ptr<MsfcQueueDisc> stayed = busy();
+        Ptr<MsfcQueueDisc> back = busy();
+        NS_TEST_EXPECT_MSG_EQ(back->Change({{"Boost", "across"}}, error),
+                              MsfcQueueDisc::CHANGE_OK,
+                              "on -> across with packets queued: " << error);
+        NS_TEST_EXPECT_MSG_EQ(Get(back, "Boost"), "across", "Boost changed");
+        NS_TEST_EXPECT_MSG_EQ(back->Change({{"Boost", "on"}}, error),
+                              MsfcQueueDisc::CHANGE_OK,
+                              "across -> on: " << error);
+        const std::vector<uint32_t> want = Order(stayed, 8);
+        NS_TEST_EXPECT_MSG_EQ(want[0], 1u, "Boost=on: class 0's turn first");
+        NS_TEST_EXPECT_MSG_EQ((Order(back, 8) == want), true, "across and back: nothing changed");
+        Ptr<MsfcQueueDisc> across = busy();
+        NS_TEST_EXPECT_MSG_EQ(across->Change({{"Boost", "across"}}, error),
+                              MsfcQueueDisc::CHANGE_OK,
+                              "on -> across: " << error);
+        NS_TEST_EXPECT_MSG_EQ(Next(across), 15u, "Boost=across: class 1's new flow first");
+        stayed->Dispose();
+        back->Dispose();
+        across->Dispose();
+    }
+
     void DoRun() override
     {
         IsolateAfterBoost();
+        BoostAcross();
         BusyAndInvalid();
         Weights();
         LowerLimit();
@@ -1674,6 +1892,7 @@ class MsfcQueueDiscTestSuite : public TestSuite
         AddTestCase(new MsfcOverloadClassTestCase(), TestCase::Duration::QUICK);
         AddTestCase(new MsfcExactWeightsTestCase(), TestCase::Duration::QUICK);
         AddTestCase(new MsfcBoostTestCase(), TestCase::Duration::QUICK);
+        AddTestCase(new MsfcBoostAcrossTestCase(), TestCase::Duration::QUICK);
         AddTestCase(new MsfcPriorityOrderTestCase(), TestCase::Duration::QUICK);
         AddTestCase(new MsfcChangeTestCase(), TestCase::Duration::QUICK);
         AddTestCase(new MsfcClassificationTestCase(), TestCase::Duration::QUICK);

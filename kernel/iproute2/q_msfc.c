@@ -46,6 +46,7 @@ static const char * const msfc_isolate_names[__TC_MSFC_ISOLATE_MAX] = {
 static const char * const msfc_boost_names[__TC_MSFC_BOOST_MAX] = {
 	[TC_MSFC_BOOST_OFF]		= "off",
 	[TC_MSFC_BOOST_ON]		= "on",
+	[TC_MSFC_BOOST_ACROSS]		= "across",
 };
 
 static const char * const msfc_order_names[__TC_MSFC_ORDER_MAX] = {
@@ -118,7 +119,10 @@ static void explain(void)
 		"  isolate   fairness in a class: per flow (flow), or per source host,\n"
 		"            destination host or both first, then per flow of the host\n"
 		"  boost     flows that become active are served first in their class, for\n"
-		"            one quantum (on), or join the end of its round (off)\n"
+		"            one quantum (on), or join the end of its round (off); across:\n"
+		"            as on, and new flows also go ahead of the class round, most\n"
+		"            important class first, charged to their class while it has\n"
+		"            borrowed less than one class quantum\n"
 		"  order     the classes take turns, each its quantum a round (round), or\n"
 		"            the most important class with credit left in the round goes\n"
 		"            first, every class still gets its quantum a round (priority)\n"

@@ -791,6 +791,20 @@ def main():
     )
     mode_checks()
     p = sh(
+        [TC, "qdisc", "change", "dev", "vb", "root", "msfc", "boost", "across"],
+        ns="b",
+        check=False,
+    )
+    out = sh([TC, "-j", "qdisc", "show", "dev", "vb"], ns="b").stdout
+    text = sh([TC, "qdisc", "show", "dev", "vb"], ns="b").stdout
+    report(
+        p.returncode == 0
+        and json.loads(out)[0].get("options", {}).get("boost") == "across"
+        and "boost across" in text,
+        "tc qdisc change: boost across (tc -j and tc qdisc show)",
+        p.stderr.strip() + out[:300],
+    )
+    p = sh(
         [TC, "qdisc", "change", "dev", "vb", "root", "msfc", "boost", "off"],
         ns="b",
         check=False,

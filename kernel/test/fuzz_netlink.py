@@ -120,6 +120,8 @@ RANGES.update(
 )
 BUSY_MSG = _DEFS.resize_busy_msg
 ISOLATE_BUSY_MSG = _DEFS.isolate_busy_msg
+# boost across: new flows go ahead of the class round (a change to or from it is counted)
+BOOST_ACROSS = _params.CHOICES["boost"].index("across")
 
 DEV = "va"
 HANDLE = 0x000A0000  # 10:
@@ -597,6 +599,8 @@ class Fuzzer:
         for t in new:
             if new[t] != base.get(t):
                 self.count(f"changed_{NAMES[t]}@{st}")
+        if new.get(BOOST) != base.get(BOOST) and BOOST_ACROSS in (new.get(BOOST), base.get(BOOST)):
+            self.count(f"changed_boost_across@{st}")
 
     # -- traffic -----------------------------------------------------------------------
 
@@ -716,7 +720,7 @@ class Fuzzer:
                 WEIGHTS: (0, 1),
                 INVERSION: (0, 1),
                 ISOLATE: (0, 3),
-                BOOST: (0, 1),
+                BOOST: (0, 2),
                 ORDER: (0, 1),
             }[t]
             v = r.randint(*typical)

@@ -50,7 +50,7 @@ CHOICES = {
     "weights": ("rounded", "exact"),
     "inversion": ("allow", "prevent"),
     "isolate": ("flow", "src", "dst", "both"),
-    "boost": ("off", "on"),
+    "boost": ("off", "on", "across"),
     "order": ("round", "priority"),
 }
 #: units of the header's numbers (a parameter not listed counts)

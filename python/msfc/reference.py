@@ -48,8 +48,8 @@ WEIGHT_MODES = P.CHOICES["weights"]
 #: values of the ``inversion`` parameter: class quanta as configured (the thesis), or raised so
 #: that no class gives its flows less each than a lower class gives its own
 INVERSION_MODES = P.CHOICES["inversion"]
-#: values of the ``boost`` parameter: one flow list per class (the thesis), or fq_codel's
-#: new-flow list in each class
+#: values of the ``boost`` parameter: one flow list per class (the thesis), fq_codel's
+#: new-flow list in each class, or that list and the classes' new flows ahead of the class round
 BOOST_MODES = P.CHOICES["boost"]
 #: values of the ``order`` parameter: the classes take turns in a round (the thesis), or the
 #: most important class with credit left in the round goes first
@@ -171,7 +171,7 @@ class Flow:
         self.backlog = 0
         self.deficit = 0
         self.active = False  # on one of its class's flow lists
-        self.new = False  # boost=on: on the class's new-flow list
+        self.new = False  # boost=on or across: on the class's new-flow list
         # CoDel state (codel_vars), times in CoDel units
         self.first_above_time = 0
         self.drop_next = 0
@@ -202,8 +202,8 @@ class Class:
 
     def __init__(self, idx: int, quantum: int, nflows: int = 0):
         self.idx, self.quantum = idx, quantum
-        self.flows: deque[Flow] = deque()  # the active flows; with boost=on the old flows
-        self.new_flows: deque[Flow] = deque()  # boost=on: flows that became active
+        self.flows: deque[Flow] = deque()  # the active flows; with boost on/across the old flows
+        self.new_flows: deque[Flow] = deque()  # boost on/across: flows that became active
         self.deficit = 0
         self.active = False
         self.round = 0  # order=priority: the round in which the class last got a quantum
@@ -261,7 +261,7 @@ def check_params(
             f"isolate={isolate} unknown: use isolate={', isolate='.join(ISOLATE_MODES)}"
         )
     if boost not in BOOST_MODES:
-        raise TraceError(f"boost={boost} unknown: use boost=off or boost=on")
+        raise TraceError(f"boost={boost} unknown: use boost={', boost='.join(BOOST_MODES)}")
     if order not in ORDER_MODES:
         raise TraceError(f"order={order} unknown: use order=round or order=priority")
     if inversion not in INVERSION_MODES:
@@ -325,7 +325,8 @@ class Msfc:
         self.target, self.interval = us_to_codel(p["target"]), us_to_codel(p["interval"])
         self.ecn = p["ecn"]
         self.overload, self.inversion, self.isolate = p["overload"], p["inversion"], p["isolate"]
-        self.boost = p["boost"] == "on"
+        self.boost = p["boost"] != "off"  # flows that become active join the new-flow list
+        self.across = p["boost"] == "across"  # and new flows go ahead of the class round
         self.order = p["order"]
         # bytes -> flow deficit units
         self.fscale = 1 << ISOLATE_SHIFT if self.isolate != "flow" else 1
@@ -574,6 +575,10 @@ class Msfc:
         return pkt
 
     def _dequeue(self):
+        if self.across:
+            pkt = self._dequeue_across()
+            if pkt is not None:
+                return pkt
         if self.order == "priority":
             return self._dequeue_priority()
         while True:
@@ -615,10 +620,25 @@ class Msfc:
             cl.deficit -= pkt[2] * self.cscale
             return pkt
 
-    def _class_dequeue(self, cl: Class):
+    def _dequeue_across(self):
+        """boost=across, before the class round: the most important active class with new
+        flows whose deficit is above minus its class quantum sends a new flow's packet and pays
+        for it from its deficit (docs/algorithm.md, "Sparse flows across classes").  None when
+        no class can; a class whose new flows all left stays in the active class list."""
+        for cl in sorted(self.active_classes, key=_idx, reverse=True):
+            if cl.new_flows and cl.deficit > -self.class_quantum(cl):
+                pkt = self._class_dequeue(cl, new_only=True)
+                if pkt is not None:
+                    cl.deficit -= pkt[2] * self.cscale
+                    return pkt
+        return None
+
+    def _class_dequeue(self, cl: Class, new_only: bool = False):
+        """The inner DRR; `new_only` (boost=across): the new-flow list only, None once it is
+        empty."""
         while True:
-            # boost=on: the new flows first, then the old ones (cl.flows)
-            lst = cl.new_flows if cl.new_flows else cl.flows
+            # boost on/across: the new flows first, then the old ones (cl.flows)
+            lst = cl.new_flows if cl.new_flows or new_only else cl.flows
             if not lst:
                 return None
             fl = lst[0]

@@ -328,6 +328,62 @@ TRACES = [
         ],
     ),
     (
+        # boost=across: new flows of every class go ahead of the class round, most important
+        # first, while their class has borrowed less than its class quantum; sparse top-class
+        # flows among backlogged lower classes, then many sparse flows in every class, so that
+        # classes reach the borrowing limit and wait for their refills
+        "boost-across-3x8",
+        151,
+        dict(prios=3, flows=8, quantum=1500, ratio="2", limit=10240, boost="across"),
+        [
+            (500, (0, 1), 0.75, "mtu"),
+            (500, (0, 1, 2), 0.6, "small"),
+            (300, (2,), 0.45, "mix"),
+            "drain",
+            (400, (0, 1, 2), 0.7, "small"),
+            (300, (0, 1, 2), 0.55, "jumbo"),
+            (200, (), 0.0, "mix"),
+        ],
+    ),
+    (
+        # boost=across with the other modes (ratio below 1: class 3 is still the most
+        # important; exact weights; effective quanta in the borrowing limit; overload drops
+        # that empty new flows), with order=priority, and changes between off, on and across
+        # with packets queued and on an idle queue disc that still lists flows
+        "boost-across-modes-4x8-r0.5",
+        157,
+        dict(
+            version=4,
+            prios=4,
+            flows=8,
+            quantum=1000,
+            ratio="0.5",
+            limit=40,
+            drop_batch=8,
+            overload="class",
+            weights="exact",
+            inversion="prevent",
+            boost="across",
+            order="priority",
+        ),
+        [
+            (500, (0, 1, 2, 3), 0.7, "small"),
+            "C boost=on",
+            (300, (0, 1, 2, 3), 0.65, "mix"),
+            "C boost=across order=round",
+            (300, (0, 3), 0.6, "small"),
+            "drain",
+            "C boost=off isolate=src",
+            (200, (1, 2, 3), 0.6, "mtu"),
+            "C boost=across weights=rounded",
+            (300, (0, 1, 2, 3), 0.6, "small"),
+            "drain",
+            "C order=priority isolate=both",
+            (300, (0, 1, 2, 3), 0.6, "mix"),
+            (200, (), 0.0, "mix"),
+        ],
+    ),
+    (
         # quantum, ratio, limit and drop_batch on a busy qdisc (a lower limit drops at once);
         # prios and flows refused while packets are queued, then taken when idle; invalid
         # changes refused

@@ -1,6 +1,7 @@
 """Hand-computed checks of the reference model msfc.reference, and the committed cross-check
 traces against what msfc.vectors generates."""
 
+import copy
 import unittest
 
 from msfc import reference as ref
@@ -310,6 +311,127 @@ class ReferenceTest(unittest.TestCase):
             self.assertEqual(out, "001111" * 4, boost)
         with self.assertRaises(ref.TraceError):
             run(["P prios=1 flows=1 quantum=1500 ratio=2 boost=yes"])
+        # a class's new flows go ahead of the class round only with boost=across: class 1's
+        # new flow waits for class 0's turn with boost=on
+        for boost, first in (("on", "0"), ("across", "1")):
+            lines = [f"P prios=2 flows=8 quantum=1000 ratio=2 boost={boost}"]
+            lines += ["E 0 1 500", "E 1 1 100", "D"]
+            self.assertEqual(run(lines)[0].split()[0], first, boost)
+
+    def test_boost_across_serves_a_sparse_flow_ahead_of_the_round(self):
+        """boost=across: a sparse packet of the top class goes ahead of the class round even when
+        its class has spent its credit; boost=on serves it first inside its class only, after
+        the turns of classes 0 and 1 (their quanta, 1500 + 3000 bytes)."""
+        for order in ("round", "priority"):
+            ahead = {}
+            for boost in ("on", "across"):
+                q = ref.Msfc(prios=3, flows=64, quantum=1500, ratio="2", boost=boost, order=order)
+                for _ in range(20):
+                    for c in range(3):
+                        q.enqueue(c, 1, 1500)
+                while True:  # until class 2 has spent its credit in its turn
+                    cls = q.dequeue()[0]
+                    if cls == 2 and q.classes[2].deficit <= 0:
+                        break
+                credit = q.classes[2].deficit
+                self.assertLessEqual(credit, 0)
+                q.enqueue(2, 40, 100)
+                before = []
+                while (pkt := q.dequeue())[1] != 40:
+                    before.append(pkt[0])
+                ahead[boost] = before
+                if boost == "across":  # paid from its own deficit: it borrowed 100 bytes
+                    self.assertEqual(q.classes[2].deficit, credit - 100)
+            self.assertEqual(ahead["across"], [], order)
+            self.assertEqual(sorted(ahead["on"]), [0, 1, 1], order)
+
+    def test_boost_across_borrows_at_most_one_class_quantum(self):
+        """Thin flows of the top class (one 1000-byte packet each) go ahead of the round while
+        the class's deficit is above minus its class quantum: its 6000 bytes of credit and 6000
+        borrowed, 12 packets, whatever the unit of the deficit; then the class waits."""
+        for weights in ("rounded", "exact"):
+            for order in ("round", "priority"):
+                q = ref.Msfc(
+                    prios=3,
+                    flows=64,
+                    quantum=1500,
+                    ratio="2",
+                    boost="across",
+                    order=order,
+                    weights=weights,
+                )
+                for _ in range(20):
+                    q.enqueue(0, 1, 1500)
+                    q.enqueue(1, 1, 1500)
+                for f in range(10, 30):
+                    q.enqueue(2, f, 1000)
+                top = q.classes[2]
+                limit = top.quantum  # class 2's class quantum, in the deficit's unit
+                borrowed = (top.deficit + limit) // (1000 * q.cscale)
+                self.assertEqual(borrowed, 12)
+                out = [q.dequeue()[0] for _ in range(borrowed + 1)]
+                self.assertEqual(out, [2] * borrowed + [out[-1]], (weights, order))
+                self.assertNotEqual(out[-1], 2)
+                self.assertEqual(top.deficit, -limit)  # the limit reached, not passed
+                # the other classes get at least a round's quanta before class 2 sends again
+                others = 1500
+                while q.dequeue()[0] != 2:
+                    others += 1500
+                self.assertGreaterEqual(others, 1500 + 3000, (weights, order))
+
+    def test_boost_across_keeps_the_class_shares(self):
+        """A new sparse flow of the top class before every dequeue (a sender that makes every
+        packet look sparse), classes 0 and 1 backlogged: the shares stay 1 : 2 : 4 (the
+        packets that went ahead are repaid by later turns), as with boost=on, and class 2 is
+        never further ahead of its 4/7 than its credit at activation, one class quantum and a
+        packet (6000 + 6000 + 1500 bytes)."""
+        for order in ("round", "priority"):
+            for boost in ("on", "across"):
+                q = ref.Msfc(prios=3, flows=64, quantum=1500, ratio="2", boost=boost, order=order)
+                for _ in range(400):
+                    q.enqueue(0, 1, 1500)
+                    q.enqueue(1, 1, 1500)
+                sent = [0, 0, 0]
+                ahead = 0
+                for i in range(700):
+                    q.enqueue(2, 10 + i % 50, 1500)
+                    sent[q.dequeue()[0]] += 1500
+                    ahead = max(ahead, 7 * sent[2] - 4 * sum(sent))  # 7 x bytes ahead of 4/7
+                self.assertLessEqual(ahead, 7 * (6000 + 6000 + 1500), (order, boost))
+                total = sum(sent)
+                for c, weight in enumerate((1, 2, 4)):
+                    # within a class quantum and a packet of the weights (6000 + 1500 bytes)
+                    self.assertLessEqual(abs(sent[c] - total * weight // 7), 7500, (order, boost))
+
+    def test_change_boost_on_across_changes_no_list_and_no_deficit(self):
+        """boost on <-> across while flows are listed: the lists and deficits stay; only the
+        dequeues that follow differ."""
+        q = ref.Msfc(prios=2, flows=8, quantum=1000, ratio="2", boost="on")
+        for _ in range(6):
+            q.enqueue(0, 1, 500)
+            q.enqueue(1, 1, 500)
+        for _ in range(6):  # class 0 sends its 1000 bytes, class 1 its 2000
+            q.dequeue()
+        q.enqueue(1, 5, 300)  # a new flow of the top class, which has spent its credit
+        self.assertEqual([c.deficit for c in q.classes], [1000, 0])
+
+        def state(q):
+            return [
+                (c.deficit, [f.idx for f in c.flows], [f.idx for f in c.new_flows])
+                for c in q.classes
+            ] + [[c.idx for c in q.active_classes]]
+
+        before = state(q)
+        self.assertTrue(q.change(boost="across"))
+        self.assertEqual(state(q), before)
+        self.assertTrue(q.change(boost="on"))
+        self.assertEqual(state(q), before)
+        # boost=on: class 1's new flow waits for class 0's turn; across: it goes first
+        stays = copy.deepcopy(q)
+        self.assertEqual(stays.dequeue()[0], 0)
+        q.change(boost="across")
+        self.assertEqual(q.dequeue()[:2], (1, 5))
+        self.assertEqual(q.classes[1].deficit, -300)
 
     def test_change_isolate_after_boost_forgets_the_new_list(self):
         """The sequence of a divide error the Linux qdisc had: boost on, flow A's packet leaves

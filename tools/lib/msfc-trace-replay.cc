@@ -155,7 +155,7 @@ CheckMode(const std::string& key, const std::string& value)
         {"weights", {"rounded", "exact"}},
         {"inversion", {"allow", "prevent"}},
         {"isolate", {"flow", "src", "dst", "both"}},
-        {"boost", {"off", "on"}},
+        {"boost", {"off", "on", "across"}},
         {"order", {"round", "priority"}}};
     const std::vector<std::string>& words = modes.at(key);
     if (std::find(words.begin(), words.end(), value) != words.end())

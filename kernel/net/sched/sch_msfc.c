@@ -7,8 +7,9 @@
  * so class p gets ratio times the share of class p-1 while both are
  * backlogged and no class ever starves.  Inside a class packets are hashed
  * into flow queues served by an inner DRR with one quantum each (FQ-CoDel
- * without the new-flow list, unless boost is on), and every flow queue runs
- * CoDel.
+ * without the new-flow list, unless boost is on or across), and every flow
+ * queue runs CoDel.  With boost across, new flows also go ahead of the class
+ * round, charged to their class, within one class quantum of borrowing.
  *
  * Classification: skb->priority (major = qdisc handle, minor 1..prios),
  * then the tc filters attached to the qdisc (classid minor 1..prios), then
@@ -90,8 +91,8 @@ struct msfc_flow {
 
 struct msfc_class {
 	struct list_head  node;		/* in msfc_sched_data.active_classes */
-	struct list_head  flows;	/* active flows of this class (boost on: old) */
-	struct list_head  new_flows;	/* boost on: flows that became active */
+	struct list_head  flows;	/* active flows of this class (boost: old) */
+	struct list_head  new_flows;	/* boost on/across: flows that became active */
 	s64		  deficit;
 	u64		  quantum;	/* Q_p */
 	u64		  round;	/* order priority: round of its last quantum */
@@ -573,7 +574,7 @@ static int msfc_enqueue_flow(struct sk_buff *skb, struct Qdisc *sch, u32 cidx,
 	qdisc_qstats_backlog_inc(sch, skb);
 
 	if (list_empty(&flow->flowchain)) {
-		list_add_tail(&flow->flowchain, q->boost == TC_MSFC_BOOST_ON ?
+		list_add_tail(&flow->flowchain, q->boost != TC_MSFC_BOOST_OFF ?
 			      &cl->new_flows : &cl->flows);
 		if (q->isolate != TC_MSFC_ISOLATE_FLOW) {
 			u16 slots[2];
@@ -791,13 +792,15 @@ static void msfc_skip_class_rounds(struct msfc_sched_data *q)
 }
 
 /* Inner DRR over the active flows of one class: its new flows first (boost
- * on; the list stays empty with boost off), then its old flows.  A new flow
- * moves to the old flows when it has spent its quantum, or when it is found
- * empty while there are old flows (so that it cannot starve them by leaving
- * and coming back new); an old flow found empty leaves.
+ * on or across; the list stays empty with boost off), then its old flows.  A
+ * new flow moves to the old flows when it has spent its quantum, or when it
+ * is found empty while there are old flows (so that it cannot starve them by
+ * leaving and coming back new); an old flow found empty leaves.  @new_only
+ * (boost across, msfc_dequeue_across()): the new flows only, NULL once there
+ * are none.
  */
 static struct sk_buff *msfc_class_dequeue(struct Qdisc *sch,
-					  struct msfc_class *cl)
+					  struct msfc_class *cl, bool new_only)
 {
 	struct msfc_sched_data *q = qdisc_priv(sch);
 	struct list_head *head;
@@ -811,7 +814,7 @@ static struct sk_buff *msfc_class_dequeue(struct Qdisc *sch,
 		head = &cl->new_flows;
 		if (list_empty(head)) {
 			head = &cl->flows;
-			if (list_empty(head))
+			if (new_only || list_empty(head))
 				return NULL;
 		}
 		flow = list_first_entry(head, struct msfc_flow, flowchain);
@@ -823,8 +826,9 @@ static struct sk_buff *msfc_class_dequeue(struct Qdisc *sch,
 		       msfc_host_deficit(q, flow) : NULL;
 		if (flow->deficit <= 0 || (host && *host <= 0)) {
 			/* refills of new flows move them off their list, so
-			 * more refills than flows means the new list is empty;
-			 * after skipped rounds this visit is still a refill
+			 * more refills than flows means the new list is empty
+			 * (never with new_only); after skipped rounds this
+			 * visit is still a refill
 			 */
 			if (++refills > cl->active_flows) {
 				msfc_skip_flow_rounds(q, cl);
@@ -866,6 +870,67 @@ static struct sk_buff *msfc_class_dequeue(struct Qdisc *sch,
 		}
 		return skb;
 	}
+}
+
+/* A dequeued packet is charged to its class: its deficit (in 1/65536 byte
+ * with weights exact) and its counters.
+ */
+static void msfc_charge_class(struct Qdisc *sch, struct msfc_class *cl,
+			      struct sk_buff *skb)
+{
+	struct msfc_sched_data *q = qdisc_priv(sch);
+
+	cl->deficit -= (s64)qdisc_pkt_len(skb) <<
+		       (q->weights == TC_MSFC_WEIGHTS_EXACT ? MSFC_EXACT_SHIFT : 0);
+	_bstats_update(&cl->bstats, qdisc_pkt_len(skb), 1);
+	qdisc_bstats_update(sch, skb);
+}
+
+/* boost across: may a class send a new flow's packet ahead of the round?
+ * While its deficit is above minus its class quantum, compared exactly in
+ * the deficit's unit.  A positive deficit passes whatever the quantum (at
+ * least 1), so the quantum, an O(prios) pass with inversion prevent, is
+ * only computed for a class in debt, from the flows listed now.  Such a
+ * deficit is at least minus a class quantum (2^40 bytes, 2^56 units with
+ * weights exact) and a packet, so its negation fits and the comparison is
+ * of two numbers below 2^57.
+ */
+static bool msfc_may_borrow(const struct msfc_sched_data *q,
+			    const struct msfc_class *cl)
+{
+	if (cl->deficit > 0)
+		return true;
+	return (u64)-cl->deficit < msfc_class_quantum(q, cl);
+}
+
+/* boost across, before the class round: the most important class (the
+ * highest index) with new flows that may still borrow sends a new flow's
+ * packet, charged to its deficit (docs/algorithm.md, "Sparse flows across
+ * classes").  A class with new flows is in the active list.  The classes
+ * are found by a scan of at most prios (16) records, which cannot get out
+ * of step as a bitmap of the classes with new flows could, every flow that
+ * joins or leaves a new-flow list having to update it.  A class whose flows
+ * all leave here stays in the active list: its next visit in the round
+ * removes it, as for any class emptied between two visits.
+ */
+static struct sk_buff *msfc_dequeue_across(struct Qdisc *sch)
+{
+	struct msfc_sched_data *q = qdisc_priv(sch);
+	struct msfc_class *cl;
+	struct sk_buff *skb;
+	u32 p;
+
+	for (p = q->prios; p > 0; p--) {
+		cl = &q->classes[p - 1];
+		if (list_empty(&cl->new_flows) || !msfc_may_borrow(q, cl))
+			continue;
+		skb = msfc_class_dequeue(sch, cl, true);
+		if (skb) {
+			msfc_charge_class(sch, cl, skb);
+			return skb;
+		}
+	}
+	return NULL;
 }
 
 /* order priority: every active class has spent its credit, so a new round
@@ -920,20 +985,19 @@ static struct sk_buff *msfc_dequeue_priority(struct Qdisc *sch)
 			msfc_priority_new_round(q);
 			continue;
 		}
-		skb = msfc_class_dequeue(sch, best);
+		skb = msfc_class_dequeue(sch, best, false);
 		if (!skb) {
 			list_del_init(&best->node);
 			continue;
 		}
-		best->deficit -= (s64)qdisc_pkt_len(skb) <<
-				 (q->weights == TC_MSFC_WEIGHTS_EXACT ? MSFC_EXACT_SHIFT : 0);
-		_bstats_update(&best->bstats, qdisc_pkt_len(skb), 1);
-		qdisc_bstats_update(sch, skb);
+		msfc_charge_class(sch, best, skb);
 		return skb;
 	}
 }
 
-/* Outer DRR over the active classes (order priority: msfc_dequeue_priority()). */
+/* Outer DRR over the active classes (order priority: msfc_dequeue_priority()),
+ * after the new flows that may go ahead of it with boost across.
+ */
 static struct sk_buff *__msfc_dequeue(struct Qdisc *sch)
 {
 	struct msfc_sched_data *q = qdisc_priv(sch);
@@ -941,6 +1005,11 @@ static struct sk_buff *__msfc_dequeue(struct Qdisc *sch)
 	struct sk_buff *skb;
 	u32 refills = 0;
 
+	if (q->boost == TC_MSFC_BOOST_ACROSS) {
+		skb = msfc_dequeue_across(sch);
+		if (skb)
+			return skb;
+	}
 	if (q->order == TC_MSFC_ORDER_PRIORITY)
 		return msfc_dequeue_priority(sch);
 	for (;;) {
@@ -957,15 +1026,12 @@ static struct sk_buff *__msfc_dequeue(struct Qdisc *sch)
 			list_move_tail(&cl->node, &q->active_classes);
 			continue;
 		}
-		skb = msfc_class_dequeue(sch, cl);
+		skb = msfc_class_dequeue(sch, cl, false);
 		if (!skb) {
 			list_del_init(&cl->node);
 			continue;
 		}
-		cl->deficit -= (s64)qdisc_pkt_len(skb) <<
-			       (q->weights == TC_MSFC_WEIGHTS_EXACT ? MSFC_EXACT_SHIFT : 0);
-		_bstats_update(&cl->bstats, qdisc_pkt_len(skb), 1);
-		qdisc_bstats_update(sch, skb);
+		msfc_charge_class(sch, cl, skb);
 		return skb;
 	}
 }
@@ -1232,10 +1298,10 @@ static int msfc_alloc_tables(u32 prios, u32 flows_cnt, struct msfc_flow **flowsp
 }
 
 /* An idle qdisc whose isolate mode changes: flows left on their lists
- * (emptied, not yet visited: on the old list, and with boost on also on the
- * new list) leave them, so that no host load or deficit of the old mode
- * survives and every listed flow has a host load of at least 1 afterwards
- * (msfc_flow_quantum() divides by it).
+ * (emptied, not yet visited: on the old list, and with boost on or across
+ * also on the new list) leave them, so that no host load or deficit of the
+ * old mode survives and every listed flow has a host load of at least 1
+ * afterwards (msfc_flow_quantum() divides by it).
  */
 static void msfc_forget_active(struct msfc_sched_data *q)
 {
@@ -1260,8 +1326,9 @@ static void msfc_forget_active(struct msfc_sched_data *q)
 
 /* weights changes: every class keeps its credit, in the new unit (1/65536
  * byte with weights exact, else bytes; rounded down).  A deficit is at most a
- * class quantum (2^40 bytes) and at least minus one packet, so the product
- * fits in s64.
+ * class quantum (2^40 bytes) and at least minus one packet, or minus a class
+ * quantum and a packet after boost across borrowed, so the product fits in
+ * s64.
  */
 static void msfc_convert_class_deficits(struct msfc_sched_data *q, bool exact)
 {
@@ -1291,7 +1358,9 @@ static void msfc_convert_class_deficits(struct msfc_sched_data *q, bool exact)
  *   in it with the deficits they have (prios or flows: R 1, every round 0);
  * - everything else is read where it is used: class quanta are recomputed,
  *   deficits are kept (a host deficit above the new cap is capped at its
- *   next refill), boost applies to flows that become active from now on;
+ *   next refill), boost applies to flows that become active from now on
+ *   (on <-> across changes no list and no deficit: a class that borrowed
+ *   repays its debt in the round);
  * - a lower limit or memory_limit drops from the fattest flows at once.
  */
 static int msfc_change(struct Qdisc *sch, struct nlattr *opt,

@@ -920,7 +920,7 @@ static void msfc_test_invalid(struct kunit *test)
 		{ "inversion 2", { { TCA_MSFC_INVERSION, 2 } }, 0, 0,
 		  MSFC_MSG("inversion", INVERSION) },
 		{ "isolate 4", { { TCA_MSFC_ISOLATE, 4 } }, 0, 0, MSFC_MSG("isolate", ISOLATE) },
-		{ "boost 2", { { TCA_MSFC_BOOST, 2 } }, 0, 0, MSFC_MSG("boost", BOOST) },
+		{ "boost 3", { { TCA_MSFC_BOOST, 3 } }, 0, 0, MSFC_MSG("boost", BOOST) },
 		{ "order 2", { { TCA_MSFC_ORDER, 2 } }, 0, 0, MSFC_MSG("order", ORDER) },
 		{ "exact class quanta below 1/65536 byte",
 		  { { TCA_MSFC_PRIOS, 3 }, { TCA_MSFC_RATIO, 1 }, { TCA_MSFC_WEIGHTS, 1 } }, 0, 0,
@@ -1524,6 +1524,121 @@ static void msfc_test_priority_order(struct kunit *test)
 	}
 }
 
+/* boost across, three classes at ratio 2 (class quanta 1500, 3000, 6000
+ * bytes), classes 0 and 1 backlogged with 1500-byte packets
+ * (docs/algorithm.md, "Sparse flows across classes"):
+ * - class 2 backlogged too: once class 2 has sent its quantum in its turn, a
+ *   100-byte packet of a new class-2 flow is the next one out with boost
+ *   across, after the turns of classes 0 and 1 (three packets) with boost
+ *   on, whatever the order;
+ * - twenty new class-2 flows of one 1000-byte packet each: they go ahead of
+ *   the round until class 2 has spent its 6000 bytes of credit and borrowed
+ *   one class quantum more, twelve packets; the 13th is another class's and
+ *   the deficit is at the limit, minus the class quantum (in 1/65536 byte
+ *   with weights exact).
+ */
+static struct Qdisc *msfc_test_across_create(struct kunit *test, u32 boost,
+					     u32 order, u32 weights)
+{
+	const struct msfc_test_attr attrs[] = {
+		{ TCA_MSFC_PRIOS, 3 }, { TCA_MSFC_FLOWS, 64 }, { TCA_MSFC_QUANTUM, 1500 },
+		{ TCA_MSFC_RATIO, 2 << 16 }, { TCA_MSFC_BOOST, boost },
+		{ TCA_MSFC_ORDER, order }, { TCA_MSFC_WEIGHTS, weights }, { 0 }
+	};
+	struct Qdisc *sch = msfc_test_create(test, attrs);
+	int i;
+
+	for (i = 0; i < 20; i++) {
+		KUNIT_ASSERT_EQ(test, msfc_test_enqueue_flow(sch, 0, 1, 1500), NET_XMIT_SUCCESS);
+		KUNIT_ASSERT_EQ(test, msfc_test_enqueue_flow(sch, 1, 1, 1500), NET_XMIT_SUCCESS);
+	}
+	return sch;
+}
+
+/* The packets of each class dequeued before a sparse class-2 packet that
+ * arrives once class 2 has sent its quantum (four 1500-byte packets).
+ */
+static void msfc_test_across_wait(struct kunit *test, u32 boost, u32 order,
+				  u32 *before)
+{
+	struct Qdisc *sch = msfc_test_across_create(test, boost, order,
+						    TC_MSFC_WEIGHTS_ROUNDED);
+	struct msfc_sched_data *q = qdisc_priv(sch);
+	u32 cls, len, top;
+	int i;
+
+	for (i = 0; i < 20; i++)
+		KUNIT_ASSERT_EQ(test, msfc_test_enqueue_flow(sch, 2, 1, 1500), NET_XMIT_SUCCESS);
+	for (top = 0; top < 6000 / 1500;)
+		top += msfc_test_next_class(sch, &len) == 2;
+	KUNIT_EXPECT_LE(test, q->classes[2].deficit, 0);
+	KUNIT_ASSERT_EQ(test, msfc_test_enqueue_flow(sch, 2, 40, 100), NET_XMIT_SUCCESS);
+	for (i = 0; i < 20; i++) {
+		cls = msfc_test_next_class(sch, &len);
+		KUNIT_ASSERT_LT(test, cls, 3);
+		if (cls == 2 && len == 100)
+			break;
+		before[cls]++;
+	}
+	msfc_test_release(test);
+}
+
+/* Twenty sparse class-2 flows of one 1000-byte packet each: the class-2
+ * packets dequeued before another class's.
+ */
+static u32 msfc_test_across_borrowed(struct kunit *test, u32 order, u32 weights,
+				     s64 *deficit, s64 *limit)
+{
+	struct Qdisc *sch = msfc_test_across_create(test, TC_MSFC_BOOST_ACROSS, order,
+						    weights);
+	struct msfc_sched_data *q = qdisc_priv(sch);
+	u32 top, len;
+	int f;
+
+	for (f = 10; f < 30; f++)
+		KUNIT_ASSERT_EQ(test, msfc_test_enqueue_flow(sch, 2, f, 1000), NET_XMIT_SUCCESS);
+	for (top = 0; top < 20; top++)
+		if (msfc_test_next_class(sch, &len) != 2)
+			break;
+	*deficit = q->classes[2].deficit;
+	*limit = q->classes[2].quantum;
+	msfc_test_release(test);
+	return top;
+}
+
+static void msfc_test_boost_across(struct kunit *test)
+{
+	u32 boost, order, weights, top, want;
+	s64 deficit, limit;
+
+	for (order = TC_MSFC_ORDER_ROUND; order <= TC_MSFC_ORDER_PRIORITY; order++) {
+		for (boost = TC_MSFC_BOOST_ON; boost <= TC_MSFC_BOOST_ACROSS; boost++) {
+			u32 before[3] = {};
+
+			msfc_test_across_wait(test, boost, order, before);
+			/* on: the quanta of classes 0 and 1 first; across: nothing */
+			want = boost == TC_MSFC_BOOST_ON;
+			KUNIT_EXPECT_TRUE_MSG(test, before[0] == want && before[1] == 2 * want &&
+					      before[2] == 0,
+					      "boost %u order %u: %u %u %u packets first",
+					      boost, order, before[0], before[1], before[2]);
+		}
+	}
+
+	for (weights = TC_MSFC_WEIGHTS_ROUNDED; weights <= TC_MSFC_WEIGHTS_EXACT; weights++) {
+		for (order = TC_MSFC_ORDER_ROUND; order <= TC_MSFC_ORDER_PRIORITY; order++) {
+			top = msfc_test_across_borrowed(test, order, weights, &deficit, &limit);
+			/* its credit (one class quantum) and one class quantum borrowed */
+			want = div64_u64(2 * limit, (u64)1000 <<
+					 (weights == TC_MSFC_WEIGHTS_EXACT ? MSFC_EXACT_SHIFT : 0));
+			KUNIT_EXPECT_EQ(test, want, 12);
+			KUNIT_EXPECT_EQ_MSG(test, top, want, "weights %u order %u: %u first",
+					    weights, order, top);
+			KUNIT_EXPECT_EQ(test, deficit, -limit);
+		}
+	}
+}
+
 static struct kunit_case msfc_test_cases[] = {
 	KUNIT_CASE(msfc_test_vectors),
 	KUNIT_CASE(msfc_test_ratio_shares),
@@ -1537,6 +1652,7 @@ static struct kunit_case msfc_test_cases[] = {
 	KUNIT_CASE(msfc_test_inversion),
 	KUNIT_CASE(msfc_test_boost),
 	KUNIT_CASE(msfc_test_priority_order),
+	KUNIT_CASE(msfc_test_boost_across),
 	KUNIT_CASE(msfc_test_memory_bound),
 	KUNIT_CASE(msfc_test_small_quantum),
 	KUNIT_CASE(msfc_test_small_quantum_isolate),

@@ -24,7 +24,7 @@ enum {
 	TCA_MSFC_WEIGHTS,	/* u32, enum tc_msfc_weights: class quanta resolution */
 	TCA_MSFC_INVERSION,	/* u32, enum tc_msfc_inversion: per-flow priority order */
 	TCA_MSFC_ISOLATE,	/* u32, enum tc_msfc_isolate: fairness per flow or per host */
-	TCA_MSFC_BOOST,		/* u32, enum tc_msfc_boost: sparse-flow boost in a class */
+	TCA_MSFC_BOOST,		/* u32, enum tc_msfc_boost: sparse-flow boost */
 	TCA_MSFC_ORDER,		/* u32, enum tc_msfc_order: order of the classes in a round */
 	__TCA_MSFC_MAX
 };
@@ -65,6 +65,7 @@ enum tc_msfc_isolate {
 enum tc_msfc_boost {
 	TC_MSFC_BOOST_OFF,	/* join the class's one round at its tail */
 	TC_MSFC_BOOST_ON,	/* served first, for one quantum (new-flow list) */
+	TC_MSFC_BOOST_ACROSS,	/* on, and new flows go ahead of the class round */
 	__TC_MSFC_BOOST_MAX
 };
 
@@ -141,9 +142,9 @@ enum tc_msfc_order {
 #define TC_MSFC_ISOLATE_DEFAULT		0
 #define TC_MSFC_ISOLATE_RANGE		"0 (flow), 1 (src), 2 (dst) or 3 (both)"
 #define TC_MSFC_BOOST_MIN		0
-#define TC_MSFC_BOOST_MAX		1
+#define TC_MSFC_BOOST_MAX		2
 #define TC_MSFC_BOOST_DEFAULT		0
-#define TC_MSFC_BOOST_RANGE		"0 (off) or 1 (on)"
+#define TC_MSFC_BOOST_RANGE		"0 (off), 1 (on) or 2 (across)"
 #define TC_MSFC_ORDER_MIN		0
 #define TC_MSFC_ORDER_MAX		1
 #define TC_MSFC_ORDER_DEFAULT		0
