@@ -40,6 +40,10 @@ MSFC_MODES: dict[str, str | dict[str, str]] = {
     "msfc_recommended": _RECOMMENDED,
     # the same with the classes of a round served in priority order
     "msfc_priority": f"{_RECOMMENDED} order priority",
+    # the recommended modes with sparse flows ahead of the class round (boost across)
+    "msfc_across": "overload class weights exact boost across {low}",
+    # and with the classes of a round in priority order
+    "msfc_across_priority": "overload class weights exact boost across order priority {low}",
     # the same, fair per client host first: by the source address upstream, by the
     # destination address downstream (docs/kernel.md's cookbook for an access router)
     "msfc_isolate": {"up": f"{_RECOMMENDED} isolate src", "down": f"{_RECOMMENDED} isolate dst"},
