@@ -233,8 +233,8 @@ BOUNDS = {
 
 
 def msfc_params():
-    """The msfc package's module of the header's definitions (ranges, messages, mode words)."""
-    sys.path.insert(0, os.path.join(KDIR, "..", "python"))
+    """The msfc package's module of the header's definitions (ranges, messages, mode words;
+    the boot's init puts the checkout's python/ on PYTHONPATH, test/uml_env.sh)."""
     from msfc import params
 
     return params
