@@ -317,25 +317,8 @@ def write_run(root: Path, test: str, qdisc: str, res, settings: dict) -> str:
 
 
 def write_study(out: Path, test: str, hashes: list[str], settings: dict) -> None:
-    from .. import runner
-
-    prev = out / test / "study.json"
-    if prev.is_file():
-        old = json.loads(prev.read_text())
-        if old.get("testbed") == settings:
-            hashes = [h for h in old["configs"] if h not in hashes] + hashes
-    runner.write_study(
-        out / test,
-        {
-            "kind": "compare",
-            "scenario": f"uml-{test}",
-            "configs": hashes,
-            "direction": "down",
-            "argv": [],
-            "testbed": settings,
-        },
-        force=True,
-    )
+    """OUT/<test>/study.json of a test of the UML testbed (records.write_study)."""
+    R.write_study(out, test, hashes, settings, "uml")
 
 
 # --- summary -------------------------------------------------------------------------------

@@ -420,27 +420,41 @@ def jain(xs: list[float]) -> float:
     return M.jain_index(kept) if kept and any(kept) else float("nan")
 
 
-def _write_studies(out: Path, hashes: dict[str, list[str]], settings: dict) -> None:
+def study_direction(test: str) -> str:
+    """The direction a test's study reports first: the download for the tests with TCP both
+    ways by class (rrul, rrul_cs8), the upload for the others."""
+    return "down" if test in ("rrul", "rrul_cs8") else "up"
+
+
+def write_study(
+    out: Path, test: str, hashes: list[str], settings: dict, testbed: str = "linux"
+) -> None:
+    """OUT/<test>/study.json of one test of a testbed (scenario ``<testbed>-<test>``); a
+    later call with other qdiscs but the same settings adds its runs to the study."""
     from .. import runner
 
+    prev = out / test / "study.json"
+    if prev.is_file():
+        old = json.loads(prev.read_text())
+        if old.get("testbed") == settings:
+            hashes = [h for h in old["configs"] if h not in hashes] + hashes
+    runner.write_study(
+        out / test,
+        {
+            "kind": "compare",
+            "scenario": f"{testbed}-{test}",
+            "configs": hashes,
+            "direction": study_direction(test),
+            "argv": [],
+            "testbed": settings,
+        },
+        force=True,
+    )
+
+
+def _write_studies(out: Path, hashes: dict[str, list[str]], settings: dict) -> None:
     for t, hs in hashes.items():
-        # a later call with other qdiscs but the same settings adds its runs to the study
-        prev = out / t / "study.json"
-        if prev.is_file():
-            old = json.loads(prev.read_text())
-            if old.get("testbed") == settings:
-                hs = [h for h in old["configs"] if h not in hs] + hs
-        runner.write_study(
-            out / t,
-            {
-                "kind": "compare",
-                "scenario": f"linux-{t}",
-                "configs": hs,
-                "direction": "up" if t != "rrul" else "down",
-                "argv": [],
-                "testbed": settings,
-            },
-        )
+        write_study(out, t, hs, settings)
 
 
 def _kernel_of(res: BootResult) -> str:
