@@ -71,10 +71,7 @@ def flent_script(
     env = {
         "TEST": flent_test,
         "QDISC": qdisc,
-        **{
-            f"MSFC_ARGS_{d.upper()}": R.msfc_args(qdisc, d, r) if qdisc in R.MSFC_MODES else ""
-            for d, r in (("up", up), ("down", rate_kbit))
-        },
+        **R.msfc_env(qdisc, rate_kbit, up),
         "RATE": str(rate_kbit),
         "RATE_UP": str(up),
         "RTT_MS": str(rtt_ms),
@@ -93,11 +90,6 @@ def flent_script(
             "",
         ]
     )
-
-
-def rrul_script(qdisc: str, rate_kbit: int, duration: int = DURATION_S, rtt_ms: int = RTT_MS):
-    """The job of one rrul run at ``rate_kbit`` each way."""
-    return flent_script("rrul", qdisc, rate_kbit, None, duration, rtt_ms)
 
 
 # --- Flent's data file ---------------------------------------------------------------------

@@ -60,6 +60,18 @@ def msfc_args(mode: str, direction: str, rate_kbit: int = 0) -> str:
     return " ".join(words.format(low=low).split())
 
 
+def msfc_env(qdisc: str, down_kbit: int = 0, up_kbit: int | None = None) -> dict[str, str]:
+    """The job variables MSFC_ARGS_UP and MSFC_ARGS_DOWN through which the guests' net.sh
+    puts `msfc <words>` under the shaper for an MSFC_MODES mode (empty for other qdiscs),
+    each direction's words at its own rate (msfc_args(); ``up_kbit`` is ``down_kbit``
+    unless given)."""
+    up = down_kbit if up_kbit is None else up_kbit
+    return {
+        f"MSFC_ARGS_{d.upper()}": msfc_args(qdisc, d, r) if qdisc in MSFC_MODES else ""
+        for d, r in (("up", up), ("down", down_kbit))
+    }
+
+
 #: the qdiscs both testbeds set up (kinds of kernel/vm/guest/net.sh's bottleneck())
 QDISCS = [
     "msfc",

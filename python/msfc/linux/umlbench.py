@@ -95,10 +95,7 @@ def bench_script(test: str, qdisc: str, rate: Rate, duration: int, rtt_ms: int) 
         "DUR": str(duration),
         "TESTS": test,
         "HOST_B_FLOWS": str(R.HOST_B_FLOWS),
-        **{
-            f"MSFC_ARGS_{d.upper()}": R.msfc_args(qdisc, d, r) if qdisc in R.MSFC_MODES else ""
-            for d, r in (("up", rate.up_kbit), ("down", rate.down_kbit))
-        },
+        **R.msfc_env(qdisc, rate.down_kbit, rate.up_kbit),
         "OUT": "/job/out",
         "NET_SH": "/msfc/kdir/vm/guest/net.sh",
         "TC": "/msfc/kdir/" + str(uml.TC.relative_to(uml.KDIR)),
@@ -289,6 +286,25 @@ def tables(out: Path, rates: list[Rate], tests: list[str], rows: dict, args) -> 
     return md
 
 
+def _add(out: Path, rate: Rate, test: str, qdisc: str, res, args, hashes: dict, rows: dict):
+    """Record one finished boot (record()) and keep its hash and summary row."""
+    h, row = record(out, rate, test, qdisc, res, args.duration, args.rtt_ms)
+    hashes.setdefault((rate, test), []).append((qdisc, h))
+    if row is not None:
+        rows.setdefault((rate.label, test), []).append(row)
+
+
+def _finish(out: Path, rates, tests, qdiscs, hashes: dict, rows: dict, args) -> None:
+    """The studies of every rate and test, and the tables with their rows in ``qdiscs``'
+    order."""
+    for (rate, test), runs in hashes.items():
+        _write_study(out, rate, test, runs, args.duration, args.rtt_ms)
+    order = {q: k for k, q in enumerate(qdiscs)}
+    for v in rows.values():
+        v.sort(key=lambda r: order.get(r["qdisc"], len(order)))
+    print(tables(out, rates, tests, rows, args))
+
+
 def bench(args) -> int:
     out = Path(args.out)
     rates = parse_rates(args.rates)
@@ -297,7 +313,7 @@ def bench(args) -> int:
     if args.duration < 2 * flent.IRTT_MARGIN_S + 2:
         raise ValueError(f"--duration {args.duration}: at least {2 * flent.IRTT_MARGIN_S + 2} s")
     uml.check_ready(args.kernel, args.root, args.kdir)
-    jobs = args.jobs or (os.cpu_count() or 1 if uml.sandboxed(args.kdir) else 1)
+    jobs = args.jobs or ((os.cpu_count() or 1) if uml.sandboxed(args.kdir) else 1)
     if jobs > 1 and not uml.sandboxed(args.kdir):
         print("msfc.linux: boots take turns (no mount namespace: not root?)", file=sys.stderr)
         jobs = 1
@@ -343,17 +359,9 @@ def bench(args) -> int:
                     file=sys.stderr,
                 )
                 continue
-            h, row = record(out, rate, test, qdisc, res, args.duration, args.rtt_ms)
-            hashes.setdefault((rate, test), []).append((qdisc, h))
-            if row is not None:
-                rows.setdefault((rate.label, test), []).append(row)
+            _add(out, rate, test, qdisc, res, args, hashes, rows)
             print(f"msfc.linux: {where}: {res.wall_seconds:.0f} s", file=sys.stderr)
-    order = {q: k for k, q in enumerate(qdiscs)}
-    for (rate, test), hs in hashes.items():
-        _write_study(out, rate, test, hs, args.duration, args.rtt_ms)
-    for v in rows.values():
-        v.sort(key=lambda r: order.get(r["qdisc"], 99))
-    print(tables(out, rates, tests, rows, args))
+    _finish(out, rates, tests, qdiscs, hashes, rows, args)
     print(
         f"msfc.linux: {len(plan)} runs in {time.monotonic() - t_all:.0f} s ({jobs} at a time); "
         f"output {out}",
@@ -385,19 +393,8 @@ def convert(args) -> int:
             continue
         if test not in tests:
             tests.append(test)
-        h, row = record(out, rate, test, qdisc, res, args.duration, args.rtt_ms)
-        hashes.setdefault((rate, test), []).append((qdisc, h))
-        if row is not None:
-            rows.setdefault((label, test), []).append(row)
-    for (rate, test), hs in hashes.items():
-        _write_study(out, rate, test, hs, args.duration, args.rtt_ms)
-    order = {q: k for k, q in enumerate(R.QDISCS)}
-    for v in rows.values():
-        v.sort(key=lambda r: order.get(r["qdisc"], 99))
+        _add(out, rate, test, qdisc, res, args, hashes, rows)
     tests.sort(key=TESTS.index)
-    print(
-        tables(
-            out, sorted(rates.values(), key=lambda r: (r.down_kbit, -r.up_kbit)), tests, rows, args
-        )
-    )
+    by_rate = sorted(rates.values(), key=lambda r: (r.down_kbit, -r.up_kbit))
+    _finish(out, by_rate, tests, R.QDISCS, hashes, rows, args)
     return 0
