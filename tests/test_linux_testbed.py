@@ -3,6 +3,7 @@ and irtt's files, the conversion into the project's raw records and the summary,
 recorded run (tests/fixtures/uml_rrul: msfc at 20 Mbit/s, the irtt report cut to 30 round
 trips, Flent's file to 10 samples per series)."""
 
+import csv
 import gzip
 import json
 import shutil
@@ -69,6 +70,58 @@ def test_convert_flent_and_irtt():
     assert all(r["dscp"] == 46 and r["tx_packets"] == 30 for r in voip)
     assert len(rtts) == 30 and all(0.04 < r < 0.1 for _, _, r in rtts)
     assert sum(h["count"] for h in hist) == 60  # one-way delays of both directions
+
+
+def _probe_data():
+    """Flent's raw probe records of a 4 s test (TCP flows from 1 s to 3 s): EF every 0.2 s,
+    BK (CS1) with probe 8 lost, ICMP (not a class probe)."""
+
+    def probes(lost=()):
+        return [
+            {"seq": k, "t": T0 + 0.2 * k, "val": 40 + k, "owd_up": 20 + k, "owd_down": 20.0}
+            | ({"ipdv_up": 0.5, "ipdv_down": -0.25} if k else {})
+            for k in range(20)
+            if k not in lost
+        ]
+
+    return {
+        "metadata": {"LENGTH": 2, "TOTAL_LENGTH": 4, "T0": "2026-01-01T00:00:00Z"},
+        "raw_values": {
+            "Ping (ms) UDP BK": probes(lost=(8,)),
+            "Ping (ms) UDP EF": probes(),
+            "Ping (ms) ICMP": [{"seq": 1, "t": T0 + 2, "val": 41.0}],
+        },
+    }
+
+
+T0 = 1767225600.0  # 2026-01-01T00:00:00Z
+
+
+def test_flent_probes_per_class_in_the_load_window():
+    rows, delays, rtts = flent.flent_probes(_probe_data(), first_id=11, app_id=2)
+    # EF first (the classes' order of the tables), each class up then down; no ICMP row
+    assert [(r["flow_id"], r["type"], r["direction"]) for r in rows] == [
+        (11, "probe-EF", "up"),
+        (12, "probe-EF", "down"),
+        (13, "probe-CS1", "up"),
+        (14, "probe-CS1", "down"),
+    ]
+    assert all(r["kind"] == "probe" and r["protocol"] == "UDP" for r in rows)
+    ef_up, _, bk_up, bk_down = rows
+    # the window 1 s .. 3 s holds probes 5 .. 15; BK lost probe 8, counted on the up row
+    assert (ef_up["tx_packets"], ef_up["rx_packets"], ef_up["lost_packets"]) == (11, 11, 0)
+    assert (bk_up["tx_packets"], bk_up["rx_packets"], bk_up["lost_packets"]) == (11, 10, 1)
+    assert bk_down["lost_packets"] == 0 and bk_down["rx_packets"] == 10
+    assert (ef_up["dscp"], ef_up["priority"], bk_up["dscp"], bk_up["priority"]) == (46, 2, 8, 0)
+    assert delays[11] == pytest.approx([(20 + k) / 1e3 for k in range(5, 16)])
+    assert ef_up["jitter_sum_s"] == pytest.approx(11 * 0.5e-3)
+    assert [(f, s) for f, s, _ in rtts if f == 11] == [(11, k) for k in range(5, 16)]
+    assert rtts[0][2] == pytest.approx(0.045)
+    # without a time axis the whole series counts
+    data = _probe_data()
+    del data["metadata"]["T0"]
+    rows, _, _ = flent.flent_probes(data, first_id=1, app_id=2)
+    assert rows[0]["tx_packets"] == 20
 
 
 def test_convert_names_what_is_missing():
@@ -339,3 +392,23 @@ def test_real_short_testbed(tmp_path):
         assert got is not None and len(got) == 3, q
         for x, want in zip(got, (1 / 7, 2 / 7, 4 / 7), strict=True):
             assert abs(x - want) <= 0.02 * want, (q, got)
+
+    # iperf3's own goodput per class (whole test, start-up included) follows the counters
+    for run in (a / "20mbit" / "shares" / "runs").iterdir():
+        flows = list(csv.DictReader((run / "flows.csv").open()))
+        by = {
+            c: sum(int(r["rx_bytes"]) for r in flows if r["type"].endswith(c))
+            for c in ("CS1", "BE", "CS5")
+        }
+        total = sum(by.values())
+        got = [by[c] / total for c in ("CS1", "BE", "CS5")]
+        for x, want in zip(got, (1 / 7, 2 / 7, 4 / 7), strict=True):
+            assert abs(x - want) <= 0.1 * want, (run.name, got)
+
+    # Flent's UDP probe of each class: in the raw records, the table and the figures
+    for run in (a / "20mbit" / "rrul" / "runs").iterdir():
+        flows = list(csv.DictReader((run / "flows.csv").open()))
+        probes = [(r["type"], r["direction"]) for r in flows if r["kind"] == "probe"]
+        assert probes == [(f"probe-{c}", d) for c in ("EF", "BE", "CS1") for d in ("up", "down")]
+    assert "Flent's UDP latency probes" in (a / "tables.md").read_text()
+    assert (a / "20mbit" / "rrul-latency.png").stat().st_size > 0

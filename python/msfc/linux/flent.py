@@ -210,6 +210,99 @@ def flent_flows(data: dict, first_id: int, app_id: int) -> list[dict]:
     return rows
 
 
+def _t0(data: dict) -> float | None:
+    """The test's start (Flent's T0, seconds since the epoch); None when the file lacks it."""
+    import datetime as dt
+
+    t0 = data.get("metadata", {}).get("T0")
+    if not isinstance(t0, str):
+        return None
+    try:
+        return dt.datetime.fromisoformat(t0.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None
+
+
+def _probe_class(name: str) -> str | None:
+    """The class label of one of Flent's UDP latency probes ("Ping (ms) UDP EF" -> "EF",
+    rrul_cs8's "Ping (ms) UDP CS0_BE" -> "CS0_BE"); None for ICMP and the average."""
+    prefix = "Ping (ms) UDP "
+    label = name[len(prefix) :] if name.startswith(prefix) else None
+    return label if label in FLENT_CLASSES else None
+
+
+def flent_probes(data: dict, first_id: int, app_id: int):
+    """flows.csv rows, one-way delays and round-trip times of Flent's UDP latency probes
+    (irtt, one stream per class, every STEP_SIZE seconds) while the TCP flows run.
+
+    Each class gives an ``up`` and a ``down`` row of kind ``probe`` with the probes' one-way
+    delays (Flent keeps irtt's owd_up and owd_down); the round-trip times go to rtt.csv under
+    the ``up`` row's flow_id with irtt's sequence numbers.  A probe whose sequence number is
+    missing between the first and last one of the load window was lost; Flent's records do not
+    say in which direction, so the loss is counted on the ``up`` row."""
+    raw = data.get("raw_values") or {}
+    window = load_window(data)
+    t0 = _t0(data)
+    rows, delays, rtts = [], {}, []
+    fid = first_id
+    order = {c: k for k, c in enumerate(CLASS_ORDER)}
+    probes = sorted(
+        (
+            (R.DSCP_NAMES.get(_dscp(c), str(_dscp(c))), _dscp(c), n)
+            for n in raw
+            if (c := _probe_class(n))
+        ),
+        key=lambda p: (order.get(p[0], len(order)), p[2]),
+    )
+    for cls, dscp, name in probes:
+        got = [
+            p
+            for p in raw[name]
+            if isinstance(p, dict) and isinstance(p.get("val"), (int, float)) and "seq" in p
+        ]
+        if window is not None and t0 is not None:
+            got = [p for p in got if window[0] <= p.get("t", t0) - t0 <= window[1]]
+        if not got:
+            continue
+        seqs = [int(p["seq"]) for p in got]
+        sent = max(seqs) - min(seqs) + 1
+        span = max(p.get("t", 0) for p in got) - min(p.get("t", 0) for p in got)
+        for k, (direction, key) in enumerate((("up", "owd_up"), ("down", "owd_down"))):
+            d = [p[key] / 1e3 for p in got if isinstance(p.get(key), (int, float))]
+            jit = [
+                abs(p[f"ipdv_{direction}"]) / 1e3
+                for p in got
+                if isinstance(p.get(f"ipdv_{direction}"), (int, float))
+            ]
+            cli, srv = "10.0.1.1", "10.0.2.2"
+            tx = sent if direction == "up" else len(got)
+            rows.append(
+                R._flow_row(
+                    flow_id=fid + k,
+                    app_id=app_id,
+                    type=f"probe-{cls}",
+                    priority=R.msfc_class(dscp),
+                    direction=direction,
+                    protocol="UDP",
+                    src=cli if direction == "up" else srv,
+                    dst=srv if direction == "up" else cli,
+                    tx_packets=tx,
+                    rx_packets=len(d),
+                    lost_packets=tx - len(got),
+                    delay_sum_s=sum(d),
+                    jitter_sum_s=sum(jit),
+                    last_tx_s=span,
+                    active_s=span,
+                    kind="probe",
+                    dscp=dscp,
+                )
+            )
+            delays[fid + k] = d
+        rtts.extend((fid, int(p["seq"]), p["val"] / 1e3) for p in got)
+        fid += 2
+    return rows, delays, rtts
+
+
 # --- raw records ---------------------------------------------------------------------------
 
 
@@ -223,10 +316,11 @@ def convert(files: dict[str, bytes], problems: list[str] | None = None):
     problems = [] if problems is None else problems
     flows, delays, rtts = [], {}, []
     fn = flent_file(files)
-    if fn is None:
+    data = None if fn is None else read_flent(files[fn])
+    if data is None:
         problems.append("no .flent.gz: Flent did not finish (see flent.log)")
     else:
-        flows.extend(flent_flows(read_flent(files[fn]), 1, 0))
+        flows.extend(flent_flows(data, 1, 0))
     irtt = files.get("irtt_dscp46.irtt.json")
     if irtt is None:
         problems.append("no irtt_dscp46.irtt.json (see irtt_dscp46.err)")
@@ -236,6 +330,13 @@ def convert(files: dict[str, bytes], problems: list[str] | None = None):
             flows.extend(rows)
         except (TestbedError, json.JSONDecodeError, KeyError) as e:
             problems.append(f"irtt_dscp46.irtt.json: {e}")
+    if data is not None:
+        # Flent's per-class probes after the voice stream, so its flow ids stay as they were
+        first = max((r["flow_id"] for r in flows), default=0) + 1
+        rows, pdelays, prtts = flent_probes(data, first, 2)
+        flows.extend(rows)
+        delays = {**delays, **pdelays}
+        rtts = [*rtts, *prtts]
     return flows, R._hist_rows(delays), rtts
 
 
@@ -299,6 +400,7 @@ def write_run(root: Path, test: str, qdisc: str, res, settings: dict) -> str:
             "accel": "uml-time-travel",
             "guest_idle": None if math.isnan(idle) else round(idle, 3),
             "flent_file": flent_file(res.files),
+            "flent_step_s": _step(res.files),
             "reports_left_out": problems,
         },
     )
@@ -306,6 +408,13 @@ def write_run(root: Path, test: str, qdisc: str, res, settings: dict) -> str:
     runner.write_json_atomic(d / "config.json", cfg.to_json())
     runner.postprocess(d, cfg)
     return cfg.hash()
+
+
+def _step(files: dict[str, bytes]) -> float | None:
+    """Flent's sampling interval (its probes' interval too), None without a .flent.gz."""
+    fn = flent_file(files)
+    step = None if fn is None else read_flent(files[fn]).get("metadata", {}).get("STEP_SIZE")
+    return float(step) if isinstance(step, (int, float)) else None
 
 
 def write_study(out: Path, test: str, hashes: list[str], settings: dict) -> None:

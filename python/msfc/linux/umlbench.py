@@ -147,8 +147,10 @@ def _write_study(out: Path, rate: Rate, test: str, runs: list[tuple[str, str]], 
 
 def flent_plots(root: Path, test: str, rtt_ms: int) -> list[str]:
     """Figures of one Flent test at one rate (root = OUT/<rate>), PNG and PDF (TrueType
-    fonts), from the runs' raw records: the voice stream's added RTT as a CDF and over time,
-    and the TCP goodput per class and direction; returns the files' names."""
+    fonts), from the runs' raw records: the voice stream's added RTT as a CDF and over time
+    (<test>-voice), the same for Flent's UDP latency probe of every class (<test>-latency:
+    rrul's EF, BE and CS1, rrul_cs8's eight; tests without class probes have none), and the
+    TCP goodput per class and direction (<test>-goodput); returns the files' names."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -193,6 +195,42 @@ def flent_plots(root: Path, test: str, rtt_ms: int) -> list[str]:
     ts.grid(alpha=0.3)
     save(fig, f"{test}-voice")
 
+    probes = [
+        c
+        for c in flent.CLASS_ORDER
+        if any(
+            ((f["type"] == f"probe-{c}") & (f["direction"] == "up")).any() for _, f, _, _ in runs
+        )
+    ]
+    if probes:
+        fig, axes = plt.subplots(
+            2, len(probes), figsize=(3.6 * len(probes) + 1, 7), squeeze=False, sharey="row"
+        )
+        for k, c in enumerate(probes):
+            cdf, ts = axes[0][k], axes[1][k]
+            for q, flows, rtt, meta in runs:
+                ids = flows[(flows["type"] == f"probe-{c}") & (flows["direction"] == "up")]
+                r = rtt[rtt["flow_id"].isin(ids["flow_id"])].sort_values("seqno")
+                x = r["rtt_s"].to_numpy() * 1000 - rtt_ms
+                if not len(x):
+                    continue
+                xs = np.sort(np.maximum(x, 1e-3))
+                cdf.plot(xs, np.arange(1, len(xs) + 1) / len(xs), label=q)
+                step = meta.get("flent_step_s") or 0.2
+                ts.plot(r["seqno"].to_numpy() * step, x, label=q, linewidth=0.8)
+            cdf.set_xscale("log")
+            cdf.set_xlabel("added RTT (ms, log)")
+            cdf.set_title(f"{test}: Flent's UDP probe, {c}")
+            cdf.grid(alpha=0.3)
+            ts.set_yscale("symlog", linthresh=1)
+            ts.set_xlabel("time since the probes' start (s)")
+            ts.set_title(f"{c} over time (TCP flows running)")
+            ts.grid(alpha=0.3)
+        axes[0][0].set_ylabel("CDF")
+        axes[1][0].set_ylabel("added RTT (ms, log above 1)")
+        axes[0][0].legend(fontsize=7)
+        save(fig, f"{test}-latency")
+
     classes = [
         c
         for c in flent.CLASS_ORDER
@@ -215,6 +253,45 @@ def flent_plots(root: Path, test: str, rtt_ms: int) -> list[str]:
     axes[0][0].legend(fontsize=8)
     save(fig, f"{test}-goodput")
     return written
+
+
+def probe_table(root: Path, test: str, rtt_ms: int) -> str:
+    """Markdown table of Flent's UDP latency probe of every class (root = OUT/<rate>), from
+    the runs' raw records: added RTT median / p90 / p99 (ms) and loss (%) while the TCP flows
+    run; "" when the test has no class probes."""
+    import numpy as np
+
+    order = {q: k for k, q in enumerate(R.QDISCS)}
+    runs = sorted(TB._runs(root, test), key=lambda r: order.get(r[0], len(order)))
+    classes = [
+        c
+        for c in flent.CLASS_ORDER
+        if any(
+            ((f["type"] == f"probe-{c}") & (f["direction"] == "up")).any() for _, f, _, _ in runs
+        )
+    ]
+    if not classes:
+        return ""
+    lines = [
+        "| qdisc | " + " | ".join(f"{c} +med / p90 / p99 | {c} loss %" for c in classes) + " |",
+        "|---|" + "---:|---:|" * len(classes),
+    ]
+    for q, flows, rtt, _ in runs:
+        cells = []
+        for c in classes:
+            up = flows[(flows["type"] == f"probe-{c}") & (flows["direction"] == "up")]
+            x = rtt[rtt["flow_id"].isin(up["flow_id"])]["rtt_s"].to_numpy() * 1000 - rtt_ms
+            if not len(x):
+                cells += ["", ""]
+                continue
+            med, p90, p99 = (flent._fmt(float(v)) for v in np.quantile(x, [0.5, 0.9, 0.99]))
+            tx, lost = int(up["tx_packets"].sum()), int(up["lost_packets"].sum())
+            cells += [f"{med} / {p90} / {p99}", flent._fmt(100 * lost / tx if tx else float("nan"))]
+        lines.append(f"| {q} | " + " | ".join(cells) + " |")
+    return (
+        "Flent's UDP latency probes (irtt, one per class, every 0.2 s) while the TCP flows run: "
+        "added RTT in ms, loss in %.\n\n" + "\n".join(lines)
+    )
 
 
 def headline(rates: list[Rate], rows: dict, test: str = "rrul") -> str:
@@ -270,6 +347,9 @@ def tables(out: Path, rates: list[Rate], tests: list[str], rows: dict, args) -> 
         for test in tests:
             if test in flent.TESTS and rows.get((rate.label, test)):
                 parts += ["", f"### {test}", "", flent.table(rows[(rate.label, test)])]
+                probes = probe_table(out / rate.label, test, args.rtt_ms)
+                if probes:
+                    parts += ["", probes]
                 figs = flent_plots(out / rate.label, test, args.rtt_ms)
                 if figs:
                     parts += ["", "Figures: " + ", ".join(f"`{rate.label}/{f}`" for f in figs)]
