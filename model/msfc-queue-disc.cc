@@ -208,6 +208,16 @@ MsfcQueueDisc::GetTypeId()
                           EnumValue(static_cast<OrderMode>(TC_MSFC_ORDER_DEFAULT)),
                           MakeEnumAccessor<OrderMode>(&MsfcQueueDisc::m_order),
                           MakeEnumChecker(ORDER_ROUND, "round", ORDER_PRIORITY, "priority"))
+            .AddAttribute("Quanta",
+                          "Class quanta in bytes, one per class from class 0, joined by commas "
+                          "(e.g. \"95,1514,757,378\"), each " TC_MSFC_QUANTUM_RANGE
+                          ", exactly Prios of them, in place of Quantum * Ratio^p; \"\" or "
+                          "\"ratio\": from Quantum and Ratio. With Inversion=prevent class "
+                          "Prios-1 ranks first and a per-flow quantum is scaled by Q_{k-1} / "
+                          "Q_k from class k to the class below",
+                          StringValue(""),
+                          MakeStringAccessor(&MsfcQueueDisc::m_quantaSpec),
+                          MakeStringChecker())
             .AddTraceSource("ClassBacklog",
                             "Packets and bytes queued in a class, fired whenever they change "
                             "(enqueue, dequeue, CoDel or overload drop)",
@@ -272,6 +282,8 @@ MsfcQueueDisc::GetAttributeRange(const std::string& attribute)
         {"Isolate", "flow|src|dst|both"},
         {"Boost", "off|on|across"},
         {"Order", "round|priority"},
+        {"Quanta",
+         "byte counts joined by commas, one per class, each " TC_MSFC_QUANTUM_RANGE ", or ratio"},
     };
     auto it = ranges.find(attribute);
     return it == ranges.end() ? std::string() : it->second;
@@ -323,6 +335,47 @@ MsfcQueueDisc::ExactQuantaAccurate(const std::vector<uint64_t>& quanta)
         sum += (uint64_t{1} << 32) / q;
     }
     return sum <= (uint64_t{1} << 32) / 200;
+}
+
+bool
+MsfcQueueDisc::ParseQuanta(const std::string& spec,
+                           std::vector<uint32_t>& quanta,
+                           std::string& error)
+{
+    quanta.clear();
+    if (spec.empty() || spec == "ratio")
+    {
+        return true;
+    }
+    const std::string form = "Quanta=" + spec +
+                             ": quanta must be byte counts joined by commas, one per class "
+                             "(95,1514,757,378), or ratio";
+    size_t start = 0;
+    while (true)
+    {
+        const size_t comma = spec.find(',', start);
+        const std::string part = spec.substr(start, comma - start);
+        if (part.empty() || part.size() > 10 ||
+            part.find_first_not_of("0123456789") != std::string::npos)
+        {
+            quanta.clear();
+            error = form;
+            return false;
+        }
+        const uint64_t v = std::stoull(part);
+        if (v < TC_MSFC_QUANTUM_MIN || v > TC_MSFC_QUANTUM_MAX)
+        {
+            quanta.clear();
+            error = "Quanta=" + spec + ": " TC_MSFC_QUANTA_RANGE_MSG;
+            return false;
+        }
+        quanta.push_back(static_cast<uint32_t>(v));
+        if (comma == std::string::npos)
+        {
+            return true;
+        }
+        start = comma + 1;
+    }
 }
 
 std::string
@@ -384,7 +437,29 @@ MsfcQueueDisc::ValidateConfiguration() const
         const uint64_t q0 = m_quantumAttr ? m_quantumAttr : mtu;
         const bool exact = m_weights == WEIGHTS_EXACT;
         auto quanta = ComputeClassQuanta(q0, static_cast<uint32_t>(ratioFixed), m_prios, exact);
-        if (quanta.empty())
+        std::vector<uint32_t> given;
+        std::string quantaError;
+        if (!ParseQuanta(m_quantaSpec, given, quantaError))
+        {
+            err << quantaError;
+        }
+        else if (!given.empty() && given.size() != m_prios)
+        {
+            // also a new Prios without new Quanta
+            err << "Quanta=" << m_quantaSpec << ", Prios=" << m_prios
+                << ": " TC_MSFC_QUANTA_COUNT_MSG;
+        }
+        else if (!given.empty())
+        {
+            // explicit quanta (1 .. 2^20 bytes) are within both bounds
+            std::array<int32_t, 64> map;
+            std::string mapError;
+            if (!DscpClassifier::ParseDscpMap(m_dscpMapSpec, map, mapError))
+            {
+                err << mapError;
+            }
+        }
+        else if (quanta.empty())
         {
             err << "Quantum=" << q0 << ", Ratio=" << m_ratio << ", Prios=" << m_prios
                 << ": " TC_MSFC_CLASS_QUANTUM_MSG;
@@ -448,6 +523,19 @@ MsfcQueueDisc::ApplyParameters()
     m_classScale = exact ? int64_t{1} << EXACT_SHIFT : 1;
     m_ratioFixed = static_cast<uint32_t>(std::llround(m_ratio * RATIO_ONE));
     auto quanta = ComputeClassQuanta(m_quantum, m_ratioFixed, m_prios, exact);
+    std::string quantaError;
+    NS_ABORT_MSG_IF(!ParseQuanta(m_quantaSpec, m_explicitQuanta, quantaError), quantaError);
+    NS_ABORT_MSG_IF(!m_explicitQuanta.empty() && m_explicitQuanta.size() != m_prios,
+                    "MsfcQueueDisc: Quanta=" << m_quantaSpec << ": " TC_MSFC_QUANTA_COUNT_MSG);
+    if (!m_explicitQuanta.empty())
+    {
+        // the operator's class quanta in place of Quantum * Ratio^p
+        quanta.assign(m_explicitQuanta.begin(), m_explicitQuanta.end());
+        for (uint64_t& q : quanta)
+        {
+            q <<= exact ? EXACT_SHIFT : 0;
+        }
+    }
     NS_ABORT_MSG_IF(quanta.empty(), "MsfcQueueDisc: class quanta overflow");
     // the device MTU may be smaller than the 1500 bytes ValidateConfiguration assumed
     NS_ABORT_MSG_IF(
@@ -531,6 +619,7 @@ MsfcQueueDisc::SaveSettings() const
                     m_isolate,
                     m_boost,
                     m_order,
+                    m_quantaSpec,
                     GetMaxSize()};
 }
 
@@ -553,6 +642,7 @@ MsfcQueueDisc::RestoreSettings(const Settings& s)
     m_isolate = s.isolate;
     m_boost = s.boost;
     m_order = s.order;
+    m_quantaSpec = s.quantaSpec;
     SetMaxSize(s.maxSize);
 }
 
@@ -580,6 +670,7 @@ MsfcQueueDisc::Change(const std::vector<std::pair<std::string, std::string>>& at
                                                      "Isolate",
                                                      "Boost",
                                                      "Order",
+                                                     "Quanta",
                                                      "DscpMap",
                                                      "UseSocketPriority"};
     const Settings old = SaveSettings();
@@ -958,15 +1049,17 @@ MsfcQueueDisc::EffectiveQuanta(uint32_t upto, std::array<uint64_t, MAX_PRIOS>& e
     {
         eff[p] = m_classes[p].quantum;
     }
-    if (m_inversion == INVERSION_ALLOW || m_ratioFixed == RATIO_ONE_FIXED)
+    const bool explicitQuanta = !m_explicitQuanta.empty();
+    if (m_inversion == INVERSION_ALLOW || (!explicitQuanta && m_ratioFixed == RATIO_ONE_FIXED))
     {
         return; // ratio 1: no class ranks above another
     }
-    // from the most important class down: class Prios-1 first when Ratio > 1, class 0 when < 1;
-    // one class down, a flow weighs 1/Ratio (below 1: Ratio) flows of the class above
-    const bool ascending = m_ratioFixed > RATIO_ONE_FIXED;
-    const uint64_t num = ascending ? RATIO_ONE_FIXED : m_ratioFixed;
-    const uint64_t den = ascending ? m_ratioFixed : RATIO_ONE_FIXED;
+    // from the most important class down: class Prios-1 first when Ratio > 1 or the quanta
+    // are explicit, class 0 when Ratio < 1; one class down, a flow weighs 1/Ratio (below 1:
+    // Ratio) flows of the class above, with explicit quanta Q_{k-1} / Q_k
+    const bool ascending = m_ratioFixed > RATIO_ONE_FIXED || explicitQuanta;
+    uint64_t num = ascending ? RATIO_ONE_FIXED : m_ratioFixed;
+    uint64_t den = ascending ? m_ratioFixed : RATIO_ONE_FIXED;
     bool above = false;   // a class with flows above
     uint64_t perFlow = 0; // the smallest floor(eff_k / n_k) of the classes above, scaled
     for (uint32_t i = 0; i < m_prios; ++i)
@@ -990,7 +1083,12 @@ MsfcQueueDisc::EffectiveQuanta(uint32_t upto, std::array<uint64_t, MAX_PRIOS>& e
         {
             break;
         }
-        // den is Ratio (>= 1 in 16.16, the checker's minimum) or 65536
+        if (explicitQuanta && p > 0)
+        {
+            num = m_explicitQuanta[p - 1];
+            den = m_explicitQuanta[p];
+        }
+        // den is Ratio (>= 1 in 16.16, the checker's minimum), 65536 or a quantum (>= 1 byte)
         perFlow = static_cast<uint64_t>(static_cast<unsigned __int128>(perFlow) * num / den);
     }
 }

@@ -213,6 +213,18 @@ class MsfcQueueDisc : public QueueDisc
      */
     static bool ExactQuantaAccurate(const std::vector<uint64_t>& quanta);
     /**
+     * Read the Quanta attribute's text: byte counts joined by commas, one per class from
+     * class 0 ("95,1514,757,378"), or "" / "ratio" for none (the class quanta from Quantum and
+     * Ratio).  Checks the form and each entry's range, not the count against Prios.
+     * @param spec the text
+     * @param quanta receives the byte counts (empty for none)
+     * @param error receives what is wrong, in the kernel's words where it has them
+     * @return true when the text is valid
+     */
+    static bool ParseQuanta(const std::string& spec,
+                            std::vector<uint32_t>& quanta,
+                            std::string& error);
+    /**
      * Check the configured attributes (Quantum 0 counts as the device MTU once the queue disc
      * is initialized, as 1500 bytes before).
      * @return an empty string when valid, else a message naming the attribute,
@@ -364,6 +376,7 @@ class MsfcQueueDisc : public QueueDisc
         IsolateMode isolate;     //!< Isolate
         BoostMode boost;         //!< Boost
         OrderMode order;         //!< Order
+        std::string quantaSpec;  //!< Quanta
         QueueSize maxSize;       //!< MaxSize
     };
 
@@ -507,11 +520,13 @@ class MsfcQueueDisc : public QueueDisc
     IsolateMode m_isolate;     //!< Isolate attribute
     BoostMode m_boost;         //!< Boost attribute
     OrderMode m_order;         //!< Order attribute
+    std::string m_quantaSpec;  //!< Quanta attribute ("" or "ratio": from Quantum and Ratio)
 
     // Derived at initialization
-    uint32_t m_quantum{0};        //!< inner quantum (bytes)
-    int64_t m_classScale{1};      //!< bytes -> class deficit units (65536 with Weights=exact)
-    uint32_t m_ratioFixed{0};     //!< Ratio in 16.16 fixed point
+    uint32_t m_quantum{0};    //!< inner quantum (bytes)
+    int64_t m_classScale{1};  //!< bytes -> class deficit units (65536 with Weights=exact)
+    uint32_t m_ratioFixed{0}; //!< Ratio in 16.16 fixed point
+    std::vector<uint32_t> m_explicitQuanta; //!< Quanta in bytes, one per class, or empty
     int64_t m_flowScale{1};       //!< bytes -> flow deficit units (65536 with Isolate != flow)
     uint32_t m_mtu{0};            //!< device MTU (bytes): the default quantum
     CoDelCore m_codel;            //!< control law (Linux arithmetic, backlog exemption quantum)

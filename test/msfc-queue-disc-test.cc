@@ -117,6 +117,108 @@ class MsfcRatioShareTestCase : public TestCase
 };
 
 /**
+ * Quanta: the operator's class quanta replace Quantum * Ratio^p.  A diffserv4-like split (bulk
+ * 95, best effort 1514, video 757, voice 378 bytes) with every class backlogged and the voice
+ * class flooding: class p gets Q_p / sum(Q) of the bytes, with both weights; bad lists are
+ * refused in the kernel's words; a new Prios needs new Quanta; "ratio" goes back.
+ */
+class MsfcExplicitQuantaTestCase : public TestCase
+{
+  public:
+    MsfcExplicitQuantaTestCase()
+        : TestCase("Quanta: class p gets Q_p over sum(Q); bad lists, Prios alone refused")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const double quanta[4] = {95, 1514, 757, 378};
+        const double sum = 95 + 1514 + 757 + 378;
+        for (const char* weights : {"rounded", "exact"})
+        {
+            Ptr<MsfcQueueDisc> q = NewDisc({{"Prios", "4"},
+                                            {"Quantum", "1514"},
+                                            {"Quanta", "95,1514,757,378"},
+                                            {"Weights", weights},
+                                            {"MaxSize", "100000p"}});
+            for (uint32_t p = 0; p < 4; ++p)
+            {
+                NS_TEST_EXPECT_MSG_EQ(q->GetClassQuantum(p),
+                                      static_cast<uint64_t>(quanta[p])
+                                          << (std::string(weights) == "exact" ? 16 : 0),
+                                      "class " << p << " quantum");
+                // the voice class floods: four times the packets of each other class
+                for (int i = 0; i < (p == 3 ? 32 : 8); ++i)
+                {
+                    q->Enqueue(Item(200 + 300 * p, 1, p, p));
+                }
+            }
+            double bytes[4] = {0, 0, 0, 0};
+            double total = 0;
+            for (int i = 0; i < 40000; ++i)
+            {
+                auto item = DynamicCast<MsfcTestItem>(q->Dequeue());
+                NS_TEST_ASSERT_MSG_NE(item, nullptr, "a saturated queue disc returned nothing");
+                if (!item)
+                {
+                    return; // the assertion above reported the failure
+                }
+                bytes[item->GetTag()] += item->GetSize();
+                total += item->GetSize();
+                q->Enqueue(Item(item->GetSize(), 1, item->GetTag(), item->GetTag()));
+            }
+            for (uint32_t p = 0; p < 4; ++p)
+            {
+                NS_TEST_EXPECT_MSG_LT(RelErr(bytes[p] / total, quanta[p] / sum),
+                                      0.01,
+                                      "weights " << weights << ": class " << p << " got "
+                                                 << bytes[p] / total << " of the bytes, Q_p / "
+                                                 << "sum(Q) is " << quanta[p] / sum);
+            }
+            q->Dispose();
+        }
+
+        const std::vector<std::pair<Attrs, std::string>> bad = {
+            {{{"Quanta", "95,1514,757,378"}}, TC_MSFC_QUANTA_COUNT_MSG},
+            {{{"Prios", "2"}, {"Quanta", "0,1514"}}, TC_MSFC_QUANTA_RANGE_MSG},
+            {{{"Prios", "2"}, {"Quanta", "1048577,1514"}}, TC_MSFC_QUANTA_RANGE_MSG},
+            {{{"Prios", "2"}, {"Quanta", "95,,1514"}}, "quanta must be byte counts joined by"},
+            {{{"Prios", "2"}, {"Quanta", "95;1514"}}, "quanta must be byte counts joined by"},
+        };
+        for (const auto& [attrs, expect] : bad)
+        {
+            std::string msg = NewDisc(attrs, false)->ValidateConfiguration();
+            NS_TEST_EXPECT_MSG_NE(msg.find(expect),
+                                  std::string::npos,
+                                  "expected '" << expect << "' in '" << msg << "'");
+        }
+
+        Ptr<MsfcQueueDisc> q =
+            NewDisc({{"Prios", "4"}, {"Quantum", "1514"}, {"Quanta", "95,1514,757,378"}});
+        std::string error;
+        NS_TEST_EXPECT_MSG_EQ(q->Change({{"Prios", "5"}}, error),
+                              MsfcQueueDisc::CHANGE_INVALID,
+                              "a new Prios without new Quanta is refused");
+        NS_TEST_EXPECT_MSG_NE(error.find(TC_MSFC_QUANTA_COUNT_MSG),
+                              std::string::npos,
+                              "the count message: " << error);
+        NS_TEST_EXPECT_MSG_EQ(q->GetNClasses(), 4, "the refused change changed nothing");
+        NS_TEST_EXPECT_MSG_EQ(
+            q->Change({{"Prios", "5"}, {"Quanta", "95,1514,757,378,3000"}}, error),
+            MsfcQueueDisc::CHANGE_OK,
+            "Prios with as many Quanta: " << error);
+        NS_TEST_EXPECT_MSG_EQ(q->GetClassQuantum(4), 3000, "class 4's quantum as given");
+        NS_TEST_EXPECT_MSG_EQ(q->Change({{"Quanta", "ratio"}}, error),
+                              MsfcQueueDisc::CHANGE_OK,
+                              "back to Quantum * Ratio^p: " << error);
+        NS_TEST_EXPECT_MSG_EQ(q->GetClassQuantum(1), 3028, "class 1: 1514 * 2");
+        NS_TEST_EXPECT_MSG_EQ(q->GetClassQuantum(4), 1514 * 16, "class 4: 1514 * 2^4");
+        q->Dispose();
+    }
+};
+
+/**
  * The share of a class does not depend on how many flows it has.
  */
 class MsfcFlowCountIndependenceTestCase : public TestCase
@@ -1881,6 +1983,7 @@ class MsfcQueueDiscTestSuite : public TestSuite
     {
         AddTestCase(new MsfcQuantaTestCase(), TestCase::Duration::QUICK);
         AddTestCase(new MsfcRatioShareTestCase(), TestCase::Duration::QUICK);
+        AddTestCase(new MsfcExplicitQuantaTestCase(), TestCase::Duration::QUICK);
         AddTestCase(new MsfcFlowCountIndependenceTestCase(), TestCase::Duration::QUICK);
         AddTestCase(new MsfcInversionTestCase(), TestCase::Duration::QUICK);
         AddTestCase(new MsfcInnerFairnessTestCase(), TestCase::Duration::QUICK);

@@ -82,7 +82,8 @@ static void explain(void)
 		"Usage: ... msfc [ prios NUMBER ] [ ratio RATIO ] [ flows NUMBER ]\n"
 		"                [ quantum BYTES ] [ target TIME ] [ interval TIME ]\n"
 		"                [ limit PACKETS ] [ memory_limit BYTES ]\n"
-		"                [ drop_batch PACKETS ] [ ecn | noecn ]\n");
+		"                [ drop_batch PACKETS ] [ ecn | noecn ]\n"
+		"                [ quanta { BYTES,BYTES[,...] | ratio } ]\n");
 	/* the modes' words from the tables tc parses them with */
 	for (m = 0; m < ARRAY_SIZE(msfc_modes); m++) {
 		fprintf(stderr, "                [ %s {", msfc_modes[m].name);
@@ -100,6 +101,9 @@ static void explain(void)
 		"  ratio     class p gets quantum * ratio^p, 1/65536 .. 16 (2)\n"
 		"  flows     flow queues per class, " TC_MSFC_FLOWS_RANGE " (1024)\n"
 		"  quantum   bytes per flow and for class 0 (device MTU)\n"
+		"  quanta    the class quanta in bytes, one per class from class 0 (as many\n"
+		"            as prios), each 1 .. 1048576, in place of quantum * ratio^p;\n"
+		"            ratio: back to quantum * ratio^p (not set)\n"
 		"  target    CoDel's target sojourn time, with a unit: us, ms or s,\n"
 		"            " TC_MSFC_TARGET_RANGE ", below interval (5ms)\n"
 		"  interval  CoDel's interval, with a unit, " TC_MSFC_INTERVAL_RANGE " (100ms)\n"
@@ -236,6 +240,40 @@ static int get_ratio(__u32 *fp, const char *arg)
 	return 0;
 }
 
+/* "95,1514,757,378" -> the byte counts, *n of them; "ratio" -> none (*n = 0) */
+static int parse_quanta(__u32 *quanta, unsigned int *n, char *arg)
+{
+	char *tok, *save = NULL;
+	unsigned int v;
+
+	*n = 0;
+	if (strcmp(arg, "ratio") == 0)
+		return 0;
+	if (!*arg || arg[strlen(arg) - 1] == ',' || strstr(arg, ",,") || *arg == ',') {
+		fprintf(stderr, "msfc: quanta must be byte counts joined by commas, one per class (quanta 95,1514,757,378), or ratio, got \"%s\"\n",
+			arg);
+		return -1;
+	}
+	for (tok = strtok_r(arg, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (get_unsigned(&v, tok, 10)) {
+			fprintf(stderr, "msfc: quanta must be byte counts joined by commas, one per class (quanta 95,1514,757,378), or ratio: \"%s\" is not a whole number of bytes\n",
+				tok);
+			return -1;
+		}
+		if (v < TC_MSFC_QUANTUM_MIN || v > TC_MSFC_QUANTUM_MAX) {
+			fprintf(stderr, "msfc: " TC_MSFC_QUANTA_RANGE_MSG ", got \"%s\"\n", tok);
+			return -1;
+		}
+		if (*n == TC_MSFC_MAX_PRIOS) {
+			fprintf(stderr, "msfc: " TC_MSFC_QUANTA_COUNT_MSG " (prios is at most %u)\n",
+				TC_MSFC_MAX_PRIOS);
+			return -1;
+		}
+		quanta[(*n)++] = v;
+	}
+	return 0;
+}
+
 enum msfc_unit { MSFC_COUNT, MSFC_BYTES, MSFC_TIME, MSFC_RATIO };
 
 /* The u32 options: their ranges and the words naming them are those of the kernel */
@@ -314,6 +352,8 @@ static int msfc_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 {
 	__u32 val[TCA_MSFC_MAX + 1] = {};
 	bool have[TCA_MSFC_MAX + 1] = {};
+	__u32 quanta[TC_MSFC_MAX_PRIOS];
+	unsigned int nquanta = 0;
 	__u8 map[TC_MSFC_DSCP_MAP_LEN];
 	struct rtattr *tail;
 	size_t i, m;
@@ -348,6 +388,11 @@ static int msfc_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 			if (parse_dscp_map(map, *argv))
 				return -1;
 			have[TCA_MSFC_DSCP_MAP] = true;
+		} else if (strcmp(*argv, "quanta") == 0) {
+			NEXT_ARG();
+			if (parse_quanta(quanta, &nquanta, *argv))
+				return -1;
+			have[TCA_MSFC_QUANTA] = true;
 		} else {
 			if (strcmp(*argv, "help") != 0)
 				fprintf(stderr, "msfc: unknown option \"%s\"\n", *argv);
@@ -361,6 +406,12 @@ static int msfc_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 		fprintf(stderr, "msfc: " TC_MSFC_TARGET_INTERVAL_MSG "\n");
 		return -1;
 	}
+	if (have[TCA_MSFC_QUANTA] && nquanta && have[TCA_MSFC_PRIOS] &&
+	    nquanta != val[TCA_MSFC_PRIOS]) {
+		fprintf(stderr, "msfc: " TC_MSFC_QUANTA_COUNT_MSG " (%u quanta, prios %u)\n",
+			nquanta, val[TCA_MSFC_PRIOS]);
+		return -1;
+	}
 
 	/* the kernel parses TCA_OPTIONS strictly: it must carry NLA_F_NESTED */
 	tail = addattr_nest(n, 1024, TCA_OPTIONS | NLA_F_NESTED);
@@ -370,6 +421,9 @@ static int msfc_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 	}
 	if (have[TCA_MSFC_DSCP_MAP])
 		addattr_l(n, 1024, TCA_MSFC_DSCP_MAP, map, sizeof(map));
+	/* empty with "quanta ratio": the class quanta come from quantum and ratio again */
+	if (have[TCA_MSFC_QUANTA])
+		addattr_l(n, 1024, TCA_MSFC_QUANTA, quanta, nquanta * sizeof(__u32));
 	for (m = 0; m < ARRAY_SIZE(msfc_modes); m++) {
 		t = msfc_modes[m].type;
 		if (have[t])
@@ -414,6 +468,21 @@ static int msfc_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 	if (tb[TCA_MSFC_QUANTUM])
 		print_uint(PRINT_ANY, "quantum", "quantum %u ",
 			   get_u32_attr(tb, TCA_MSFC_QUANTUM, 0));
+	/* only when set (without it the class quanta come from quantum and ratio) */
+	if (tb[TCA_MSFC_QUANTA] && RTA_PAYLOAD(tb[TCA_MSFC_QUANTA]) >= sizeof(__u32)) {
+		unsigned int nq = RTA_PAYLOAD(tb[TCA_MSFC_QUANTA]) / sizeof(__u32), k;
+		const __u8 *data = RTA_DATA(tb[TCA_MSFC_QUANTA]);
+
+		open_json_array(PRINT_JSON, "quanta");
+		print_string(PRINT_FP, NULL, "%s", "quanta ");
+		for (k = 0; k < nq; k++) {
+			memcpy(&v, data + k * sizeof(__u32), sizeof(__u32));
+			print_uint(PRINT_JSON, NULL, NULL, v);
+			print_uint(PRINT_FP, NULL, k ? ",%u" : "%u", v);
+		}
+		close_json_array(PRINT_JSON, NULL);
+		print_string(PRINT_FP, NULL, "%s", " ");
+	}
 	if (tb[TCA_MSFC_TARGET]) {
 		v = get_u32_attr(tb, TCA_MSFC_TARGET, 0);
 		print_uint(PRINT_JSON, "target", NULL, v);

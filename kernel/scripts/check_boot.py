@@ -12,7 +12,7 @@ import sys
 
 from . import splats
 
-EXPECTED_CASES = 21
+EXPECTED_CASES = 22
 
 log_path, result_path = sys.argv[1], sys.argv[2]
 try:

@@ -69,6 +69,22 @@ CHANGE_ATTRS = {
 }
 
 
+def _c_quanta(quanta) -> str:
+    """Explicit class quanta (a tuple, or None: from ratio) as a C array expression."""
+    if quanta is None:
+        return "NULL"
+    return "(const u32[]){ " + ", ".join(str(x) for x in quanta) + " }"
+
+
+def _c_attr(key, value) -> str:
+    """One change's attribute as a struct msfc_test_attr initialiser (TCA_MSFC_QUANTA: its
+    length in bytes and its payload, empty to take the quanta from ratio again)."""
+    if key == "quanta":
+        n = 0 if value is None else len(value)
+        return f"{{ TCA_MSFC_QUANTA, {4 * n}, {_c_quanta(value)} }}"
+    return f"{{ {CHANGE_ATTRS[key][0]}, {CHANGE_ATTRS[key][1](value)} }}"
+
+
 def _c_changes(i, ops):
     """The C lines of trace `i` -> one attribute list each (struct msfc_test_attr[])."""
     out, names = [], []
@@ -76,7 +92,7 @@ def _c_changes(i, ops):
         if op[0] != "C":
             continue
         name = f"msfc_vec_chg_{i}_{len(names)}"
-        attrs = [f"{{ {CHANGE_ATTRS[k][0]}, {CHANGE_ATTRS[k][1](v)} }}" for k, v in op[1].items()]
+        attrs = [_c_attr(k, v) for k, v in op[1].items()]
         out.append(
             f"static const struct msfc_test_attr {name}[] = {{ {', '.join(attrs)}, {{ 0 }} }};"
         )
@@ -182,6 +198,8 @@ def vectors_header(generated):
             f"msfc_vec_exp_{i}",
             len(exp),
             chg_name,
+            _c_quanta(params["quanta"]),
+            0 if params["quanta"] is None else len(params["quanta"]),
         ]
         tables.append("\t{ " + ", ".join(str(x) for x in fields) + " },")
     out.append("static const struct msfc_vector msfc_vectors[] = {")

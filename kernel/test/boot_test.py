@@ -279,6 +279,81 @@ def range_checks():
         )
 
 
+def quanta_checks():
+    """quanta: explicit class quanta are taken, shown (text and -j) only when set, and a new
+    prios without new quanta is refused in the kernel's words; tc refuses an entry out of
+    range, a malformed list and a count other than the prios given with it; quanta ratio goes
+    back to quantum * ratio^p.  On a fresh root msfc of vb."""
+    defs = msfc_params().definitions()
+    sh([TC, "qdisc", "del", "dev", "vb", "root"], ns="b", check=False)
+    p = sh(
+        [
+            TC,
+            "qdisc",
+            "add",
+            "dev",
+            "vb",
+            "root",
+            "msfc",
+            "prios",
+            "4",
+            "quanta",
+            "95,1514,757,378",
+        ],
+        ns="b",
+        check=False,
+    )
+    out = sh([TC, "-j", "qdisc", "show", "dev", "vb"], ns="b").stdout
+    text = sh([TC, "qdisc", "show", "dev", "vb"], ns="b").stdout
+    report(
+        p.returncode == 0
+        and json.loads(out)[0].get("options", {}).get("quanta") == [95, 1514, 757, 378]
+        and "quanta 95,1514,757,378 " in text,
+        "tc qdisc add: prios 4 quanta 95,1514,757,378 (tc -j and tc qdisc show)",
+        p.stderr.strip() + out[:300],
+    )
+    bad = []
+    for args, msg in (
+        (["prios", "5"], defs.quanta_count_msg),
+        (["quanta", "95,1514,757"], defs.quanta_count_msg),
+    ):
+        p = sh([TC, "qdisc", "change", "dev", "vb", "root", "msfc", *args], ns="b", check=False)
+        if p.returncode == 0 or msg not in p.stderr:
+            bad.append(f"{' '.join(args)}: rc {p.returncode}, {p.stderr.strip()!r}")
+    report(
+        not bad,
+        "kernel rejects a quanta count other than prios (also a new prios without new quanta) "
+        "with an extack message",
+        "; ".join(bad),
+    )
+    bad = []
+    for args, msg in (
+        (["quanta", "95,0,757,378"], f'msfc: {defs.quanta_range_msg}, got "0"'),
+        (["quanta", "95,1514,757,1048577"], f'msfc: {defs.quanta_range_msg}, got "1048577"'),
+        (["quanta", "95,,757,378"], "msfc: quanta must be byte counts joined by commas"),
+        (["quanta", "95,1514,7x7,378"], "msfc: quanta must be byte counts joined by commas"),
+        (["prios", "3", "quanta", "95,1514,757,378"], f"msfc: {defs.quanta_count_msg}"),
+    ):
+        p = sh([TC, "qdisc", "change", "dev", "vb", "root", "msfc", *args], ns="b", check=False)
+        if p.returncode == 0 or msg not in p.stderr:
+            bad.append(f"{' '.join(args)}: rc {p.returncode}, {p.stderr.strip()!r}")
+    report(
+        not bad,
+        "tc rejects quanta entries out of range, a malformed list and a count other than prios",
+        "; ".join(bad),
+    )
+    p = sh([TC, "qdisc", "change", "dev", "vb", "root", "msfc", "quanta", "ratio"], ns="b")
+    out = sh([TC, "-j", "qdisc", "show", "dev", "vb"], ns="b").stdout
+    text = sh([TC, "qdisc", "show", "dev", "vb"], ns="b").stdout
+    report(
+        p.returncode == 0
+        and "quanta" not in json.loads(out)[0].get("options", {})
+        and "quanta" not in text,
+        "tc qdisc change: quanta ratio (not shown afterwards)",
+        p.stderr.strip() + out[:300],
+    )
+
+
 # a word that is not a value of each mode keyword
 BAD_MODE = {
     "overload": "fattest",
@@ -815,6 +890,7 @@ def main():
         "tc qdisc change: boost off",
         p.stderr.strip() + out[:300],
     )
+    quanta_checks()
     p = sh([TC, "qdisc", "del", "dev", "vb", "root"], ns="b", check=False)
     report(p.returncode == 0, "tc qdisc del root")
 

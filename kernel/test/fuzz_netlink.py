@@ -80,9 +80,10 @@ TCA_STATS_BASIC, TCA_STATS_QUEUE, TCA_STATS_APP = 1, 3, 4
     ISOLATE,
     BOOST,
     ORDER,
-) = range(1, 18)
-MSFC_MAX = ORDER
-U32_ATTRS = [t for t in range(PRIOS, MSFC_MAX + 1) if t != DSCP_MAP]
+    QUANTA,
+) = range(1, 19)
+MSFC_MAX = QUANTA
+U32_ATTRS = [t for t in range(PRIOS, MSFC_MAX + 1) if t not in (DSCP_MAP, QUANTA)]
 NAMES = {
     PRIOS: "prios",
     FLOWS: "flows",
@@ -101,6 +102,7 @@ NAMES = {
     ISOLATE: "isolate",
     BOOST: "boost",
     ORDER: "order",
+    QUANTA: "quanta",
 }
 U32_MAX = 2**32 - 1
 # the ranges and defaults of include/uapi/linux/pkt_sched_msfc.h, through the msfc package's
@@ -122,6 +124,9 @@ BUSY_MSG = _DEFS.resize_busy_msg
 ISOLATE_BUSY_MSG = _DEFS.isolate_busy_msg
 # boost across: new flows go ahead of the class round (a change to or from it is counted)
 BOOST_ACROSS = _params.CHOICES["boost"].index("across")
+# quanta: u32 byte counts, one per class, each in quantum's range (an empty list: from ratio)
+QUANTA_RANGE = (_DEFS.params["quantum"].min, _DEFS.params["quantum"].max)
+QUANTA_VALUES = [1, 95, 378, 757, 1514, 3000, QUANTA_RANGE[1]]
 
 DEV = "va"
 HANDLE = 0x000A0000  # 10:
@@ -153,6 +158,7 @@ def defaults():
     d = {t: _DEFS.params[NAMES[t]].default for t in range(PRIOS, ECN + 1)}
     d[QUANTUM] = 1514  # the device's MTU + link header: psched_mtu() of the veth
     d[DSCP_MAP] = default_dscp_map()
+    d[QUANTA] = []  # the class quanta from quantum and ratio
     d.update(
         {
             t: _DEFS.choices[NAMES[t]].default
@@ -170,6 +176,8 @@ def config_valid(c):
     """The documented cross-parameter rules (ranges are checked per attribute)."""
     if codel_units(c[TARGET]) < 1 or codel_units(c[TARGET]) >= codel_units(c[INTERVAL]):
         return False
+    if c.get(QUANTA):  # explicit class quanta: one per class; within both bounds
+        return len(c[QUANTA]) == c[PRIOS]
     exact = c.get(WEIGHTS, 0) == 1  # class quanta in 1/65536 byte (docs/algorithm.md)
     shift = 16 if exact else 0
     qp = c[QUANTUM] << shift
@@ -321,7 +329,25 @@ def decode_options(opts):
             c[t] = struct.unpack("=I", opts[t][:4])[0]
     if DSCP_MAP in opts:
         c[DSCP_MAP] = list(opts[DSCP_MAP][:64])
+    q = opts.get(QUANTA, b"")  # dumped only when set
+    c[QUANTA] = list(struct.unpack(f"={len(q) // 4}I", q[: len(q) // 4 * 4]))
     return c
+
+
+def quanta_valid(v):
+    """Entries in range and no more than classes can be (the count is config_valid's)."""
+    return len(v) <= _DEFS.params["prios"].max and all(
+        QUANTA_RANGE[0] <= x <= QUANTA_RANGE[1] for x in v
+    )
+
+
+def payload_of(t, v):
+    """An attribute's payload: the DSCP map's bytes, the quanta's u32s, or a u32."""
+    if t == DSCP_MAP:
+        return bytes(v)
+    if t == QUANTA:
+        return struct.pack(f"={len(v)}I", *v)
+    return struct.pack("=I", v)
 
 
 # ---------------------------------------------------------------------------------------
@@ -538,6 +564,7 @@ TWEAK_WEIGHTS = {
     DROP_BATCH: 1,
     ECN: 1,
     DSCP_MAP: 1,
+    QUANTA: 2,
 }
 TWEAK_VALUES = {
     PRIOS: [1, 2, 3, 4, 8, 16],
@@ -702,6 +729,14 @@ class Fuzzer:
                 m[r.randrange(64)] = r.choice([16, 17, 100, 255])
                 return m, False
             return default_dscp_map(), True
+        if t == QUANTA:
+            prios = self.cur[PRIOS] if self.cur else _DEFS.params["prios"].default
+            kind = r.random()
+            n = prios if kind < 0.6 else r.randint(0, 17)
+            v = [r.choice(QUANTA_VALUES) for _ in range(n)]
+            if r.random() < 0.15 and v:
+                v[r.randrange(n)] = r.choice([0, QUANTA_RANGE[1] + 1, U32_MAX])
+            return v, quanta_valid(v)
         lo, hi = RANGES[t]
         kind = r.random()
         if kind < 0.6:  # ordinary values
@@ -745,24 +780,28 @@ class Fuzzer:
         desc = []
         types = r.sample(range(PRIOS, MSFC_MAX + 1), r.randint(0, 4))
         if r.random() < 0.1:
-            types.append(r.choice(types or [LIMIT]))  # duplicate: the last counts
+            # duplicate: the last counts (not of quanta, whose form only the last is checked for)
+            types.append(r.choice([t for t in types if t != QUANTA] or [LIMIT]))
         for t in types:
             v, good = self.value(t)
             if force_valid and not good:
                 continue
-            payload = bytes(v) if t == DSCP_MAP else struct.pack("=I", v)
+            payload = payload_of(t, v)
             atype = t
             mutation = r.random() if not force_valid else 1.0
             if mutation < 0.04:  # wrong length
-                payload = (
-                    payload[: r.choice([0, 1, 2, 3])]
-                    if t != DSCP_MAP
-                    else payload[: r.choice([0, 4, 63])]
-                )
+                if t == QUANTA:  # not a whole number of u32s
+                    payload = payload + bytes(r.choice([1, 2, 3]))
+                else:
+                    payload = (
+                        payload[: r.choice([0, 1, 2, 3])]
+                        if t != DSCP_MAP
+                        else payload[: r.choice([0, 4, 63])]
+                    )
                 good = False
                 desc.append(f"{NAMES[t]}:short")
             elif mutation < 0.07:
-                payload = payload + bytes(r.choice([1, 4, 8]))
+                payload = payload + bytes(r.choice([1, 4, 8] if t != QUANTA else [1, 2, 3]))
                 good = False
                 desc.append(f"{NAMES[t]}:long")
             elif mutation < 0.09:
@@ -776,8 +815,9 @@ class Fuzzer:
                 )
                 applied[t] = (v, good)  # netlink: the last of duplicates is applied
                 # but the policy's ranges check every u32 instance, a duplicate too (the
-                # DSCP map's entries are checked by the qdisc in the last one only)
-                good = good or t == DSCP_MAP
+                # DSCP map's and the quanta's entries are checked by the qdisc in the last
+                # one only)
+                good = good or t in (DSCP_MAP, QUANTA)
             ok &= good
             body += nla(atype, payload)
         roll = r.random() if not force_valid else 1.0
@@ -936,6 +976,12 @@ class Fuzzer:
             return r.choice([v for v in range(lo, hi + 1) if v != self.cur[t]])
         if t == DSCP_MAP:
             return [r.randrange(16) for _ in range(64)]
+        if t == QUANTA:
+            kind = r.random()
+            if kind < 0.2:
+                return []  # back to quantum * ratio^p
+            n = self.cur[PRIOS] if kind < 0.85 else r.randint(1, 16)
+            return [r.choice(QUANTA_VALUES) for _ in range(n)]
         return r.choice(TWEAK_VALUES[t])
 
     def op_tweak(self):
@@ -954,13 +1000,19 @@ class Fuzzer:
         attrs = {t: self.tweak_value(t) for t in picked}
         body = b""
         for t, v in attrs.items():
-            body += nla(t, bytes(v) if t == DSCP_MAP else struct.pack("=I", v))
-        valid = all(t == DSCP_MAP or RANGES[t][0] <= v <= RANGES[t][1] for t, v in attrs.items())
+            body += nla(t, payload_of(t, v))
+        valid = all(
+            quanta_valid(v) if t == QUANTA else t == DSCP_MAP or RANGES[t][0] <= v <= RANGES[t][1]
+            for t, v in attrs.items()
+        )
         new = {**self.cur, **attrs}
         valid = valid and config_valid(new)
         mode = "change" if r.random() < 0.85 else "replace"
         flags = 0 if mode == "change" else NLM_F_CREATE | NLM_F_REPLACE
-        what = " ".join(f"{NAMES[t]}={'map' if t == DSCP_MAP else v}" for t, v in attrs.items())
+        what = " ".join(
+            f"{NAMES[t]}={'map' if t == DSCP_MAP else ','.join(map(str, v)) if t == QUANTA else v}"
+            for t, v in attrs.items()
+        )
         self.note(f"tweak {mode} {what} {self.where()}")
         err, msg, _ = self.q.modify(
             flags, HANDLE, self.parent, b"msfc\0", nla(TCA_OPTIONS | NLA_F_NESTED, body)

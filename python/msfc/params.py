@@ -104,6 +104,8 @@ class Definitions:
     isolate_busy_msg: str
     resize_busy_msg: str
     dscp_map_msg: str
+    quanta_range_msg: str
+    quanta_count_msg: str
     default_dscp_map: tuple[int, ...]
     dscp_names: dict[str, int]  # lower-case name -> DSCP
 
@@ -173,6 +175,8 @@ def parse_header(text: str, where: str = "pkt_sched_msfc.h") -> Definitions:
         isolate_busy_msg=value("TC_MSFC_ISOLATE_BUSY_MSG"),
         resize_busy_msg=value("TC_MSFC_RESIZE_BUSY_MSG"),
         dscp_map_msg=value("TC_MSFC_DSCP_MAP_MSG"),
+        quanta_range_msg=value("TC_MSFC_QUANTA_RANGE_MSG"),
+        quanta_count_msg=value("TC_MSFC_QUANTA_COUNT_MSG"),
         default_dscp_map=dmap,
         dscp_names=names,
     )

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import inspect
+import re
 import sys
 from collections import deque
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
@@ -88,9 +89,46 @@ def ratio_to_fp(text: str) -> int:
     return fp
 
 
-def class_quanta(prios: int, quantum: int, ratio_fp: int, exact: bool = False) -> list[int]:
-    """Q_0 .. Q_{prios-1}: whole bytes (at least 1), or with ``exact`` 1/65536 bytes."""
-    if not exact:
+def check_quanta(prios: int, quanta) -> None:
+    """Explicit class quanta (``quanta``): one byte count per class, each in quantum's range."""
+    if quanta is None:
+        return
+    if not all(P.param("quantum").contains(x) for x in quanta):
+        raise TraceError(f"quanta={format_quanta(quanta)}: {P.definitions().quanta_range_msg}")
+    if len(quanta) != prios:
+        raise TraceError(
+            f"quanta={format_quanta(quanta)}, prios={prios}: {P.definitions().quanta_count_msg}"
+        )
+
+
+def format_quanta(quanta) -> str:
+    """``quanta`` as the traces and tc write it: the byte counts joined by commas, or
+    ``ratio`` (the class quanta come from quantum and ratio)."""
+    return "ratio" if quanta is None else ",".join(str(x) for x in quanta)
+
+
+def parse_quanta(text: str):
+    """A trace's ``quanta`` value -> a tuple of byte counts, or None for ``ratio``; only what
+    the netlink attribute cannot carry (not a list of u32) is an error here."""
+    if text == "ratio":
+        return None
+    parts = text.split(",")
+    if not all(re.fullmatch(r"[0-9]{1,10}", t) and int(t) <= U32 for t in parts):
+        raise TraceError(
+            f"quanta={text} is not a list of byte counts: write e.g. quanta=95,1514,757,378 "
+            "(one per class) or quanta=ratio"
+        )
+    return tuple(int(t) for t in parts)
+
+
+def class_quanta(
+    prios: int, quantum: int, ratio_fp: int, exact: bool = False, quanta=None
+) -> list[int]:
+    """Q_0 .. Q_{prios-1}: whole bytes (at least 1), or with ``exact`` 1/65536 bytes; from
+    ``quanta`` (bytes, one per class) when given, else from quantum and ratio."""
+    if quanta is not None:
+        q = [x << (EXACT_SHIFT if exact else 0) for x in quanta]
+    elif not exact:
         q = [quantum]
         for _ in range(1, prios):
             q.append(max(1, (q[-1] * ratio_fp + 32768) >> 16))
@@ -233,6 +271,7 @@ def check_params(
     isolate,
     boost,
     order="round",
+    quanta=None,
 ) -> dict:
     """A configuration checked as the qdisc checks it (msfc.params: its ranges and words), as a
     dict of Msfc's keyword arguments; raises TraceError naming the first bad value."""
@@ -266,7 +305,8 @@ def check_params(
         raise TraceError(f"order={order} unknown: use order=round or order=priority")
     if inversion not in INVERSION_MODES:
         raise TraceError(f"inversion={inversion} unknown: use inversion=allow or inversion=prevent")
-    class_quanta(prios, quantum, ratio_to_fp(str(ratio)), weights == "exact")  # range, bound
+    check_quanta(prios, quanta)
+    class_quanta(prios, quantum, ratio_to_fp(str(ratio)), weights == "exact", quanta)  # bounds
     return dict(
         given,
         ratio=ratio,
@@ -277,6 +317,7 @@ def check_params(
         isolate=isolate,
         boost=boost,
         order=order,
+        quanta=quanta,
     )
 
 
@@ -302,6 +343,7 @@ class Msfc:
         isolate="flow",
         boost="off",
         order="round",
+        quanta=None,
     ):
         # the keyword arguments, as given (the signature is DEFAULTS: the trace's header keys)
         self.params = check_params(**{k: v for k, v in locals().items() if k != "self"})
@@ -333,12 +375,23 @@ class Msfc:
         # bytes -> class deficit units
         self.cscale = 1 << EXACT_SHIFT if p["weights"] == "exact" else 1
         self.ratio_fp = ratio_to_fp(str(p["ratio"]))
-        self.cq = class_quanta(self.prios, self.quantum, self.ratio_fp, p["weights"] == "exact")
+        self.explicit = p["quanta"]  # explicit class quanta in bytes, or None (from ratio)
+        self.cq = class_quanta(
+            self.prios, self.quantum, self.ratio_fp, p["weights"] == "exact", self.explicit
+        )
         # inversion=prevent: the classes from the most important down (ratio 1: no order), and
-        # the factor a per-flow quantum is scaled by from one class to the next one down
+        # the factor a per-flow quantum is scaled by from each class to the next one down
+        # (explicit quanta: class prios-1 first, the factor that of the two classes' quanta)
         down = list(range(self.prios))[::-1]
-        self.rank = down if self.ratio_fp >= 65536 else down[::-1]
-        self.step = (65536, self.ratio_fp) if self.ratio_fp >= 65536 else (self.ratio_fp, 65536)
+        if self.explicit is not None:
+            self.rank = down
+            self.steps = {
+                k: (self.explicit[k - 1], self.explicit[k]) if k else (1, 1) for k in down
+            }
+        else:
+            self.rank = down if self.ratio_fp >= 65536 else down[::-1]
+            step = (65536, self.ratio_fp) if self.ratio_fp >= 65536 else (self.ratio_fp, 65536)
+            self.steps = dict.fromkeys(self.rank, step)
 
     def _allocate(self) -> None:
         """New class and flow records: nothing listed, every CoDel state initial."""
@@ -505,10 +558,11 @@ class Msfc:
         """Class quanta as the outer DRR uses them (docs/algorithm.md, inversion): with
         inversion=prevent, from the most important class down, P = the smallest per-flow
         quantum floor(eff_k / n_k) of the classes above with flows, scaled down by the ratio
-        (rounded down) at every class down; eff_c = max(1, min(Q_c, n_c * P)), n_c the flows in
-        class c's list.  Stops after ``upto``.  Classes without flows keep Q_c."""
+        (explicit quanta: by Q_{k-1} / Q_k) at every class down, rounded down;
+        eff_c = max(1, min(Q_c, n_c * P)), n_c the flows in class c's list.  Stops after
+        ``upto``.  Classes without flows keep Q_c."""
         q = [cl.quantum for cl in self.classes]
-        if self.inversion == "allow" or self.ratio_fp == 65536:
+        if self.inversion == "allow" or (self.explicit is None and self.ratio_fp == 65536):
             return q
         per_flow = None  # no class with flows above yet
         for k in self.rank:
@@ -520,8 +574,9 @@ class Msfc:
                 per_flow = q[k] // n if per_flow is None else min(per_flow, q[k] // n)
             if cl is upto:
                 break
-            if per_flow is not None:  # one class down: a flow there weighs 1/ratio flows here
-                per_flow = per_flow * self.step[0] // self.step[1]
+            if per_flow is not None:  # one class down: a flow there weighs Q_down / Q_k here
+                num, den = self.steps[k]
+                per_flow = per_flow * num // den
         return q
 
     def class_quantum(self, cl: Class) -> int:
@@ -776,6 +831,8 @@ def parse_settings(items, extra=()) -> dict:
             raise TraceError(f"parameter '{item}' is not key=value")
         if key == "ratio" or key in CHANGE_MODES:  # the values that are not integers
             params[key] = value
+        elif key == "quanta":  # byte counts joined by commas, or ratio
+            params[key] = parse_quanta(value)
         elif key in DEFAULTS or key in extra:
             try:
                 params[key] = int(value)
@@ -808,6 +865,8 @@ def parse_header(line: str) -> dict:
         raise TraceError("isolate needs version=3 on the P line")
     if "order" in params and version < 4:
         raise TraceError("order needs version=4 on the P line")
+    if "quanta" in params and version < 4:
+        raise TraceError("quanta needs version=4 on the P line")
     return params
 
 
@@ -837,6 +896,8 @@ def parse_change(items) -> dict:
         modes = CHANGE_MODES.get(key)
         if modes is not None and value not in modes:
             raise TraceError(f"{key}={value} unknown: use {key}={f', {key}='.join(modes)}")
+        if key == "quanta":  # parse_quanta checked it
+            continue
         raw = ratio_fp_unchecked(value) if key == "ratio" else value
         if modes is None and not 0 <= raw <= U32:
             raise TraceError(f"{key}={value} does not fit the qdisc's 32-bit attribute")

@@ -384,6 +384,78 @@ TRACES = [
         ],
     ),
     (
+        # explicit class quanta, a diffserv4-like split (bulk 1/16, best effort, video 1/2,
+        # voice 1/4 of best effort's quantum) with the voice class flooding: it keeps the share
+        # of its quantum; overload=class and a small limit drop from the flood; boost=across
+        # borrows within the explicit quanta; changes of the quanta with packets queued, a new
+        # prios without quanta refused, then with them, and back to quantum * ratio^p
+        "quanta-diffserv4-4x8",
+        163,
+        dict(
+            version=4,
+            prios=4,
+            flows=8,
+            quantum=1514,
+            ratio="2",
+            limit=48,
+            drop_batch=8,
+            overload="class",
+            boost="across",
+            quanta="95,1514,757,378",
+        ),
+        [
+            (600, (0, 1, 2, 3, 3, 3, 3, 3), 0.75, "mtu"),
+            (300, (1, 2, 3), 0.55, "small"),
+            "C quanta=95,3028,757,200",
+            (300, (0, 1, 2, 3, 3, 3), 0.7, "mix"),
+            "C prios=5",
+            "C quanta=0,1514,757,378",
+            "C quanta=95,1514,757",
+            "C order=priority weights=exact",
+            (300, (0, 1, 2, 3, 3), 0.65, "mtu"),
+            "drain",
+            "C prios=5 quanta=95,1514,757,378,1048576",
+            (300, (0, 1, 2, 3, 4), 0.6, "mix"),
+            "C quanta=ratio",
+            (200, (0, 1, 2, 3, 4), 0.6, "mix"),
+            (150, (), 0.0, "mix"),
+        ],
+    ),
+    (
+        # explicit quanta with inversion=prevent (class prios-1 first, a per-flow quantum
+        # scaled by the quanta of adjacent classes, which need not grow with the class) and
+        # overload=class on the effective quanta; crowded classes above and below, exact and
+        # rounded weights, both orders
+        "quanta-prevent-4x16",
+        167,
+        dict(
+            version=4,
+            prios=4,
+            flows=16,
+            quantum=1000,
+            ratio="0.5",
+            limit=60,
+            drop_batch=4,
+            overload="class",
+            inversion="prevent",
+            weights="exact",
+            quanta="300,4000,1000,2500",
+        ),
+        [
+            (500, (0, 1, 2, 3), 0.7, "mix"),
+            (400, (0, 3, 3, 3), 0.65, "small"),
+            "C order=priority",
+            (400, (1, 2, 2, 2), 0.65, "mtu"),
+            "C weights=rounded quanta=2500,1000,4000,300",
+            (400, (0, 1, 2, 3), 0.6, "small"),
+            "C quanta=1,1,1,1",
+            (200, (0, 1, 2, 3), 0.6, "mix"),
+            "C quanta=ratio ratio=1",
+            (200, (0, 1, 2, 3), 0.6, "mix"),
+            (200, (), 0.0, "mix"),
+        ],
+    ),
+    (
         # quantum, ratio, limit and drop_batch on a busy qdisc (a lower limit drops at once);
         # prios and flows refused while packets are queued, then taken when idle; invalid
         # changes refused
@@ -469,7 +541,9 @@ def make_trace(name, seed, params, phases) -> str:
         ops, active, p_enq, kind = phase
         # each class uses a random subset of its flows in this phase, some heavier than others
         used = {c: rng.sample(range(flows), k=rng.randint(1, flows)) for c in active}
-        hosts = host_slots(hrng, params["prios"], flows) if isolate else {}
+        # (a phase after a change of prios may use more classes than the P line has)
+        classes = max((params["prios"], *(c + 1 for c in active)))
+        hosts = host_slots(hrng, classes, flows) if isolate else {}
         for _ in range(ops):
             if active and rng.random() < p_enq:
                 c = rng.choice(active)

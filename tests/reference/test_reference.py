@@ -574,3 +574,58 @@ class ReferenceTest(unittest.TestCase):
 def test_committed_vectors_are_what_the_generator_makes(capsys):
     """test/vectors/*.trace and *.expected equal msfc.vectors' output (python -m msfc.vectors)."""
     assert vectors.main(["--check"]) == 0, capsys.readouterr().err
+
+
+class ExplicitQuanta(unittest.TestCase):
+    """quanta (docs/algorithm.md, "Explicit class quanta"): the operator's class quanta."""
+
+    def test_every_class_backlogged_gets_its_quantum_over_the_sum(self):
+        quanta = (95, 1514, 757, 378)  # a diffserv4-like split
+        for weights in ("rounded", "exact"):
+            q = ref.Msfc(prios=4, flows=4, quantum=1514, quanta=quanta, weights=weights)
+            for c in range(4):
+                for i in range(32 if c == 3 else 8):  # the voice class floods
+                    q.enqueue(c, i % 4, 200 + 300 * c)
+            sent = [0] * 4
+            for _ in range(20000):
+                c, f, length, _ = q.dequeue()
+                sent[c] += length
+                q.enqueue(c, f, length)
+            for c in range(4):
+                want = sum(sent) * quanta[c] / sum(quanta)
+                self.assertLess(abs(sent[c] - want), 1514 + 1500, (weights, c, sent))
+
+    def test_a_new_prios_needs_new_quanta(self):
+        q = ref.Msfc(prios=4, quanta=(95, 1514, 757, 378))
+        self.assertFalse(q.change(prios=5))
+        self.assertEqual(q.events[-1], ("change", "invalid"))
+        self.assertTrue(q.change(prios=5, quanta=(95, 1514, 757, 378, 3000)))
+        self.assertEqual([c.quantum for c in q.classes], [95, 1514, 757, 378, 3000])
+        self.assertTrue(q.change(quanta=None))
+        self.assertEqual([c.quantum for c in q.classes], [1514, 3028, 6056, 12112, 24224])
+
+    def test_bad_lists_are_refused_in_the_kernels_words(self):
+        d = ref.P.definitions()
+        for quanta, msg in (
+            ((95, 1514), d.quanta_count_msg),
+            ((0, 1514, 757), d.quanta_range_msg),
+            ((95, 1 << 20 | 1, 757), d.quanta_range_msg),
+        ):
+            with self.assertRaises(ref.TraceError) as e:
+                ref.Msfc(prios=3, quanta=quanta)
+            self.assertIn(msg, str(e.exception))
+        with self.assertRaises(ref.TraceError):
+            ref.parse_quanta("95,,757")
+
+    def test_inversion_prevent_scales_by_adjacent_quanta(self):
+        # class 3 (quantum 400) crowded with 4 flows: P = 100; one class down (class 2,
+        # quantum 1000) P = 100 * 1000 / 400 = 250, its 1 flow gets min(1000, 250) = 250
+        q = ref.Msfc(
+            prios=4, flows=8, quantum=1000, quanta=(300, 4000, 1000, 400), inversion="prevent"
+        )
+        for f in range(4):
+            q.enqueue(3, f, 100)
+        q.enqueue(2, 0, 100)
+        eff = q.effective_quanta()
+        self.assertEqual(eff[3], 400)
+        self.assertEqual(eff[2], 250)

@@ -124,7 +124,8 @@ AttributeOf(const std::string& key, const std::string& value)
                                                              {"inversion", "Inversion"},
                                                              {"isolate", "Isolate"},
                                                              {"boost", "Boost"},
-                                                             {"order", "Order"}};
+                                                             {"order", "Order"},
+                                                             {"quanta", "Quanta"}};
     const std::string& name = names.at(key);
     if (key == "limit")
     {
@@ -203,6 +204,27 @@ CheckModes(std::map<std::string, std::string>& params)
 std::string
 CheckU32(const std::string& key, std::string& value)
 {
+    if (key == "quanta")
+    {
+        // ratio (an empty attribute), or u32 byte counts joined by commas
+        bool ok = value == "ratio";
+        for (size_t start = 0; !ok && start <= value.size();)
+        {
+            const size_t comma = std::min(value.find(',', start), value.size());
+            const std::string part = value.substr(start, comma - start);
+            if (part.empty() || part.size() > 10 ||
+                part.find_first_not_of("0123456789") != std::string::npos ||
+                std::stoull(part) > UINT32_MAX)
+            {
+                break;
+            }
+            ok = comma == value.size();
+            start = comma + 1;
+        }
+        return ok ? ""
+                  : "quanta=" + value + " is not a list of byte counts: write e.g. " +
+                        "quanta=95,1514,757,378 (one per class) or quanta=ratio";
+    }
     const char* begin = value.c_str();
     char* end = nullptr;
     errno = 0;
@@ -266,7 +288,8 @@ ReplayLines(std::istream& in,
                                                  {"inversion", "allow"},
                                                  {"isolate", "flow"},
                                                  {"boost", "off"},
-                                                 {"order", "round"}};
+                                                 {"order", "round"},
+                                                 {"quanta", "ratio"}};
     const std::set<std::string> known = {"version",
                                          "prios",
                                          "flows",
@@ -282,7 +305,8 @@ ReplayLines(std::istream& in,
                                          "inversion",
                                          "isolate",
                                          "boost",
-                                         "order"};
+                                         "order",
+                                         "quanta"};
     Ptr<MsfcQueueDisc> q;
     int version = 1;
     std::string line;
@@ -305,7 +329,8 @@ ReplayLines(std::istream& in,
                 return false;
             }
             std::string kv;
-            bool orderGiven = false; // the key itself needs version 4, even order=round
+            bool orderGiven = false;  // the key itself needs version 4, even order=round
+            bool quantaGiven = false; // as does quanta
             while (ls >> kv)
             {
                 auto eq = kv.find('=');
@@ -315,6 +340,7 @@ ReplayLines(std::istream& in,
                     return false;
                 }
                 orderGiven = orderGiven || kv.substr(0, eq) == "order";
+                quantaGiven = quantaGiven || kv.substr(0, eq) == "quanta";
                 if (!known.count(kv.substr(0, eq)))
                 {
                     error = where() + "unknown parameter '" + kv.substr(0, eq) + "'";
@@ -323,6 +349,10 @@ ReplayLines(std::istream& in,
                 params[kv.substr(0, eq)] = kv.substr(eq + 1);
             }
             std::string bad = CheckModes(params);
+            if (bad.empty())
+            {
+                bad = CheckU32("quanta", params["quanta"]);
+            }
             if (!bad.empty())
             {
                 error = where() + bad;
@@ -345,6 +375,11 @@ ReplayLines(std::istream& in,
             if (orderGiven && version < 4)
             {
                 error = where() + "order needs version=4 on the P line";
+                return false;
+            }
+            if (quantaGiven && version < 4)
+            {
+                error = where() + "quanta needs version=4 on the P line";
                 return false;
             }
             ObjectFactory f;

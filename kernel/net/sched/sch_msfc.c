@@ -5,7 +5,8 @@
  * A fixed number of priority classes share the link by an outer deficit
  * round robin whose class quanta grow geometrically, Q_p = quantum * ratio^p,
  * so class p gets ratio times the share of class p-1 while both are
- * backlogged and no class ever starves.  Inside a class packets are hashed
+ * backlogged and no class ever starves (or quanta the operator states, one
+ * per class, with quanta).  Inside a class packets are hashed
  * into flow queues served by an inner DRR with one quantum each (FQ-CoDel
  * without the new-flow list, unless boost is on or across), and every flow
  * queue runs CoDel.  With boost across, new flows also go ahead of the class
@@ -119,6 +120,8 @@ struct msfc_sched_data {
 	u32		flows_cnt;
 	u32		quantum;
 	u32		ratio;		/* 16.16 fixed point */
+	u32		n_explicit;	/* quanta: entries given (prios), or 0: from ratio */
+	u32		explicit_quanta[MSFC_MAX_PRIOS];	/* quanta: bytes per class */
 	u32		drop_batch;
 	u32		overload;	/* enum tc_msfc_overload */
 	u32		weights;	/* enum tc_msfc_weights */
@@ -148,20 +151,24 @@ struct msfc_sched_data {
  */
 static const u8 msfc_default_dscp_map[TC_MSFC_DSCP_MAP_LEN] = TC_MSFC_DEFAULT_DSCP_MAP;
 
-/* Q_0 = quantum, Q_p = max(1, round(Q_{p-1} * ratio)) in 16.16 fixed point;
+/* Q_0 = quantum, Q_p = max(1, round(Q_{p-1} * ratio)) in 16.16 fixed point,
+ * or with @n_explicit (= prios) entries of @explicit_quanta those bytes;
  * weights exact: in 1/65536 byte, without the minimum of 1.  -ERANGE when a
  * quantum exceeds 2^40 bytes; -EDOM when exact quanta are so small that a
  * class share could be off by more than 0.5 % (sum of 1/Q_p above 1/200).
+ * Explicit quanta (1 .. 2^20 bytes each) pass both checks.
  */
 static int msfc_class_quanta(u32 prios, u32 quantum, u32 ratio, bool exact,
-			     u64 *out)
+			     const u32 *explicit_quanta, u32 n_explicit, u64 *out)
 {
 	u32 shift = exact ? MSFC_EXACT_SHIFT : 0;
 	u64 qp = (u64)quantum << shift, inv = 0;
 	u32 p;
 
 	out[0] = qp;
-	for (p = 1; p < prios; p++) {
+	for (p = 0; n_explicit && p < prios; p++)
+		out[p] = (u64)explicit_quanta[p] << shift;
+	for (p = 1; !n_explicit && p < prios; p++) {
 		/* qp <= 2^56 and ratio <= 2^20: round(qp * ratio / 2^16),
 		 * as (floor(qp * ratio / 2^15) + 1) / 2 without overflow
 		 */
@@ -386,19 +393,23 @@ static void flow_queue_add(struct msfc_flow *flow, struct sk_buff *skb)
 }
 
 /* inversion prevent: the effective class quanta from the most important
- * class down (class prios - 1 first when ratio > 1, class 0 when below), until
- * class @last: eff_c = max(1, min(Q_c, n_c * P)), P the smallest
- * floor(eff_k / n_k) of the classes above with flows, scaled down by the
- * ratio (rounded down) at every class down; n the active flows.  Classes
- * without flows, and the first with flows, keep Q_c.  Stores them in @eff if
- * given; returns eff_last.  O(prios), two divisions per class, both safe: by
- * a class's active flows only where it has some, and by the ratio (>= 1 in
- * 16.16, the policy's minimum) or 65536.
+ * class down (class prios - 1 first when ratio > 1 or the quanta are
+ * explicit, class 0 when ratio is below 1), until class @last:
+ * eff_c = max(1, min(Q_c, n_c * P)), P the smallest floor(eff_k / n_k) of
+ * the classes above with flows, scaled at every class down by 1 / ratio, or
+ * with explicit quanta by Q_{k-1} / Q_k (rounded down); n the active flows.
+ * Classes without flows, and the first with flows, keep Q_c.  Stores them in
+ * @eff if given; returns eff_last.  O(prios), two divisions per class, all
+ * safe: by a class's active flows only where it has some, by the ratio (>= 1
+ * in 16.16, the policy's minimum) or 65536, or by an explicit quantum (>= 1
+ * byte).  P stays at most Q_k units at class k (each scaling only rounds
+ * down the quotient of two quanta), so explicit scaling cannot overflow.
  */
 static u64 msfc_effective_quanta(const struct msfc_sched_data *q, u32 last,
 				 u64 *eff)
 {
-	bool ascending = q->ratio > MSFC_RATIO_ONE, above = false;
+	bool ascending = q->ratio > MSFC_RATIO_ONE || q->n_explicit,
+	     above = false;
 	u32 num = ascending ? MSFC_RATIO_ONE : q->ratio;
 	u32 den = ascending ? q->ratio : MSFC_RATIO_ONE;
 	u64 per_flow = 0, e = 0, lowered;
@@ -424,19 +435,31 @@ static u64 msfc_effective_quanta(const struct msfc_sched_data *q, u32 last,
 			eff[p] = e;
 		if (p == last)
 			break;
+		if (q->n_explicit && p) {
+			num = q->explicit_quanta[p - 1];
+			den = q->explicit_quanta[p];
+		}
 		per_flow = mul_u64_u32_div(per_flow, num, den);
 	}
 	return e;
 }
 
+/* inversion prevent ranks the classes: by the ratio, none above another at
+ * ratio 1, or by their index with explicit quanta.
+ */
+static bool msfc_ranked(const struct msfc_sched_data *q)
+{
+	return q->inversion == TC_MSFC_INVERSION_PREVENT &&
+	       (q->ratio != MSFC_RATIO_ONE || q->n_explicit);
+}
+
 /* What a class's deficit is refilled with (activation and every outer
- * round): Q_c, or with inversion prevent its effective quantum.  Ratio 1
- * ranks no class above another.
+ * round): Q_c, or with inversion prevent its effective quantum.
  */
 static u64 msfc_class_quantum(const struct msfc_sched_data *q,
 			      const struct msfc_class *cl)
 {
-	if (q->inversion == TC_MSFC_INVERSION_ALLOW || q->ratio == MSFC_RATIO_ONE)
+	if (!msfc_ranked(q))
 		return cl->quantum;
 	return msfc_effective_quanta(q, cl - q->classes, NULL);
 }
@@ -490,8 +513,7 @@ static void msfc_overload_drop(struct Qdisc *sch, u32 max_packets,
 
 		for (p = 0; p < q->prios; p++)
 			eff[p] = q->classes[p].quantum;
-		if (q->inversion == TC_MSFC_INVERSION_PREVENT &&
-		    q->ratio != MSFC_RATIO_ONE)
+		if (msfc_ranked(q))
 			msfc_effective_quanta(q, q->prios, eff);
 		for (p = 1; p < q->prios; p++)
 			if (msfc_class_fuller(&q->classes[p], eff[p],
@@ -1135,6 +1157,7 @@ static const struct nla_policy msfc_policy[TCA_MSFC_MAX + 1] = {
 	[TCA_MSFC_ISOLATE]	= NLA_POLICY_MAX(NLA_U32, TC_MSFC_ISOLATE_MAX),
 	[TCA_MSFC_BOOST]	= NLA_POLICY_MAX(NLA_U32, TC_MSFC_BOOST_MAX),
 	[TCA_MSFC_ORDER]	= NLA_POLICY_MAX(NLA_U32, TC_MSFC_ORDER_MAX),
+	[TCA_MSFC_QUANTA]	= { .type = NLA_BINARY },	/* msfc_parse_quanta() */
 };
 
 struct msfc_config {
@@ -1144,6 +1167,7 @@ struct msfc_config {
 	u32 limit, memory_limit, drop_batch, ecn, overload, weights, inversion, isolate,
 	    boost, order;
 	u8 dscp_map[TC_MSFC_DSCP_MAP_LEN];
+	u32 n_explicit, explicit_quanta[MSFC_MAX_PRIOS];	/* quanta */
 	u64 quanta[MSFC_MAX_PRIOS];
 };
 
@@ -1175,6 +1199,36 @@ static const struct msfc_field msfc_fields[TCA_MSFC_MAX + 1] = {
 	[TCA_MSFC_BOOST]	= MSFC_FIELD(boost, "boost", TC_MSFC_BOOST_RANGE),
 	[TCA_MSFC_ORDER]	= MSFC_FIELD(order, "order", TC_MSFC_ORDER_RANGE),
 };
+
+/* TCA_MSFC_QUANTA: u32 byte counts, one per class, each in quantum's range;
+ * an empty attribute takes the class quanta from quantum and ratio again.
+ * The count is checked against prios once prios is known.
+ */
+static int msfc_parse_quanta(const struct nlattr *attr, struct msfc_config *c,
+			     struct netlink_ext_ack *extack)
+{
+	u32 len = nla_len(attr), n = len / sizeof(u32), p, v;
+	const u8 *data = nla_data(attr);
+
+	if (len % sizeof(u32)) {
+		NL_SET_ERR_MSG_ATTR(extack, attr, TC_MSFC_QUANTA_LEN_MSG);
+		return -EINVAL;
+	}
+	if (n > MSFC_MAX_PRIOS) {
+		NL_SET_ERR_MSG_ATTR(extack, attr, TC_MSFC_QUANTA_COUNT_MSG);
+		return -EINVAL;
+	}
+	for (p = 0; p < n; p++) {
+		memcpy(&v, data + p * sizeof(u32), sizeof(u32));
+		if (v < TC_MSFC_QUANTUM_MIN || v > TC_MSFC_QUANTUM_MAX) {
+			NL_SET_ERR_MSG_ATTR(extack, attr, TC_MSFC_QUANTA_RANGE_MSG);
+			return -ERANGE;
+		}
+		c->explicit_quanta[p] = v;
+	}
+	c->n_explicit = n;
+	return 0;
+}
 
 /* Parse and check everything before changing anything. */
 static int msfc_parse(struct Qdisc *sch, struct nlattr *opt,
@@ -1213,6 +1267,17 @@ static int msfc_parse(struct Qdisc *sch, struct nlattr *opt,
 		}
 		memcpy(c->dscp_map, map, TC_MSFC_DSCP_MAP_LEN);
 	}
+	if (tb[TCA_MSFC_QUANTA]) {
+		err = msfc_parse_quanta(tb[TCA_MSFC_QUANTA], c, extack);
+		if (err)
+			return err;
+	}
+	if (c->n_explicit && c->n_explicit != c->prios) {
+		/* also a new prios without new quanta */
+		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_MSFC_QUANTA] ?: tb[TCA_MSFC_PRIOS],
+				    TC_MSFC_QUANTA_COUNT_MSG);
+		return -EINVAL;
+	}
 
 	/* only convert what was given: us -> codel time -> us is not exact */
 	if (tb[TCA_MSFC_TARGET])
@@ -1225,7 +1290,8 @@ static int msfc_parse(struct Qdisc *sch, struct nlattr *opt,
 		return -EINVAL;
 	}
 	err = msfc_class_quanta(c->prios, c->quantum, c->ratio,
-				c->weights == TC_MSFC_WEIGHTS_EXACT, c->quanta);
+				c->weights == TC_MSFC_WEIGHTS_EXACT, c->explicit_quanta,
+				c->n_explicit, c->quanta);
 	if (err == -ERANGE) {
 		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_MSFC_RATIO] ?: tb[TCA_MSFC_PRIOS] ?:
 				    tb[TCA_MSFC_QUANTUM],
@@ -1264,6 +1330,8 @@ static void msfc_get_config(struct Qdisc *sch, struct msfc_config *c)
 	c->boost = q->boost;
 	c->order = q->order;
 	memcpy(c->dscp_map, q->dscp_map, TC_MSFC_DSCP_MAP_LEN);
+	c->n_explicit = q->n_explicit;
+	memcpy(c->explicit_quanta, q->explicit_quanta, sizeof(c->explicit_quanta));
 }
 
 static int msfc_alloc_tables(u32 prios, u32 flows_cnt, struct msfc_flow **flowsp,
@@ -1385,7 +1453,8 @@ static int msfc_change(struct Qdisc *sch, struct nlattr *opt,
 			return err;
 	} else {
 		msfc_class_quanta(c.prios, c.quantum, c.ratio,
-				  c.weights == TC_MSFC_WEIGHTS_EXACT, c.quanta);
+				  c.weights == TC_MSFC_WEIGHTS_EXACT, c.explicit_quanta,
+				  c.n_explicit, c.quanta);
 	}
 
 	resize = !q->flows || c.prios != q->prios || c.flows_cnt != q->flows_cnt;
@@ -1459,8 +1528,11 @@ static int msfc_change(struct Qdisc *sch, struct nlattr *opt,
 	}
 	WRITE_ONCE(q->quantum, c.quantum);
 	WRITE_ONCE(q->ratio, c.ratio);
-	for (p = 0; p < MSFC_MAX_PRIOS; p++)
+	for (p = 0; p < MSFC_MAX_PRIOS; p++) {
 		q->classes[p].quantum = p < c.prios ? c.quanta[p] : 0;
+		WRITE_ONCE(q->explicit_quanta[p], c.explicit_quanta[p]);
+	}
+	WRITE_ONCE(q->n_explicit, c.n_explicit);
 	WRITE_ONCE(q->cparams.target, c.target);
 	WRITE_ONCE(q->cparams.interval, c.interval);
 	WRITE_ONCE(q->target_us, c.target_us);
@@ -1567,8 +1639,12 @@ static int msfc_init(struct Qdisc *sch, struct nlattr *opt,
 static int msfc_dump(struct Qdisc *sch, struct sk_buff *skb)
 {
 	struct msfc_sched_data *q = qdisc_priv(sch);
+	u32 quanta[MSFC_MAX_PRIOS], n, p;
 	struct nlattr *opts;
 
+	n = min_t(u32, READ_ONCE(q->n_explicit), MSFC_MAX_PRIOS);
+	for (p = 0; p < n; p++)
+		quanta[p] = READ_ONCE(q->explicit_quanta[p]);
 	opts = nla_nest_start(skb, TCA_OPTIONS);
 	if (!opts)
 		goto nla_put_failure;
@@ -1590,6 +1666,9 @@ static int msfc_dump(struct Qdisc *sch, struct sk_buff *skb)
 	    nla_put_u32(skb, TCA_MSFC_ISOLATE, READ_ONCE(q->isolate)) ||
 	    nla_put_u32(skb, TCA_MSFC_BOOST, READ_ONCE(q->boost)) ||
 	    nla_put_u32(skb, TCA_MSFC_ORDER, READ_ONCE(q->order)))
+		goto nla_put_failure;
+	/* only when set: without it the class quanta come from quantum and ratio */
+	if (n && nla_put(skb, TCA_MSFC_QUANTA, n * sizeof(u32), quanta))
 		goto nla_put_failure;
 
 	return nla_nest_end(skb, opts);
@@ -1634,16 +1713,16 @@ static unsigned long msfc_find(struct Qdisc *sch, u32 classid)
 	return minor >= 1 && minor <= q->prios ? minor : 0;
 }
 
-/* The classes are the qdisc's prios, with quanta from quantum and ratio: tc class add and
- * change (which the core sends here) and tc class del get the way to change them, instead of
- * a bare EOPNOTSUPP.
+/* The classes are the qdisc's prios, with quanta from quantum and ratio (or quanta): tc class
+ * add and change (which the core sends here) and tc class del get the way to change them,
+ * instead of a bare EOPNOTSUPP.
  */
 static int msfc_change_class(struct Qdisc *sch, u32 classid, u32 parentid,
 			     struct nlattr **tca, unsigned long *arg,
 			     struct netlink_ext_ack *extack)
 {
 	NL_SET_ERR_MSG(extack,
-		       "msfc classes have no options of their own: prios sets their number, quantum and ratio their quanta (tc qdisc change ... msfc prios N quantum Q ratio R)");
+		       "msfc classes have no options of their own: prios sets their number, quantum and ratio or quanta their quanta (tc qdisc change ... msfc prios N quantum Q ratio R, or quanta Q0,Q1,...)");
 	return -EOPNOTSUPP;
 }
 

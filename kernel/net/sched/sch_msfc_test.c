@@ -12,7 +12,8 @@
 /* attribute list terminated by type 0; DSCP map passed separately */
 struct msfc_test_attr {
 	int type;
-	u32 val;
+	u32 val;		/* TCA_MSFC_QUANTA: the attribute's length in bytes */
+	const void *data;	/* TCA_MSFC_QUANTA: its payload */
 };
 
 struct msfc_vec_op {
@@ -40,6 +41,8 @@ struct msfc_vector {
 	const struct msfc_vec_op *exp;
 	u32 nexp;
 	const struct msfc_test_attr *const *changes;	/* of the 'C' operations */
+	const u32 *quanta;	/* explicit class quanta, or NULL: from ratio */
+	u32 nquanta;
 };
 
 #include "sch_msfc_vectors.h"
@@ -62,8 +65,12 @@ static int msfc_test_change(struct Qdisc *sch, const struct msfc_test_attr *attr
 	if (!nskb)
 		return -ENOMEM;
 	nest = nla_nest_start(nskb, TCA_OPTIONS);
-	for (; attrs && attrs->type; attrs++)
-		nla_put_u32(nskb, attrs->type, attrs->val);
+	for (; attrs && attrs->type; attrs++) {
+		if (attrs->type == TCA_MSFC_QUANTA)
+			nla_put(nskb, attrs->type, attrs->val, attrs->data);
+		else
+			nla_put_u32(nskb, attrs->type, attrs->val);
+	}
 	if (map)
 		nla_put(nskb, TCA_MSFC_DSCP_MAP, maplen, map);
 	nla_nest_end(nskb, nest);
@@ -292,6 +299,7 @@ static void msfc_test_vectors(struct kunit *test)
 			{ TCA_MSFC_TARGET, vec->target_us },
 			{ TCA_MSFC_INTERVAL, vec->interval_us },
 			{ TCA_MSFC_ECN, vec->ecn },
+			{ TCA_MSFC_QUANTA, vec->nquanta * sizeof(u32), vec->quanta },
 			{ 0 }
 		};
 		struct Qdisc *sch = msfc_test_create(test, attrs);
@@ -863,6 +871,13 @@ static void msfc_test_small_quantum_isolate(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, last, 0);
 }
 
+/* diffserv4-like class quanta: bulk 1/16, best effort, video 1/2, voice 1/4 */
+static const u32 msfc_test_quanta[4] = { 95, 1514, 757, 378 };
+static const u32 msfc_test_quanta_zero[3] = { 1514, 0, 757 };
+static const u32 msfc_test_quanta_big[18] = {
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, (1 << 20) + 1, 1
+};
+
 struct msfc_bad_case {
 	const char *what;
 	struct msfc_test_attr attrs[4];
@@ -928,6 +943,20 @@ static void msfc_test_invalid(struct kunit *test)
 		{ "class quantum over 2^40",
 		  { { TCA_MSFC_PRIOS, 16 }, { TCA_MSFC_RATIO, 16 << 16 } }, 0, 0,
 		  TC_MSFC_CLASS_QUANTUM_MSG },
+		{ "quanta length 6", { { TCA_MSFC_QUANTA, 6, msfc_test_quanta } }, 0, 0,
+		  TC_MSFC_QUANTA_LEN_MSG },
+		{ "quanta 2 entries for prios 3",
+		  { { TCA_MSFC_QUANTA, 8, msfc_test_quanta } }, 0, 0, TC_MSFC_QUANTA_COUNT_MSG },
+		{ "quanta 17 entries", { { TCA_MSFC_QUANTA, 68, msfc_test_quanta_big } }, 0, 0,
+		  TC_MSFC_QUANTA_COUNT_MSG },
+		{ "quanta for prios 4 with prios 3",
+		  { { TCA_MSFC_PRIOS, 3 }, { TCA_MSFC_QUANTA, 16, msfc_test_quanta } }, 0, 0,
+		  TC_MSFC_QUANTA_COUNT_MSG },
+		{ "quanta entry 0", { { TCA_MSFC_QUANTA, 12, msfc_test_quanta_zero } }, 0, 0,
+		  TC_MSFC_QUANTA_RANGE_MSG },
+		{ "quanta entry 2^20+1",
+		  { { TCA_MSFC_QUANTA, 64, msfc_test_quanta_big + 1 } }, 0, 0,
+		  TC_MSFC_QUANTA_RANGE_MSG },
 		{ "dscp map short", { { 0 } }, 63, 0 },
 		{ "dscp map long", { { 0 } }, 65, 0 },
 		{ "dscp map entry 16", { { 0 } }, 64, 16, TC_MSFC_DSCP_MAP_MSG },
@@ -1639,6 +1668,86 @@ static void msfc_test_boost_across(struct kunit *test)
 	}
 }
 
+/* quanta: four classes with the diffserv4-like quanta 95, 1514, 757, 378
+ * bytes, every class backlogged and class 3 (voice) flooding with four times
+ * the packets of each other class: class p gets Q_p / sum(Q) of the bytes,
+ * within one quantum and a packet; the voice flood is held to 378 / 2744.
+ * Then: a new prios without new quanta is refused (EINVAL, the count
+ * message), with five quanta it is taken on the idle qdisc, and an empty
+ * attribute takes the quanta from quantum and ratio again.
+ */
+static void msfc_test_quanta_shares(struct kunit *test)
+{
+	static const u32 five[5] = { 95, 1514, 757, 378, 3000 };
+	const struct msfc_test_attr attrs[] = {
+		{ TCA_MSFC_PRIOS, 4 }, { TCA_MSFC_QUANTUM, 1514 },
+		{ TCA_MSFC_QUANTA, sizeof(msfc_test_quanta), msfc_test_quanta }, { 0 }
+	};
+	const struct msfc_test_attr prios5[] = { { TCA_MSFC_PRIOS, 5 }, { 0 } };
+	const struct msfc_test_attr prios5q[] = {
+		{ TCA_MSFC_PRIOS, 5 }, { TCA_MSFC_QUANTA, sizeof(five), five }, { 0 }
+	};
+	const struct msfc_test_attr from_ratio[] = { { TCA_MSFC_QUANTA, 0, NULL }, { 0 } };
+	struct Qdisc *sch = msfc_test_create(test, attrs);
+	struct msfc_sched_data *q = qdisc_priv(sch);
+	struct netlink_ext_ack extack = {};
+	u64 bytes[4] = {}, total = 0, sum_q = 0;
+	struct sk_buff *skb;
+	int p, i, n;
+
+	for (p = 0; p < 4; p++) {
+		KUNIT_EXPECT_EQ(test, q->classes[p].quantum, msfc_test_quanta[p]);
+		sum_q += msfc_test_quanta[p];
+	}
+	for (i = 0; i < 400; i++) {
+		for (p = 0; p < 4; p++) {
+			for (n = 0; n < (p == 3 ? 4 : 1); n++) {
+				u32 len = 64 + (i * 97 + p * 31 + n * 13) % 1437;
+
+				skb = msfc_test_ip_skb(len, 0, 1000 + (i + n) % 7);
+				KUNIT_ASSERT_NOT_NULL(test, skb);
+				skb->priority = MSFC_TEST_HANDLE | (p + 1);
+				KUNIT_ASSERT_EQ(test, msfc_test_enqueue(sch, skb),
+						NET_XMIT_SUCCESS);
+			}
+		}
+	}
+	/* 600 packets: about 200 rounds of 2744 bytes, class 0 keeps a backlog */
+	for (i = 0; i < 600; i++) {
+		skb = msfc_dequeue(sch);
+		KUNIT_ASSERT_NOT_NULL(test, skb);
+		bytes[TC_H_MIN(skb->priority) - 1] += qdisc_pkt_len(skb);
+		total += qdisc_pkt_len(skb);
+		kfree_skb(skb);
+	}
+	KUNIT_EXPECT_GT(test, q->classes[0].qlen, 0);
+	for (p = 0; p < 4; p++) {
+		s64 want = div64_u64(total * msfc_test_quanta[p], sum_q);
+		s64 err = (s64)bytes[p] - want;
+
+		/* a partial round can favour a class by up to a quantum and a packet */
+		KUNIT_EXPECT_LE_MSG(test, abs(err), 1514 + 1500,
+				    "class %d: %llu of %llu bytes, want %lld (Q_p / sum(Q))", p,
+				    bytes[p], total, want);
+	}
+
+	KUNIT_EXPECT_EQ(test, msfc_test_change(sch, prios5, NULL, 0, &extack), -EINVAL);
+	KUNIT_EXPECT_STREQ(test, extack._msg ?: "", TC_MSFC_QUANTA_COUNT_MSG);
+	KUNIT_EXPECT_EQ(test, q->prios, 4);
+	while ((skb = msfc_dequeue(sch)))
+		kfree_skb(skb);
+	extack._msg = NULL;
+	KUNIT_ASSERT_EQ_MSG(test, msfc_test_change(sch, prios5q, NULL, 0, &extack), 0, "%s",
+			    extack._msg ?: "");
+	KUNIT_EXPECT_EQ(test, q->prios, 5);
+	KUNIT_EXPECT_EQ(test, q->classes[4].quantum, 3000);
+	KUNIT_ASSERT_EQ(test, msfc_test_change(sch, from_ratio, NULL, 0, &extack), 0);
+	KUNIT_EXPECT_EQ(test, q->n_explicit, 0);
+	KUNIT_EXPECT_EQ(test, q->classes[1].quantum, 3028);
+	KUNIT_EXPECT_EQ(test, q->classes[4].quantum, 1514 * 16);
+	msfc_test_release(test);
+}
+
 static struct kunit_case msfc_test_cases[] = {
 	KUNIT_CASE(msfc_test_vectors),
 	KUNIT_CASE(msfc_test_ratio_shares),
@@ -1653,6 +1762,7 @@ static struct kunit_case msfc_test_cases[] = {
 	KUNIT_CASE(msfc_test_boost),
 	KUNIT_CASE(msfc_test_priority_order),
 	KUNIT_CASE(msfc_test_boost_across),
+	KUNIT_CASE(msfc_test_quanta_shares),
 	KUNIT_CASE(msfc_test_memory_bound),
 	KUNIT_CASE(msfc_test_small_quantum),
 	KUNIT_CASE(msfc_test_small_quantum_isolate),

@@ -26,6 +26,7 @@ enum {
 	TCA_MSFC_ISOLATE,	/* u32, enum tc_msfc_isolate: fairness per flow or per host */
 	TCA_MSFC_BOOST,		/* u32, enum tc_msfc_boost: sparse-flow boost */
 	TCA_MSFC_ORDER,		/* u32, enum tc_msfc_order: order of the classes in a round */
+	TCA_MSFC_QUANTA,	/* binary, prios x u32: class quanta in bytes (empty: from ratio) */
 	__TCA_MSFC_MAX
 };
 
@@ -162,6 +163,11 @@ enum tc_msfc_order {
 #define TC_MSFC_RESIZE_BUSY_MSG \
 	"prios and flows cannot change while packets are queued: change them on an idle link, or delete and re-add the qdisc"
 #define TC_MSFC_DSCP_MAP_MSG		"dscp map entries must be classes 0 .. 15"
+#define TC_MSFC_QUANTA_LEN_MSG \
+	"quanta must be a list of u32 byte counts, one per class (attribute length 4 x prios, or 0 to take the class quanta from ratio again)"
+#define TC_MSFC_QUANTA_RANGE_MSG	"quanta entries must be 1 .. 1048576 bytes"
+#define TC_MSFC_QUANTA_COUNT_MSG \
+	"quanta must have one entry per class (prios entries): give as many as prios, with a new prios in the same change, or quanta ratio"
 
 /*
  * Default DSCP map (class of each DSCP, clamped to prios - 1 when used): LE (1) and CS1 (8)
