@@ -17,25 +17,36 @@ APT_PACKAGES := cmake ninja-build g++ make
 
 .PHONY: all setup deps build lint format test test-ns3 test-python test-kernel test-vm bench \
         bench-dumbbell bench-cost bench-isp-cost bench-kernel bench-linux bench-linux-vm bench-linux-cost bench-seeds bench-seed001 \
-        bench-seed002 bench-seed003 bench-seed004 diff-test fuzz-long clean help
+        bench-seed002 bench-seed003 bench-seed004 diff-test fuzz-long clean help \
+        wheel dist install install-kernel install-python
 
 all: build
 
 help:
 	@echo "make bench   - set up, build and run the default benchmark comparison"
-	@echo "make test    - set up, build and run every test"
-	@echo "make build   - set up and build the ns-3 module, programs and tests"
+	@echo "make test    - set up, build and run every test (the parts below, in this order)"
 	@echo "make lint    - formatters and linters in check mode (make format rewrites)"
+	@echo "make test-ns3 / test-kernel / test-vm / test-python - one part of make test (ns-3 suites; UML kernel; Debian's stock kernels under qemu; pytest)"
+	@echo "make setup   - Debian packages and the .venv (ns-3 SDK, the msfc package)"
+	@echo "make build   - set up and build the ns-3 module, programs and tests"
+	@echo "make bench-dumbbell - the dumbbell example under MSFC, FQ-CoDel, CoDel and PfifoFast"
+	@echo "make bench-cost - per-packet cost of MSFC against FQ-CoDel in ns-3"
+	@echo "make bench-isp-cost - simulation cost of the ISP tree per scheduler"
+	@echo "make bench-kernel - per-packet cost of msfc against fq_codel in the UML kernel"
 	@echo "make bench-seeds - the seed experiments of seeds 001, 003 and 004 (tables and figures in SEEDS_OUT)"
 	@echo "make bench-seed001 / bench-seed003 / bench-seed004 - one seed's experiments"
 	@echo "make bench-seed002 - seed 002 (tbf/htb shaping accuracy, HTB vs MSFC guarantee) in the UML kernel"
-	@echo "make bench-isp-cost - simulation cost of the ISP tree per scheduler"
 	@echo "make bench-linux - Flent and iperf3 tests: msfc, cake, fq_codel at 2-100 Mbit/s on real stacks in time-travel UML (deterministic)"
 	@echo "make bench-linux-vm - MSFC beside cake, sqm-style HTB, fq_codel, pfifo_fast in Debian's stock kernel (qemu)"
 	@echo "make bench-linux-cost - per-packet cost of msfc, fq_codel, cake, pfifo in Debian's stock kernels"
 	@echo "make diff-test N=5000 - differential test at scale: reference vs ns-3 vs kernel (docs/differential.md)"
 	@echo "make fuzz-long - 50000 netlink fuzz operations with traffic in the debug UML kernel (docs/kernel.md)"
+	@echo "make wheel   - the msfc Python wheel of the working tree in DIST (default dist/)"
+	@echo "make dist    - release files of HEAD in DIST: msfc-$(VERSION).tar.gz (git archive) and the wheel"
+	@echo "make install - DKMS tree, tc plugin, man page and the msfc command (DESTDIR, PREFIX=$(PREFIX));"
+	@echo "               parts: make install-kernel (DKMS, plugin, man page), make install-python (msfc)"
 	@echo "make clean   - remove build outputs (keeps .venv)"
+	@echo "make help    - this list"
 
 # Debian packages: only installed when a tool is missing.
 deps:
@@ -52,7 +63,14 @@ $(VENV)/.ns3-installed:
 	$(VENV)/bin/pip install -q --no-deps $(NS3_WHEEL)
 	@touch $@
 
-$(VENV)/.python-installed: $(VENV)/.ns3-installed pyproject.toml VERSION
+# The build back end pyproject.toml names, in the venv: `make wheel` builds without build
+# isolation, so it needs nothing from the network once the venv is set up.
+$(VENV)/.build-tools:
+	@test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install -q 'setuptools>=77'
+	@touch $@
+
+$(VENV)/.python-installed: $(VENV)/.ns3-installed $(VENV)/.build-tools pyproject.toml VERSION
 	$(VENV)/bin/pip install -q -e '.[test,lint]'
 	@touch $@
 
@@ -186,6 +204,70 @@ bench-cost: build
 # Simulation cost of the ISP tree per scheduler (wall, CPU, events; MSFC against FQ-CoDel).
 bench-isp-cost: build
 	$(VENV)/bin/msfc bench isp-cost $(RESULTS)/isp-cost --preset quick --rounds 2
+
+# ---------------------------------------------------------------------------------------------
+# Release and installation.  VERSION is the one version string: pyproject.toml, CMake and the
+# DKMS tree read it; tests/test_release.py checks CITATION.cff and CHANGELOG.md against it.
+VERSION := $(shell cat VERSION)
+DIST ?= dist
+WHEEL = $(DIST)/msfc-$(VERSION)-py3-none-any.whl
+TARBALL = $(DIST)/msfc-$(VERSION).tar.gz
+PREFIX ?= /usr/local
+# the msfc command's own Python environment (Debian's Python is externally managed)
+MSFC_HOME = $(PREFIX)/lib/msfc
+PIP_INSTALL_ARGS ?=
+# what the wheel is built from; setup.py copies the UAPI header into the package
+WHEEL_SOURCES := pyproject.toml setup.py MANIFEST.in VERSION LICENSE docs/cli.md python \
+                 kernel/include/uapi/linux/pkt_sched_msfc.h
+# $(call build-wheel,SOURCE-TREE): the wheel of a copy of SOURCE-TREE's WHEEL_SOURCES into DIST
+define build-wheel
+	@mkdir -p $(DIST)
+	@set -o pipefail; tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
+	tar -C $(1) -c --exclude=__pycache__ --exclude='*.egg-info' $(WHEEL_SOURCES) | tar -x -C "$$tmp" && \
+	$(VENV)/bin/pip wheel -q --no-deps --no-build-isolation --no-index -w $(DIST) "$$tmp"
+	@test -f $(WHEEL) || { echo "no $(WHEEL): $(1) holds another VERSION" >&2; exit 1; }
+	@echo "Wheel: $(WHEEL)"
+endef
+
+# The wheel of the working tree (the msfc package with its parameter header).
+wheel: $(VENV)/.build-tools
+	$(call build-wheel,.)
+
+# The release files of HEAD: the source tarball (git archive) and the wheel built from it.
+dist: $(VENV)/.build-tools
+	@mkdir -p $(DIST)
+	git archive --format=tar.gz --prefix=msfc-$(VERSION)/ -o $(TARBALL) HEAD
+	@if [ -n "$$(git status --porcelain --untracked-files=no)" ]; then \
+	    echo "dist: the working tree has uncommitted changes; $(TARBALL) and the wheel hold HEAD"; fi
+	@rm -rf $(DIST)/.src && mkdir -p $(DIST)/.src && tar -C $(DIST)/.src -xzf $(TARBALL)
+	$(call build-wheel,$(DIST)/.src/msfc-$(VERSION))
+	@rm -rf $(DIST)/.src
+	@echo "Source: $(TARBALL)"
+
+# Everything an operator installs: the DKMS source tree (/usr/src/msfc-VERSION; with no
+# DESTDIR, dkms add/build/install), the tc plugin q_msfc.so (where Debian's tc loads plugins),
+# the man page tc-msfc.8 (PREFIX/share/man/man8) and the msfc command (PREFIX/bin/msfc, the
+# wheel in its own environment MSFC_HOME; PIP_INSTALL_ARGS="--no-deps --no-index" for none of
+# its dependencies from PyPI).  DESTDIR stages the files under another root.
+INSTALL_DESTDIR = $(if $(DESTDIR),$(abspath $(DESTDIR)))
+install: install-kernel install-python
+
+install-kernel:
+	$(MAKE) -C kernel install-dkms install-tc-plugin install-man \
+	    DESTDIR=$(INSTALL_DESTDIR) PREFIX=$(PREFIX) $(if $(TC_LIB_DIR),TC_LIB_DIR=$(TC_LIB_DIR))
+
+install-python: wheel
+	rm -rf $(INSTALL_DESTDIR)$(MSFC_HOME)
+	$(PYTHON) -m venv $(INSTALL_DESTDIR)$(MSFC_HOME)
+	$(INSTALL_DESTDIR)$(MSFC_HOME)/bin/python -m pip install -q --disable-pip-version-check \
+	    $(PIP_INSTALL_ARGS) $(WHEEL)
+	@if [ -n "$(INSTALL_DESTDIR)" ]; then \
+	    grep -rlI --null "$(INSTALL_DESTDIR)$(MSFC_HOME)" $(INSTALL_DESTDIR)$(MSFC_HOME)/bin \
+	        $(INSTALL_DESTDIR)$(MSFC_HOME)/pyvenv.cfg | \
+	        xargs -0 -r sed -i "s|$(INSTALL_DESTDIR)$(MSFC_HOME)|$(MSFC_HOME)|g"; fi
+	mkdir -p $(INSTALL_DESTDIR)$(PREFIX)/bin
+	ln -sfn $(MSFC_HOME)/bin/msfc $(INSTALL_DESTDIR)$(PREFIX)/bin/msfc
+	@echo "install: $(INSTALL_DESTDIR)$(PREFIX)/bin/msfc (msfc $(VERSION) in $(INSTALL_DESTDIR)$(MSFC_HOME))"
 
 clean:
 	rm -rf $(BUILD)

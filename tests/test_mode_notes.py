@@ -30,10 +30,10 @@ def test_a_sweep_says_which_mode_changed_nothing_and_why(fake_build, tmp_path, c
     assert notes == [
         "Note: Msfc.Overload=class changed nothing (at Msfc.Isolate=flow) in this scenario: no "
         "queue disc overflowed (no overload drop); its per-flow records are those of "
-        "Msfc.Overload=flow, the thesis's, in all 2 RNG runs",
+        "Msfc.Overload=flow, the default, in all 2 RNG runs",
         "Note: Msfc.Overload=class changed nothing (at Msfc.Isolate=src) in this scenario: no "
         "queue disc overflowed (no overload drop); its per-flow records are those of "
-        "Msfc.Overload=flow, the thesis's, in all 2 RNG runs",
+        "Msfc.Overload=flow, the default, in all 2 RNG runs",
     ]
     assert "Msfc.Isolate=src changed nothing" not in text
     # the sweep's report says the same
@@ -61,7 +61,7 @@ def test_against_notes_a_mode_that_changed_nothing(fake_build, tmp_path, capsys)
     assert (
         "Note: Msfc.Overload=class changed nothing in this scenario: no queue disc overflowed "
         "(no overload drop); its per-flow records are those of Msfc.Overload=flow, the "
-        "thesis&#x27;s, in its one RNG run"
+        "default, in its one RNG run"
     ) in page
 
 
@@ -129,7 +129,7 @@ def test_the_reason_comes_from_the_runs_records(tmp_path, attr, qdisc, flows, wh
     (note,) = unchanged_notes(runs)
     same = f"its per-flow records are those of {key}="
     assert note.startswith(f"{attr} changed nothing in this scenario: ")
-    assert same in note and note.endswith("the thesis's, in all 2 RNG runs")
+    assert same in note and note.endswith("the default, in all 2 RNG runs")
     assert mode in note
     if why:
         assert note.split(": ", 1)[1].startswith(why)

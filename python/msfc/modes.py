@@ -193,7 +193,7 @@ def unchanged_notes(run_dirs) -> list[str]:
             at = [f"{k}={value(first, k)}" for k in varying if k != key]
             why = reason(mode, val, [*on.values(), *off.values()])
             same = (
-                f"its per-flow records are those of {key}={THESIS[mode]}, the thesis's, "
+                f"its per-flow records are those of {key}={THESIS[mode]}, the default, "
                 f"{_runs_text(len(on))}"
             )
             notes.append(

@@ -20,7 +20,10 @@ from pathlib import Path
 
 from .errors import UserError
 
-HEADER = (
+#: the header as a wheel installs it (setup.py copies it into the package) ...
+PACKAGED_HEADER = Path(__file__).resolve().parent / "data" / "pkt_sched_msfc.h"
+#: ... and in the source tree, where an editable install reads it
+CHECKOUT_HEADER = (
     Path(__file__).resolve().parent.parent.parent
     / "kernel"
     / "include"
@@ -28,6 +31,7 @@ HEADER = (
     / "linux"
     / "pkt_sched_msfc.h"
 )
+HEADER = PACKAGED_HEADER if PACKAGED_HEADER.is_file() else CHECKOUT_HEADER
 
 #: tc / netlink names in the order of the TCA_MSFC_* attributes
 NAMES = (
@@ -189,7 +193,8 @@ def definitions() -> Definitions:
     except OSError as e:
         raise UserError(
             f"cannot read MSFC's parameter definitions {HEADER} ({e.strerror}): the msfc package "
-            f"reads them from its source tree; install it from there with `make setup`",
+            f"reads them from {PACKAGED_HEADER} (installed with a wheel: `make wheel`) or else "
+            f"from the source tree's {CHECKOUT_HEADER} (`make setup` there)",
             1,
         ) from None
     return parse_header(text, str(HEADER))

@@ -16,7 +16,8 @@ from pathlib import Path
 from .errors import UserError
 
 BUILD_HINT = (
-    "build it with `make build` (or `cmake -S . -B build -G Ninja && cmake --build build -j2`)"
+    "build it with `make build` in MSFC's source tree (or `cmake -S . -B build -G Ninja && "
+    "cmake --build build -j2`); the ns-3 programs are not part of the Python package"
 )
 
 
