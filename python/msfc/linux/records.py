@@ -44,6 +44,10 @@ MSFC_MODES: dict[str, str | dict[str, str]] = {
     "msfc_across": "overload class weights exact boost across {low}",
     # and with the classes of a round in priority order
     "msfc_across_priority": "overload class weights exact boost across order priority {low}",
+    # an operator's replacement of cake diffserv4: its four classes (CS1 / best effort / CS2
+    # and CS3 / CS4 to CS7 and EF) with quanta in its tins' proportions (bulk 1/16, best
+    # effort 1, video 1/2, voice 1/4), so a flood of the top class is held near cake's share
+    "msfc_ds4": "prios 4 quanta 95,1514,757,378 overload class weights exact boost across {low}",
     # the same, fair per client host first: by the source address upstream, by the
     # destination address downstream (docs/kernel.md's cookbook for an access router)
     "msfc_isolate": {"up": f"{_RECOMMENDED} isolate src", "down": f"{_RECOMMENDED} isolate dst"},

@@ -177,7 +177,7 @@ def tables(out: Path, tests: list[str]) -> str:
                     "CS1 share",
                     "BE share",
                     "CS5 share",
-                    "msfc classes 1/2/3 (counters)",
+                    "msfc classes, lowest first (counters)",
                     "CS1 Jain",
                     "CS1 1-flow/avg",
                     "BE Jain",

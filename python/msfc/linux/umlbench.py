@@ -33,7 +33,7 @@ BENCH_TESTS = [t for t in R.TESTS if t != "rrul"]
 TESTS = [*flent.TESTS, *BENCH_TESTS]
 DEFAULT_RATES = "2,20,100,100/20"
 DEFAULT_TESTS = ",".join(TESTS)
-DEFAULT_QDISCS = "fq_codel,cake_ds4,msfc,msfc_recommended,msfc_across,msfc_across_priority"
+DEFAULT_QDISCS = "fq_codel,cake_ds4,msfc,msfc_recommended,msfc_across,msfc_across_priority,msfc_ds4"
 
 
 @dataclass(frozen=True)
