@@ -271,3 +271,17 @@ install-python: wheel
 
 clean:
 	rm -rf $(BUILD)
+
+# ---------------------------------------------------------------------------------------------
+# Seed 002 with CBQ (docs/seeds.md, "Seed 002 with the real CBQ"): CBQ beside HTB and tbf in a
+# UML kernel from Debian 11's linux-source-5.10 (kernel/Makefile: kernel-5.10, ~2 min to build,
+# then about 15 minutes of boots); tables in SEEDS_OUT/seed002-cbq/tables.md.  CBQ left Linux
+# in 5.10.211 and no 5.10 source Debian serves has it: CBQ_SRC names net/sched/sch_cbq.c of
+# Linux 5.10.210 or earlier.  `make bench-seed002 CBQ_SRC=...` runs this after the 6.12 part.
+.PHONY: bench-seed002-cbq
+bench-seed002-cbq: setup
+	$(MAKE) -C kernel bench-shaping-5.10 SHAPING_510_OUT=$(abspath $(SEEDS_OUT))/seed002-cbq \
+	    VENV_PYTHON=$(CURDIR)/$(VENV)/bin/python $(if $(CBQ_SRC),CBQ_SRC=$(abspath $(CBQ_SRC)))
+ifdef CBQ_SRC
+bench-seed002: bench-seed002-cbq
+endif

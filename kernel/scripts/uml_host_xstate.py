@@ -16,6 +16,9 @@ initial state (cleared in XSTATE_BV).  The processes UML runs never enable AMX (
 arch_prctl permission, which UML does not pass on), so nothing is lost.  Hosts whose XSAVE
 area fits UML's buffer take the old path unchanged.
 
+Linux 5.10 (Debian 11's linux-source-5.10) has the same code with a non-static flag and
+the same 2696-byte buffer; the script patches it alike.
+
 Usage: uml_host_xstate.py LINUX_TREE
 """
 
@@ -25,6 +28,7 @@ import sys
 MARK = "/* host XSAVE area larger than FP_SIZE (kernel/scripts/uml_host_xstate.py) */"
 
 OLD_DECL = "static int have_xstate_support;\n"
+OLD_DECL_510 = "int have_xstate_support;\n"
 NEW_DECL = f"""static int have_xstate_support;
 
 {MARK}
@@ -106,14 +110,18 @@ def main():
         )
     if MARK in text:
         return
-    for old in (OLD_DECL, OLD_SET, OLD_INIT, OLD_INCLUDE):
+    decl = OLD_DECL
+    if OLD_DECL not in text and text.count(OLD_DECL_510) == 1:
+        # Linux 5.10 (kernel-5.10 of kernel/Makefile): the same code, the flag not static
+        decl = OLD_DECL_510
+    for old in (decl, OLD_SET, OLD_INIT, OLD_INCLUDE):
         if text.count(old) != 1:
             sys.exit(
                 f"uml_host_xstate: {path} differs from Linux 6.12's (no single "
                 f"{old.strip().splitlines()[0]!r}); adapt this script to this Linux version"
             )
     text = text.replace(OLD_INCLUDE, NEW_INCLUDE, 1)
-    text = text.replace(OLD_DECL, NEW_DECL, 1)
+    text = text.replace(decl, NEW_DECL.replace(OLD_DECL, decl, 1), 1)
     text = text.replace(OLD_SET, NEW_SET, 1)
     text = text.replace(OLD_INIT, NEW_INIT, 1)
     with open(path, "w") as fh:

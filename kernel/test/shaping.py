@@ -12,12 +12,20 @@ Experiments (a spec file lists any number of them, run one after the other):
   frames, the length tc's rate counts on veth) offered at `offer` x the configured rate, so
   the shaper is always backlogged.  Achieved rate = frame bytes received after `warmup`.
   Shapers: {"kind": "tbf", "burst": BYTES} (root tbf), {"kind": "htb"} (root htb, one class
-  rate = ceil = the rate, tc's default burst and cburst).
+  rate = ceil = the rate, tc's default burst and cburst), {"kind": "cbq"} (root cbq on a
+  10 Mbit/s link, one bounded class at the rate; only in the Linux 5.10 kernel, kernel-5.10),
+  {"kind": "msfc"} (root msfc with its own shaper, `bandwidth` = the rate; "args": more words).
 - "interference": one veth pair, a 10 Mbit/s bottleneck; a TCP flow paced by its application
   at `tcp_mbit` runs for `duration`; a UDP flood of `flood_mbit` runs in [flood_start,
   flood_end].  Schedulers: "fifo" (htb class 10 Mbit + pfifo), "htb" (TCP class with the
   guaranteed rate, flood class with the rest), "msfc" (htb class 10 Mbit + msfc; TCP in the
-  top class by DSCP AF41, the flood in class 0 by DSCP CS1).
+  top class by DSCP AF41, the flood in class 0 by DSCP CS1), "cbq" (as "htb" with CBQ classes:
+  a bounded, isolated 10 Mbit/s class, under it TCP at the guarantee and the flood at the rest,
+  both borrowing; Linux 5.10 kernel only; CBQ's `bandwidth` 10 Mbit/s, the seed's link), "cbq-bw100"
+  (the same with `bandwidth 100mbit`).
+- "multiflow" (seed Figures 17/18): UDP flows with their own rates, IP packet sizes and
+  start/stop times, each in a class at its guaranteed `class_mbit` under a bounded 10 Mbit/s
+  link class, borrowing; schedulers "cbq" (Linux 5.10 kernel only) and "htb".
 
 Usage: shaping.py KERNEL_DIR SPEC_JSON RESULT_JSON
 The result JSON holds the spec, the guest's timer facts and one record per flow with its
@@ -57,6 +65,19 @@ def sh(cmd, ns=None):
 
 def tc(*args):
     return sh([TC] + [str(a) for a in args], ns="a")
+
+
+def qdisc_stats(devs):
+    """`tc -s -j qdisc show` of each device; tc 6.1 prints CBQ's options as text inside its
+    JSON, so a device whose JSON does not parse gets the plain `tc -s qdisc show` text."""
+    out = []
+    for dev in devs:
+        raw = tc("-s", "-j", "qdisc", "show", "dev", dev)
+        try:
+            out += json.loads(raw)
+        except ValueError:
+            out.append({"dev": dev, "text": tc("-s", "qdisc", "show", "dev", dev)})
+    return out
 
 
 def enter_ns(name):
@@ -155,11 +176,110 @@ def setup_rate_shaper(dev, shaper, rate):
             *extra,
         )
         tc("qdisc", "add", "dev", dev, "parent", "1:1", "pfifo", "limit", "20")
+    elif kind == "cbq":
+        # a bounded CBQ class at the rate on a link of CBQ_LINK (the seed's CBQ limiter, its
+        # Figure 16); CBQ needs a classifier: a u32 filter that matches every packet
+        cbq_root(dev)
+        cbq_class(dev, "1:", "1:1", rate, 5, "bounded")
+        tc("qdisc", "add", "dev", dev, "parent", "1:1", "pfifo", "limit", "20")
+        cbq_filter(dev, "1", ["match", "u32", "0", "0"], "1:1")
+    elif kind == "msfc":
+        # msfc's own shaper (bandwidth), no parent; "args": more msfc words (overhead, ...)
+        words = ["bandwidth", f"{rate}bit", *shaper.get("args", [])]
+        tc("qdisc", "add", "dev", dev, "root", "msfc", *words)
     else:
-        raise ValueError(f"unknown shaper kind {kind!r} (use tbf or htb)")
+        raise ValueError(f"unknown shaper kind {kind!r} (use tbf, htb, cbq or msfc)")
+
+
+# CBQ (Linux 5.10 kernel only, kernel-5.10): the link bandwidth CBQ's idle-time estimator
+# assumes, and the average packet (every frame here is 1414 bytes)
+CBQ_LINK = "10mbit"
+CBQ_AVPKT = str(FRAME)
+
+
+def cbq_root(dev, bandwidth=CBQ_LINK):
+    tc(
+        "qdisc",
+        "add",
+        "dev",
+        dev,
+        "root",
+        "handle",
+        "1:",
+        "cbq",
+        "bandwidth",
+        bandwidth,
+        "avpkt",
+        CBQ_AVPKT,
+    )
+
+
+def cbq_class(dev, parent, classid, rate_bps, prio, *flags, bandwidth=CBQ_LINK):
+    tc(
+        "class",
+        "add",
+        "dev",
+        dev,
+        "parent",
+        parent,
+        "classid",
+        classid,
+        "cbq",
+        "bandwidth",
+        bandwidth,
+        "rate",
+        f"{rate_bps}bit",
+        "allot",
+        "1514",
+        "prio",
+        str(prio),
+        "avpkt",
+        CBQ_AVPKT,
+        *flags,
+    )
+
+
+def cbq_filter(dev, prio, match, flowid):
+    tc(
+        "filter",
+        "add",
+        "dev",
+        dev,
+        "parent",
+        "1:",
+        "protocol",
+        "ip",
+        "prio",
+        prio,
+        "u32",
+        *match,
+        "flowid",
+        flowid,
+    )
+
+
+def setup_cbq_bottleneck(dev, link_mbit, guarantee_mbit, bandwidth=CBQ_LINK):
+    # as the htb scheduler: a bounded, isolated class is the link; under it the guaranteed
+    # class (rate = guarantee, priority 1) and the flood class (the rest, priority 2), both
+    # borrowing from the link class; u32 puts TCP in the first, everything else in the second.
+    # `bandwidth` is the device speed CBQ assumes: the seed's 10 Mbit/s link ("cbq"), or
+    # 100 Mbit/s ("cbq-bw100"), which leaves the 10 Mbit/s bound to the link class
+    bw = {"bandwidth": bandwidth}
+    cbq_root(dev, bandwidth)
+    cbq_class(dev, "1:", "1:1", link_mbit * 10**6, 5, "bounded", "isolated", **bw)
+    cbq_class(dev, "1:1", "1:10", int(guarantee_mbit * 10**6), 1, **bw)
+    cbq_class(dev, "1:1", "1:20", int((link_mbit - guarantee_mbit) * 10**6), 2, **bw)
+    tc("qdisc", "add", "dev", dev, "parent", "1:10", "pfifo", "limit", "100")
+    tc("qdisc", "add", "dev", dev, "parent", "1:20", "pfifo", "limit", "100")
+    cbq_filter(dev, "1", ["match", "ip", "protocol", "6", "0xff"], "1:10")
+    cbq_filter(dev, "2", ["match", "u32", "0", "0"], "1:20")
 
 
 def setup_bottleneck(dev, sched, link_mbit, guarantee_mbit):
+    if sched in ("cbq", "cbq-bw100"):
+        bandwidth = "100mbit" if sched == "cbq-bw100" else CBQ_LINK
+        setup_cbq_bottleneck(dev, link_mbit, guarantee_mbit, bandwidth)
+        return
     tc(
         "qdisc",
         "add",
@@ -265,7 +385,7 @@ def setup_bottleneck(dev, sched, link_mbit, guarantee_mbit):
             "1:10",
         )
     else:
-        raise ValueError(f"unknown scheduler {sched!r} (use fifo, htb or msfc)")
+        raise ValueError(f"unknown scheduler {sched!r} (use fifo, htb, msfc, cbq or cbq-bw100)")
 
 
 # ------------------------------------------------------------------ flows
@@ -304,7 +424,7 @@ class Recorder:
 class UdpFlow:
     """Paced UDP sender: sends every packet that is due (catches up after a late wake-up)."""
 
-    def __init__(self, name, src, dst, port, bps, start, stop, tos=0):
+    def __init__(self, name, src, dst, port, bps, start, stop, tos=0, ip_len=IP_LEN):
         enter_ns("b")
         self.rx = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         self.rx.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
@@ -318,9 +438,9 @@ class UdpFlow:
         self.tx.connect((dst, port))
         self.tx.setblocking(False)
         self.name, self.bps, self.start, self.stop = name, bps, start, stop
-        self.interval = FRAME * 8 / bps
+        self.interval = (ip_len + 14) * 8 / bps
         self.sent = self.send_errors = 0
-        self.payload = bytes(PAYLOAD)
+        self.payload = bytes(ip_len - 28)
 
     def next_time(self):
         t = self.start + self.sent * self.interval
@@ -472,7 +592,7 @@ def run_rate(exp):
     w0 = time.time()  # guest clock (virtual in time-travel mode)
     recs, wakeups = event_loop(flows, t0, t0 + duration, binw, warmup)
     guest = time.time() - w0
-    qstats = json.loads(tc("-s", "-j", "qdisc", "show"))
+    qstats = qdisc_stats([m["dev"] for m in meta])
     out = []
     for f, m in zip(flows, meta, strict=False):
         r = recs[f.name]
@@ -538,7 +658,7 @@ def run_interference(exp):
             recs, wakeups = event_loop(flows, t0, t0 + duration, binw)
             guest = time.time() - w0
             info = sh(["ss", "-tin"], ns="a")
-            qstats = json.loads(tc("-s", "-j", "qdisc", "show", "dev", dev))
+            qstats = qdisc_stats([dev])
             rec = {
                 "scheduler": sched,
                 "flood_mbit": flood,
@@ -573,6 +693,96 @@ def run_interference(exp):
     return {"experiment": "interference", "spec": exp, "runs": out}
 
 
+def setup_multiflow(dev, sched, link_mbit, flows):
+    """The seed's Figures 17/18 tree: a bounded 10 Mbit/s link class, under it one class per
+    flow at the flow's guaranteed rate (borrowing up to the link), the flow chosen by its UDP
+    destination port (u32); `sched` is cbq or htb."""
+    if sched == "cbq":
+        cbq_root(dev)
+        cbq_class(dev, "1:", "1:1", link_mbit * 10**6, 5, "bounded", "isolated")
+    elif sched == "htb":
+        tc("qdisc", "add", "dev", dev, "root", "handle", "1:", "htb")
+        tc(
+            "class",
+            "add",
+            "dev",
+            dev,
+            "parent",
+            "1:",
+            "classid",
+            "1:1",
+            "htb",
+            "rate",
+            f"{link_mbit}mbit",
+            "ceil",
+            f"{link_mbit}mbit",
+        )
+    else:
+        raise ValueError(f"unknown scheduler {sched!r} for multiflow (use cbq or htb)")
+    for i, f in enumerate(flows):
+        cid = f"1:{10 + i}"
+        rate = int(f["class_mbit"] * 10**6)
+        if sched == "cbq":
+            cbq_class(dev, "1:1", cid, rate, 1)
+        else:
+            tc(
+                "class",
+                "add",
+                "dev",
+                dev,
+                "parent",
+                "1:1",
+                "classid",
+                cid,
+                "htb",
+                "rate",
+                f"{rate}bit",
+                "ceil",
+                f"{link_mbit}mbit",
+            )
+        tc("qdisc", "add", "dev", dev, "parent", cid, "pfifo", "limit", "100")
+        cbq_filter(dev, "1", ["match", "ip", "dport", str(9000 + i), "0xffff"], cid)
+
+
+def run_multiflow(exp):
+    """UDP flows of given rates, packet sizes and start/stop times, each in its own class
+    (seed Figures 17/18); per flow its frame bytes per `bin`."""
+    out = []
+    binw = exp.get("bin", 0.1)
+    for sched in exp["schedulers"]:
+        reset_netns()
+        dev, src, dst = add_pair(0)
+        setup_multiflow(dev, sched, exp["link_mbit"], exp["flows"])
+        flows = [
+            UdpFlow(
+                f["name"],
+                src,
+                dst,
+                9000 + i,
+                f["mbit"] * 1e6,
+                f["start"],
+                f["stop"],
+                ip_len=f["ip_len"],
+            )
+            for i, f in enumerate(exp["flows"])
+        ]
+        t0 = time.monotonic()
+        recs, wakeups = event_loop(flows, t0, t0 + exp["duration"], binw)
+        qstats = qdisc_stats([dev])
+        rec = {"scheduler": sched, "wakeups": wakeups, "qdisc": qstats, "flows": {}}
+        for f in flows:
+            rec["flows"][f.name] = {
+                "bins": recs[f.name].bins,
+                "sent": f.sent,
+                "send_errors": f.send_errors,
+            }
+            f.tx.close()
+            f.rx.close()
+        print(f"shaping: multiflow {sched} done ({wakeups} wake-ups)", flush=True)
+        out.append(rec)
+    return {"experiment": "multiflow", "spec": exp, "runs": out}
+
+
 def main():
     if len(sys.argv) != 4:
         sys.exit("usage: shaping.py KERNEL_DIR SPEC_JSON RESULT_JSON")
@@ -591,7 +801,11 @@ def main():
     else:
         try:
             for exp in spec["experiments"]:
-                fn = {"rate": run_rate, "interference": run_interference}.get(exp["experiment"])
+                fn = {
+                    "rate": run_rate,
+                    "interference": run_interference,
+                    "multiflow": run_multiflow,
+                }.get(exp["experiment"])
                 if fn is None:
                     raise ValueError(f"unknown experiment {exp['experiment']!r}")
                 result["experiments"].append(fn(exp))
