@@ -20,7 +20,9 @@ dkms add "$src" > /dev/null
 for kver in "$@"; do
 	dkms build -m msfc -v "$ver" -k "$kver" > "$src.build.log" 2>&1 || {
 		echo "dkms_install.sh: dkms build failed, log:" >&2
-		cat "/var/lib/dkms/msfc/$ver/build/make.log" >&2
+		# dkms 2 (Debian 12) leaves make.log in build/, dkms 3 (Debian 13) names it in its output
+		cat "$src.build.log" >&2
+		cat "/var/lib/dkms/msfc/$ver/build/make.log" >&2 2> /dev/null || true
 		exit 1
 	}
 	dkms install -m msfc -v "$ver" -k "$kver" --force > "$src.install.log" 2>&1 || {
