@@ -286,6 +286,8 @@ def test_msfc_modes_are_tc_words_in_both_benchmarks():
             for key, value in zip(words[::2], words[1::2], strict=True):
                 if key in P.CHOICES:
                     assert value in P.CHOICES[key][1:], (name, key, value)  # not the default
+                elif key == "quanta":  # explicit class quanta: one byte count per class
+                    assert all(b.isdigit() for b in value.split(",")), (name, value)
                 else:
                     assert key in P.NAMES and value[:1].isdigit(), (name, key, value)
     assert records.MSFC_MODES["msfc_recommended"].startswith(
