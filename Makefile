@@ -36,6 +36,7 @@ help:
 	@echo "make bench-seeds - the seed experiments of seeds 001, 003 and 004 (tables and figures in SEEDS_OUT)"
 	@echo "make bench-seed001 / bench-seed003 / bench-seed004 - one seed's experiments"
 	@echo "make bench-seed002 - seed 002 (tbf/htb shaping accuracy, HTB vs MSFC guarantee) in the UML kernel"
+	@echo "make bench-seed002-cbq CBQ_SRC=FILE - seed 002 with CBQ itself in a Linux 5.10 UML kernel (FILE: sch_cbq.c of 5.10.210 or older)"
 	@echo "make bench-linux - Flent and iperf3 tests: msfc, cake, fq_codel at 2-100 Mbit/s on real stacks in time-travel UML (deterministic)"
 	@echo "make bench-linux-vm - MSFC beside cake, sqm-style HTB, fq_codel, pfifo_fast in Debian's stock kernel (qemu)"
 	@echo "make bench-linux-cost - per-packet cost of msfc, fq_codel, cake, pfifo in Debian's stock kernels"
