@@ -114,6 +114,33 @@ def test_man_page_has_the_header_ranges():
         assert p.range in m.group(1).replace("\n", " "), f"tc-msfc.8 {p.name}: no '{p.range}'"
 
 
+def test_man_page_has_the_shaper_ranges_and_the_presets():
+    man = (ROOT / "kernel/iproute2/tc-msfc.8").read_text().replace("\n", " ")
+    for p in D.shaper.values():
+        if p.name in ("bandwidth", "overhead", "mpu"):
+            assert p.range in man, f"tc-msfc.8: no '{p.range}' for {p.name}"
+    for name, words in D.presets.items():
+        assert f".B {name}" in man and words in man, f"tc-msfc.8: preset {name}"
+
+
+def test_presets_are_tc_words_with_their_values():
+    """Every preset is keyword-value pairs of the header's parameters and modes."""
+    assert set(D.presets) == {"diffserv3", "diffserv4"}
+    for name, text in D.presets.items():
+        words = text.split()
+        assert len(words) % 2 == 0, name
+        for key, value in zip(words[::2], words[1::2], strict=True):
+            if key in P.CHOICES:
+                assert value in P.CHOICES[key], f"{name}: {key} {value}"
+            else:
+                assert key in D.params or key in ("quanta", "dscp_map"), f"{name}: {key}"
+
+
+def test_kernel_md_lists_the_presets_as_the_header():
+    rows = {r[0].strip("`"): r for r in md_rows(ROOT / "docs/kernel.md", "| word | expands to")}
+    assert {k: v[1].strip("`") for k, v in rows.items()} == D.presets
+
+
 # ---- the command line: `--set Msfc.X=...` refused before anything runs, in the kernel's words
 
 MSFC = SchedulerInfo(

@@ -54,6 +54,22 @@ static const char * const msfc_order_names[__TC_MSFC_ORDER_MAX] = {
 	[TC_MSFC_ORDER_PRIORITY]	= "priority",
 };
 
+/* link-layer framing: one word each, as cake's */
+static const char * const msfc_framing_names[__TC_MSFC_FRAMING_MAX] = {
+	[TC_MSFC_FRAMING_NONE]		= "noatm",
+	[TC_MSFC_FRAMING_ATM]		= "atm",
+	[TC_MSFC_FRAMING_PTM]		= "ptm",
+};
+
+/* One word for a set of words (pkt_sched_msfc.h), expanded where it stands */
+static const struct {
+	const char *name;
+	const char *words;
+} msfc_presets[] = {
+	{ "diffserv3", TC_MSFC_PRESET_DIFFSERV3 },
+	{ "diffserv4", TC_MSFC_PRESET_DIFFSERV4 },
+};
+
 /*
  * The mode attributes (u32, an enum of pkt_sched_msfc.h): the keyword, which is also the
  * JSON key, and the words for the enum's values.  Sent and printed in this order.
@@ -97,6 +113,9 @@ static void explain(void)
 	}
 	fprintf(stderr,
 		"                [ dscp_map { default | DSCP:CLASS[,DSCP:CLASS...] } ]\n"
+		"                [ bandwidth RATE | unlimited ] [ overhead BYTES | raw ]\n"
+		"                [ mpu BYTES ] [ atm | ptm | noatm ] [ ingress | egress ]\n"
+		"                [ diffserv3 | diffserv4 ]\n"
 		"  prios     classes, " TC_MSFC_PRIOS_RANGE ", class prios-1 is the most important (3)\n"
 		"  ratio     class p gets quantum * ratio^p, 1/65536 .. 16 (2)\n"
 		"  flows     flow queues per class, " TC_MSFC_FLOWS_RANGE " (1024)\n"
@@ -132,7 +151,21 @@ static void explain(void)
 		"            first, every class still gets its quantum a round (priority)\n"
 		"  DSCP      a number 0..63 or a name: be cs0..cs7 af11..af43 ef va le\n"
 		"  dscp_map  changes entries of the default map (LE,CS1 -> 0; other\n"
-		"            precedence 0/1 -> 1; precedence k -> k, clamped to prios-1)\n");
+		"            precedence 0/1 -> 1; precedence k -> k, clamped to prios-1)\n"
+		"  bandwidth the rate msfc paces its dequeues to (100mbit); unlimited or 0:\n"
+		"            no shaper (unlimited); target and interval not given then\n"
+		"            follow the rate (at least 1.5 MTUs' time, and target + 95ms)\n"
+		"  overhead  bytes added to each packet's network-layer length,\n"
+		"            " TC_MSFC_OVERHEAD_RANGE " (raw: the length the kernel reports,\n"
+		"            MAC header included, no overhead)\n"
+		"  mpu       the shaper charges each packet at least " TC_MSFC_MPU_RANGE " (0)\n"
+		"  atm       ATM cells (48 bytes in 53); ptm: 64b/65b; noatm: neither (noatm)\n"
+		"  ingress   dropped packets count against the bandwidth too, for shaping\n"
+		"            on an IFB device (egress)\n"
+		"  diffserv3 the recommended modes: " TC_MSFC_PRESET_DIFFSERV3 "\n"
+		"  diffserv4 the same on cake diffserv4's four classes:\n"
+		"            " TC_MSFC_PRESET_DIFFSERV4 "\n"
+		"            (words after a preset override it)\n");
 }
 
 /* *val = the value of mode m that arg names, 0; or -1 after listing the words ("a, b or c") */
@@ -347,16 +380,92 @@ static int msfc_get_opt(const struct msfc_opt *o, __u32 *val, const char *arg)
 	return 0;
 }
 
-static int msfc_parse_opt(struct qdisc_util *qu, int argc, char **argv,
-			  struct nlmsghdr *n, const char *dev)
-{
-	__u32 val[TCA_MSFC_MAX + 1] = {};
-	bool have[TCA_MSFC_MAX + 1] = {};
+/* What the words given set */
+struct msfc_args {
+	__u32 val[TCA_MSFC_MAX + 1];
+	bool have[TCA_MSFC_MAX + 1];
 	__u32 quanta[TC_MSFC_MAX_PRIOS];
-	unsigned int nquanta = 0;
+	unsigned int nquanta;
 	__u8 map[TC_MSFC_DSCP_MAP_LEN];
-	struct rtattr *tail;
-	size_t i, m;
+	__u64 bandwidth;
+	__s32 overhead;
+};
+
+/* "100mbit" -> bytes/s; 0 only for a rate that is 0 ("0", "0bit"), never a rounded one */
+static int msfc_get_bandwidth(__u64 *rate, const char *arg)
+{
+	double v = strtod(arg, NULL);
+
+	if (strcmp(arg, "unlimited") == 0) {
+		*rate = 0;
+		return 0;
+	}
+	if (get_rate64(rate, arg) || !(v >= 0) || (v > 0 && !*rate)) {
+		fprintf(stderr, "msfc: bandwidth must be " TC_MSFC_BANDWIDTH_RANGE ", got \"%s\": not a rate (100mbit, 1gbit, 512kbit, unlimited)\n",
+			arg);
+		return -1;
+	}
+	if (*rate > TC_MSFC_BANDWIDTH_MAX) {
+		fprintf(stderr, "msfc: bandwidth must be " TC_MSFC_BANDWIDTH_RANGE ", got \"%s\"\n",
+			arg);
+		return -1;
+	}
+	return 0;
+}
+
+static int msfc_get_overhead(__s32 *val, const char *arg)
+{
+	int v;
+
+	if (get_integer(&v, arg, 0)) {
+		fprintf(stderr, "msfc: overhead must be " TC_MSFC_OVERHEAD_RANGE ", got \"%s\": not a whole number\n",
+			arg);
+		return -1;
+	}
+	if (v < TC_MSFC_OVERHEAD_MIN || v > TC_MSFC_OVERHEAD_MAX) {
+		fprintf(stderr, "msfc: overhead must be " TC_MSFC_OVERHEAD_RANGE ", got \"%s\"\n",
+			arg);
+		return -1;
+	}
+	*val = v;
+	return 0;
+}
+
+static int msfc_parse_words(int argc, char **argv, struct msfc_args *a, int depth);
+
+/* A preset's words, parsed as if they stood in its place */
+static int msfc_expand_preset(const char *words, struct msfc_args *a, int depth)
+{
+	char *copy = strdup(words), *tok, *save = NULL;
+	char *argv[64];
+	int argc = 0, err;
+
+	if (!copy)
+		return -1;
+	for (tok = strtok_r(copy, " ", &save); tok && argc < 64; tok = strtok_r(NULL, " ", &save))
+		argv[argc++] = tok;
+	err = msfc_parse_words(argc, argv, a, depth + 1);
+	free(copy);
+	return err;
+}
+
+/* the shaper's one-word options: attribute and the value the word sets */
+static const struct {
+	const char *name;
+	int type;
+	__u32 val;
+} msfc_flags[] = {
+	{ "noatm", TCA_MSFC_FRAMING, TC_MSFC_FRAMING_NONE },
+	{ "atm", TCA_MSFC_FRAMING, TC_MSFC_FRAMING_ATM },
+	{ "ptm", TCA_MSFC_FRAMING, TC_MSFC_FRAMING_PTM },
+	{ "raw", TCA_MSFC_RAW, 1 },
+	{ "ingress", TCA_MSFC_INGRESS, 1 },
+	{ "egress", TCA_MSFC_INGRESS, 0 },
+};
+
+static int msfc_parse_words(int argc, char **argv, struct msfc_args *a, int depth)
+{
+	size_t i, m, f, p;
 	int t;
 
 	while (argc > 0) {
@@ -368,31 +477,75 @@ static int msfc_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 			if (strcmp(*argv, msfc_modes[m].name) == 0)
 				break;
 		}
+		for (f = 0; f < ARRAY_SIZE(msfc_flags); f++) {
+			if (strcmp(*argv, msfc_flags[f].name) == 0)
+				break;
+		}
+		for (p = 0; p < ARRAY_SIZE(msfc_presets); p++) {
+			if (strcmp(*argv, msfc_presets[p].name) == 0)
+				break;
+		}
 		if (i < ARRAY_SIZE(msfc_opts)) {
 			NEXT_ARG();
 			t = msfc_opts[i].type;
-			if (msfc_get_opt(&msfc_opts[i], &val[t], *argv))
+			if (msfc_get_opt(&msfc_opts[i], &a->val[t], *argv))
 				return -1;
-			have[t] = true;
+			a->have[t] = true;
 		} else if (strcmp(*argv, "ecn") == 0 || strcmp(*argv, "noecn") == 0) {
-			val[TCA_MSFC_ECN] = strcmp(*argv, "ecn") == 0;
-			have[TCA_MSFC_ECN] = true;
+			a->val[TCA_MSFC_ECN] = strcmp(*argv, "ecn") == 0;
+			a->have[TCA_MSFC_ECN] = true;
 		} else if (m < ARRAY_SIZE(msfc_modes)) {
 			NEXT_ARG();
 			t = msfc_modes[m].type;
-			if (msfc_get_mode(&msfc_modes[m], &val[t], *argv))
+			if (msfc_get_mode(&msfc_modes[m], &a->val[t], *argv))
 				return -1;
-			have[t] = true;
+			a->have[t] = true;
+		} else if (f < ARRAY_SIZE(msfc_flags)) {
+			t = msfc_flags[f].type;
+			a->val[t] = msfc_flags[f].val;
+			a->have[t] = true;
+			if (t == TCA_MSFC_RAW)	/* raw takes back an overhead given before */
+				a->have[TCA_MSFC_OVERHEAD] = false;
+		} else if (p < ARRAY_SIZE(msfc_presets) && depth == 0) {
+			if (msfc_expand_preset(msfc_presets[p].words, a, depth))
+				return -1;
+		} else if (strcmp(*argv, "bandwidth") == 0) {
+			NEXT_ARG();
+			if (msfc_get_bandwidth(&a->bandwidth, *argv))
+				return -1;
+			a->have[TCA_MSFC_BANDWIDTH] = true;
+		} else if (strcmp(*argv, "unlimited") == 0) {
+			a->bandwidth = 0;
+			a->have[TCA_MSFC_BANDWIDTH] = true;
+		} else if (strcmp(*argv, "overhead") == 0) {
+			NEXT_ARG();
+			if (msfc_get_overhead(&a->overhead, *argv))
+				return -1;
+			a->have[TCA_MSFC_OVERHEAD] = true;
+			a->have[TCA_MSFC_RAW] = false;
+		} else if (strcmp(*argv, "mpu") == 0) {
+			NEXT_ARG();
+			if (get_unsigned(&a->val[TCA_MSFC_MPU], *argv, 0)) {
+				fprintf(stderr, "msfc: mpu must be " TC_MSFC_MPU_RANGE ", got \"%s\": not a whole number\n",
+					*argv);
+				return -1;
+			}
+			if (a->val[TCA_MSFC_MPU] > TC_MSFC_MPU_MAX) {
+				fprintf(stderr, "msfc: mpu must be " TC_MSFC_MPU_RANGE ", got \"%s\"\n",
+					*argv);
+				return -1;
+			}
+			a->have[TCA_MSFC_MPU] = true;
 		} else if (strcmp(*argv, "dscp_map") == 0) {
 			NEXT_ARG();
-			if (parse_dscp_map(map, *argv))
+			if (parse_dscp_map(a->map, *argv))
 				return -1;
-			have[TCA_MSFC_DSCP_MAP] = true;
+			a->have[TCA_MSFC_DSCP_MAP] = true;
 		} else if (strcmp(*argv, "quanta") == 0) {
 			NEXT_ARG();
-			if (parse_quanta(quanta, &nquanta, *argv))
+			if (parse_quanta(a->quanta, &a->nquanta, *argv))
 				return -1;
-			have[TCA_MSFC_QUANTA] = true;
+			a->have[TCA_MSFC_QUANTA] = true;
 		} else {
 			if (strcmp(*argv, "help") != 0)
 				fprintf(stderr, "msfc: unknown option \"%s\"\n", *argv);
@@ -401,15 +554,30 @@ static int msfc_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 		}
 		argc--; argv++;
 	}
+	return 0;
+}
+
+static int msfc_parse_opt(struct qdisc_util *qu, int argc, char **argv,
+			  struct nlmsghdr *n, const char *dev)
+{
+	struct msfc_args a = {};
+	__u32 *val = a.val;
+	bool *have = a.have;
+	struct rtattr *tail;
+	size_t m;
+	int t;
+
+	if (msfc_parse_words(argc, argv, &a, 0))
+		return -1;
 	if (have[TCA_MSFC_TARGET] && have[TCA_MSFC_INTERVAL] &&
 	    val[TCA_MSFC_TARGET] >= val[TCA_MSFC_INTERVAL]) {
 		fprintf(stderr, "msfc: " TC_MSFC_TARGET_INTERVAL_MSG "\n");
 		return -1;
 	}
-	if (have[TCA_MSFC_QUANTA] && nquanta && have[TCA_MSFC_PRIOS] &&
-	    nquanta != val[TCA_MSFC_PRIOS]) {
+	if (have[TCA_MSFC_QUANTA] && a.nquanta && have[TCA_MSFC_PRIOS] &&
+	    a.nquanta != val[TCA_MSFC_PRIOS]) {
 		fprintf(stderr, "msfc: " TC_MSFC_QUANTA_COUNT_MSG " (%u quanta, prios %u)\n",
-			nquanta, val[TCA_MSFC_PRIOS]);
+			a.nquanta, val[TCA_MSFC_PRIOS]);
 		return -1;
 	}
 
@@ -420,12 +588,20 @@ static int msfc_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 			addattr32(n, 1024, t, val[t]);
 	}
 	if (have[TCA_MSFC_DSCP_MAP])
-		addattr_l(n, 1024, TCA_MSFC_DSCP_MAP, map, sizeof(map));
+		addattr_l(n, 1024, TCA_MSFC_DSCP_MAP, a.map, sizeof(a.map));
 	/* empty with "quanta ratio": the class quanta come from quantum and ratio again */
 	if (have[TCA_MSFC_QUANTA])
-		addattr_l(n, 1024, TCA_MSFC_QUANTA, quanta, nquanta * sizeof(__u32));
+		addattr_l(n, 1024, TCA_MSFC_QUANTA, a.quanta, a.nquanta * sizeof(__u32));
 	for (m = 0; m < ARRAY_SIZE(msfc_modes); m++) {
 		t = msfc_modes[m].type;
+		if (have[t])
+			addattr32(n, 1024, t, val[t]);
+	}
+	if (have[TCA_MSFC_BANDWIDTH])
+		addattr64(n, 1024, TCA_MSFC_BANDWIDTH, a.bandwidth);
+	if (have[TCA_MSFC_OVERHEAD])
+		addattr32(n, 1024, TCA_MSFC_OVERHEAD, (__u32)a.overhead);
+	for (t = TCA_MSFC_RAW; t <= TCA_MSFC_INGRESS; t++) {
 		if (have[t])
 			addattr32(n, 1024, t, val[t]);
 	}
@@ -509,6 +685,24 @@ static int msfc_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 		if (tb[t])
 			msfc_print_mode(&msfc_modes[i], get_u32_attr(tb, t, 0));
 	}
+	/* the shaper: the kernel sends only what differs from no shaper */
+	if (tb[TCA_MSFC_BANDWIDTH] && RTA_PAYLOAD(tb[TCA_MSFC_BANDWIDTH]) >= sizeof(__u64))
+		tc_print_rate(PRINT_ANY, "bandwidth", "bandwidth %s ",
+			      rta_getattr_u64(tb[TCA_MSFC_BANDWIDTH]));
+	if (tb[TCA_MSFC_OVERHEAD])
+		print_int(PRINT_ANY, "overhead", "overhead %d ",
+			  (__s32)get_u32_attr(tb, TCA_MSFC_OVERHEAD, 0));
+	if (tb[TCA_MSFC_MPU])
+		print_uint(PRINT_ANY, "mpu", "mpu %u ", get_u32_attr(tb, TCA_MSFC_MPU, 0));
+	if (tb[TCA_MSFC_FRAMING]) {
+		v = get_u32_attr(tb, TCA_MSFC_FRAMING, 0);
+		if (v < __TC_MSFC_FRAMING_MAX)
+			print_string(PRINT_ANY, "framing", "%s ", msfc_framing_names[v]);
+		else
+			print_uint(PRINT_ANY, "framing", "framing %u ", v);
+	}
+	if (tb[TCA_MSFC_INGRESS] && get_u32_attr(tb, TCA_MSFC_INGRESS, 0))
+		print_bool(PRINT_ANY, "ingress", "ingress ", true);
 	if (tb[TCA_MSFC_DSCP_MAP] &&
 	    RTA_PAYLOAD(tb[TCA_MSFC_DSCP_MAP]) == TC_MSFC_DSCP_MAP_LEN) {
 		const __u8 *map = RTA_DATA(tb[TCA_MSFC_DSCP_MAP]);
@@ -565,6 +759,13 @@ static int msfc_print_xstats(struct qdisc_util *qu, FILE *f, struct rtattr *xsta
 		print_uint(PRINT_ANY, "active_classes", " active_classes %u",
 			   s->active_classes);
 		print_uint(PRINT_ANY, "active_flows", " active_flows %u", s->active_flows);
+		/* older kernels send a shorter record: no shaper figures (zeroed above) */
+		if (s->bandwidth) {
+			print_nl();
+			tc_print_rate(PRINT_ANY, "shaper_bandwidth", "  shaper bandwidth %s",
+				      s->bandwidth);
+			print_lluint(PRINT_ANY, "throttled", " throttled %llu", s->throttled);
+		}
 	} else if (st->type == TCA_MSFC_XSTATS_CLASS) {
 		const struct tc_msfc_cl_stats *s = &st->class_stats;
 

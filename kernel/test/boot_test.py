@@ -354,6 +354,188 @@ def quanta_checks():
     )
 
 
+def vb_msfc(*flags):
+    """The root msfc of vb as `tc -j qdisc show` reports it: (options or stats dict, text)."""
+    out = sh([TC, *flags, "-j", "qdisc", "show", "dev", "vb"], ns="b").stdout
+    text = sh([TC, *flags, "qdisc", "show", "dev", "vb"], ns="b").stdout
+    return json.loads(out)[0], text
+
+
+def shaper_checks():
+    """bandwidth, overhead, mpu, framing, ingress and the presets on vb's root msfc: shown
+    (text and -j) only when set, the target following the rate, explicit words after a preset
+    overriding it; tc's refusals in the header's words; the shaper's -s figures."""
+    defs = msfc_params().definitions()
+    sh([TC, "qdisc", "del", "dev", "vb", "root"], ns="b", check=False)
+    p = sh(
+        [TC, "qdisc", "add", "dev", "vb", "root", "msfc", "bandwidth", "100mbit", "diffserv4"],
+        ns="b",
+        check=False,
+    )
+    q, text = vb_msfc()
+    o = q.get("options", {})
+    want = {"prios": 4, "quanta": [95, 1514, 757, 378], "overload": "class"}
+    want.update({"weights": "exact", "boost": "across", "bandwidth": 12500000})
+    report(
+        p.returncode == 0
+        and all(o.get(k) == v for k, v in want.items())
+        and [o.get("dscp_map", [])[d : d + 1] for d in (24, 26, 34, 46)] == [[2], [2], [2], [5]]
+        and "bandwidth 100Mbit" in text
+        and o.get("target") == 5000
+        and not any(k in o for k in ("overhead", "mpu", "framing", "ingress")),
+        "tc qdisc add: bandwidth 100mbit diffserv4 (the preset's words: CS3, AF31, AF41 in class "
+        "2, EF 5 (3 when used); target 5ms at 100 Mbit/s; no overhead, mpu, framing or ingress shown)",
+        p.stderr.strip() + json.dumps(o)[:400],
+    )
+    p = sh(
+        [TC, "qdisc", "change", "dev", "vb", "root", "msfc"]
+        + ["overhead", "38", "mpu", "84", "atm", "ingress"],
+        ns="b",
+        check=False,
+    )
+    q, text = vb_msfc()
+    o = q.get("options", {})
+    report(
+        p.returncode == 0
+        and (o.get("overhead"), o.get("mpu"), o.get("framing"), o.get("ingress"))
+        == (38, 84, "atm", True)
+        and "overhead 38 mpu 84 atm ingress" in text,
+        "tc qdisc change: overhead 38 mpu 84 atm ingress (tc -j and tc qdisc show)",
+        p.stderr.strip() + text.strip()[:400],
+    )
+    p = sh(
+        [TC, "qdisc", "change", "dev", "vb", "root", "msfc"]
+        + ["bandwidth", "1mbit", "raw", "noatm", "egress", "mpu", "0"],
+        ns="b",
+        check=False,
+    )
+    q, text = vb_msfc()
+    o = q.get("options", {})
+    # 1514 bytes (veth: MTU 1500 + 14) at 125000 bytes/s: 12.112 ms, 1.5 times 18.168 ms
+    report(
+        p.returncode == 0
+        and o.get("bandwidth") == 125000
+        and (o.get("target"), o.get("interval")) == (18168, 18168 + 95000)
+        and not any(k in o for k in ("overhead", "mpu", "framing", "ingress")),
+        "tc qdisc change: bandwidth 1mbit raw noatm egress mpu 0: target 18.2ms, interval "
+        "113ms (1.5 MTU times at the rate), the link-layer words no longer shown",
+        p.stderr.strip() + json.dumps(o)[:400],
+    )
+    p = sh(
+        [TC, "qdisc", "replace", "dev", "vb", "root", "msfc", "diffserv4", "boost", "on"],
+        ns="b",
+        check=False,
+    )
+    q, text = vb_msfc()
+    o = q.get("options", {})
+    report(
+        p.returncode == 0
+        and (o.get("prios"), o.get("boost"), o.get("weights")) == (4, "on", "exact"),
+        "tc qdisc replace: diffserv4 boost on (a word after the preset overrides it)",
+        p.stderr.strip() + json.dumps(o)[:400],
+    )
+    sh([TC, "qdisc", "del", "dev", "vb", "root"], ns="b", check=False)
+    p = sh([TC, "qdisc", "add", "dev", "vb", "root", "msfc", "diffserv3"], ns="b")
+    q, _ = vb_msfc()
+    o = q.get("options", {})
+    preset = dict(zip(*[iter(defs.presets["diffserv3"].split())] * 2, strict=True))
+    report(
+        all(str(o.get(k)) == v for k, v in preset.items()) and o.get("prios") == 3,
+        f"tc qdisc add: diffserv3 = {defs.presets['diffserv3']} (from the header)",
+        json.dumps(o)[:400],
+    )
+    bw = defs.shaper["bandwidth"].range
+    oh = defs.shaper["overhead"].range
+    bad = []
+    for args, msg in (
+        (["bandwidth", "100foo"], f'msfc: bandwidth must be {bw}, got "100foo": not a rate'),
+        (["bandwidth", "-5mbit"], f'msfc: bandwidth must be {bw}, got "-5mbit": not a rate'),
+        (["bandwidth", "1bit"], f'msfc: bandwidth must be {bw}, got "1bit": not a rate'),
+        (["bandwidth", "2tbit"], f'msfc: bandwidth must be {bw}, got "2tbit"'),
+        (["overhead", "257"], f'msfc: overhead must be {oh}, got "257"'),
+        (["overhead", "-65"], f'msfc: overhead must be {oh}, got "-65"'),
+        (["overhead", "ten"], f'msfc: overhead must be {oh}, got "ten": not a whole number'),
+        (["mpu", "257"], f'msfc: mpu must be {defs.shaper["mpu"].range}, got "257"'),
+        (["atm2"], 'msfc: unknown option "atm2"'),
+    ):
+        p = sh([TC, "qdisc", "change", "dev", "vb", "root", "msfc", *args], ns="b", check=False)
+        if p.returncode == 0 or msg not in p.stderr:
+            bad.append(f"{' '.join(args)}: rc {p.returncode}, {p.stderr.strip()[:200]!r}")
+    report(
+        not bad,
+        "tc refuses a bad rate (100foo, -5mbit, 1bit, 2tbit), overhead out of range or not a "
+        "number, mpu 257 and an unknown framing word, in the header's words",
+        "; ".join(bad),
+    )
+    p = sh(
+        [
+            TC,
+            "qdisc",
+            "change",
+            "dev",
+            "vb",
+            "root",
+            "msfc",
+            "bandwidth",
+            "1mbit",
+            "interval",
+            "10ms",
+        ],
+        ns="b",
+        check=False,
+    )
+    report(
+        p.returncode != 0 and defs.target_interval_msg in p.stderr,
+        "kernel refuses an interval below the target the rate sets (bandwidth 1mbit interval "
+        "10ms) with an extack message",
+        p.stderr.strip(),
+    )
+    sh([TC, "qdisc", "del", "dev", "vb", "root"], ns="b", check=False)
+
+
+def shaper_rate():
+    """A root msfc with bandwidth 2mbit and no parent on va holds a UDP flood offered at 4
+    Mbit/s to 2 Mbit/s: bytes dequeued (tc -s) over a window after the queue has filled; the
+    shaper's deferrals are counted (tc -s -j).  CoDel is kept out of it (target 1s): its drops
+    of an unresponsive flood can empty the one flow queue now and then, which is not the
+    shaper's error."""
+    tc("qdisc", "del", "dev", "va", "root", check=False)
+    tc("qdisc", "add", "dev", "va", "root", "msfc", "bandwidth", "2mbit")
+    tc("qdisc", "change", "dev", "va", "root", "msfc", "target", "1s", "interval", "2s")
+    server = subprocess.Popen(
+        ["ip", "netns", "exec", "b", "iperf3", "-s", "-1", "-B", "10.0.0.2", "-p", "5301"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    time.sleep(1.5)
+    client = subprocess.Popen(
+        ["ip", "netns", "exec", "a", "iperf3", "-c", "10.0.0.2", "-p", "5301", "-u"]
+        + ["-b", "4M", "-l", "1400", "-t", "6"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    time.sleep(1.5)
+    b0, t0 = msfc_qdisc("-s")["bytes"], time.monotonic()
+    time.sleep(3.5)
+    b1, t1 = msfc_qdisc("-s")["bytes"], time.monotonic()
+    stats = msfc_qdisc("-s")
+    for proc in (client, server):
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+    rate = (b1 - b0) * 8 / (t1 - t0)
+    report(
+        0.97 <= rate / 2e6 <= 1.02
+        and stats.get("shaper_bandwidth") == 250000
+        and stats.get("throttled", 0) > 0,
+        f"root msfc bandwidth 2mbit, no parent: a 4 Mbit/s UDP flood leaves at "
+        f"{rate / 1e6:.3f} Mbit/s (within -3 % .. +2 %), throttled counted in tc -s -j",
+        json.dumps({k: stats.get(k) for k in ("shaper_bandwidth", "throttled", "drops")}),
+    )
+    tc("qdisc", "del", "dev", "va", "root", check=False)
+
+
 # a word that is not a value of each mode keyword
 BAD_MODE = {
     "overload": "fattest",
@@ -893,6 +1075,8 @@ def main():
     quanta_checks()
     p = sh([TC, "qdisc", "del", "dev", "vb", "root"], ns="b", check=False)
     report(p.returncode == 0, "tc qdisc del root")
+    shaper_checks()
+    shaper_rate()
 
 
 if __name__ == "__main__":

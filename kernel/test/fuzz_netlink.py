@@ -81,9 +81,21 @@ TCA_STATS_BASIC, TCA_STATS_QUEUE, TCA_STATS_APP = 1, 3, 4
     BOOST,
     ORDER,
     QUANTA,
-) = range(1, 19)
-MSFC_MAX = QUANTA
-U32_ATTRS = [t for t in range(PRIOS, MSFC_MAX + 1) if t not in (DSCP_MAP, QUANTA)]
+    PAD,
+    BANDWIDTH,
+    OVERHEAD,
+    RAW,
+    MPU,
+    FRAMING,
+    INGRESS,
+) = range(1, 26)
+MSFC_MAX = INGRESS
+# PAD only aligns the dumped u64: the qdisc's policy refuses it (sent as an unknown attribute)
+ATTRS = [t for t in range(PRIOS, MSFC_MAX + 1) if t != PAD]
+U32_ATTRS = [t for t in ATTRS if t not in (DSCP_MAP, QUANTA, BANDWIDTH, OVERHEAD)]
+# the shaper's attributes: dumped only when they differ from no shaper (OVERHEAD: None when
+# the length is raw, the default); RAW is never dumped, the model has OVERHEAD None for it
+SHAPER_DEFAULTS = {BANDWIDTH: 0, OVERHEAD: None, MPU: 0, FRAMING: 0, INGRESS: 0}
 NAMES = {
     PRIOS: "prios",
     FLOWS: "flows",
@@ -103,6 +115,13 @@ NAMES = {
     BOOST: "boost",
     ORDER: "order",
     QUANTA: "quanta",
+    PAD: "pad",
+    BANDWIDTH: "bandwidth",
+    OVERHEAD: "overhead",
+    RAW: "raw",
+    MPU: "mpu",
+    FRAMING: "framing",
+    INGRESS: "ingress",
 }
 U32_MAX = 2**32 - 1
 # the ranges and defaults of include/uapi/linux/pkt_sched_msfc.h, through the msfc package's
@@ -120,6 +139,18 @@ RANGES.update(
         for t in (OVERLOAD, WEIGHTS, INVERSION, ISOLATE, BOOST, ORDER)
     }
 )
+RANGES.update(
+    {
+        t: (_DEFS.shaper[NAMES[t]].min, _DEFS.shaper[NAMES[t]].max)
+        for t in (BANDWIDTH, OVERHEAD, RAW, MPU, FRAMING, INGRESS)
+    }
+)
+BANDWIDTH_MAX = RANGES[BANDWIDTH][1]
+# bandwidths (bytes/s) at which CoDel's target stays the default even for the largest charged
+# MTU (1500 + 256 bytes in ATM cells, 1961 bytes: 1.5 of them take under 5 ms at 600000
+# bytes/s), so the model's target and interval need no rule of the rate; lower rates are
+# the KUnit suite's and the boot test's
+BANDWIDTH_VALUES = [0, 625_000, 1_250_000, 12_500_000, 125_000_000, 1_250_000_000, BANDWIDTH_MAX]
 BUSY_MSG = _DEFS.resize_busy_msg
 ISOLATE_BUSY_MSG = _DEFS.isolate_busy_msg
 # boost across: new flows go ahead of the class round (a change to or from it is counted)
@@ -159,6 +190,7 @@ def defaults():
     d[QUANTUM] = 1514  # the device's MTU + link header: psched_mtu() of the veth
     d[DSCP_MAP] = default_dscp_map()
     d[QUANTA] = []  # the class quanta from quantum and ratio
+    d.update(SHAPER_DEFAULTS)
     d.update(
         {
             t: _DEFS.choices[NAMES[t]].default
@@ -166,6 +198,15 @@ def defaults():
         }
     )
     return d
+
+
+def apply_attrs(base, attrs):
+    """The configuration after a request that sets attrs: RAW 1 (the only valid value the
+    fuzzer sends) makes the length raw, an OVERHEAD without it ends raw."""
+    new = {**base, **{t: v for t, v in attrs.items() if t != RAW}}
+    if attrs.get(RAW) == 1:
+        new[OVERHEAD] = None
+    return new
 
 
 def codel_units(us):
@@ -331,6 +372,15 @@ def decode_options(opts):
         c[DSCP_MAP] = list(opts[DSCP_MAP][:64])
     q = opts.get(QUANTA, b"")  # dumped only when set
     c[QUANTA] = list(struct.unpack(f"={len(q) // 4}I", q[: len(q) // 4 * 4]))
+    c.update(SHAPER_DEFAULTS)  # the shaper's attributes: dumped only when set
+    for t in (MPU, FRAMING, INGRESS):
+        if t in opts:
+            c[t] = struct.unpack("=I", opts[t][:4])[0]
+    c.pop(RAW, None)
+    if BANDWIDTH in opts:
+        c[BANDWIDTH] = struct.unpack("=Q", opts[BANDWIDTH][:8])[0]
+    if OVERHEAD in opts:
+        c[OVERHEAD] = struct.unpack("=i", opts[OVERHEAD][:4])[0]
     return c
 
 
@@ -347,6 +397,10 @@ def payload_of(t, v):
         return bytes(v)
     if t == QUANTA:
         return struct.pack(f"={len(v)}I", *v)
+    if t == BANDWIDTH:
+        return struct.pack("=Q", v)
+    if t == OVERHEAD:
+        return struct.pack("=i", v)
     return struct.pack("=I", v)
 
 
@@ -565,6 +619,12 @@ TWEAK_WEIGHTS = {
     ECN: 1,
     DSCP_MAP: 1,
     QUANTA: 2,
+    BANDWIDTH: 2,
+    OVERHEAD: 1,
+    RAW: 1,
+    MPU: 1,
+    FRAMING: 1,
+    INGRESS: 1,
 }
 TWEAK_VALUES = {
     PRIOS: [1, 2, 3, 4, 8, 16],
@@ -577,6 +637,12 @@ TWEAK_VALUES = {
     MEMORY_LIMIT: [1 << 14, 1 << 18, 1 << 25],
     DROP_BATCH: [1, 4, 64],
     ECN: [0, 1],
+    BANDWIDTH: BANDWIDTH_VALUES,
+    OVERHEAD: [-64, 0, 18, 38, 44, 256],
+    RAW: [1],
+    MPU: [0, 64, 84, 256],
+    FRAMING: [0, 1, 2],
+    INGRESS: [0, 1],
 }
 CHOICE_ATTRS = (OVERLOAD, WEIGHTS, INVERSION, ISOLATE, BOOST, ORDER)
 
@@ -676,6 +742,8 @@ class Fuzzer:
         """Sleeps (guest time) until the device's root qdisc holds no packet; checks the
         idle msfc."""
         rate = PARENT_RATE.get(self.kind)
+        if self.cur and self.cur.get(BANDWIDTH):  # msfc's own shaper may be the slower
+            rate = min(rate or 1 << 62, self.cur[BANDWIDTH] * 8)
         d = self.q.dump()
         st = self.root_stats(d)
         budget = 2 + (2 * st.get("backlog", 0) * 8 / rate if rate else 0)
@@ -737,6 +805,16 @@ class Fuzzer:
             if r.random() < 0.15 and v:
                 v[r.randrange(n)] = r.choice([0, QUANTA_RANGE[1] + 1, U32_MAX])
             return v, quanta_valid(v)
+        if t == BANDWIDTH:
+            if r.random() < 0.85:
+                return r.choice(BANDWIDTH_VALUES), True
+            return r.choice([BANDWIDTH_MAX + 1, 2**64 - 1, 1 << 63]), False
+        if t == OVERHEAD:
+            v = r.choice([-65, -64, -1, 0, 18, 44, 256, 257, -(2**31), 2**31 - 1])
+            return v, RANGES[OVERHEAD][0] <= v <= RANGES[OVERHEAD][1]
+        if t == RAW:  # 0 would end raw with the overhead last given: not modelled
+            v = r.choice([1, 1, 1, 2, U32_MAX])
+            return v, v == 1
         lo, hi = RANGES[t]
         kind = r.random()
         if kind < 0.6:  # ordinary values
@@ -757,6 +835,9 @@ class Fuzzer:
                 ISOLATE: (0, 3),
                 BOOST: (0, 2),
                 ORDER: (0, 1),
+                MPU: (0, 256),
+                FRAMING: (0, 2),
+                INGRESS: (0, 1),
             }[t]
             v = r.randint(*typical)
         elif kind < 0.9:  # boundaries
@@ -778,7 +859,7 @@ class Fuzzer:
         applied = {}  # the last value of each type and whether in range
         body = b""
         desc = []
-        types = r.sample(range(PRIOS, MSFC_MAX + 1), r.randint(0, 4))
+        types = r.sample(ATTRS, r.randint(0, 4))
         if r.random() < 0.1:
             # duplicate: the last counts (not of quanta, whose form only the last is checked for)
             types.append(r.choice([t for t in types if t != QUANTA] or [LIMIT]))
@@ -824,7 +905,7 @@ class Fuzzer:
         nested_flag = NLA_F_NESTED
         if roll < 0.04:
             body += nla(
-                r.choice([0, MSFC_MAX + 1, MSFC_MAX + 2, 100, 0x3FFF]),
+                r.choice([0, PAD, MSFC_MAX + 1, MSFC_MAX + 2, 100, 0x3FFF]),
                 struct.pack("=I", r.randrange(1 << 32)),
             )
             ok = False
@@ -925,9 +1006,7 @@ class Fuzzer:
         opts, applied, what = self.options()
         exists = self.cur is not None
         base = self.cur if exists else defaults()
-        new = dict(base)
-        if applied:
-            new.update(applied)
+        new = apply_attrs(base, applied or {})
         valid = applied is not None and config_valid(new)
         flags = {
             "add": NLM_F_CREATE | NLM_F_EXCL,
@@ -1005,7 +1084,7 @@ class Fuzzer:
             quanta_valid(v) if t == QUANTA else t == DSCP_MAP or RANGES[t][0] <= v <= RANGES[t][1]
             for t, v in attrs.items()
         )
-        new = {**self.cur, **attrs}
+        new = apply_attrs(self.cur, attrs)
         valid = valid and config_valid(new)
         mode = "change" if r.random() < 0.85 else "replace"
         flags = 0 if mode == "change" else NLM_F_CREATE | NLM_F_REPLACE
@@ -1030,8 +1109,7 @@ class Fuzzer:
         opts, applied, what = self.options(force_valid=True)
         self.note(f"add {what}")
         err, msg, _ = self.q.modify(NLM_F_CREATE | NLM_F_EXCL, HANDLE, self.parent, b"msfc\0", opts)
-        new = defaults()
-        new.update(applied or {})
+        new = apply_attrs(defaults(), applied or {})
         if self.outcome("add", err, msg, config_valid(new), False, what):
             self.cur = new
         self.count("op_add")

@@ -66,6 +66,8 @@ UNITS = {
     "ratio": "16.16",
     "limit": "packets",
 }
+#: the built-in shaper's parameters (Linux only: ns-3 links carry their own rate)
+SHAPER = ("bandwidth", "overhead", "mpu", "framing", "raw", "ingress")
 #: ns-3 attributes of ns3::MsfcQueueDisc -> the parameter whose range they have
 NS3_ATTRIBUTES = {
     "Prios": "prios",
@@ -112,6 +114,10 @@ class Definitions:
     quanta_count_msg: str
     default_dscp_map: tuple[int, ...]
     dscp_names: dict[str, int]  # lower-case name -> DSCP
+    #: tc's one-word presets (TC_MSFC_PRESET_<NAME>): lower-case name -> the words it stands for
+    presets: dict[str, str]
+    #: the built-in shaper's parameters (bandwidth in bytes/s, overhead signed)
+    shaper: dict[str, Param]
 
     @property
     def max_class(self) -> int:
@@ -135,7 +141,7 @@ def parse_header(text: str, where: str = "pkt_sched_msfc.h") -> Definitions:
         if key not in raw:
             raise UserError(f"{where}: no #define {key}", 1)
         v = raw[key]
-        if re.fullmatch(r"\d+", v):
+        if re.fullmatch(r"-?\d+", v):
             return int(v)
         if re.fullmatch(r'"[^"\\]*"', v):
             return v[1:-1]
@@ -169,6 +175,11 @@ def parse_header(text: str, where: str = "pkt_sched_msfc.h") -> Definitions:
     }
     if not names:
         raise UserError(f"{where}: no TC_MSFC_DSCP_NAMES", 1)
+    presets = {
+        k[len("TC_MSFC_PRESET_") :].lower(): value(k)
+        for k in raw
+        if k.startswith("TC_MSFC_PRESET_")
+    }
     return Definitions(
         params=params,
         choices=choices,
@@ -183,6 +194,8 @@ def parse_header(text: str, where: str = "pkt_sched_msfc.h") -> Definitions:
         quanta_count_msg=value("TC_MSFC_QUANTA_COUNT_MSG"),
         default_dscp_map=dmap,
         dscp_names=names,
+        presets=presets,
+        shaper={name: param(name) for name in SHAPER},
     )
 
 
@@ -267,6 +280,10 @@ def main() -> int:
     print(f"dscp map:        '{d.dscp_map_msg}'")
     print("default map:", " ".join(map(str, d.default_dscp_map)))
     print("names:", ", ".join(f"{n}={v}" for n, v in d.dscp_names.items()))
+    for p in d.shaper.values():
+        print(f"{p.name:13} {p.min:>10} .. {p.max:<12} default {p.default}  '{p.message}'")
+    for name, words in d.presets.items():
+        print(f"preset {name}: {words}")
     return 0
 
 

@@ -12,6 +12,11 @@
  * queue runs CoDel.  With boost across, new flows also go ahead of the class
  * round, charged to their class, within one class quantum of borrowing.
  *
+ * With a bandwidth the qdisc paces its own dequeues: a gate in front of the
+ * dequeue lets the next packet go when the time the previous ones took at
+ * that rate has passed, and arms the watchdog otherwise.  It changes when a
+ * packet leaves, never which one.
+ *
  * Classification: skb->priority (major = qdisc handle, minor 1..prios),
  * then the tc filters attached to the qdisc (classid minor 1..prios), then
  * the DSCP of the packet through a 64-entry map.
@@ -78,6 +83,7 @@ static codel_time_t msfc_codel_time(void)
 #define MSFC_EXACT_SHIFT	16	/* weights exact: class quanta in 1/65536 byte */
 #define MSFC_RATIO_ONE		65536	/* ratio 1 in 16.16 fixed point */
 #define MSFC_ISOLATE_SHIFT	16	/* isolate != flow: flow deficits in 1/65536 byte */
+#define MSFC_RATE_SHIFT		32	/* shaper: ns per byte in 32.32 fixed point */
 
 struct msfc_flow {
 	struct sk_buff	  *head;
@@ -142,6 +148,20 @@ struct msfc_sched_data {
 	u64		overload_drops;
 	u64		overmemory_drops;
 	u64		overload_events;
+	/* the shaper (bandwidth 0: none) */
+	u64		bandwidth;	/* bytes/s */
+	u64		ns_per_byte;	/* 2^-32 ns, (10^9 << 32) / bandwidth */
+	u64		next_send;	/* ns: when the next packet may leave */
+	u32		next_frac;	/* 2^-32 ns beyond next_send */
+	s32		overhead;
+	u32		raw;		/* 1: the kernel's length, overhead not added */
+	u32		mpu;
+	u32		framing;	/* enum tc_msfc_framing */
+	u32		ingress;	/* dropped packets are charged too */
+	bool		target_given;	/* target/interval set: not scaled to the rate */
+	bool		interval_given;
+	u64		throttled;
+	struct qdisc_watchdog watchdog;
 	u8		dscp_map[TC_MSFC_DSCP_MAP_LEN];
 	struct msfc_class classes[MSFC_MAX_PRIOS];
 };
@@ -187,6 +207,121 @@ static int msfc_class_quanta(u32 prios, u32 quantum, u32 ratio, bool exact,
 		inv += div64_u64(BIT_ULL(32), out[p]);
 	}
 	return inv > BIT_ULL(32) / 200 ? -EDOM : 0;
+}
+
+/* The shaper's ns per byte at @bandwidth bytes/s (>= 1) in 32.32 fixed
+ * point: 10^9 * 2^32 < 2^62 fits, and at 1 Tbit/s (1.25 * 10^11 bytes/s) the
+ * quotient is still about 2^35, so truncating it is off by less than 10^-10.
+ */
+static u64 msfc_ns_per_byte(u64 bandwidth)
+{
+	return div64_u64((u64)NSEC_PER_SEC << MSFC_RATE_SHIFT, bandwidth);
+}
+
+/* The length the shaper charges for @len bytes of which @netoff are the
+ * link-layer header: framing(max(len' + overhead, mpu)), len' = @len with
+ * raw, else @len - @netoff (the network-layer length, as cake counts it).
+ */
+static u32 msfc_link_len(u32 len, u32 netoff, bool raw, s32 overhead, u32 mpu,
+			 u32 framing)
+{
+	s64 l = raw ? len : (s64)len - min(len, netoff) + overhead;
+
+	l = max_t(s64, l, mpu);
+	if (l < 0)
+		l = 0;
+	switch (framing) {
+	case TC_MSFC_FRAMING_ATM:	/* whole cells of 48 bytes, 53 on the wire */
+		return DIV_ROUND_UP_ULL(l, 48) * 53;
+	case TC_MSFC_FRAMING_PTM:	/* one byte for every 64 or part of them */
+		return l + DIV_ROUND_UP_ULL(l, 64);
+	default:
+		return l;
+	}
+}
+
+/* A packet's charged length; a GSO packet is charged as gso_segs segments of
+ * its average length (qdisc_pkt_len() already counts every segment's headers).
+ */
+static u32 msfc_skb_link_len(const struct msfc_sched_data *q,
+			     const struct sk_buff *skb)
+{
+	u32 len = qdisc_pkt_len(skb), netoff = skb_network_offset(skb), segs = 1;
+
+	if (skb_is_gso(skb))
+		segs = max_t(u32, skb_shinfo(skb)->gso_segs, 1);
+	if (segs == 1)
+		return msfc_link_len(len, netoff, q->raw, q->overhead, q->mpu, q->framing);
+	return segs * msfc_link_len(len / segs, netoff, q->raw, q->overhead, q->mpu,
+				    q->framing);
+}
+
+/* The time @len bytes take at the rate, added to the shaper's clock
+ * (@next ns and @frac 2^-32 ns): exact but for the rate's own rounding, the
+ * fraction is carried from packet to packet.  @len < 2^32 and the ns per
+ * byte < 2^62, so each product fits.
+ */
+static u64 msfc_shaper_add(u64 next, u32 *frac, u64 ns_per_byte, u32 len)
+{
+	u64 lo = (u64)lower_32_bits(ns_per_byte) * len + *frac;
+
+	*frac = lower_32_bits(lo);
+	return next + upper_32_bits(ns_per_byte) * (u64)len + (lo >> 32);
+}
+
+/* A packet of @len charged bytes leaves (or is dropped, ingress) at @now:
+ * the next may leave once it has gone at the rate.  The clock runs on from
+ * its own value while packets are queued, so a dequeue that comes late (the
+ * watchdog fires after the clock's time) is made up by the next one; but
+ * never by more than this packet's own time, so at most one packet more
+ * leaves back to back, and an idle qdisc saves nothing (msfc_shaper_wake()).
+ */
+static void msfc_shaper_charge(struct msfc_sched_data *q, u32 len, u64 now)
+{
+	u64 dur = mul_u64_u32_shr(q->ns_per_byte, len, MSFC_RATE_SHIFT);
+
+	if (q->next_send + dur < now) {
+		q->next_send = now - dur;
+		q->next_frac = 0;
+	}
+	q->next_send = msfc_shaper_add(q->next_send, &q->next_frac, q->ns_per_byte, len);
+}
+
+/* A packet arrives at an empty qdisc: the clock starts from now if it is
+ * behind, no credit is kept from the idle time.
+ */
+static void msfc_shaper_wake(struct msfc_sched_data *q)
+{
+	u64 now = ktime_get_ns();
+
+	if (q->next_send < now) {
+		q->next_send = now;
+		q->next_frac = 0;
+	}
+}
+
+static void msfc_shaper_drop(struct msfc_sched_data *q, const struct sk_buff *skb)
+{
+	if (q->bandwidth && q->ingress)
+		msfc_shaper_charge(q, msfc_skb_link_len(q, skb), ktime_get_ns());
+}
+
+/* CoDel's target with a bandwidth and no target given: the default, or the
+ * time TC_MSFC_SCALED_TARGET_MTUS / 10 packets of @mtu bytes (charged as the
+ * shaper charges them) take, if longer; in us.
+ */
+static u32 msfc_scaled_target_us(u64 ns_per_byte, u32 mtu_len)
+{
+	u64 ns = mul_u64_u32_shr(ns_per_byte, mtu_len, MSFC_RATE_SHIFT);
+	u64 us = div_u64(ns * TC_MSFC_SCALED_TARGET_MTUS, 10 * NSEC_PER_USEC);
+
+	return clamp_t(u64, us, TC_MSFC_TARGET_DEFAULT, TC_MSFC_TARGET_MAX / 2);
+}
+
+static u32 msfc_scaled_interval_us(u32 target_us)
+{
+	return max_t(u32, TC_MSFC_INTERVAL_DEFAULT,
+		     target_us + TC_MSFC_SCALED_INTERVAL_EXTRA);
 }
 
 static u32 msfc_clamp_class(const struct msfc_sched_data *q, u32 cls)
@@ -552,6 +687,7 @@ static void msfc_overload_drop(struct Qdisc *sch, u32 max_packets,
 		skb = dequeue_head(flow);
 		len += qdisc_pkt_len(skb);
 		mem += get_codel_cb(skb)->mem_usage;
+		msfc_shaper_drop(q, skb);
 		__qdisc_drop(skb, to_free);
 		i++;
 	}
@@ -586,6 +722,8 @@ static int msfc_enqueue_flow(struct sk_buff *skb, struct Qdisc *sch, u32 cidx,
 	struct msfc_flow *flow = &q->flows[idx];
 	bool memory_limited;
 
+	if (q->bandwidth && !sch->q.qlen)
+		msfc_shaper_wake(q);
 	codel_set_enqueue_time(skb);
 	flow_queue_add(flow, skb);
 	q->backlogs[idx] += pkt_len;
@@ -721,6 +859,7 @@ static void drop_func(struct sk_buff *skb, void *ctx)
 {
 	struct Qdisc *sch = ctx;
 
+	msfc_shaper_drop(qdisc_priv(sch), skb);
 	kfree_skb_reason(skb, SKB_DROP_REASON_QDISC_DROP);
 	qdisc_qstats_drop(sch);
 }
@@ -1058,10 +1197,30 @@ static struct sk_buff *__msfc_dequeue(struct Qdisc *sch)
 	}
 }
 
+/* The shaper is a gate in front of the scheduler: while its clock is ahead
+ * of now nothing is dequeued (the watchdog wakes the qdisc when it is not),
+ * else the scheduler picks the packet it always would and the clock moves on
+ * by that packet's time at the rate.
+ */
 static struct sk_buff *msfc_dequeue(struct Qdisc *sch)
 {
 	struct msfc_sched_data *q = qdisc_priv(sch);
-	struct sk_buff *skb = __msfc_dequeue(sch);
+	struct sk_buff *skb;
+	u64 now = 0;
+
+	if (q->bandwidth) {
+		if (!sch->q.qlen)
+			return NULL;
+		now = ktime_get_ns();
+		if (now < q->next_send) {
+			q->throttled++;
+			qdisc_watchdog_schedule_ns(&q->watchdog, q->next_send);
+			return NULL;
+		}
+	}
+	skb = __msfc_dequeue(sch);
+	if (skb && q->bandwidth)
+		msfc_shaper_charge(q, msfc_skb_link_len(q, skb), now);
 
 	if (q->cstats.drop_count) {
 		qdisc_tree_reduce_backlog(sch, q->cstats.drop_count,
@@ -1108,6 +1267,9 @@ static void msfc_reset(struct Qdisc *sch)
 	q->memory_usage = 0;
 	q->active_flows = 0;
 	q->round = 1;
+	q->next_send = 0;
+	q->next_frac = 0;
+	qdisc_watchdog_cancel(&q->watchdog);
 }
 
 /* not const: Linux 6.1 (Debian 12) points to them through a non-const pointer */
@@ -1139,6 +1301,10 @@ static struct netlink_range_validation msfc_drop_batch_range = {
 	.min = TC_MSFC_DROP_BATCH_MIN, .max = TC_MSFC_DROP_BATCH_MAX,
 };
 
+static struct netlink_range_validation msfc_bandwidth_range = {
+	.min = TC_MSFC_BANDWIDTH_MIN, .max = TC_MSFC_BANDWIDTH_MAX,
+};
+
 static const struct nla_policy msfc_policy[TCA_MSFC_MAX + 1] = {
 	[TCA_MSFC_PRIOS]	= NLA_POLICY_RANGE(NLA_U32, TC_MSFC_PRIOS_MIN, TC_MSFC_PRIOS_MAX),
 	[TCA_MSFC_FLOWS]	= NLA_POLICY_FULL_RANGE(NLA_U32, &msfc_flows_range),
@@ -1158,6 +1324,13 @@ static const struct nla_policy msfc_policy[TCA_MSFC_MAX + 1] = {
 	[TCA_MSFC_BOOST]	= NLA_POLICY_MAX(NLA_U32, TC_MSFC_BOOST_MAX),
 	[TCA_MSFC_ORDER]	= NLA_POLICY_MAX(NLA_U32, TC_MSFC_ORDER_MAX),
 	[TCA_MSFC_QUANTA]	= { .type = NLA_BINARY },	/* msfc_parse_quanta() */
+	[TCA_MSFC_BANDWIDTH]	= NLA_POLICY_FULL_RANGE(NLA_U64, &msfc_bandwidth_range),
+	[TCA_MSFC_OVERHEAD]	= NLA_POLICY_RANGE(NLA_S32, TC_MSFC_OVERHEAD_MIN,
+						   TC_MSFC_OVERHEAD_MAX),
+	[TCA_MSFC_RAW]		= NLA_POLICY_MAX(NLA_U32, TC_MSFC_RAW_MAX),
+	[TCA_MSFC_MPU]		= NLA_POLICY_MAX(NLA_U32, TC_MSFC_MPU_MAX),
+	[TCA_MSFC_FRAMING]	= NLA_POLICY_MAX(NLA_U32, TC_MSFC_FRAMING_MAX),
+	[TCA_MSFC_INGRESS]	= NLA_POLICY_MAX(NLA_U32, TC_MSFC_INGRESS_MAX),
 };
 
 struct msfc_config {
@@ -1169,6 +1342,10 @@ struct msfc_config {
 	u8 dscp_map[TC_MSFC_DSCP_MAP_LEN];
 	u32 n_explicit, explicit_quanta[MSFC_MAX_PRIOS];	/* quanta */
 	u64 quanta[MSFC_MAX_PRIOS];
+	u64 bandwidth;
+	s32 overhead;	/* TCA_MSFC_OVERHEAD: also sets raw to 0 */
+	u32 raw, mpu, framing, ingress;
+	bool target_given, interval_given;
 };
 
 /* Where each u32 attribute goes and the message naming its range (msfc_policy) */
@@ -1198,7 +1375,26 @@ static const struct msfc_field msfc_fields[TCA_MSFC_MAX + 1] = {
 	[TCA_MSFC_ISOLATE]	= MSFC_FIELD(isolate, "isolate", TC_MSFC_ISOLATE_RANGE),
 	[TCA_MSFC_BOOST]	= MSFC_FIELD(boost, "boost", TC_MSFC_BOOST_RANGE),
 	[TCA_MSFC_ORDER]	= MSFC_FIELD(order, "order", TC_MSFC_ORDER_RANGE),
+	[TCA_MSFC_RAW]		= MSFC_FIELD(raw, "raw", TC_MSFC_RAW_RANGE),
+	[TCA_MSFC_MPU]		= MSFC_FIELD(mpu, "mpu", TC_MSFC_MPU_RANGE),
+	[TCA_MSFC_FRAMING]	= MSFC_FIELD(framing, "framing", TC_MSFC_FRAMING_RANGE),
+	[TCA_MSFC_INGRESS]	= MSFC_FIELD(ingress, "ingress", TC_MSFC_INGRESS_RANGE),
 };
+
+/* Range messages of the attributes that are not u32s */
+static const char *msfc_wide_msg(const struct nlattr *attr)
+{
+	switch (nla_type(attr)) {
+	case TCA_MSFC_BANDWIDTH:
+		return nla_len(attr) == sizeof(u64) ?
+		       "bandwidth must be " TC_MSFC_BANDWIDTH_RANGE : NULL;
+	case TCA_MSFC_OVERHEAD:
+		return nla_len(attr) == sizeof(s32) ?
+		       "overhead must be " TC_MSFC_OVERHEAD_RANGE : NULL;
+	default:
+		return NULL;
+	}
+}
 
 /* TCA_MSFC_QUANTA: u32 byte counts, one per class, each in quantum's range;
  * an empty attribute takes the class quanta from quantum and ratio again.
@@ -1246,6 +1442,9 @@ static int msfc_parse(struct Qdisc *sch, struct nlattr *opt,
 		 * parameter and its range instead of "integer out of range"
 		 */
 		extack->_msg = msfc_fields[nla_type(extack->bad_attr)].msg;
+	} else if (err == -ERANGE && extack && extack->bad_attr &&
+		   msfc_wide_msg(extack->bad_attr)) {
+		extack->_msg = msfc_wide_msg(extack->bad_attr);
 	}
 	if (err < 0)
 		return err;
@@ -1279,11 +1478,35 @@ static int msfc_parse(struct Qdisc *sch, struct nlattr *opt,
 		return -EINVAL;
 	}
 
-	/* only convert what was given: us -> codel time -> us is not exact */
+	if (tb[TCA_MSFC_BANDWIDTH])
+		c->bandwidth = nla_get_u64(tb[TCA_MSFC_BANDWIDTH]);
+	if (tb[TCA_MSFC_OVERHEAD]) {
+		c->overhead = nla_get_s32(tb[TCA_MSFC_OVERHEAD]);
+		if (!tb[TCA_MSFC_RAW])
+			c->raw = 0;
+	}
 	if (tb[TCA_MSFC_TARGET])
-		c->target = ((u64)c->target_us * NSEC_PER_USEC) >> CODEL_SHIFT;
+		c->target_given = true;
 	if (tb[TCA_MSFC_INTERVAL])
-		c->interval = ((u64)c->interval_us * NSEC_PER_USEC) >> CODEL_SHIFT;
+		c->interval_given = true;
+
+	/* with a bandwidth, the target follows the rate while it is not given,
+	 * and the interval while neither is (cake's rule)
+	 */
+	if (c->bandwidth && !c->target_given)
+		c->target_us = msfc_scaled_target_us(msfc_ns_per_byte(c->bandwidth),
+						     msfc_link_len(psched_mtu(qdisc_dev(sch)),
+								   qdisc_dev(sch)->hard_header_len,
+								   c->raw, c->overhead, c->mpu,
+								   c->framing));
+	else if (!c->target_given)
+		c->target_us = TC_MSFC_TARGET_DEFAULT;
+	if (c->bandwidth && !c->interval_given && !c->target_given)
+		c->interval_us = msfc_scaled_interval_us(c->target_us);
+	else if (!c->interval_given)
+		c->interval_us = TC_MSFC_INTERVAL_DEFAULT;
+	c->target = ((u64)c->target_us * NSEC_PER_USEC) >> CODEL_SHIFT;
+	c->interval = ((u64)c->interval_us * NSEC_PER_USEC) >> CODEL_SHIFT;
 	if (!c->target || c->target >= c->interval) {
 		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_MSFC_TARGET] ?: tb[TCA_MSFC_INTERVAL],
 				    TC_MSFC_TARGET_INTERVAL_MSG);
@@ -1332,6 +1555,14 @@ static void msfc_get_config(struct Qdisc *sch, struct msfc_config *c)
 	memcpy(c->dscp_map, q->dscp_map, TC_MSFC_DSCP_MAP_LEN);
 	c->n_explicit = q->n_explicit;
 	memcpy(c->explicit_quanta, q->explicit_quanta, sizeof(c->explicit_quanta));
+	c->bandwidth = q->bandwidth;
+	c->overhead = q->overhead;
+	c->raw = q->raw;
+	c->mpu = q->mpu;
+	c->framing = q->framing;
+	c->ingress = q->ingress;
+	c->target_given = q->target_given;
+	c->interval_given = q->interval_given;
 }
 
 static int msfc_alloc_tables(u32 prios, u32 flows_cnt, struct msfc_flow **flowsp,
@@ -1549,6 +1780,29 @@ static int msfc_change(struct Qdisc *sch, struct nlattr *opt,
 	WRITE_ONCE(q->boost, c.boost);
 	WRITE_ONCE(q->order, c.order);
 	memcpy(q->dscp_map, c.dscp_map, TC_MSFC_DSCP_MAP_LEN);
+	q->target_given = c.target_given;
+	q->interval_given = c.interval_given;
+	if (c.bandwidth != q->bandwidth) {
+		/* a new rate starts from now: a packet held back at the old
+		 * rate may go at once (the watchdog, due now, dequeues it)
+		 */
+		q->next_send = 0;
+		q->next_frac = 0;
+		if (sch->q.qlen)
+			qdisc_watchdog_schedule_ns(&q->watchdog, ktime_get_ns());
+	}
+	WRITE_ONCE(q->bandwidth, c.bandwidth);
+	q->ns_per_byte = c.bandwidth ? msfc_ns_per_byte(c.bandwidth) : 0;
+	WRITE_ONCE(q->overhead, c.overhead);
+	WRITE_ONCE(q->raw, c.raw);
+	WRITE_ONCE(q->mpu, c.mpu);
+	WRITE_ONCE(q->framing, c.framing);
+	WRITE_ONCE(q->ingress, c.ingress);
+	/* a packet must not go round the shaper while the qdisc is empty */
+	if (c.bandwidth)
+		sch->flags &= ~TCQ_F_CAN_BYPASS;
+	else
+		sch->flags |= TCQ_F_CAN_BYPASS;
 
 	/* a lower limit drops from the fattest flows, keeping the rest */
 	while (sch->q.qlen > sch->limit || q->memory_usage > q->memory_limit) {
@@ -1580,6 +1834,7 @@ static void msfc_destroy(struct Qdisc *sch)
 	kvfree(q->flows);
 	kvfree(q->host_loads);
 	kvfree(q->host_deficits);
+	qdisc_watchdog_cancel(&q->watchdog);
 	q->flows = NULL;
 	q->backlogs = NULL;
 	q->host_loads = NULL;
@@ -1592,6 +1847,7 @@ static int msfc_init(struct Qdisc *sch, struct nlattr *opt,
 	struct msfc_sched_data *q = qdisc_priv(sch);
 	int err, p;
 
+	qdisc_watchdog_init(&q->watchdog, sch);
 	sch->limit = TC_MSFC_LIMIT_DEFAULT;
 	q->prios = TC_MSFC_PRIOS_DEFAULT;
 	q->flows_cnt = TC_MSFC_FLOWS_DEFAULT;
@@ -1623,17 +1879,14 @@ static int msfc_init(struct Qdisc *sch, struct nlattr *opt,
 	q->cparams.interval = ((u64)q->interval_us * NSEC_PER_USEC) >> CODEL_SHIFT;
 	codel_stats_init(&q->cstats);
 	q->cparams.ecn = TC_MSFC_ECN_DEFAULT;
+	q->raw = TC_MSFC_RAW_DEFAULT;
 
 	err = tcf_block_get(&q->block, &q->filter_list, sch, extack);
 	if (err)
 		return err;
 
-	err = msfc_change(sch, opt, extack);
-	if (err)
-		return err;
-
-	sch->flags |= TCQ_F_CAN_BYPASS;
-	return 0;
+	/* msfc_change() sets TCQ_F_CAN_BYPASS unless there is a shaper */
+	return msfc_change(sch, opt, extack);
 }
 
 static int msfc_dump(struct Qdisc *sch, struct sk_buff *skb)
@@ -1670,6 +1923,21 @@ static int msfc_dump(struct Qdisc *sch, struct sk_buff *skb)
 	/* only when set: without it the class quanta come from quantum and ratio */
 	if (n && nla_put(skb, TCA_MSFC_QUANTA, n * sizeof(u32), quanta))
 		goto nla_put_failure;
+	/* the shaper's attributes only when they differ from no shaper */
+	if (READ_ONCE(q->bandwidth) &&
+	    nla_put_u64_64bit(skb, TCA_MSFC_BANDWIDTH, READ_ONCE(q->bandwidth), TCA_MSFC_PAD))
+		goto nla_put_failure;
+	if (!READ_ONCE(q->raw) &&
+	    nla_put_s32(skb, TCA_MSFC_OVERHEAD, READ_ONCE(q->overhead)))
+		goto nla_put_failure;
+	if (READ_ONCE(q->mpu) && nla_put_u32(skb, TCA_MSFC_MPU, READ_ONCE(q->mpu)))
+		goto nla_put_failure;
+	if (READ_ONCE(q->framing) &&
+	    nla_put_u32(skb, TCA_MSFC_FRAMING, READ_ONCE(q->framing)))
+		goto nla_put_failure;
+	if (READ_ONCE(q->ingress) &&
+	    nla_put_u32(skb, TCA_MSFC_INGRESS, READ_ONCE(q->ingress)))
+		goto nla_put_failure;
 
 	return nla_nest_end(skb, opts);
 
@@ -1693,6 +1961,8 @@ static int msfc_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 	st.qdisc_stats.maxpacket = q->cstats.maxpacket;
 	st.qdisc_stats.memory_usage = q->memory_usage;
 	st.qdisc_stats.active_flows = q->active_flows;
+	st.qdisc_stats.bandwidth = q->bandwidth;
+	st.qdisc_stats.throttled = q->throttled;
 	list_for_each(pos, &q->active_classes)
 		st.qdisc_stats.active_classes++;
 	sch_tree_unlock(sch);

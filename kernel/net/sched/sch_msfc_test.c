@@ -12,7 +12,9 @@
 /* attribute list terminated by type 0; DSCP map passed separately */
 struct msfc_test_attr {
 	int type;
-	u32 val;		/* TCA_MSFC_QUANTA: the attribute's length in bytes */
+	u64 val;		/* TCA_MSFC_QUANTA: the attribute's length in bytes;
+				 * TCA_MSFC_BANDWIDTH is a u64, every other a u32
+				 */
 	const void *data;	/* TCA_MSFC_QUANTA: its payload */
 };
 
@@ -68,6 +70,8 @@ static int msfc_test_change(struct Qdisc *sch, const struct msfc_test_attr *attr
 	for (; attrs && attrs->type; attrs++) {
 		if (attrs->type == TCA_MSFC_QUANTA)
 			nla_put(nskb, attrs->type, attrs->val, attrs->data);
+		else if (attrs->type == TCA_MSFC_BANDWIDTH)
+			nla_put_u64_64bit(nskb, attrs->type, attrs->val, TCA_MSFC_PAD);
 		else
 			nla_put_u32(nskb, attrs->type, attrs->val);
 	}
@@ -960,6 +964,20 @@ static void msfc_test_invalid(struct kunit *test)
 		{ "dscp map short", { { 0 } }, 63, 0 },
 		{ "dscp map long", { { 0 } }, 65, 0 },
 		{ "dscp map entry 16", { { 0 } }, 64, 16, TC_MSFC_DSCP_MAP_MSG },
+		{ "bandwidth over 1 Tbit/s",
+		  { { TCA_MSFC_BANDWIDTH, TC_MSFC_BANDWIDTH_MAX + 1 } }, 0, 0,
+		  MSFC_MSG("bandwidth", BANDWIDTH) },
+		{ "overhead -65", { { TCA_MSFC_OVERHEAD, (u32)-65 } }, 0, 0,
+		  MSFC_MSG("overhead", OVERHEAD) },
+		{ "overhead 257", { { TCA_MSFC_OVERHEAD, 257 } }, 0, 0,
+		  MSFC_MSG("overhead", OVERHEAD) },
+		{ "mpu 257", { { TCA_MSFC_MPU, 257 } }, 0, 0, MSFC_MSG("mpu", MPU) },
+		{ "framing 3", { { TCA_MSFC_FRAMING, 3 } }, 0, 0, MSFC_MSG("framing", FRAMING) },
+		{ "raw 2", { { TCA_MSFC_RAW, 2 } }, 0, 0, MSFC_MSG("raw", RAW) },
+		{ "ingress 2", { { TCA_MSFC_INGRESS, 2 } }, 0, 0, MSFC_MSG("ingress", INGRESS) },
+		{ "scaled target above the interval given",
+		  { { TCA_MSFC_BANDWIDTH, 125000 }, { TCA_MSFC_INTERVAL, 10000 } }, 0, 0,
+		  TC_MSFC_TARGET_INTERVAL_MSG },
 	};
 	/* accepted one after the other, starting from the defaults */
 	static const struct msfc_test_attr bounds[][3] = {
@@ -985,6 +1003,15 @@ static void msfc_test_invalid(struct kunit *test)
 		{ { TCA_MSFC_DROP_BATCH, TC_MSFC_DROP_BATCH_MAX } },
 		{ { TCA_MSFC_ECN, TC_MSFC_ECN_MIN } },
 		{ { TCA_MSFC_ECN, TC_MSFC_ECN_MAX } },
+		{ { TCA_MSFC_BANDWIDTH, TC_MSFC_BANDWIDTH_MAX } },
+		{ { TCA_MSFC_BANDWIDTH, 1 } },
+		{ { TCA_MSFC_BANDWIDTH, 0 } },
+		{ { TCA_MSFC_OVERHEAD, (u32)TC_MSFC_OVERHEAD_MIN } },
+		{ { TCA_MSFC_OVERHEAD, TC_MSFC_OVERHEAD_MAX } },
+		{ { TCA_MSFC_MPU, TC_MSFC_MPU_MAX } },
+		{ { TCA_MSFC_FRAMING, TC_MSFC_FRAMING_MAX } },
+		{ { TCA_MSFC_RAW, TC_MSFC_RAW_MAX } },
+		{ { TCA_MSFC_INGRESS, TC_MSFC_INGRESS_MAX } },
 	};
 	struct Qdisc *sch = msfc_test_create(test, NULL);
 	struct msfc_sched_data *q = qdisc_priv(sch);
@@ -1024,7 +1051,7 @@ static void msfc_test_invalid(struct kunit *test)
 
 		int err = msfc_test_change(sch, bounds[i], NULL, 0, &extack);
 
-		KUNIT_EXPECT_EQ_MSG(test, err, 0, "bound %d (attribute %d = %u) refused: %s", i,
+		KUNIT_EXPECT_EQ_MSG(test, err, 0, "bound %d (attribute %d = %llu) refused: %s", i,
 				    bounds[i][0].type, bounds[i][0].val, extack._msg ?: "");
 	}
 }
@@ -1748,6 +1775,210 @@ static void msfc_test_quanta_shares(struct kunit *test)
 	msfc_test_release(test);
 }
 
+/* One link-layer set-up of the shaper tests: the charged length of a
+ * 1514-byte frame (14 bytes of MAC header) under it.
+ */
+struct msfc_test_link {
+	const char *what;
+	u32 raw;
+	s32 overhead;
+	u32 mpu, framing;
+	u32 frame_len;	/* charged for 1514 bytes */
+	u32 small_len;	/* charged for 60 bytes */
+};
+
+static const struct msfc_test_link msfc_test_links[] = {
+	{ "raw", 1, 0, 0, TC_MSFC_FRAMING_NONE, 1514, 60 },
+	{ "overhead 38 mpu 84 (Ethernet)", 0, 38, 84, TC_MSFC_FRAMING_NONE, 1538, 84 },
+	{ "overhead -64", 0, -64, 0, TC_MSFC_FRAMING_NONE, 1436, 0 },
+	/* 1500 + 44 = 1544: 33 cells; 46 + 44 = 90: 2 cells */
+	{ "atm overhead 44", 0, 44, 0, TC_MSFC_FRAMING_ATM, 33 * 53, 2 * 53 },
+	/* raw 1514: 32 cells */
+	{ "atm raw", 1, 0, 0, TC_MSFC_FRAMING_ATM, 32 * 53, 2 * 53 },
+	/* 1500 + 30 = 1530 + 24; 46 + 30 = 76 + 2 */
+	{ "ptm overhead 30", 0, 30, 0, TC_MSFC_FRAMING_PTM, 1554, 78 },
+};
+
+/* The shaper's clock over many packets: after N packets sent back to back
+ * (each while the previous is still on the link) it stands at the sum of the
+ * charged lengths times 10^9 / rate, to within 2 ns over 10^6 packets, at
+ * 1 Mbit/s, 100 Mbit/s and 10 Gbit/s and every link-layer set-up; and the
+ * charged lengths are those of cake's rules.
+ */
+static void msfc_test_shaper_rate(struct kunit *test)
+{
+	static const u64 rates[] = { 125000, 12500000, 1250000000 };
+	const u32 n = 1000000;
+	int r, l;
+
+	for (l = 0; l < ARRAY_SIZE(msfc_test_links); l++) {
+		const struct msfc_test_link *k = &msfc_test_links[l];
+
+		KUNIT_EXPECT_EQ_MSG(test, msfc_link_len(1514, 14, k->raw, k->overhead, k->mpu,
+							k->framing),
+				    k->frame_len, "%s: 1514 bytes", k->what);
+		KUNIT_EXPECT_EQ_MSG(test, msfc_link_len(60, 14, k->raw, k->overhead, k->mpu,
+							k->framing),
+				    k->small_len, "%s: 60 bytes", k->what);
+	}
+	for (r = 0; r < ARRAY_SIZE(rates); r++) {
+		u64 nspb = msfc_ns_per_byte(rates[r]);
+
+		for (l = 0; l < ARRAY_SIZE(msfc_test_links); l++) {
+			const struct msfc_test_link *k = &msfc_test_links[l];
+			u64 next = 1000, bytes = 0, ideal, err;
+			u32 frac = 0, i, len;
+
+			for (i = 0; i < n; i++) {
+				/* frames of 1514 bytes and every seventh of 60 */
+				len = i % 7 ? k->frame_len : k->small_len;
+				next = msfc_shaper_add(next, &frac, nspb, len);
+				bytes += len;
+			}
+			ideal = 1000 + div64_u64(bytes * NSEC_PER_SEC, rates[r]);
+			err = next > ideal ? next - ideal : ideal - next;
+			KUNIT_EXPECT_LE_MSG(test, err, 2,
+					    "%llu bytes/s, %s: %llu ns after %u packets, ideal %llu",
+					    rates[r], k->what, next, n, ideal);
+		}
+	}
+}
+
+/* CoDel's target and interval follow the bandwidth while neither is given:
+ * max(5 ms, 1.5 MTU times), max(100 ms, target + 95 ms); a target given
+ * stays, and the interval is then the default; without a bandwidth the
+ * defaults come back.
+ */
+static void msfc_test_shaper_target(struct kunit *test)
+{
+	const struct msfc_test_attr mbit1[] = { { TCA_MSFC_BANDWIDTH, 125000 }, { 0 } };
+	const struct msfc_test_attr mbit1_atm[] = {
+		{ TCA_MSFC_OVERHEAD, 44 }, { TCA_MSFC_FRAMING, TC_MSFC_FRAMING_ATM }, { 0 } };
+	const struct msfc_test_attr mbit10[] = { { TCA_MSFC_BANDWIDTH, 1250000 }, { 0 } };
+	const struct msfc_test_attr given[] = {
+		{ TCA_MSFC_BANDWIDTH, 125000 }, { TCA_MSFC_TARGET, 7000 }, { 0 } };
+	const struct msfc_test_attr none[] = { { TCA_MSFC_BANDWIDTH, 0 }, { 0 } };
+	struct netlink_ext_ack extack = {};
+	struct Qdisc *sch = msfc_test_create(test, mbit1);
+	struct msfc_sched_data *q = qdisc_priv(sch);
+
+	/* 1514 bytes at 125000 bytes/s: 12112 us, 1.5 times 18168 */
+	KUNIT_EXPECT_EQ(test, q->target_us, 18168);
+	KUNIT_EXPECT_EQ(test, q->interval_us, 18168 + 95000);
+	KUNIT_EXPECT_EQ(test, q->cparams.target, ((u64)18168 * NSEC_PER_USEC) >> CODEL_SHIFT);
+	KUNIT_EXPECT_FALSE(test, sch->flags & TCQ_F_CAN_BYPASS);
+	/* the charged MTU: 1500 + 44 in 33 cells of 53 bytes, 1749 bytes */
+	KUNIT_ASSERT_EQ(test, msfc_test_change(sch, mbit1_atm, NULL, 0, &extack), 0);
+	KUNIT_EXPECT_EQ(test, q->target_us, 1749 * 8 * 3 / 2);
+	/* 10 Mbit/s: 1.5 MTU times are 1.8 ms, the default wins */
+	KUNIT_ASSERT_EQ(test, msfc_test_change(sch, mbit10, NULL, 0, &extack), 0);
+	KUNIT_EXPECT_EQ(test, q->target_us, TC_MSFC_TARGET_DEFAULT);
+	KUNIT_EXPECT_EQ(test, q->interval_us, TC_MSFC_INTERVAL_DEFAULT);
+	KUNIT_ASSERT_EQ(test, msfc_test_change(sch, given, NULL, 0, &extack), 0);
+	KUNIT_EXPECT_EQ(test, q->target_us, 7000);
+	KUNIT_EXPECT_EQ(test, q->interval_us, TC_MSFC_INTERVAL_DEFAULT);
+	KUNIT_ASSERT_EQ(test, msfc_test_change(sch, none, NULL, 0, &extack), 0);
+	KUNIT_EXPECT_EQ(test, q->target_us, 7000);
+	KUNIT_EXPECT_EQ(test, q->interval_us, TC_MSFC_INTERVAL_DEFAULT);
+	KUNIT_EXPECT_TRUE(test, sch->flags & TCQ_F_CAN_BYPASS);
+	KUNIT_EXPECT_EQ(test, msfc_scaled_target_us(msfc_ns_per_byte(1), 1514),
+			TC_MSFC_TARGET_MAX / 2);
+}
+
+/* The gate: with the shaper's clock ahead the dequeue returns nothing and
+ * counts a deferral; once the clock allows, the packet is the one the
+ * scheduler picks without a shaper, in the same order (the same sequence
+ * of classes and flows as an unshaped qdisc fed the same packets).  A late
+ * wake-up is made up by at most one packet; idle time by none.
+ */
+static void msfc_test_shaper_gate(struct kunit *test)
+{
+	/* CoDel never acts: the two runs see different sojourn times */
+	const struct msfc_test_attr plain[] = {
+		{ TCA_MSFC_PRIOS, 4 }, { TCA_MSFC_BOOST, TC_MSFC_BOOST_ACROSS },
+		{ TCA_MSFC_TARGET, 1000000000 }, { TCA_MSFC_INTERVAL, 2000000000 }, { 0 } };
+	const struct msfc_test_attr shaped[] = {
+		{ TCA_MSFC_PRIOS, 4 }, { TCA_MSFC_BOOST, TC_MSFC_BOOST_ACROSS },
+		{ TCA_MSFC_TARGET, 1000000000 }, { TCA_MSFC_INTERVAL, 2000000000 },
+		{ TCA_MSFC_BANDWIDTH, 10 }, { 0 } };
+	const struct msfc_test_attr fast[] = {
+		{ TCA_MSFC_TARGET, 1000000000 }, { TCA_MSFC_INTERVAL, 2000000000 },
+		{ TCA_MSFC_BANDWIDTH, 10000 }, { 0 } };
+	u32 order[64], n = 0, i, deferred = 0;
+	struct msfc_sched_data *q;
+	struct Qdisc *sch;
+	struct sk_buff *skb;
+	int pass;
+
+	for (pass = 0; pass < 2; pass++) {
+		sch = msfc_test_create(test, pass ? shaped : plain);
+		q = qdisc_priv(sch);
+		for (i = 0; i < 40; i++)
+			KUNIT_ASSERT_EQ(test, msfc_test_enqueue_flow(sch, i % 4, i % 5,
+								     100 + 50 * (i % 3)),
+					NET_XMIT_SUCCESS);
+		for (i = 0; i < 40; i++) {
+			skb = msfc_dequeue(sch);
+			if (pass && !skb) {
+				/* 10 bytes/s: the last packet holds the gate
+				 * for at least 10 s; open it as a watchdog
+				 * firing on time would
+				 */
+				deferred++;
+				KUNIT_EXPECT_GT(test, q->next_send, ktime_get_ns());
+				q->next_send = ktime_get_ns();
+				skb = msfc_dequeue(sch);
+			}
+			KUNIT_ASSERT_NOT_NULL(test, skb);
+			if (!pass)
+				order[n++] = skb->mark;
+			else
+				KUNIT_EXPECT_EQ_MSG(test, skb->mark, order[i],
+						    "dequeue %u: other packet than unshaped", i);
+			kfree_skb(skb);
+		}
+		KUNIT_EXPECT_NULL(test, msfc_dequeue(sch));
+		if (pass) {
+			KUNIT_EXPECT_EQ(test, deferred, 39);
+			KUNIT_EXPECT_EQ(test, q->throttled, 39);
+		}
+		msfc_test_release(test);
+	}
+
+	/* 10000 bytes/s: a 100-byte packet takes 10 ms.  A wake-up long after
+	 * the clock's time is made up by one packet only: two packets leave
+	 * back to back, the third waits.
+	 */
+	sch = msfc_test_create(test, fast);
+	q = qdisc_priv(sch);
+	for (i = 0; i < 3; i++)
+		KUNIT_ASSERT_EQ(test, msfc_test_enqueue_flow(sch, 1, 0, 100), NET_XMIT_SUCCESS);
+	q->next_send = ktime_get_ns() - 50 * NSEC_PER_MSEC;
+	for (i = 0; i < 2; i++) {
+		skb = msfc_dequeue(sch);
+		KUNIT_EXPECT_NOT_NULL(test, skb);
+		kfree_skb(skb);
+	}
+	KUNIT_EXPECT_NULL(test, msfc_dequeue(sch));
+	/* idle time saves nothing: after the qdisc ran empty with its clock
+	 * far behind, a packet arriving starts it from now, so the packet
+	 * after it waits
+	 */
+	q->next_send = ktime_get_ns() - 50 * NSEC_PER_MSEC;
+	skb = msfc_dequeue(sch);
+	KUNIT_EXPECT_NOT_NULL(test, skb);
+	kfree_skb(skb);
+	KUNIT_EXPECT_EQ(test, sch->q.qlen, 0);
+	q->next_send = ktime_get_ns() - 50 * NSEC_PER_MSEC;
+	KUNIT_ASSERT_EQ(test, msfc_test_enqueue_flow(sch, 1, 0, 100), NET_XMIT_SUCCESS);
+	skb = msfc_dequeue(sch);
+	KUNIT_EXPECT_NOT_NULL(test, skb);
+	kfree_skb(skb);
+	KUNIT_ASSERT_EQ(test, msfc_test_enqueue_flow(sch, 1, 0, 100), NET_XMIT_SUCCESS);
+	KUNIT_EXPECT_NULL(test, msfc_dequeue(sch));
+	msfc_test_release(test);
+}
+
 static struct kunit_case msfc_test_cases[] = {
 	KUNIT_CASE(msfc_test_vectors),
 	KUNIT_CASE(msfc_test_ratio_shares),
@@ -1771,6 +2002,9 @@ static struct kunit_case msfc_test_cases[] = {
 	KUNIT_CASE(msfc_test_change_listed_flows),
 	KUNIT_CASE(msfc_test_graft),
 	KUNIT_CASE(msfc_test_peek),
+	KUNIT_CASE(msfc_test_shaper_rate),
+	KUNIT_CASE(msfc_test_shaper_target),
+	KUNIT_CASE(msfc_test_shaper_gate),
 	{}
 };
 

@@ -27,6 +27,13 @@ enum {
 	TCA_MSFC_BOOST,		/* u32, enum tc_msfc_boost: sparse-flow boost */
 	TCA_MSFC_ORDER,		/* u32, enum tc_msfc_order: order of the classes in a round */
 	TCA_MSFC_QUANTA,	/* binary, prios x u32: class quanta in bytes (empty: from ratio) */
+	TCA_MSFC_PAD,		/* alignment of the u64 attributes */
+	TCA_MSFC_BANDWIDTH,	/* u64, shaper rate in bytes/s, 0: no shaper */
+	TCA_MSFC_OVERHEAD,	/* s32, bytes added to the network-layer length */
+	TCA_MSFC_RAW,		/* u32, 1: charge the kernel's length (MAC header), no overhead */
+	TCA_MSFC_MPU,		/* u32, minimum charged length in bytes */
+	TCA_MSFC_FRAMING,	/* u32, enum tc_msfc_framing: link-layer cells */
+	TCA_MSFC_INGRESS,	/* u32, 0 or 1: dropped packets are charged to the shaper too */
 	__TCA_MSFC_MAX
 };
 
@@ -75,6 +82,14 @@ enum tc_msfc_order {
 	TC_MSFC_ORDER_ROUND,	/* the classes take turns, each its quantum (the thesis) */
 	TC_MSFC_ORDER_PRIORITY,	/* the most important class with credit left in the round */
 	__TC_MSFC_ORDER_MAX
+};
+
+/* Link-layer framing the shaper charges (after overhead and mpu) */
+enum tc_msfc_framing {
+	TC_MSFC_FRAMING_NONE,	/* the length as it is */
+	TC_MSFC_FRAMING_ATM,	/* ATM cells: 48 bytes of payload in 53 */
+	TC_MSFC_FRAMING_PTM,	/* PTM (VDSL2): 64b/65b, one byte per 64 or part of it */
+	__TC_MSFC_FRAMING_MAX
 };
 
 #define TC_MSFC_MAX_PRIOS	TC_MSFC_PRIOS_MAX
@@ -151,6 +166,56 @@ enum tc_msfc_order {
 #define TC_MSFC_ORDER_DEFAULT		0
 #define TC_MSFC_ORDER_RANGE		"0 (round) or 1 (priority)"
 
+/*
+ * The shaper (docs/kernel.md, "Built-in shaper"): bandwidth in bytes/s (tc reads a rate:
+ * 100mbit), 0 without a shaper; overhead is signed; the charged length is
+ * framing(max(length + overhead, mpu)).
+ */
+#define TC_MSFC_BANDWIDTH_MIN		0
+#define TC_MSFC_BANDWIDTH_MAX		125000000000
+#define TC_MSFC_BANDWIDTH_DEFAULT	0
+#define TC_MSFC_BANDWIDTH_RANGE		"0 (no shaper) or 8 bit/s .. 1 Tbit/s"
+#define TC_MSFC_OVERHEAD_MIN		-64
+#define TC_MSFC_OVERHEAD_MAX		256
+#define TC_MSFC_OVERHEAD_DEFAULT	0
+#define TC_MSFC_OVERHEAD_RANGE		"-64 .. 256 bytes"
+#define TC_MSFC_MPU_MIN			0
+#define TC_MSFC_MPU_MAX			256
+#define TC_MSFC_MPU_DEFAULT		0
+#define TC_MSFC_MPU_RANGE		"0 .. 256 bytes"
+#define TC_MSFC_FRAMING_MIN		0
+#define TC_MSFC_FRAMING_MAX		2
+#define TC_MSFC_FRAMING_DEFAULT		0
+#define TC_MSFC_FRAMING_RANGE		"0 (noatm), 1 (atm) or 2 (ptm)"
+#define TC_MSFC_RAW_MIN			0
+#define TC_MSFC_RAW_MAX			1
+#define TC_MSFC_RAW_DEFAULT		1
+#define TC_MSFC_RAW_RANGE		"0 or 1"
+#define TC_MSFC_INGRESS_MIN		0
+#define TC_MSFC_INGRESS_MAX		1
+#define TC_MSFC_INGRESS_DEFAULT		0
+#define TC_MSFC_INGRESS_RANGE		"0 or 1"
+
+/*
+ * With a bandwidth and no target (interval) given, CoDel's target is at least the time
+ * TC_MSFC_SCALED_TARGET_MTUS (in tenths) MTU-sized packets take at that rate, and the
+ * interval at least the target plus TC_MSFC_SCALED_INTERVAL_EXTRA us.
+ */
+#define TC_MSFC_SCALED_TARGET_MTUS	15
+#define TC_MSFC_SCALED_INTERVAL_EXTRA	95000
+
+/*
+ * Presets: one tc word for a set of words, expanded by tc where it stands (words after it
+ * override it).  diffserv3: the recommended modes on the thesis's three classes (LE, CS1 /
+ * best effort / everything marked higher); diffserv4: the same on cake diffserv4's four
+ * classes (bulk: LE, CS1; best effort; video: CS2, AF2x, CS3, AF3x, AF4x; voice: CS4 ..
+ * CS7, VA, EF) with quanta in the proportions of its tins (bulk 1/16, best effort 1,
+ * video 1/2, voice 1/4).
+ */
+#define TC_MSFC_PRESET_DIFFSERV3	"overload class weights exact boost across"
+#define TC_MSFC_PRESET_DIFFSERV4 \
+	"prios 4 quanta 95,1514,757,378 dscp_map cs3:2,af31:2,af32:2,af33:2,af41:2,af42:2,af43:2 overload class weights exact boost across"
+
 /* Rules between parameters and of the DSCP map, as error messages. */
 #define TC_MSFC_TARGET_INTERVAL_MSG	"target must be at least 2 us and below interval"
 #define TC_MSFC_CLASS_QUANTUM_MAX_LOG2	40
@@ -205,6 +270,8 @@ struct tc_msfc_qd_stats {
 	__u32	memory_usage;		/* bytes (truesize) held */
 	__u32	active_classes;
 	__u32	active_flows;
+	__u64	bandwidth;		/* shaper rate in bytes/s, 0: no shaper */
+	__u64	throttled;		/* dequeues the shaper deferred (watchdog armed) */
 };
 
 struct tc_msfc_cl_stats {
