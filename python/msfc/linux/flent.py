@@ -22,6 +22,8 @@ from . import records as R
 from .qemu import TestbedError
 
 RTT_MS = 40
+#: the client's and the server's address in kernel/vm/guest/net.sh's namespaces
+CLIENT, SERVER = "10.0.1.1", "10.0.2.2"
 DURATION_S = 30
 #: Flent starts its TCP flows this long after the test (its --delay, default 5 s) and stops
 #: them this long before its end
@@ -184,8 +186,7 @@ def flent_flows(data: dict, first_id: int, app_id: int) -> list[dict]:
     for k, ((direction, cls), mbps) in enumerate(sorted(flent_goodput(data).items())):
         dscp = _dscp(cls)
         b = 0 if math.isnan(mbps) else round(mbps * 1e6 / 8 * length)
-        cli, srv = ("10.0.1.1", 0), ("10.0.2.2", 0)
-        src, dst = (cli, srv) if direction == "up" else (srv, cli)
+        src, dst = (CLIENT, SERVER) if direction == "up" else (SERVER, CLIENT)
         rows.append(
             R._flow_row(
                 flow_id=first_id + k,
@@ -194,10 +195,8 @@ def flent_flows(data: dict, first_id: int, app_id: int) -> list[dict]:
                 priority=R.msfc_class(dscp),
                 direction=direction,
                 protocol="TCP",
-                src=src[0],
-                dst=dst[0],
-                src_port=src[1],
-                dst_port=dst[1],
+                src=src,
+                dst=dst,
                 tx_bytes=b,
                 rx_bytes=b,
                 last_tx_s=length,
@@ -274,7 +273,6 @@ def flent_probes(data: dict, first_id: int, app_id: int):
                 for p in got
                 if isinstance(p.get(f"ipdv_{direction}"), (int, float))
             ]
-            cli, srv = "10.0.1.1", "10.0.2.2"
             tx = sent if direction == "up" else len(got)
             rows.append(
                 R._flow_row(
@@ -284,8 +282,8 @@ def flent_probes(data: dict, first_id: int, app_id: int):
                     priority=R.msfc_class(dscp),
                     direction=direction,
                     protocol="UDP",
-                    src=cli if direction == "up" else srv,
-                    dst=srv if direction == "up" else cli,
+                    src=CLIENT if direction == "up" else SERVER,
+                    dst=SERVER if direction == "up" else CLIENT,
                     tx_packets=tx,
                     rx_packets=len(d),
                     lost_packets=tx - len(got),

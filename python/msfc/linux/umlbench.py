@@ -145,10 +145,35 @@ def _write_study(out: Path, rate: Rate, test: str, runs: list[tuple[str, str]], 
     flent.write_study(out / rate.label, test, hashes, _settings(rate, duration, rtt_ms))
 
 
-def flent_plots(root: Path, test: str, rtt_ms: int) -> list[str]:
-    """Figures of one Flent test at one rate (root = OUT/<rate>), PNG and PDF (TrueType
-    fonts), from the runs' raw records: the voice stream's added RTT as a CDF and over time
-    (<test>-voice), the same for Flent's UDP latency probe of every class (<test>-latency:
+def _runs_in_order(root: Path, test: str) -> list:
+    """The runs of one test at one rate (root = OUT/<rate>), in records.QDISCS order."""
+    order = {q: k for k, q in enumerate(R.QDISCS)}
+    return sorted(TB._runs(root, test), key=lambda r: order.get(r[0], len(order)))
+
+
+def _stream(flows, rtt, kind: str, rtt_ms: int):
+    """The ``up`` rows of the flows of type ``kind`` (the voice stream, a class probe), their
+    round trips in sequence order and those round trips' added RTT (ms)."""
+    up = flows[(flows["type"] == kind) & (flows["direction"] == "up")]
+    r = rtt[rtt["flow_id"].isin(up["flow_id"])].sort_values("seqno")
+    return up, r, r["rtt_s"].to_numpy() * 1000 - rtt_ms
+
+
+def _probe_classes(runs) -> list[str]:
+    """The classes, most important first, that Flent probed in any of the runs."""
+    return [
+        c
+        for c in flent.CLASS_ORDER
+        if any(
+            ((f["type"] == f"probe-{c}") & (f["direction"] == "up")).any() for _, f, _, _ in runs
+        )
+    ]
+
+
+def flent_plots(root: Path, test: str, runs: list, rtt_ms: int) -> list[str]:
+    """Figures of one Flent test at one rate into root = OUT/<rate>, PNG and PDF (TrueType
+    fonts), from the raw records of its runs (_runs_in_order): the voice stream's added RTT
+    as a CDF and over time (<test>-voice), the same for Flent's UDP latency probe of every class (<test>-latency:
     rrul's EF, BE and CS1, rrul_cs8's eight; tests without class probes have none), and the
     TCP goodput per class and direction (<test>-goodput); returns the files' names."""
     import matplotlib
@@ -159,8 +184,6 @@ def flent_plots(root: Path, test: str, rtt_ms: int) -> list[str]:
     import matplotlib.pyplot as plt
     import numpy as np
 
-    order = {q: k for k, q in enumerate(R.QDISCS)}
-    runs = sorted(TB._runs(root, test), key=lambda r: order.get(r[0], len(order)))
     if not runs:
         return []
     written = []
@@ -174,9 +197,7 @@ def flent_plots(root: Path, test: str, rtt_ms: int) -> list[str]:
 
     fig, (cdf, ts) = plt.subplots(1, 2, figsize=(12, 4))
     for q, flows, rtt, _ in runs:
-        ids = flows[(flows["type"] == "voip-EF") & (flows["direction"] == "up")]["flow_id"]
-        r = rtt[rtt["flow_id"].isin(ids)].sort_values("seqno")
-        x = r["rtt_s"].to_numpy() * 1000 - rtt_ms
+        _, r, x = _stream(flows, rtt, "voip-EF", rtt_ms)
         if not len(x):
             continue
         xs = np.sort(np.maximum(x, 1e-3))
@@ -195,13 +216,7 @@ def flent_plots(root: Path, test: str, rtt_ms: int) -> list[str]:
     ts.grid(alpha=0.3)
     save(fig, f"{test}-voice")
 
-    probes = [
-        c
-        for c in flent.CLASS_ORDER
-        if any(
-            ((f["type"] == f"probe-{c}") & (f["direction"] == "up")).any() for _, f, _, _ in runs
-        )
-    ]
+    probes = _probe_classes(runs)
     if probes:
         fig, axes = plt.subplots(
             2, len(probes), figsize=(3.6 * len(probes) + 1, 7), squeeze=False, sharey="row"
@@ -209,9 +224,7 @@ def flent_plots(root: Path, test: str, rtt_ms: int) -> list[str]:
         for k, c in enumerate(probes):
             cdf, ts = axes[0][k], axes[1][k]
             for q, flows, rtt, meta in runs:
-                ids = flows[(flows["type"] == f"probe-{c}") & (flows["direction"] == "up")]
-                r = rtt[rtt["flow_id"].isin(ids["flow_id"])].sort_values("seqno")
-                x = r["rtt_s"].to_numpy() * 1000 - rtt_ms
+                _, r, x = _stream(flows, rtt, f"probe-{c}", rtt_ms)
                 if not len(x):
                     continue
                 xs = np.sort(np.maximum(x, 1e-3))
@@ -255,21 +268,13 @@ def flent_plots(root: Path, test: str, rtt_ms: int) -> list[str]:
     return written
 
 
-def probe_table(root: Path, test: str, rtt_ms: int) -> str:
-    """Markdown table of Flent's UDP latency probe of every class (root = OUT/<rate>), from
-    the runs' raw records: added RTT median / p90 / p99 (ms) and loss (%) while the TCP flows
-    run; "" when the test has no class probes."""
+def probe_table(runs: list, rtt_ms: int) -> str:
+    """Markdown table of Flent's UDP latency probe of every class in the runs of one test at
+    one rate (_runs_in_order), from their raw records: added RTT median / p90 / p99 (ms) and
+    loss (%) while the TCP flows run; "" when the test has no class probes."""
     import numpy as np
 
-    order = {q: k for k, q in enumerate(R.QDISCS)}
-    runs = sorted(TB._runs(root, test), key=lambda r: order.get(r[0], len(order)))
-    classes = [
-        c
-        for c in flent.CLASS_ORDER
-        if any(
-            ((f["type"] == f"probe-{c}") & (f["direction"] == "up")).any() for _, f, _, _ in runs
-        )
-    ]
+    classes = _probe_classes(runs)
     if not classes:
         return ""
     lines = [
@@ -279,8 +284,7 @@ def probe_table(root: Path, test: str, rtt_ms: int) -> str:
     for q, flows, rtt, _ in runs:
         cells = []
         for c in classes:
-            up = flows[(flows["type"] == f"probe-{c}") & (flows["direction"] == "up")]
-            x = rtt[rtt["flow_id"].isin(up["flow_id"])]["rtt_s"].to_numpy() * 1000 - rtt_ms
+            up, _, x = _stream(flows, rtt, f"probe-{c}", rtt_ms)
             if not len(x):
                 cells += ["", ""]
                 continue
@@ -347,10 +351,11 @@ def tables(out: Path, rates: list[Rate], tests: list[str], rows: dict, args) -> 
         for test in tests:
             if test in flent.TESTS and rows.get((rate.label, test)):
                 parts += ["", f"### {test}", "", flent.table(rows[(rate.label, test)])]
-                probes = probe_table(out / rate.label, test, args.rtt_ms)
+                runs = _runs_in_order(out / rate.label, test)
+                probes = probe_table(runs, args.rtt_ms)
                 if probes:
                     parts += ["", probes]
-                figs = flent_plots(out / rate.label, test, args.rtt_ms)
+                figs = flent_plots(out / rate.label, test, runs, args.rtt_ms)
                 if figs:
                     parts += ["", "Figures: " + ", ".join(f"`{rate.label}/{f}`" for f in figs)]
         bench = [t for t in tests if t in BENCH_TESTS and (out / rate.label / t).is_dir()]
