@@ -67,6 +67,12 @@ def tc(*args):
     return sh([TC] + [str(a) for a in args], ns="a")
 
 
+def htb_class(dev, parent, classid, rate, ceil, *extra):
+    """`tc class add` of one htb class (rates as tc words, e.g. "10mbit"), then `extra`."""
+    where = ["dev", dev, "parent", parent, "classid", classid]
+    tc("class", "add", *where, "htb", "rate", rate, "ceil", ceil, *extra)
+
+
 def qdisc_stats(devs):
     """`tc -s -j qdisc show` of each device; tc 6.1 prints CBQ's options as text inside its
     JSON, so a device whose JSON does not parse gets the plain `tc -s qdisc show` text."""
@@ -159,22 +165,7 @@ def setup_rate_shaper(dev, shaper, rate):
         extra = []
         if "burst" in shaper:
             extra = ["burst", f"{shaper['burst']}b", "cburst", f"{shaper['burst']}b"]
-        tc(
-            "class",
-            "add",
-            "dev",
-            dev,
-            "parent",
-            "1:",
-            "classid",
-            "1:1",
-            "htb",
-            "rate",
-            f"{rate}bit",
-            "ceil",
-            f"{rate}bit",
-            *extra,
-        )
+        htb_class(dev, "1:", "1:1", f"{rate}bit", f"{rate}bit", *extra)
         tc("qdisc", "add", "dev", dev, "parent", "1:1", "pfifo", "limit", "20")
     elif kind == "cbq":
         # a bounded CBQ class at the rate on a link of CBQ_LINK (the seed's CBQ limiter, its
@@ -292,21 +283,7 @@ def setup_bottleneck(dev, sched, link_mbit, guarantee_mbit):
         "default",
         "1" if sched != "htb" else "20",
     )
-    tc(
-        "class",
-        "add",
-        "dev",
-        dev,
-        "parent",
-        "1:",
-        "classid",
-        "1:1",
-        "htb",
-        "rate",
-        f"{link_mbit}mbit",
-        "ceil",
-        f"{link_mbit}mbit",
-    )
+    htb_class(dev, "1:", "1:1", f"{link_mbit}mbit", f"{link_mbit}mbit")
     if sched == "fifo":
         tc("qdisc", "add", "dev", dev, "parent", "1:1", "pfifo", "limit", "100")
     elif sched == "msfc":
@@ -328,36 +305,14 @@ def setup_bottleneck(dev, sched, link_mbit, guarantee_mbit):
     elif sched == "htb":
         # the guaranteed class (rate = guarantee) borrows first (prio 0); the flood class
         # gets the rest of the link as its rate and borrows after it (prio 1)
-        tc(
-            "class",
-            "add",
-            "dev",
-            dev,
-            "parent",
-            "1:1",
-            "classid",
-            "1:10",
-            "htb",
-            "rate",
-            f"{guarantee_mbit * 1000}kbit",
-            "ceil",
-            f"{link_mbit}mbit",
-            "prio",
-            "0",
+        htb_class(
+            dev, "1:1", "1:10", f"{guarantee_mbit * 1000}kbit", f"{link_mbit}mbit", "prio", "0"
         )
-        tc(
-            "class",
-            "add",
-            "dev",
+        htb_class(
             dev,
-            "parent",
             "1:1",
-            "classid",
             "1:20",
-            "htb",
-            "rate",
             f"{(link_mbit - guarantee_mbit) * 1000}kbit",
-            "ceil",
             f"{link_mbit}mbit",
             "prio",
             "1",
@@ -702,21 +657,7 @@ def setup_multiflow(dev, sched, link_mbit, flows):
         cbq_class(dev, "1:", "1:1", link_mbit * 10**6, 5, "bounded", "isolated")
     elif sched == "htb":
         tc("qdisc", "add", "dev", dev, "root", "handle", "1:", "htb")
-        tc(
-            "class",
-            "add",
-            "dev",
-            dev,
-            "parent",
-            "1:",
-            "classid",
-            "1:1",
-            "htb",
-            "rate",
-            f"{link_mbit}mbit",
-            "ceil",
-            f"{link_mbit}mbit",
-        )
+        htb_class(dev, "1:", "1:1", f"{link_mbit}mbit", f"{link_mbit}mbit")
     else:
         raise ValueError(f"unknown scheduler {sched!r} for multiflow (use cbq or htb)")
     for i, f in enumerate(flows):
@@ -725,21 +666,7 @@ def setup_multiflow(dev, sched, link_mbit, flows):
         if sched == "cbq":
             cbq_class(dev, "1:1", cid, rate, 1)
         else:
-            tc(
-                "class",
-                "add",
-                "dev",
-                dev,
-                "parent",
-                "1:1",
-                "classid",
-                cid,
-                "htb",
-                "rate",
-                f"{rate}bit",
-                "ceil",
-                f"{link_mbit}mbit",
-            )
+            htb_class(dev, "1:1", cid, f"{rate}bit", f"{link_mbit}mbit")
         tc("qdisc", "add", "dev", dev, "parent", cid, "pfifo", "limit", "100")
         cbq_filter(dev, "1", ["match", "ip", "dport", str(9000 + i), "0xffff"], cid)
 
