@@ -189,20 +189,34 @@ DscpClassifier::ClassOfDscp(uint8_t dscp) const
 uint32_t
 DscpClassifier::Classify(Ptr<const QueueDiscItem> item) const
 {
+    Origin origin;
+    uint8_t dscp;
+    return Classify(item, origin, dscp);
+}
+
+uint32_t
+DscpClassifier::Classify(Ptr<const QueueDiscItem> item, Origin& origin, uint8_t& dscp) const
+{
     if (m_useSocketPriority)
     {
         SocketPriorityTag tag;
         if (item->GetPacket()->PeekPacketTag(tag))
         {
+            origin = Origin::SOCKET_PRIORITY;
+            dscp = 0;
             return std::min<uint32_t>(tag.GetPriority(), m_nClasses - 1);
         }
     }
     uint8_t ds = 0;
     if (!item->GetUint8Value(QueueItem::IP_DSFIELD, ds))
     {
-        ds = 0; // non-IP: the class of DSCP 0
+        origin = Origin::NON_IP; // the class of DSCP 0
+        dscp = 0;
+        return m_class[0];
     }
-    return m_class[ds >> 2];
+    origin = Origin::DSCP;
+    dscp = ds >> 2;
+    return m_class[dscp];
 }
 
 } // namespace ns3

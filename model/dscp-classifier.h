@@ -44,11 +44,29 @@ class DscpClassifier
     std::string Configure(uint32_t nClasses,
                           const std::string& dscpMapSpec,
                           bool useSocketPriority);
+
+    /// Where Classify() found a packet's class.
+    enum class Origin : uint8_t
+    {
+        SOCKET_PRIORITY, //!< its SocketPriorityTag (useSocketPriority): an explicit class
+        DSCP,            //!< the DSCP map
+        NON_IP,          //!< no DSCP field (non-IP): the class of DSCP 0
+    };
+
     /**
      * @param item the packet
      * @return its class (non-IP packets: the class of DSCP 0)
      */
     uint32_t Classify(Ptr<const QueueDiscItem> item) const;
+    /**
+     * Classify() that also says where the class came from (MSFC's automatic priorities
+     * treat packets classified by the DSCP map apart).
+     * @param item the packet
+     * @param origin set to where the class came from
+     * @param dscp set to the packet's DSCP (0..63) when origin is Origin::DSCP, else 0
+     * @return its class
+     */
+    uint32_t Classify(Ptr<const QueueDiscItem> item, Origin& origin, uint8_t& dscp) const;
     /**
      * @param dscp DSCP 0..63
      * @return the class

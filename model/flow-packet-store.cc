@@ -42,7 +42,7 @@ FlowPacketStore::DoDispose()
 }
 
 void
-FlowPacketStore::PushBack(Fifo& fifo, Ptr<QueueDiscItem> item)
+FlowPacketStore::PushBack(Fifo& fifo, Ptr<QueueDiscItem> item, uint8_t marks)
 {
     Iterator pos;
     bool ok = DoEnqueue(GetContainer().end(), item, pos);
@@ -52,13 +52,13 @@ FlowPacketStore::PushBack(Fifo& fifo, Ptr<QueueDiscItem> item)
     {
         NS_ABORT_MSG_IF(m_records.size() >= NONE, "FlowPacketStore: too many packets");
         r = static_cast<uint32_t>(m_records.size());
-        m_records.push_back(Record{item, pos});
+        m_records.push_back(Record{item, pos, NONE, NONE, marks});
     }
     else
     {
         r = m_unused.back();
         m_unused.pop_back();
-        m_records[r] = Record{item, pos};
+        m_records[r] = Record{item, pos, NONE, NONE, marks};
     }
     AttachBack(fifo, r);
 }
@@ -141,12 +141,20 @@ FlowPacketStore::GetItem(uint32_t r) const
 }
 
 Ptr<QueueDiscItem>
-FlowPacketStore::PopFront(Fifo& fifo)
+FlowPacketStore::PopFront(Fifo& fifo, uint8_t* marks)
 {
     uint32_t r = fifo.head;
     if (r == NONE)
     {
+        if (marks)
+        {
+            *marks = 0;
+        }
         return nullptr;
+    }
+    if (marks)
+    {
+        *marks = m_records[r].marks;
     }
     Unlink(fifo, r);
     return Free(r);

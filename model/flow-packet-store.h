@@ -26,8 +26,9 @@ namespace ns3
  * flow-queueing discipline registers one FlowPacketStore with AddInternalQueue and keeps,
  * per flow, a Fifo record of 24 bytes: a list threaded through the store's packet records
  * (no allocation for a flow that is idle or never used). PushBack() accepts a packet into a
- * flow (the store's Enqueue trace fires, so the queue disc counts it); PopFront() and
- * PopBack() hand a packet back as it leaves the queue disc (Dequeue trace). Packets can move
+ * flow (the store's Enqueue trace fires, so the queue disc counts it), with a byte of marks
+ * the queue disc may keep per packet (MSFC: its auto bit); PopFront() and PopBack() hand a
+ * packet back as it leaves the queue disc (Dequeue trace), with its marks. Packets can move
  * between flows without leaving the queue disc (DetachFront/AttachBack, used when SFQ
  * rehashes), and a detached packet can leave with Release().
  *
@@ -68,14 +69,16 @@ class FlowPacketStore : public Queue<QueueDiscItem>
      * Accept a packet into a flow, at its tail.
      * @param fifo the flow
      * @param item the packet
+     * @param marks the queue disc's own marks of the packet, kept until it leaves
      */
-    void PushBack(Fifo& fifo, Ptr<QueueDiscItem> item);
+    void PushBack(Fifo& fifo, Ptr<QueueDiscItem> item, uint8_t marks = 0);
     /**
      * Remove the oldest packet of a flow; it leaves the queue disc.
      * @param fifo the flow
+     * @param marks when not null, set to the packet's marks (PushBack; 0 when none left)
      * @return the packet, or nullptr when the flow is empty
      */
-    Ptr<QueueDiscItem> PopFront(Fifo& fifo);
+    Ptr<QueueDiscItem> PopFront(Fifo& fifo, uint8_t* marks = nullptr);
     /**
      * Remove the newest packet of a flow; it leaves the queue disc.
      * @param fifo the flow
@@ -129,6 +132,7 @@ class FlowPacketStore : public Queue<QueueDiscItem>
         ConstIterator pos;       //!< its position in the Queue container
         uint32_t prev{NONE};     //!< older packet of the same flow
         uint32_t next{NONE};     //!< newer packet of the same flow
+        uint8_t marks{0};        //!< the queue disc's marks (PushBack)
     };
 
     /// Unlink a record from its flow.

@@ -60,6 +60,32 @@ static_assert(int{MsfcQueueDisc::BOOST_OFF} == int{TC_MSFC_BOOST_OFF} &&
                   TC_MSFC_BOOST_MAX == TC_MSFC_BOOST_ACROSS,
               "MsfcQueueDisc::BoostMode follows pkt_sched_msfc.h");
 
+// Auto's values are the netlink numbers of enum tc_msfc_auto
+static_assert(int{MsfcQueueDisc::AUTO_OFF} == int{TC_MSFC_AUTO_OFF} &&
+                  int{MsfcQueueDisc::AUTO_UNMARKED} == int{TC_MSFC_AUTO_UNMARKED} &&
+                  int{MsfcQueueDisc::AUTO_ALL} == int{TC_MSFC_AUTO_ALL} &&
+                  TC_MSFC_AUTO_MIN == TC_MSFC_AUTO_OFF && TC_MSFC_AUTO_MAX == TC_MSFC_AUTO_ALL,
+              "MsfcQueueDisc::AutoMode follows pkt_sched_msfc.h");
+
+/// Auto: the longest T_up, in CoDel units (times compare as signed 32-bit differences).
+constexpr uint64_t AUTO_UP_MAX = (uint64_t{1} << 31) - 1;
+
+/// The help text of the Auto attribute (T_up from pkt_sched_msfc.h).
+std::string
+AutoHelp()
+{
+    return "Automatic priorities (docs/algorithm.md, \"Automatic priorities\"): \"off\", a "
+           "packet's class comes from its mark (the thesis); \"unmarked\", a packet the DSCP "
+           "map classifies whose DSCP is 0 goes to the class its flow slot (its flow queue "
+           "index) has earned, starting at DSCP 0's class: the slot climbs one class when a "
+           "packet finds its flow queue there empty and the slot has kept its class for " +
+           std::to_string(TC_MSFC_AUTO_UP_INTERVALS) +
+           " intervals, and sinks one class when CoDel's drop test fires on one of its packets "
+           "of that class; \"all\", every packet the DSCP map classifies, its DSCP ignored. A "
+           "packet with an explicit class (UseSocketPriority) and a non-IP packet keep their "
+           "class";
+}
+
 /// The kernel's message for a parameter out of its range: "<name> must be <range>".
 std::string
 RangeMessage(const char* name, const char* range)
@@ -208,6 +234,12 @@ MsfcQueueDisc::GetTypeId()
                           EnumValue(static_cast<OrderMode>(TC_MSFC_ORDER_DEFAULT)),
                           MakeEnumAccessor<OrderMode>(&MsfcQueueDisc::m_order),
                           MakeEnumChecker(ORDER_ROUND, "round", ORDER_PRIORITY, "priority"))
+            .AddAttribute(
+                "Auto",
+                AutoHelp(),
+                EnumValue(static_cast<AutoMode>(TC_MSFC_AUTO_DEFAULT)),
+                MakeEnumAccessor<AutoMode>(&MsfcQueueDisc::m_auto),
+                MakeEnumChecker(AUTO_OFF, "off", AUTO_UNMARKED, "unmarked", AUTO_ALL, "all"))
             .AddAttribute("Quanta",
                           "Class quanta in bytes, one per class from class 0, joined by commas "
                           "(e.g. \"95,1514,757,378\"), each " TC_MSFC_QUANTUM_RANGE
@@ -237,7 +269,19 @@ MsfcQueueDisc::GetTypeId()
                             "A packet dropped from the fattest flow because the queue disc held "
                             "more than MaxSize, with its class and flow queue",
                             MakeTraceSourceAccessor(&MsfcQueueDisc::m_overloadDropTrace),
-                            "ns3::MsfcQueueDisc::OverloadDropCallback");
+                            "ns3::MsfcQueueDisc::OverloadDropCallback")
+            .AddTraceSource("Classified",
+                            "A packet accepted, with the class and flow queue it was put in and "
+                            "whether Auto chose its class (fired before an overload drop the "
+                            "enqueue makes)",
+                            MakeTraceSourceAccessor(&MsfcQueueDisc::m_classifiedTrace),
+                            "ns3::MsfcQueueDisc::ClassifiedCallback")
+            .AddTraceSource("AutoLevel",
+                            "Auto: a flow slot changed class (a promotion, a demotion, or a "
+                            "demotion at class 0 that keeps it there), with the slot, the class "
+                            "before and the class now",
+                            MakeTraceSourceAccessor(&MsfcQueueDisc::m_autoLevelTrace),
+                            "ns3::MsfcQueueDisc::AutoLevelCallback");
     return tid;
 }
 
@@ -282,6 +326,7 @@ MsfcQueueDisc::GetAttributeRange(const std::string& attribute)
         {"Isolate", "flow|src|dst|both"},
         {"Boost", "off|on|across"},
         {"Order", "round|priority"},
+        {"Auto", "off|unmarked|all"},
         {"Quanta",
          "byte counts joined by commas, one per class, each " TC_MSFC_QUANTUM_RANGE ", or ratio"},
     };
@@ -549,14 +594,27 @@ MsfcQueueDisc::ApplyParameters()
 
     // DSCP map: the default rule, then the user's overrides (validated in CheckConfig).
     m_classifier.Configure(m_prios, m_dscpMapSpec, m_useSocketPriority);
+    // Auto: the home class keeps the slots' state; T_up follows the interval
+    m_home = m_classifier.ClassOfDscp(0);
+    const uint64_t intervalTicks = static_cast<uint64_t>(m_codel.ToTicks(m_codel.GetIntervalNs()));
+    m_autoUp = static_cast<uint32_t>(
+        std::min<uint64_t>(TC_MSFC_AUTO_UP_INTERVALS * intervalTicks, AUTO_UP_MAX));
 }
 
 void
 MsfcQueueDisc::AllocateTables()
 {
     m_classes.assign(m_prios, Class{});
-    static_assert(sizeof(Flow) == 72, "flow record size is documented (docs/design.md)");
+    static_assert(sizeof(Flow) == 80, "flow record size is documented (docs/design.md)");
     m_flows.assign(static_cast<size_t>(m_prios) * m_nFlows, Flow{});
+    // Auto: every slot starts at its record's class, its time the allocation's
+    const uint32_t now = CoDelNow();
+    for (size_t i = 0; i < m_flows.size(); ++i)
+    {
+        m_flows[i].level = static_cast<uint8_t>(i / m_nFlows);
+        m_flows[i].clean = now;
+        m_flows[i].last = now;
+    }
     m_activeHead = m_activeTail = NIL;
     m_round = 1; // every class's round is 0 again (Class{})
     ResetHostTables();
@@ -619,6 +677,7 @@ MsfcQueueDisc::SaveSettings() const
                     m_isolate,
                     m_boost,
                     m_order,
+                    m_auto,
                     m_quantaSpec,
                     GetMaxSize()};
 }
@@ -642,6 +701,7 @@ MsfcQueueDisc::RestoreSettings(const Settings& s)
     m_isolate = s.isolate;
     m_boost = s.boost;
     m_order = s.order;
+    m_auto = s.autoMode;
     m_quantaSpec = s.quantaSpec;
     SetMaxSize(s.maxSize);
 }
@@ -670,6 +730,7 @@ MsfcQueueDisc::Change(const std::vector<std::pair<std::string, std::string>>& at
                                                      "Isolate",
                                                      "Boost",
                                                      "Order",
+                                                     "Auto",
                                                      "Quanta",
                                                      "DscpMap",
                                                      "UseSocketPriority"};
@@ -682,7 +743,11 @@ MsfcQueueDisc::Change(const std::vector<std::pair<std::string, std::string>>& at
             error = "MsfcQueueDisc: attribute " + name + " cannot be changed";
             return CHANGE_INVALID;
         }
-        if (!SetAttributeFailSafe(name, StringValue(value)))
+        // a mode's word: ns-3's enum checker asserts on an unknown one, so check it first
+        const std::string words = GetAttributeRange(name);
+        const bool mode = words.find('|') != std::string::npos;
+        if ((mode && ("|" + words + "|").find("|" + value + "|") == std::string::npos) ||
+            !SetAttributeFailSafe(name, StringValue(value)))
         {
             RestoreSettings(old);
             std::string range = GetAttributeRange(name);
@@ -814,13 +879,123 @@ MsfcQueueDisc::DscpForDefaultClass(uint32_t cls)
 uint32_t
 MsfcQueueDisc::Classify(Ptr<const QueueDiscItem> item) const
 {
-    return m_classifier.Classify(item);
+    if (m_auto == AUTO_OFF || m_flows.empty())
+    {
+        return m_classifier.Classify(item);
+    }
+    bool autoPacket;
+    bool promote;
+    return ClassifyAuto(item, item->Hash(m_perturbation) % m_nFlows, autoPacket, promote);
 }
 
 uint32_t
-MsfcQueueDisc::FlowIndex(uint32_t cls, Ptr<const QueueDiscItem> item) const
+MsfcQueueDisc::ClassifyAuto(Ptr<const QueueDiscItem> item,
+                            uint32_t slot,
+                            bool& autoPacket,
+                            bool& promote) const
 {
-    return cls * m_nFlows + item->Hash(m_perturbation) % m_nFlows; // Flows >= 1 (checker)
+    DscpClassifier::Origin origin;
+    uint8_t dscp;
+    const uint32_t cls = m_classifier.Classify(item, origin, dscp);
+    promote = false;
+    // an auto packet: classified by the DSCP map (no explicit class, an IP packet), with
+    // Auto=unmarked unmarked (DSCP 0)
+    autoPacket = m_auto != AUTO_OFF && origin == DscpClassifier::Origin::DSCP &&
+                 (m_auto == AUTO_ALL || dscp == 0);
+    if (!autoPacket)
+    {
+        return cls;
+    }
+    // its slot's level, one up when the slot's flow queue there is empty and the slot kept
+    // its class for T_up
+    // (a slot idle for T_up or more starts its time to climb again at this packet: DoEnqueue)
+    const Flow& s = m_flows[m_home * m_nFlows + slot];
+    const uint32_t c = s.level;
+    const uint32_t now = CoDelNow();
+    promote = c + 1 < m_prios && m_flows[c * m_nFlows + slot].packets.IsEmpty() &&
+              now - s.last < m_autoUp && now - s.clean >= m_autoUp; // modulo 2^32
+    return promote ? c + 1 : c;
+}
+
+uint32_t
+MsfcQueueDisc::CoDelNow() const
+{
+    return static_cast<uint32_t>(m_codel.ToTicks(Simulator::Now().GetNanoSeconds()));
+}
+
+void
+MsfcQueueDisc::AutoMove(uint32_t slot, uint32_t to, bool promotion)
+{
+    Flow& s = m_flows[m_home * m_nFlows + slot];
+    const uint32_t from = s.level;
+    s.level = static_cast<uint8_t>(to);
+    s.clean = CoDelNow();
+    if (promotion)
+    {
+        m_autoPromotions++;
+    }
+    else
+    {
+        m_autoDemotions++;
+    }
+    NS_LOG_LOGIC("Auto: slot " << slot << " from class " << from << " to " << to);
+    m_autoLevelTrace(slot, from, to);
+}
+
+void
+MsfcQueueDisc::AutoDequeued(uint32_t cls, uint32_t idx)
+{
+    const uint32_t slot = idx % m_nFlows;
+    const Flow& f = m_flows[idx];
+    // CoDel's "may drop" on the packet just taken, read from the flow's state after
+    // codel_dequeue (strictly after first_above_time, as CoDelCore's LINUX flavour tests it)
+    Flow& s = m_flows[m_home * m_nFlows + slot];
+    if (s.level != cls)
+    {
+        return;
+    }
+    if (f.codel.firstAboveTime != 0 &&
+        m_codel.ToTicks(Simulator::Now().GetNanoSeconds()) > f.codel.firstAboveTime)
+    {
+        AutoMove(slot, cls > 0 ? cls - 1 : 0, false);
+    }
+    else if (f.packets.bytes > m_quantum)
+    {
+        // more than one quantum left queued: the flow is not sparse, its time to climb
+        // starts again
+        s.clean = CoDelNow();
+    }
+}
+
+uint32_t
+MsfcQueueDisc::GetAutoHomeClass() const
+{
+    return m_home;
+}
+
+uint32_t
+MsfcQueueDisc::GetAutoLevel(uint32_t slot) const
+{
+    NS_ASSERT_MSG(slot < m_nFlows && !m_flows.empty(), "flow slot out of range or not initialized");
+    return m_flows[m_home * m_nFlows + slot].level;
+}
+
+uint64_t
+MsfcQueueDisc::GetAutoPromotions() const
+{
+    return m_autoPromotions;
+}
+
+uint64_t
+MsfcQueueDisc::GetAutoDemotions() const
+{
+    return m_autoDemotions;
+}
+
+Time
+MsfcQueueDisc::GetAutoUpTime() const
+{
+    return m_codel.TicksToTime(m_autoUp);
 }
 
 uint32_t
@@ -901,17 +1076,36 @@ bool
 MsfcQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
 {
     NS_LOG_FUNCTION(this << item);
-    uint32_t cls = Classify(item);
-    uint32_t idx = FlowIndex(cls, item);
+    const uint32_t slot = item->Hash(m_perturbation) % m_nFlows; // Flows >= 1 (checker)
+    bool autoPacket = false;
+    bool promote = false;
+    uint32_t cls = m_auto == AUTO_OFF ? m_classifier.Classify(item)
+                                      : ClassifyAuto(item, slot, autoPacket, promote);
+    if (autoPacket)
+    {
+        Flow& s = m_flows[m_home * m_nFlows + slot];
+        const uint32_t now = CoDelNow();
+        if (now - s.last >= m_autoUp) // modulo 2^32
+        {
+            s.clean = now; // idle for T_up or more: sparse from now on, not from before
+        }
+        s.last = now;
+    }
+    if (promote)
+    {
+        AutoMove(slot, cls, true);
+    }
+    uint32_t idx = cls * m_nFlows + slot;
     Flow& flow = m_flows[idx];
     Class& c = m_classes[cls];
 
     uint32_t size = item->GetSize();
-    m_store->PushBack(flow.packets, item);
+    m_store->PushBack(flow.packets, item, autoPacket ? AUTO_MARK : 0);
     c.stats.enqueuedPackets++;
     c.stats.enqueuedBytes += size;
     c.stats.backlogPackets++;
     c.stats.backlogBytes += size;
+    m_classifiedTrace(item, cls, slot, autoPacket);
     m_classBacklogTrace(cls, c.stats.backlogPackets, c.stats.backlogBytes);
 
     if (!flow.active)
@@ -1139,9 +1333,9 @@ MsfcQueueDisc::OverloadDrop()
 }
 
 Ptr<QueueDiscItem>
-MsfcQueueDisc::PopHead(uint32_t cls, Flow& flow)
+MsfcQueueDisc::PopHead(uint32_t cls, Flow& flow, uint8_t* marks)
 {
-    Ptr<QueueDiscItem> item = m_store->PopFront(flow.packets);
+    Ptr<QueueDiscItem> item = m_store->PopFront(flow.packets, marks);
     if (item)
     {
         uint32_t size = item->GetSize();
@@ -1154,7 +1348,7 @@ MsfcQueueDisc::PopHead(uint32_t cls, Flow& flow)
 }
 
 Ptr<QueueDiscItem>
-MsfcQueueDisc::CoDelDequeue(uint32_t cls, Flow& flow)
+MsfcQueueDisc::CoDelDequeue(uint32_t cls, Flow& flow, bool& autoPacket)
 {
     /// The flow's operations as CoDelCore needs them.
     struct Ops
@@ -1162,10 +1356,11 @@ MsfcQueueDisc::CoDelDequeue(uint32_t cls, Flow& flow)
         MsfcQueueDisc* q;
         uint32_t cls;
         Flow& flow;
+        uint8_t marks{0}; //!< of the packet taken last: CoDelCore returns that one (or null)
 
         Ptr<QueueDiscItem> Pop()
         {
-            return q->PopHead(cls, flow);
+            return q->PopHead(cls, flow, &marks);
         }
 
         uint64_t Backlog() const
@@ -1202,6 +1397,7 @@ MsfcQueueDisc::CoDelDequeue(uint32_t cls, Flow& flow)
                           after.count,
                           m_codel.TicksToTime(after.dropNext));
     }
+    autoPacket = item && (ops.marks & AUTO_MARK);
     return item;
 }
 
@@ -1276,7 +1472,12 @@ MsfcQueueDisc::ClassDequeue(uint32_t cls, bool newOnly)
             }
             continue;
         }
-        Ptr<QueueDiscItem> item = CoDelDequeue(cls, flow);
+        bool autoPacket;
+        Ptr<QueueDiscItem> item = CoDelDequeue(cls, flow, autoPacket);
+        if (autoPacket && m_auto != AUTO_OFF)
+        {
+            AutoDequeued(cls, idx); // CoDel's test on the packet fired: the slot may sink
+        }
         if (!item)
         {
             PopFlow(head, tail);

@@ -54,9 +54,10 @@ struct MsfcClassStats
  * The MSFC scheduler.  See docs/algorithm.md for the exact algorithm.
  *
  * Memory: one small record per class and one per flow queue
- * (Prios x Flows records of 72 bytes, allocated in InitializeParams and again by Change()
- * when Prios or Flows change);
- * the packets of all flows are held in one FlowPacketStore.
+ * (Prios x Flows records of 80 bytes, allocated in InitializeParams and again by Change()
+ * when Prios or Flows change; Auto's level and time of a flow slot take 8 of them);
+ * the packets of all flows are held in one FlowPacketStore (Auto's bit per packet: in its
+ * packet record's marks).
  */
 class MsfcQueueDisc : public QueueDisc
 {
@@ -141,6 +142,16 @@ class MsfcQueueDisc : public QueueDisc
         ORDER_PRIORITY, //!< "priority": the most important class with credit left in the round
     };
 
+    /// Automatic priorities (attribute "Auto", docs/algorithm.md, "Automatic priorities"): which
+    /// packets get the class their flow slot has earned; the values are those of enum
+    /// tc_msfc_auto.
+    enum AutoMode
+    {
+        AUTO_OFF,      //!< "off": the class comes from the mark (the thesis)
+        AUTO_UNMARKED, //!< "unmarked": packets the DSCP map classifies whose DSCP is 0
+        AUTO_ALL,      //!< "all": every packet the DSCP map classifies, whatever its DSCP
+    };
+
     /// weights=exact: class quanta and deficits in 1/2^EXACT_SHIFT byte.
     static constexpr uint32_t EXACT_SHIFT = 16;
 
@@ -174,11 +185,35 @@ class MsfcQueueDisc : public QueueDisc
      */
     MsfcClassStats GetClassStats(uint32_t cls) const;
     /**
-     * Class a packet would be put in (classification only, no side effects).
+     * Class a packet would be put in now (classification only, no side effects): with Auto,
+     * for an auto packet the class of its flow slot, one up if the enqueue would promote it.
      * @param item the packet
      * @return the class index
      */
     uint32_t Classify(Ptr<const QueueDiscItem> item) const;
+    /**
+     * Auto: the home class H, where DSCP 0 goes (ClassOfDscp(0)), which keeps the flow
+     * slots' levels.
+     * @return the class index
+     */
+    uint32_t GetAutoHomeClass() const;
+    /**
+     * Auto: the class the auto packets of a flow slot go to now (before a promotion the next
+     * one may make); also kept while Auto is off.
+     * @param slot the flow slot (the flow hash modulo Flows), 0 .. Flows-1
+     * @return the class index
+     */
+    uint32_t GetAutoLevel(uint32_t slot) const;
+    /** @return Auto: times a flow slot moved one class up */
+    uint64_t GetAutoPromotions() const;
+    /** @return Auto: times a flow slot moved one class down or, at class 0, stayed there */
+    uint64_t GetAutoDemotions() const;
+    /**
+     * Auto: the CoDel time units a flow slot keeps its class before it may climb (T_up):
+     * TC_MSFC_AUTO_UP_INTERVALS intervals, at most 2^31 - 1.
+     * @return T_up as a Time
+     */
+    Time GetAutoUpTime() const;
     /**
      * The class a DSCP value maps to with the current DscpMap and Prios.
      * @param dscp the DSCP value (0..63)
@@ -255,8 +290,9 @@ class MsfcQueueDisc : public QueueDisc
      * more than MaxSize.  Call it only after the queue disc is initialized.
      * @param attributes attribute names and values, set in the order given; the names: Prios,
      *        Flows, Quantum (0: the device MTU), Ratio, MaxSize, DropBatchSize, Target, Interval,
-     *        UseEcn, Overload, Weights, Inversion, Isolate, Boost, Order, DscpMap,
-     *        UseSocketPriority
+     *        UseEcn, Overload, Weights, Inversion, Isolate, Boost, Order, Auto, Quanta, DscpMap,
+     *        UseSocketPriority (Auto: the flow slots keep their levels and times; Prios or
+     *        Flows changed: every slot starts again at the home class)
      * @param error set to the reason when the change is refused: the attribute and value, or
      *        ValidateConfiguration()'s message (CHANGE_INVALID); TC_MSFC_ISOLATE_BUSY_MSG or
      *        TC_MSFC_RESIZE_BUSY_MSG (CHANGE_BUSY)
@@ -308,6 +344,24 @@ class MsfcQueueDisc : public QueueDisc
     typedef void (*OverloadDropCallback)(Ptr<const QueueDiscItem> item,
                                          uint32_t cls,
                                          uint32_t flow);
+    /**
+     * TracedCallback signature of the "Classified" trace source.
+     * @param item the packet accepted
+     * @param cls the class it was put in
+     * @param flow its flow queue within the class (0 .. Flows-1)
+     * @param autoPacket whether Auto chose the class (an auto packet)
+     */
+    typedef void (*ClassifiedCallback)(Ptr<const QueueDiscItem> item,
+                                       uint32_t cls,
+                                       uint32_t flow,
+                                       bool autoPacket);
+    /**
+     * TracedCallback signature of the "AutoLevel" trace source.
+     * @param slot the flow slot (0 .. Flows-1)
+     * @param from its class before
+     * @param to its class now (from + 1: a promotion; from - 1, or 0 at 0: a demotion)
+     */
+    typedef void (*AutoLevelCallback)(uint32_t slot, uint32_t from, uint32_t to);
 
   protected:
     void DoDispose() override;
@@ -320,15 +374,22 @@ class MsfcQueueDisc : public QueueDisc
 
     static constexpr uint32_t NIL = UINT32_MAX; //!< empty link
 
-    /// A flow queue: intrusive list link, DRR deficit and CoDel state.
+    /// A flow queue: intrusive list link, DRR deficit and CoDel state; in the home class's
+    /// records also Auto's state of the flow slot.
     struct Flow
     {
         FlowPacketStore::Fifo packets; //!< packets queued (in m_store)
         int64_t deficit{0};            //!< DRR credit in bytes
         uint32_t next{NIL};            //!< next flow in the class's list it is on
         bool active{false};            //!< on one of the class's lists
-        CoDelVars codel;               //!< CoDel state
+        uint8_t level{0};  //!< Auto: class of the slot's auto packets (at first the record's)
+        uint32_t clean{0}; //!< Auto: CoDel time (u32) since which the slot is sparse at its level
+        uint32_t last{0};  //!< Auto: CoDel time (u32) of the slot's last auto packet
+        CoDelVars codel;   //!< CoDel state
     };
+
+    /// FlowPacketStore marks: the packet is an auto packet (its class from its slot's level).
+    static constexpr uint8_t AUTO_MARK = 1;
 
     /// Isolate != flow: the host slots of a flow, from the packet that made it active.
     struct FlowHosts
@@ -376,6 +437,7 @@ class MsfcQueueDisc : public QueueDisc
         IsolateMode isolate;     //!< Isolate
         BoostMode boost;         //!< Boost
         OrderMode order;         //!< Order
+        AutoMode autoMode;       //!< Auto
         std::string quantaSpec;  //!< Quanta
         QueueSize maxSize;       //!< MaxSize
     };
@@ -410,7 +472,37 @@ class MsfcQueueDisc : public QueueDisc
      */
     void UnlistAll();
 
-    uint32_t FlowIndex(uint32_t cls, Ptr<const QueueDiscItem> item) const;
+    /**
+     * Classification with Auto (docs/algorithm.md, "Automatic priorities"): the class of a
+     * packet and whether it is an auto packet, whose class is its flow slot's level.
+     * @param item the packet
+     * @param slot its flow slot
+     * @param autoPacket set to whether it is an auto packet (Auto on, its class from the DSCP
+     *        map, with Auto=unmarked its DSCP 0)
+     * @param promote set to whether its enqueue moves the slot one class up (auto packets)
+     * @return the class
+     */
+    uint32_t ClassifyAuto(Ptr<const QueueDiscItem> item,
+                          uint32_t slot,
+                          bool& autoPacket,
+                          bool& promote) const;
+    /**
+     * Auto: a dequeued auto packet of class `cls` whose flow's CoDel test said "may drop"
+     * (first_above_time set and passed) moves its slot one class down (at 0: keeps it there),
+     * if the slot's level is that class.
+     * @param cls the class of the flow queue
+     * @param idx the flow record (index into m_flows)
+     */
+    void AutoDequeued(uint32_t cls, uint32_t idx);
+    /**
+     * Auto: set a flow slot's level and time (its home-class record), count and trace it.
+     * @param slot the flow slot
+     * @param to the new level
+     * @param promotion a promotion (else a demotion)
+     */
+    void AutoMove(uint32_t slot, uint32_t to, bool promotion);
+    /** @return the simulator's clock in CoDel units (1024 ns), modulo 2^32 */
+    uint32_t CoDelNow() const;
     /**
      * The inner DRR of a class: its new flows first, then its old flows.
      * @param cls the class
@@ -460,8 +552,22 @@ class MsfcQueueDisc : public QueueDisc
      * @return the flow removed
      */
     uint32_t PopFlow(uint32_t& head, uint32_t& tail);
-    Ptr<QueueDiscItem> CoDelDequeue(uint32_t cls, Flow& flow);
-    Ptr<QueueDiscItem> PopHead(uint32_t cls, Flow& flow);
+    /**
+     * CoDel's dequeue of a flow (codel_dequeue), with the drops and marks it makes.
+     * @param cls the class
+     * @param flow the flow
+     * @param autoPacket set to whether the packet returned is an auto packet
+     * @return the packet, or null when the flow is empty
+     */
+    Ptr<QueueDiscItem> CoDelDequeue(uint32_t cls, Flow& flow, bool& autoPacket);
+    /**
+     * Take the head packet of a flow out of the queue disc (class backlog and its trace).
+     * @param cls the class
+     * @param flow the flow
+     * @param marks when not null, set to the packet's FlowPacketStore marks
+     * @return the packet, or null when the flow is empty
+     */
+    Ptr<QueueDiscItem> PopHead(uint32_t cls, Flow& flow, uint8_t* marks = nullptr);
     uint32_t OverloadDrop();
     uint32_t OverloadVictim() const;
     /**
@@ -520,6 +626,7 @@ class MsfcQueueDisc : public QueueDisc
     IsolateMode m_isolate;     //!< Isolate attribute
     BoostMode m_boost;         //!< Boost attribute
     OrderMode m_order;         //!< Order attribute
+    AutoMode m_auto;           //!< Auto attribute
     std::string m_quantaSpec;  //!< Quanta attribute ("" or "ratio": from Quantum and Ratio)
 
     // Derived at initialization
@@ -539,6 +646,10 @@ class MsfcQueueDisc : public QueueDisc
     uint32_t m_activeTail{NIL};         //!< last active class
     uint64_t m_round{1};                //!< Order=priority: the round counter R
     uint64_t m_overloadEvents{0};       //!< times OverloadDrop ran
+    uint32_t m_home{0};                 //!< Auto: the home class (ClassOfDscp(0))
+    uint32_t m_autoUp{0};               //!< Auto: T_up in CoDel units
+    uint64_t m_autoPromotions{0};       //!< Auto: slots moved one class up
+    uint64_t m_autoDemotions{0};        //!< Auto: slots moved down (or kept at 0)
 
     // Trace sources
     TracedCallback<uint32_t, uint32_t, uint64_t> m_classBacklogTrace;           //!< "ClassBacklog"
@@ -546,6 +657,9 @@ class MsfcQueueDisc : public QueueDisc
     TracedCallback<uint32_t, uint32_t, bool, uint32_t, Time> m_codelStateTrace; //!< "CoDelState"
     TracedCallback<Ptr<const QueueDiscItem>, uint32_t, uint32_t>
         m_overloadDropTrace; //!< "OverloadDrop"
+    TracedCallback<Ptr<const QueueDiscItem>, uint32_t, uint32_t, bool>
+        m_classifiedTrace;                                         //!< "Classified"
+    TracedCallback<uint32_t, uint32_t, uint32_t> m_autoLevelTrace; //!< "AutoLevel"
 };
 
 } // namespace ns3

@@ -9,6 +9,7 @@
 
 #include "ns3/double.h"
 #include "ns3/ipv4-header.h"
+#include "ns3/ipv4-l3-protocol.h"
 #include "ns3/ipv4-queue-disc-item.h"
 #include "ns3/ipv6-header.h"
 #include "ns3/ipv6-queue-disc-item.h"
@@ -24,6 +25,7 @@
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 #include <set>
@@ -1973,6 +1975,404 @@ class MsfcChangeTestCase : public TestCase
 };
 
 /**
+ * Auto (docs/algorithm.md, "Automatic priorities") through the real classification of IPv4
+ * packets, three classes (DSCP 0 -> home class 1, EF -> 2, CS1 -> 0), 16 flow slots, Interval
+ * 100 ms (T_up = 10 intervals = 976560 CoDel units = 999.99744 ms):
+ * - Auto=off: DSCP 0 goes to the home class, whatever the time;
+ * - a thin unmarked flow climbs one class at its first packet at T_up after the allocation (not
+ *   one CoDel unit before), to the top class, and only when its flow queue there is empty;
+ * - beside it, a bulk unmarked flow that builds a standing queue sinks to class 0 and stays
+ *   (CoDel's test keeps firing there: demotions at class 0), while the thin flow climbs;
+ * - marked packets keep their class under Auto=unmarked and are auto packets under Auto=all;
+ *   a socket priority (UseSocketPriority) and a non-IP packet keep theirs under both;
+ * - Change: Auto off and on keeps the levels, Interval changes T_up, Flows resets the slots.
+ */
+class MsfcAutoTestCase : public TestCase
+{
+  public:
+    MsfcAutoTestCase()
+        : TestCase("Auto: thin unmarked flows climb, standing queues sink, marks and socket "
+                   "priorities keep their class")
+    {
+    }
+
+  private:
+    static constexpr uint32_t FLOWS = 16;         //!< flow slots
+    static constexpr int64_t T_UP_NS = 999997440; //!< 10 x (100 ms >> 10) CoDel units, in ns
+
+    /// An IPv4 UDP packet of `size` bytes from source port `sport`, with a DSCP and, when
+    /// `priority` >= 0, a SocketPriorityTag.
+    static Ptr<QueueDiscItem> V4(uint32_t size,
+                                 uint16_t sport,
+                                 Ipv4Header::DscpType dscp,
+                                 int priority = -1)
+    {
+        Ptr<Packet> p = Create<Packet>(size - 28);
+        UdpHeader udp;
+        udp.SetSourcePort(sport);
+        udp.SetDestinationPort(9);
+        p->AddHeader(udp);
+        if (priority >= 0)
+        {
+            SocketPriorityTag tag;
+            tag.SetPriority(static_cast<uint8_t>(priority));
+            p->AddPacketTag(tag);
+        }
+        Ipv4Header h;
+        h.SetSource(Ipv4Address("10.0.0.1"));
+        h.SetDestination(Ipv4Address("10.0.1.1"));
+        h.SetProtocol(UdpL4Protocol::PROT_NUMBER);
+        h.SetDscp(dscp);
+        h.SetPayloadSize(p->GetSize());
+        return Create<Ipv4QueueDiscItem>(p, Address(), Ipv4L3Protocol::PROT_NUMBER, h);
+    }
+
+    /// A source port whose packets hash to flow slot `slot` (perturbation 0).
+    static uint16_t PortOfSlot(uint32_t slot)
+    {
+        for (uint16_t port = 1000;; ++port)
+        {
+            if (V4(100, port, Ipv4Header::DscpDefault)->Hash(0) % FLOWS == slot)
+            {
+                return port;
+            }
+        }
+    }
+
+    /// Run the simulator until `at` (nothing is scheduled unless a part schedules it).
+    static void RunUntil(Time at)
+    {
+        if (at > Simulator::Now())
+        {
+            Simulator::Stop(at - Simulator::Now());
+            Simulator::Run();
+        }
+    }
+
+    /// A queue disc of three classes and FLOWS slots, its classifications and level changes
+    /// recorded.
+    Ptr<MsfcQueueDisc> Disc(const std::string& mode, bool socketPriority = false)
+    {
+        Ptr<MsfcQueueDisc> q = NewDisc({{"Prios", "3"},
+                                        {"Flows", std::to_string(FLOWS)},
+                                        {"Quantum", "1500"},
+                                        {"Auto", mode},
+                                        {"UseSocketPriority", socketPriority ? "true" : "false"}});
+        m_last.clear();
+        m_moves.clear();
+        m_demotedBy.clear();
+        m_demoting = false;
+        q->TraceConnectWithoutContext("Sojourn", MakeCallback(&MsfcAutoTestCase::Dequeued, this));
+        q->TraceConnectWithoutContext("Classified",
+                                      MakeCallback(&MsfcAutoTestCase::Classified, this));
+        q->TraceConnectWithoutContext("AutoLevel", MakeCallback(&MsfcAutoTestCase::Moved, this));
+        return q;
+    }
+
+    void Classified(Ptr<const QueueDiscItem> item, uint32_t cls, uint32_t flow, bool autoPacket)
+    {
+        m_last[flow] = {cls, autoPacket};
+    }
+
+    void Moved(uint32_t slot, uint32_t from, uint32_t to)
+    {
+        m_moves.push_back({slot, from, to});
+        m_demoting = to <= from; // a demotion: fired by the packet dequeued now (Sojourn)
+    }
+
+    /// The class of every packet whose dequeue moved its slot down (Sojourn follows AutoLevel).
+    void Dequeued(uint32_t cls, uint32_t flow, Time sojourn)
+    {
+        if (m_demoting)
+        {
+            m_demotedBy.push_back(cls);
+            m_demoting = false;
+        }
+    }
+
+    /// Enqueue a packet; return "<class>" or "<class> auto" as the queue disc classified it.
+    std::string Put(Ptr<MsfcQueueDisc> q, Ptr<QueueDiscItem> item)
+    {
+        const uint32_t slot = item->Hash(0) % FLOWS;
+        m_last.erase(slot);
+        q->Enqueue(item);
+        auto it = m_last.find(slot);
+        if (it == m_last.end())
+        {
+            return "none";
+        }
+        return std::to_string(it->second.first) + (it->second.second ? " auto" : "");
+    }
+
+    /// Dequeue everything.
+    static void Drain(Ptr<MsfcQueueDisc> q)
+    {
+        while (q->Dequeue())
+        {
+        }
+    }
+
+    /// Auto=off: DSCP 0 in the home class, marks by the map, however long a slot waits.
+    void Off()
+    {
+        Ptr<MsfcQueueDisc> q = Disc("off");
+        const uint16_t thin = PortOfSlot(3);
+        NS_TEST_EXPECT_MSG_EQ(Put(q, V4(100, thin, Ipv4Header::DscpDefault)), "1", "off: H");
+        Drain(q);
+        RunUntil(Seconds(3));
+        NS_TEST_EXPECT_MSG_EQ(Put(q, V4(100, thin, Ipv4Header::DscpDefault)), "1", "off: no climb");
+        NS_TEST_EXPECT_MSG_EQ(Put(q, V4(100, thin, Ipv4Header::DSCP_EF)), "2", "off: EF");
+        NS_TEST_EXPECT_MSG_EQ(q->GetAutoPromotions() + q->GetAutoDemotions(), 0u, "off");
+        q->Dispose();
+        Simulator::Destroy();
+    }
+
+    /// A thin unmarked flow climbs at T_up, to the top class, only over an empty flow queue.
+    void Climb()
+    {
+        Ptr<MsfcQueueDisc> q = Disc("unmarked");
+        NS_TEST_EXPECT_MSG_EQ(q->GetAutoHomeClass(), 1u, "DSCP 0's class");
+        NS_TEST_EXPECT_MSG_EQ(q->GetAutoUpTime(), NanoSeconds(T_UP_NS), "T_up: 10 intervals");
+        const uint16_t thin = PortOfSlot(3);
+        const uint16_t queued = PortOfSlot(9);
+        NS_TEST_EXPECT_MSG_EQ(Put(q, V4(100, thin, Ipv4Header::DscpDefault)),
+                              "1 auto",
+                              "a slot starts at the home class");
+        Drain(q);
+        NS_TEST_EXPECT_MSG_EQ(Put(q, V4(100, queued, Ipv4Header::DscpDefault)), "1 auto", "");
+        RunUntil(NanoSeconds(T_UP_NS - 1));
+        NS_TEST_EXPECT_MSG_EQ(Put(q, V4(100, thin, Ipv4Header::DscpDefault)),
+                              "1 auto",
+                              "one CoDel unit before T_up: no climb");
+        Drain(q);
+        // slot 9's next packet stays queued in its flow queue of class 1 over T_up
+        NS_TEST_EXPECT_MSG_EQ(Put(q, V4(100, queued, Ipv4Header::DscpDefault)), "1 auto", "");
+        RunUntil(NanoSeconds(T_UP_NS));
+        NS_TEST_EXPECT_MSG_EQ(q->Classify(V4(100, thin, Ipv4Header::DscpDefault)),
+                              2u,
+                              "Classify says where the packet would go");
+        NS_TEST_EXPECT_MSG_EQ(q->GetAutoLevel(3), 1u, "Classify promotes nothing");
+        NS_TEST_EXPECT_MSG_EQ(Put(q, V4(100, thin, Ipv4Header::DscpDefault)),
+                              "2 auto",
+                              "at T_up the thin flow climbs to the top class");
+        NS_TEST_EXPECT_MSG_EQ(Put(q, V4(100, queued, Ipv4Header::DscpDefault)),
+                              "1 auto",
+                              "a slot whose flow queue holds a packet does not climb");
+        NS_TEST_EXPECT_MSG_EQ(q->GetAutoLevel(3), 2u, "level of the thin slot");
+        NS_TEST_EXPECT_MSG_EQ(q->GetAutoLevel(9), 1u, "level of the queued slot");
+        Drain(q);
+        NS_TEST_EXPECT_MSG_EQ(Put(q, V4(100, queued, Ipv4Header::DscpDefault)),
+                              "2 auto",
+                              "its flow queue emptied: it climbs");
+        Drain(q);
+        RunUntil(Seconds(5));
+        NS_TEST_EXPECT_MSG_EQ(Put(q, V4(100, thin, Ipv4Header::DscpDefault)),
+                              "2 auto",
+                              "the top class is the last");
+        NS_TEST_EXPECT_MSG_EQ(q->GetAutoPromotions(), 2u, "two promotions");
+        NS_TEST_EXPECT_MSG_EQ(q->GetAutoDemotions(), 0u, "no demotion");
+        NS_TEST_EXPECT_MSG_EQ(m_moves.size(), 2u, "AutoLevel fired twice");
+        if (m_moves.size() == 2)
+        {
+            NS_TEST_EXPECT_MSG_EQ((m_moves[0] == std::array<uint32_t, 3>{3, 1, 2}), true, "");
+            NS_TEST_EXPECT_MSG_EQ((m_moves[1] == std::array<uint32_t, 3>{9, 1, 2}), true, "");
+        }
+        q->Dispose();
+        Simulator::Destroy();
+    }
+
+    /// A bulk unmarked flow (1000 B every ms into 500 packets/s) sinks to class 0 and stays;
+    /// a thin one beside it (100 B every 50 ms) climbs and keeps a low delay.
+    void BulkAndThin()
+    {
+        Ptr<MsfcQueueDisc> q = Disc("unmarked");
+        const uint16_t bulk = PortOfSlot(5);
+        const uint16_t thin = PortOfSlot(3);
+        uint32_t thinTop = 0;  // thin packets put in class 2
+        uint32_t bulkLow = 0;  // bulk packets put in class 0
+        uint32_t bulkHigh = 0; // bulk packets put in class 2
+        Time thinWorst;        // of the thin packets from 1 s on
+        for (int i = 0; i < 3000; ++i)
+        {
+            Simulator::Schedule(MilliSeconds(i), [&, this]() {
+                std::string c = Put(q, V4(1000, bulk, Ipv4Header::DscpDefault));
+                bulkLow += c == "0 auto";
+                bulkHigh += c == "2 auto";
+            });
+        }
+        for (int i = 0; i < 60; ++i)
+        {
+            Simulator::Schedule(MilliSeconds(50 * i + 1), [&, this]() {
+                thinTop += Put(q, V4(100, thin, Ipv4Header::DscpDefault)) == "2 auto";
+            });
+        }
+        for (int i = 1; i <= 1500; ++i)
+        {
+            Simulator::Schedule(MilliSeconds(2 * i), [&]() {
+                Ptr<QueueDiscItem> item = q->Dequeue();
+                if (item && item->GetSize() < 1000 && item->GetTimeStamp() > Seconds(1))
+                {
+                    thinWorst = std::max(thinWorst, Simulator::Now() - item->GetTimeStamp());
+                }
+            });
+        }
+        Simulator::Run();
+        NS_TEST_EXPECT_MSG_EQ(q->GetAutoLevel(5), 0u, "the bulk flow sank to class 0");
+        NS_TEST_EXPECT_MSG_EQ(q->GetAutoLevel(3), 2u, "the thin flow climbed to class 2");
+        NS_TEST_EXPECT_MSG_EQ(bulkHigh, 0u, "the bulk flow never reached the top class");
+        NS_TEST_EXPECT_MSG_GT(bulkLow, 2000u, "most bulk packets went to class 0");
+        // the thin flow climbs at its first packet from T_up (999.997 ms) on: 1.001 s
+        NS_TEST_EXPECT_MSG_EQ(thinTop, 40u, "thin packets from 1.001 s on in class 2");
+        NS_TEST_EXPECT_MSG_LT(thinWorst,
+                              MilliSeconds(2),
+                              "in class 2 a thin packet is the next one dequeued");
+        NS_TEST_EXPECT_MSG_GT(q->GetClassStats(0).codelDrops, 0u, "CoDel drops in class 0");
+        NS_TEST_EXPECT_MSG_EQ(q->GetAutoPromotions(), 1u, "one promotion: the thin flow");
+        NS_TEST_EXPECT_MSG_GT(q->GetAutoDemotions(), 2u, "the bulk flow keeps firing");
+        // the bulk slot's first move is 1 -> 0 after about an interval, then 0 -> 0; each
+        // demotion made by a packet of the slot's class (the bulk packets left in class 1 by
+        // the first one change nothing)
+        bool first = true;
+        bool atZero = false;
+        size_t demotion = 0;
+        NS_TEST_EXPECT_MSG_EQ(m_demotedBy.size(), q->GetAutoDemotions(), "Sojourn after each");
+        for (const auto& m : m_moves)
+        {
+            if (m[0] != 5)
+            {
+                NS_TEST_EXPECT_MSG_EQ((m == std::array<uint32_t, 3>{3, 1, 2}), true, "thin");
+                continue;
+            }
+            NS_TEST_EXPECT_MSG_EQ(m[1], first ? 1u : 0u, "bulk slot: from");
+            NS_TEST_EXPECT_MSG_EQ(m[2], 0u, "bulk slot: to");
+            if (demotion < m_demotedBy.size())
+            {
+                NS_TEST_EXPECT_MSG_EQ(m_demotedBy[demotion], m[1], "fired by a packet of class");
+            }
+            ++demotion;
+            atZero = atZero || !first;
+            first = false;
+        }
+        NS_TEST_EXPECT_MSG_EQ(atZero, true, "a demotion at class 0 keeps the slot there");
+        q->Dispose();
+        Simulator::Destroy();
+    }
+
+    /// Marks under unmarked and all, socket priorities, non-IP packets.
+    void Marks()
+    {
+        const uint16_t m = PortOfSlot(7);
+        for (const std::string mode : {"unmarked", "all"})
+        {
+            const bool all = mode == "all";
+            Ptr<MsfcQueueDisc> q = Disc(mode, true);
+            NS_TEST_EXPECT_MSG_EQ(Put(q, V4(100, m, Ipv4Header::DSCP_EF)),
+                                  all ? "1 auto" : "2",
+                                  mode << ": EF");
+            Drain(q);
+            NS_TEST_EXPECT_MSG_EQ(Put(q, V4(100, m, Ipv4Header::DSCP_CS1)),
+                                  all ? "1 auto" : "0",
+                                  mode << ": CS1");
+            Drain(q);
+            NS_TEST_EXPECT_MSG_EQ(Put(q, V4(100, m, Ipv4Header::DscpDefault, 0)),
+                                  "0",
+                                  mode << ": DSCP 0 with socket priority 0 keeps class 0");
+            NS_TEST_EXPECT_MSG_EQ(Put(q, V4(100, m, Ipv4Header::DSCP_EF, 1)),
+                                  "1",
+                                  mode << ": EF with socket priority 1 keeps class 1");
+            Drain(q);
+            Ptr<MsfcTestItem> nonIp = Create<MsfcTestItem>(100, 7, -1);
+            NS_TEST_EXPECT_MSG_EQ(Put(q, nonIp), "1", mode << ": non-IP: H, not auto");
+            Drain(q);
+            RunUntil(Seconds(2));
+            // explicit and marked packets do not move the slot (under unmarked)
+            Put(q, V4(100, m, Ipv4Header::DscpDefault, 1));
+            Drain(q);
+            NS_TEST_EXPECT_MSG_EQ(q->GetAutoLevel(7), 1u, mode << ": explicit class: no climb");
+            NS_TEST_EXPECT_MSG_EQ(Put(q, V4(100, m, Ipv4Header::DSCP_EF)),
+                                  all ? "2 auto" : "2",
+                                  mode << ": EF after T_up");
+            Drain(q);
+            NS_TEST_EXPECT_MSG_EQ(q->GetAutoPromotions(), all ? 1u : 0u, mode << ": promotions");
+            NS_TEST_EXPECT_MSG_EQ(Put(q, V4(100, m, Ipv4Header::DSCP_CS1)),
+                                  all ? "2 auto" : "0",
+                                  mode << ": CS1 after T_up");
+            Drain(q);
+            NS_TEST_EXPECT_MSG_EQ(Put(q, V4(100, m, Ipv4Header::DscpDefault)),
+                                  "2 auto",
+                                  mode << ": unmarked after T_up");
+            NS_TEST_EXPECT_MSG_EQ(Put(q, V4(100, m, Ipv4Header::DscpDefault, 0)),
+                                  "0",
+                                  mode << ": socket priority after T_up");
+            q->Dispose();
+            Simulator::Destroy();
+        }
+    }
+
+    /// Change: Auto off and on keeps the levels; Interval changes T_up; Flows resets.
+    void Changes()
+    {
+        Ptr<MsfcQueueDisc> q = Disc("unmarked");
+        const uint16_t thin = PortOfSlot(3);
+        std::string error;
+        RunUntil(Seconds(2));
+        NS_TEST_EXPECT_MSG_EQ(Put(q, V4(100, thin, Ipv4Header::DscpDefault)), "2 auto", "");
+        NS_TEST_EXPECT_MSG_EQ(q->Change({{"Auto", "off"}}, error),
+                              MsfcQueueDisc::CHANGE_OK,
+                              "Auto=off with a packet queued: " << error);
+        NS_TEST_EXPECT_MSG_EQ(Put(q, V4(100, thin, Ipv4Header::DscpDefault)), "1", "off: H");
+        NS_TEST_EXPECT_MSG_EQ(q->GetAutoLevel(3), 2u, "off keeps the level");
+        NS_TEST_EXPECT_MSG_EQ(q->Change({{"Auto", "all"}}, error), MsfcQueueDisc::CHANGE_OK, "");
+        NS_TEST_EXPECT_MSG_EQ(Put(q, V4(100, thin, Ipv4Header::DSCP_CS1)),
+                              "2 auto",
+                              "on again: the level resumes");
+        NS_TEST_EXPECT_MSG_EQ(q->Change({{"Auto", "some"}}, error),
+                              MsfcQueueDisc::CHANGE_INVALID,
+                              "an unknown mode");
+        NS_TEST_EXPECT_MSG_EQ(error,
+                              "MsfcQueueDisc: Auto=some: invalid value (allowed: off|unmarked|all)",
+                              "");
+        NS_TEST_EXPECT_MSG_EQ(q->Change({{"Interval", "50ms"}}, error),
+                              MsfcQueueDisc::CHANGE_OK,
+                              "");
+        NS_TEST_EXPECT_MSG_EQ(q->GetAutoUpTime(),
+                              NanoSeconds(int64_t{10} * (50000000 >> 10) << 10),
+                              "T_up follows the interval");
+        Drain(q);
+        RunUntil(Seconds(3));
+        NS_TEST_EXPECT_MSG_EQ(q->Change({{"Flows", "8"}}, error), MsfcQueueDisc::CHANGE_OK, "");
+        const uint32_t slot = V4(100, thin, Ipv4Header::DscpDefault)->Hash(0) % 8;
+        NS_TEST_EXPECT_MSG_EQ(q->GetAutoLevel(slot), 1u, "new records: every slot at H");
+        m_last.clear();
+        q->Enqueue(V4(100, thin, Ipv4Header::DscpDefault));
+        NS_TEST_EXPECT_MSG_EQ(m_last.count(slot), 1u, "classified");
+        NS_TEST_EXPECT_MSG_EQ(m_last[slot].first, 1u, "the slots' time is the change's");
+        Drain(q);
+        RunUntil(Seconds(3) + q->GetAutoUpTime());
+        m_last.clear();
+        q->Enqueue(V4(100, thin, Ipv4Header::DscpDefault));
+        NS_TEST_EXPECT_MSG_EQ(m_last[slot].first, 2u, "T_up (0.5 s) after the change it climbs");
+        q->Dispose();
+        Simulator::Destroy();
+    }
+
+    void DoRun() override
+    {
+        NS_TEST_EXPECT_MSG_EQ(MsfcQueueDisc::GetAttributeRange("Auto"), "off|unmarked|all", "");
+        Off();
+        Climb();
+        BulkAndThin();
+        Marks();
+        Changes();
+    }
+
+    std::map<uint32_t, std::pair<uint32_t, bool>> m_last; //!< slot -> last class, auto
+    std::vector<std::array<uint32_t, 3>> m_moves;         //!< AutoLevel: slot, from, to
+    bool m_demoting{false};                               //!< a demotion awaits its Sojourn
+    std::vector<uint32_t> m_demotedBy; //!< class of the packet that made each demotion
+};
+
+/**
  * The MSFC unit test suite.
  */
 class MsfcQueueDiscTestSuite : public TestSuite
@@ -1997,6 +2397,7 @@ class MsfcQueueDiscTestSuite : public TestSuite
         AddTestCase(new MsfcBoostTestCase(), TestCase::Duration::QUICK);
         AddTestCase(new MsfcBoostAcrossTestCase(), TestCase::Duration::QUICK);
         AddTestCase(new MsfcPriorityOrderTestCase(), TestCase::Duration::QUICK);
+        AddTestCase(new MsfcAutoTestCase(), TestCase::Duration::QUICK);
         AddTestCase(new MsfcChangeTestCase(), TestCase::Duration::QUICK);
         AddTestCase(new MsfcClassificationTestCase(), TestCase::Duration::QUICK);
         AddTestCase(new MsfcCheckerRangesTestCase(), TestCase::Duration::QUICK);

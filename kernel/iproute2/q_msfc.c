@@ -6,6 +6,7 @@
  */
 
 #include <ctype.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +55,12 @@ static const char * const msfc_order_names[__TC_MSFC_ORDER_MAX] = {
 	[TC_MSFC_ORDER_PRIORITY]	= "priority",
 };
 
+static const char * const msfc_auto_names[__TC_MSFC_AUTO_MAX] = {
+	[TC_MSFC_AUTO_OFF]		= "off",
+	[TC_MSFC_AUTO_UNMARKED]		= "unmarked",
+	[TC_MSFC_AUTO_ALL]		= "all",
+};
+
 /* link-layer framing: one word each, as cake's */
 static const char * const msfc_framing_names[__TC_MSFC_FRAMING_MAX] = {
 	[TC_MSFC_FRAMING_NONE]		= "noatm",
@@ -87,6 +94,7 @@ static const struct msfc_mode {
 	{ "isolate", TCA_MSFC_ISOLATE, msfc_isolate_names, ARRAY_SIZE(msfc_isolate_names) },
 	{ "boost", TCA_MSFC_BOOST, msfc_boost_names, ARRAY_SIZE(msfc_boost_names) },
 	{ "order", TCA_MSFC_ORDER, msfc_order_names, ARRAY_SIZE(msfc_order_names) },
+	{ "auto", TCA_MSFC_AUTO, msfc_auto_names, ARRAY_SIZE(msfc_auto_names) },
 };
 
 static void explain(void)
@@ -149,6 +157,12 @@ static void explain(void)
 		"  order     the classes take turns, each its quantum a round (round), or\n"
 		"            the most important class with credit left in the round goes\n"
 		"            first, every class still gets its quantum a round (priority)\n"
+		"  auto      automatic priorities for packets the DSCP map classifies,\n"
+		"            those of DSCP 0 (unmarked) or all of them (all): a flow\n"
+		"            climbs one class after 10 intervals with at most a quantum\n"
+		"            queued, and sinks one class each time CoDel's drop test\n"
+		"            fires for it; marks of other DSCPs (unmarked), priorities\n"
+		"            and filters keep their class (off)\n"
 		"  DSCP      a number 0..63 or a name: be cs0..cs7 af11..af43 ef va le\n"
 		"  dscp_map  changes entries of the default map (LE,CS1 -> 0; other\n"
 		"            precedence 0/1 -> 1; precedence k -> k, clamped to prios-1)\n"
@@ -765,6 +779,15 @@ static int msfc_print_xstats(struct qdisc_util *qu, FILE *f, struct rtattr *xsta
 			tc_print_rate(PRINT_ANY, "shaper_bandwidth", "  shaper bandwidth %s",
 				      s->bandwidth);
 			print_lluint(PRINT_ANY, "throttled", " throttled %llu", s->throttled);
+		}
+		/* auto's counters, from kernels that send them */
+		if (RTA_PAYLOAD(xstats) >= offsetof(struct tc_msfc_xstats, qdisc_stats) +
+					   sizeof(struct tc_msfc_qd_stats)) {
+			print_nl();
+			print_lluint(PRINT_ANY, "auto_promotions", "  auto_promotions %llu",
+				     s->auto_promotions);
+			print_lluint(PRINT_ANY, "auto_demotions", " auto_demotions %llu",
+				     s->auto_demotions);
 		}
 	} else if (st->type == TCA_MSFC_XSTATS_CLASS) {
 		const struct tc_msfc_cl_stats *s = &st->class_stats;

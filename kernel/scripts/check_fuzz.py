@@ -9,8 +9,9 @@ the ways a fault in kernel mode ends a boot: a divide error, User-Mode Linux's "
 signal"), both result files written (a guest that died or hung writes none), no oracle
 failure, memory back to its baseline, and, for a run of MIN_OPS_COVERAGE operations or more,
 the states the fuzzer exists to reach were reached (changes of isolate and boost on an idle
-msfc that still lists flows, and changes, of order, to or from boost across, of quanta and
-of the shaper's bandwidth too, while packets were queued).
+msfc that still lists flows, and changes, of order, to or from boost across, of quanta, of
+auto and of the shaper's bandwidth too, while packets were queued; auto's flow slots moved
+up and down).
 On a failure the fuzzer's last operations before the first kernel report are printed: the
 log names each operation before it is sent ("fuzz: #N PARENT ...").
 """
@@ -39,6 +40,9 @@ COVERAGE = {
     "changed_boost_across@busy": "boost changed to or from across while packets were queued",
     "changed_quanta@busy": "quanta changed while packets were queued",
     "changed_bandwidth@busy": "the shaper's bandwidth changed while packets were queued",
+    "changed_auto@busy": "auto changed while packets were queued (auto packets queued)",
+    "dumps_auto_promoted": "auto moved a flow slot up (a dump counted auto_promotions)",
+    "dumps_auto_demoted": "auto moved a flow slot down (a dump counted auto_demotions)",
     "changed_prios@idle_listed": "prios changed on an idle msfc that still lists flows",
     "changed_isolate@idle": "isolate changed on an idle msfc",
     "refused_busy": "a prios/flows/isolate change refused while packets were queued",

@@ -66,6 +66,7 @@ CHANGE_ATTRS = {
     "isolate": ("TCA_MSFC_ISOLATE", ref.ISOLATE_MODES.index),
     "boost": ("TCA_MSFC_BOOST", ref.BOOST_MODES.index),
     "order": ("TCA_MSFC_ORDER", ref.ORDER_MODES.index),
+    "auto": ("TCA_MSFC_AUTO", ref.AUTO_MODES.index),
 }
 
 
@@ -105,7 +106,8 @@ def _c_changes(i, ops):
 
 def _c_ops(ops):
     """Trace operations (msfc.reference.parse) -> C initialisers; long time steps split; a
-    change refers to its attribute list by number (len)."""
+    change refers to its attribute list by number (len); an auto packet ("E a", the queue
+    disc decides its class) is an 'A' operation."""
     out = []
     changes = 0
     for op in ops:
@@ -114,7 +116,8 @@ def _c_ops(ops):
             changes += 1
         elif op[0] == "E":
             hosts = f", {op[5]}, {op[6]}" if op[5] or op[6] else ""  # else 0, 0
-            out.append(f"{{ 'E', {op[1]}, {op[4]}, {op[2]}, {op[3]}{hosts} }}")
+            kind, cls = ("A", 0) if op[1] == ref.AUTO_CLASS else ("E", op[1])
+            out.append(f"{{ '{kind}', {cls}, {op[4]}, {op[2]}, {op[3]}{hosts} }}")
         elif op[0] == "D":
             out.append("{ 'D', 0, 0, 0, 0 }")
         else:
@@ -193,6 +196,7 @@ def vectors_header(generated):
             ref.ISOLATE_MODES.index(params.get("isolate", "flow")),
             ref.BOOST_MODES.index(params.get("boost", "off")),
             ref.ORDER_MODES.index(params.get("order", "round")),
+            ref.AUTO_MODES.index(params.get("auto", "off")),
             f"msfc_vec_ops_{i}",
             len(ops),
             f"msfc_vec_exp_{i}",

@@ -66,13 +66,14 @@ def msfc_qdisc(*flags):
     return None
 
 
-def class_bytes():
-    """Per-class statistics parsed from `tc -s class show` (tc 6.1 prints classes as text only)."""
-    text = tc("-s", "class", "show", "dev", "va", "parent", "10:").stdout
+def class_bytes(handle="10:"):
+    """Per-class statistics of msfc `handle` on va parsed from `tc -s class show` (tc 6.1
+    prints classes as text only)."""
+    text = tc("-s", "class", "show", "dev", "va", "parent", handle).stdout
     out = {}
     blocks = re.split(r"(?m)^class ", text)
     for b in blocks:
-        m = re.match(r"msfc 10:([0-9a-f]+) ", b)
+        m = re.match(rf"msfc {handle}([0-9a-f]+) ", b)
         if not m:
             continue
         st = re.search(r"Sent (\d+) bytes (\d+) pkt \(dropped (\d+), overlimits (\d+)", b)
@@ -544,6 +545,7 @@ BAD_MODE = {
     "isolate": "host",
     "boost": "yes",
     "order": "fifo",
+    "auto": "on",
 }
 
 
@@ -626,6 +628,185 @@ def unit_checks():
     )
 
 
+# One netlink request that changes the msfc qdisc HANDLE of DEV (in the namespace it runs in)
+# with one attribute of the type and payload (hex) given; prints the error number and the
+# kernel's extack message (tc cannot send a mode value it has no word for).
+NETLINK_CHANGE = r"""
+import socket, struct, sys
+dev, handle, atype, payload = sys.argv[1], int(sys.argv[2], 0), int(sys.argv[3]), bytes.fromhex(sys.argv[4])
+def nla(t, p):
+    n = 4 + len(p)
+    return struct.pack("=HH", n, t) + p + bytes((4 - n % 4) % 4)
+s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 0)
+s.setsockopt(270, 11, 1)  # NETLINK_EXT_ACK
+s.setsockopt(270, 10, 1)  # NETLINK_CAP_ACK
+s.bind((0, 0))
+body = struct.pack("=BBHiIII", 0, 0, 0, socket.if_nametoindex(dev), handle, 0xFFFFFFFF, 0)
+body += nla(1, b"msfc\0") + nla(2 | 0x8000, nla(atype, payload))  # TCA_KIND, TCA_OPTIONS
+s.send(struct.pack("=IHHII", 16 + len(body), 36, 0x5, 1, 0) + body)  # RTM_NEWQDISC, ACK
+data = s.recv(65536)
+_, _, flags, _, _ = struct.unpack_from("=IHHII", data)
+err, msg, off = -struct.unpack_from("=i", data, 16)[0], "", 16 + 4 + 16
+while flags & 0x200 and off + 4 <= len(data):  # NLM_F_ACK_TLVS: NLMSGERR_ATTR_MSG
+    n, t = struct.unpack_from("=HH", data, off)
+    if n < 4:
+        break
+    if t == 1:
+        msg = data[off + 4 : off + n].rstrip(b"\0").decode()
+    off += (n + 3) & ~3
+print(err)
+print(msg)
+"""
+
+
+def tca_msfc(name):
+    """The number of attribute TCA_MSFC_<NAME> (its place in the header's enum)."""
+    header = os.path.join(KDIR, "include/uapi/linux/pkt_sched_msfc.h")
+    text = open(header).read()
+    names = re.findall(r"^\s*(TCA_MSFC_\w+),", text[: text.index("__TCA_MSFC_MAX")], re.M)
+    return names.index(f"TCA_MSFC_{name.upper()}")
+
+
+def thin_sender(seconds, rate):
+    """A thin unmarked UDP flow from a to b (port 9): `rate` 100-byte packets a second."""
+    code = (
+        "import socket, time\n"
+        "s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n"
+        f"for _ in range({int(seconds * rate)}):\n"
+        "    s.sendto(b'x' * 100, ('10.0.0.2', 9))\n"
+        f"    time.sleep({1 / rate})\n"
+    )
+    return subprocess.Popen(["ip", "netns", "exec", "a", sys.executable, "-c", code])
+
+
+def auto_checks():
+    """auto: tc adds, shows (text and -j) and changes it; the kernel refuses a value out of
+    range in the header's words; under a 4 Mbit/s shaper an unmarked UDP flood (its queue
+    stands: CoDel's drop test fires) sinks to class 0 and an unmarked thin UDP flow climbs to
+    class 2 (the top); the counters in tc -s (text and -j).  On a root msfc of va."""
+    defs = msfc_params().definitions()
+    tc("qdisc", "del", "dev", "va", "root", check=False)
+    p = tc(
+        "qdisc",
+        "add",
+        "dev",
+        "va",
+        "root",
+        "handle",
+        "20:",
+        "msfc",
+        "bandwidth",
+        "4mbit",
+        "auto",
+        "unmarked",
+        check=False,
+    )
+    q = msfc_qdisc() or {}
+    text = tc("qdisc", "show", "dev", "va").stdout
+    report(
+        p.returncode == 0
+        and q.get("options", {}).get("auto") == "unmarked"
+        and "order round auto unmarked " in text,
+        "tc qdisc add ... msfc bandwidth 4mbit auto unmarked (tc -j and tc qdisc show)",
+        p.stderr.strip() + text.strip()[:300],
+    )
+    bad = []
+    atype = tca_msfc("auto")
+    for payload, want in (
+        (struct_u32(defs.choices["auto"].max + 1), defs.choices["auto"].message),
+        (struct_u32(2**32 - 1), defs.choices["auto"].message),
+        ("0100", None),  # 2 bytes: the netlink core's own message
+    ):
+        out = sh(
+            [sys.executable, "-c", NETLINK_CHANGE, "va", "0x200000", str(atype), payload],
+            ns="a",
+            check=False,
+        ).stdout.splitlines()
+        err, msg = (int(out[0]), out[1] if len(out) > 1 else "") if out else (0, "")
+        if err not in (22, 34) or not msg or (want and msg != want):
+            bad.append(f"{payload}: errno {err}, {msg!r} (want {want!r})")
+    still = (msfc_qdisc() or {}).get("options", {}).get("auto")
+    report(
+        not bad and still == "unmarked",
+        f"kernel refuses auto {defs.choices['auto'].max + 1}, 2^32-1 and a 2-byte value "
+        f"('{defs.choices['auto'].message}'), the qdisc unchanged",
+        "; ".join(bad) + f" auto now {still}",
+    )
+
+    # the thin flow climbs from the home class (1) to the top (2) after T_up (10 intervals,
+    # 1 s) of sending with at most a quantum queued; the flood's queue stands from its start,
+    # so it sinks to class 0 within a few intervals: the window starts 2 s in
+    server = subprocess.Popen(
+        ["ip", "netns", "exec", "b", "iperf3", "-s", "-1", "-B", "10.0.0.2", "-p", "5401"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    time.sleep(1.5)
+    seconds, rate = 6, 20
+    thin = thin_sender(seconds, rate)
+    bulk = subprocess.Popen(
+        ["ip", "netns", "exec", "a", "iperf3", "-c", "10.0.0.2", "-p", "5401", "-u"]
+        + ["-b", "8M", "-l", "1400", "-t", str(seconds), "-S", "0"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    time.sleep(2)
+    before, t0 = class_bytes("20:"), time.monotonic()
+    time.sleep(seconds - 3)
+    after, t1 = class_bytes("20:"), time.monotonic()
+    for proc in (bulk, thin, server):
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+    delta = {c: after[c]["stats"]["bytes"] - before[c]["stats"]["bytes"] for c in after}
+    pkts = {c: after[c]["enq_packets"] - before[c]["enq_packets"] for c in after}
+    total = sum(delta.values()) or 1
+    thin_in_window = (t1 - t0) * rate
+    st = msfc_qdisc("-s") or {}
+    text = tc("-s", "qdisc", "show", "dev", "va").stdout
+    report(
+        delta.get(0, 0) / total >= 0.9 and pkts.get(2, 0) >= 0.8 * thin_in_window,
+        "auto unmarked at 4 Mbit/s: a UDP flood of DSCP 0 (8 Mbit/s) sinks to class 0 (at least "
+        "90 % of the bytes), a thin UDP flow of DSCP 0 (20 packets/s) climbs to class 2 (its "
+        "packets there)",
+        json.dumps(
+            {
+                "class_bytes": delta,
+                "class_packets": pkts,
+                "thin_packets": round(thin_in_window),
+                "rate_mbit": round(total * 8 / (t1 - t0) / 1e6, 3),
+            }
+        ),
+    )
+    report(
+        st.get("auto_promotions", 0) >= 1
+        and st.get("auto_demotions", 0) >= 1
+        and re.search(r"auto_promotions \d+ auto_demotions \d+", text) is not None,
+        "tc -s qdisc show (text and -j): auto_promotions and auto_demotions counted (the "
+        "thin flow's climb, the flood's falls)",
+        json.dumps({k: st.get(k) for k in ("auto_promotions", "auto_demotions")})
+        + " | "
+        + text.replace("\n", " | ")[-300:],
+    )
+    got = []
+    for mode in ("all", "off", "unmarked"):
+        p = tc("qdisc", "change", "dev", "va", "root", "msfc", "auto", mode, check=False)
+        o = (msfc_qdisc() or {}).get("options", {})
+        got.append((mode, p.returncode, o.get("auto"), o.get("bandwidth")))
+    report(
+        all(rc == 0 and shown == mode and bw == 500000 for mode, rc, shown, bw in got),
+        "tc qdisc change: auto all, off, unmarked (shown in tc -j, the rest kept)",
+        json.dumps(got),
+    )
+    tc("qdisc", "del", "dev", "va", "root", check=False)
+
+
+def struct_u32(v):
+    """A u32 netlink payload in hex (host byte order)."""
+    return v.to_bytes(4, sys.byteorder).hex()
+
+
 def main():
     setup()
     report(os.path.exists(TC), "tc with msfc support built", TC)
@@ -698,7 +879,8 @@ def main():
         and opts.get("inversion") == "allow"
         and opts.get("isolate") == "flow"
         and opts.get("boost") == "off"
-        and opts.get("order") == "round",
+        and opts.get("order") == "round"
+        and opts.get("auto") == "off",
         "tc -j qdisc show: options as configured, defaults as documented",
         json.dumps(opts),
     )
@@ -1077,6 +1259,7 @@ def main():
     report(p.returncode == 0, "tc qdisc del root")
     shaper_checks()
     shaper_rate()
+    auto_checks()
 
 
 if __name__ == "__main__":

@@ -6,11 +6,12 @@ sequence of requests and packets.  It adds, changes, replaces (also by and with 
 kind) and deletes msfc as root qdisc, as child of tbf and as leaf of an htb class, with random
 and boundary values of every TCA_MSFC_* attribute, wrong lengths, NLA_F_NESTED where it does
 not belong or missing, malformed nests, trailing bytes, duplicate and unknown attributes, and
-changes one or two parameters at a time to valid values (isolate, boost, order, inversion,
-weights, overload, prios, flows, quantum, ratio and the others).
+changes one or two parameters at a time to valid values (isolate, boost, order, auto,
+inversion, weights, overload, prios, flows, quantum, ratio and the others).
 
 Traffic is sent by the fuzzer itself, synchronously, in bursts between the requests: UDP
-frames of several flows, DSCPs (ECT or not), socket priorities (10:N selects a class),
+frames of several flows, DSCPs (ECT or not; DSCP 0, the packets auto unmarked classifies
+by their flow, and marked ones), socket priorities (10:N selects a class),
 source and destination hosts (IPv4 and IPv6 through a packet socket, and UDP sockets bound
 to addresses of the veth), and non-IP frames.  After a burst it waits (guest time: with
 time-travel=inf-cpu a sleep only moves the clock) until the device has sent everything, or
@@ -88,8 +89,9 @@ TCA_STATS_BASIC, TCA_STATS_QUEUE, TCA_STATS_APP = 1, 3, 4
     MPU,
     FRAMING,
     INGRESS,
-) = range(1, 26)
-MSFC_MAX = INGRESS
+    AUTO,
+) = range(1, 27)
+MSFC_MAX = AUTO
 # PAD only aligns the dumped u64: the qdisc's policy refuses it (sent as an unknown attribute)
 ATTRS = [t for t in range(PRIOS, MSFC_MAX + 1) if t != PAD]
 U32_ATTRS = [t for t in ATTRS if t not in (DSCP_MAP, QUANTA, BANDWIDTH, OVERHEAD)]
@@ -122,6 +124,7 @@ NAMES = {
     MPU: "mpu",
     FRAMING: "framing",
     INGRESS: "ingress",
+    AUTO: "auto",
 }
 U32_MAX = 2**32 - 1
 # the ranges and defaults of include/uapi/linux/pkt_sched_msfc.h, through the msfc package's
@@ -136,7 +139,7 @@ RANGES = {
 RANGES.update(
     {
         t: (_DEFS.choices[NAMES[t]].min, _DEFS.choices[NAMES[t]].max)
-        for t in (OVERLOAD, WEIGHTS, INVERSION, ISOLATE, BOOST, ORDER)
+        for t in (OVERLOAD, WEIGHTS, INVERSION, ISOLATE, BOOST, ORDER, AUTO)
     }
 )
 RANGES.update(
@@ -194,7 +197,7 @@ def defaults():
     d.update(
         {
             t: _DEFS.choices[NAMES[t]].default
-            for t in (OVERLOAD, WEIGHTS, INVERSION, ISOLATE, BOOST, ORDER)
+            for t in (OVERLOAD, WEIGHTS, INVERSION, ISOLATE, BOOST, ORDER, AUTO)
         }
     )
     return d
@@ -346,6 +349,9 @@ def msfc_stats(entry):
             "=IIIII", st[TCA_STATS_QUEUE]
         )
     app = st.get(TCA_STATS_APP)
+    if app and len(app) >= 8 + 88 and struct.unpack_from("=I", app)[0] == 0:
+        # auto's counters, after the shaper's bandwidth and throttled
+        out["auto_promotions"], out["auto_demotions"] = struct.unpack_from("=QQ", app, 8 + 72)
     if app and len(app) >= 8 + 56:
         (t,) = struct.unpack_from("=I", app)
         if t == 0:
@@ -515,6 +521,29 @@ class Traffic:
             "nonip": r.choice([0, 0, 0.05]),
         }
 
+    def thin_stream(self, seconds, gap):
+        """One IPv4 flow of DSCP 0 and no priority (auto unmarked classifies it by its flow):
+        a 100-byte packet every `gap` s of guest time for `seconds`; returns how many reached
+        the device."""
+        r = self.rng
+        src, dst, sport = r.choice(SRC_HOSTS), r.choice(DST_HOSTS), 1024 + r.randrange(256)
+        self.set_prio(self.raw, 0)
+        reached = 0
+        for _ in range(int(seconds / gap)):
+            try:
+                self.raw.send(self.ETH + b"\x08\x00" + ipv4_udp(src, dst, 0, sport, 100))
+                reached += 1
+            except BlockingIOError:
+                self.count("frames_eagain")
+            except OSError as e:
+                if e.errno != errno.ENOBUFS:
+                    raise
+                reached += 1
+            time.sleep(gap)
+        self.count("frames_thin_stream", reached)
+        self.count("frames", reached)
+        return reached
+
     def burst(self, n):
         """Sends n frames; returns how many reached the device (EAGAIN: the socket's send
         buffer is full of queued packets, the frame never reached a qdisc)."""
@@ -604,6 +633,7 @@ TWEAK_WEIGHTS = {
     ISOLATE: 4,
     BOOST: 3,
     ORDER: 3,
+    AUTO: 3,
     INVERSION: 2,
     WEIGHTS: 2,
     OVERLOAD: 2,
@@ -644,7 +674,7 @@ TWEAK_VALUES = {
     FRAMING: [0, 1, 2],
     INGRESS: [0, 1],
 }
-CHOICE_ATTRS = (OVERLOAD, WEIGHTS, INVERSION, ISOLATE, BOOST, ORDER)
+CHOICE_ATTRS = (OVERLOAD, WEIGHTS, INVERSION, ISOLATE, BOOST, ORDER, AUTO)
 
 
 class Fuzzer:
@@ -717,6 +747,14 @@ class Fuzzer:
         if self.traffic is None or (not force and self.rng.random() < 0.3):
             return
         r = self.rng
+        if r.random() < 0.05:
+            # a thin stream over seconds of guest time (free with time-travel=inf-cpu): auto
+            # moves a flow slot up only after T_up (10 intervals) of packets with at most a
+            # quantum queued and no pause of T_up, which random bursts never give
+            self.note("thin stream")
+            if self.traffic.thin_stream(r.choice([1.2, 2.5, 3.5]), 0.05):
+                self.idle = False
+            self.count("thin_streams")
         n = r.choice([1, 1, 2, 3, 5, 8, 16, 32, 64])
         after = r.choices(["drain", "part", "none"], weights=[45, 35, 20])[0]
         # exact accounting only from an idle start (a packet tbf peeked counts as sent)
@@ -835,6 +873,7 @@ class Fuzzer:
                 ISOLATE: (0, 3),
                 BOOST: (0, 2),
                 ORDER: (0, 1),
+                AUTO: (0, 2),
                 MPU: (0, 256),
                 FRAMING: (0, 2),
                 INGRESS: (0, 1),
@@ -963,6 +1002,11 @@ class Fuzzer:
             self.cur = got if len(got) == len(self.cur) else self.cur
         st = msfc_stats(e)
         self.last = st
+        # auto's counters move (slots climbed or sank under the traffic)
+        if st.get("auto_promotions"):
+            self.count("dumps_auto_promoted")
+        if st.get("auto_demotions"):
+            self.count("dumps_auto_demoted")
         if "memory_usage" in st and st["memory_usage"] > self.cur[MEMORY_LIMIT]:
             self.fail(
                 f"{what}: memory_usage {st['memory_usage']} over memory_limit "

@@ -48,7 +48,7 @@ NAMES = (
 )
 #: parameters whose value is one of a few modes: tc keyword of each value, in the order of
 #: their netlink numbers (enum tc_msfc_overload, tc_msfc_weights, tc_msfc_inversion,
-#: tc_msfc_isolate, tc_msfc_boost, tc_msfc_order); the first is the default
+#: tc_msfc_isolate, tc_msfc_boost, tc_msfc_order, tc_msfc_auto); the first is the default
 CHOICES = {
     "overload": ("flow", "class"),
     "weights": ("rounded", "exact"),
@@ -56,6 +56,7 @@ CHOICES = {
     "isolate": ("flow", "src", "dst", "both"),
     "boost": ("off", "on", "across"),
     "order": ("round", "priority"),
+    "auto": ("off", "unmarked", "all"),
 }
 #: units of the header's numbers (a parameter not listed counts)
 UNITS = {
@@ -118,6 +119,8 @@ class Definitions:
     presets: dict[str, str]
     #: the built-in shaper's parameters (bandwidth in bytes/s, overhead signed)
     shaper: dict[str, Param]
+    #: auto: CoDel intervals a flow slot keeps its class before it may climb one
+    auto_up_intervals: int
 
     @property
     def max_class(self) -> int:
@@ -196,6 +199,7 @@ def parse_header(text: str, where: str = "pkt_sched_msfc.h") -> Definitions:
         dscp_names=names,
         presets=presets,
         shaper={name: param(name) for name in SHAPER},
+        auto_up_intervals=value("TC_MSFC_AUTO_UP_INTERVALS"),
     )
 
 

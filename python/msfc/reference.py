@@ -21,7 +21,7 @@ from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
 from . import params as P
 
-TRACE_VERSION = 4  # the newest trace format this reference reads
+TRACE_VERSION = 5  # the newest trace format this reference reads
 CODEL_SHIFT = 10  # CoDel time unit: 1024 ns (Linux codel_time_t)
 # a trace's clock stays below 2^31 CoDel units, so no time comparison wraps around
 MAX_TRACE_NS = ((1 << 31) - 1) << CODEL_SHIFT
@@ -55,6 +55,11 @@ BOOST_MODES = P.CHOICES["boost"]
 #: values of the ``order`` parameter: the classes take turns in a round (the thesis), or the
 #: most important class with credit left in the round goes first
 ORDER_MODES = P.CHOICES["order"]
+#: values of the ``auto`` parameter: the class comes from the mark (the thesis), or unmarked
+#: packets (or all packets the DSCP map classifies) get the class their flow slot has earned
+AUTO_MODES = P.CHOICES["auto"]
+#: a trace's class field for an auto packet: classified by the queue disc (version 5)
+AUTO_CLASS = "a"
 #: weights=exact: class quanta and deficits in 1/65536 byte
 EXACT_SHIFT = 16
 #: values of the ``isolate`` parameter: fairness per flow (the thesis), or per source host,
@@ -178,10 +183,11 @@ def control_law(t: int, interval: int, rec_inv_sqrt: int) -> int:
 
 
 class Packet:
-    __slots__ = ("length", "enq", "ect", "ce")
+    __slots__ = ("length", "enq", "ect", "ce", "auto")
 
-    def __init__(self, length: int, enq: int, ect: bool):
+    def __init__(self, length: int, enq: int, ect: bool, auto: bool = False):
         self.length, self.enq, self.ect, self.ce = length, enq, ect, False
+        self.auto = auto  # classified by auto (its flow slot's level)
 
 
 class Flow:
@@ -201,9 +207,12 @@ class Flow:
         "dropping",
         "src",
         "dst",
+        "level",
+        "clean",
+        "last",
     )
 
-    def __init__(self, cls: int, idx: int):
+    def __init__(self, cls: int, idx: int, now: int = 0):
         self.cls, self.idx = cls, idx
         self.pkts: deque[Packet] = deque()
         self.backlog = 0
@@ -220,6 +229,11 @@ class Flow:
         # isolate != flow: the host slots of the packet that made the flow active
         self.src = 0
         self.dst = 0
+        # auto, used in the home class's records: the class of the slot's auto packets, and
+        # when the slot last changed class (CoDel units; at first: when it was allocated)
+        self.level = cls
+        self.clean = now
+        self.last = now  # auto: when the slot's last auto packet came
 
 
 class Class:
@@ -272,6 +286,7 @@ def check_params(
     boost,
     order="round",
     quanta=None,
+    auto="off",
 ) -> dict:
     """A configuration checked as the qdisc checks it (msfc.params: its ranges and words), as a
     dict of Msfc's keyword arguments; raises TraceError naming the first bad value."""
@@ -303,6 +318,8 @@ def check_params(
         raise TraceError(f"boost={boost} unknown: use boost={', boost='.join(BOOST_MODES)}")
     if order not in ORDER_MODES:
         raise TraceError(f"order={order} unknown: use order=round or order=priority")
+    if auto not in AUTO_MODES:
+        raise TraceError(f"auto={auto} unknown: use auto={', auto='.join(AUTO_MODES)}")
     if inversion not in INVERSION_MODES:
         raise TraceError(f"inversion={inversion} unknown: use inversion=allow or inversion=prevent")
     check_quanta(prios, quanta)
@@ -318,6 +335,7 @@ def check_params(
         boost=boost,
         order=order,
         quanta=quanta,
+        auto=auto,
     )
 
 
@@ -344,18 +362,21 @@ class Msfc:
         boost="off",
         order="round",
         quanta=None,
+        auto="off",
     ):
         # the keyword arguments, as given (the signature is DEFAULTS: the trace's header keys)
         self.params = check_params(**{k: v for k, v in locals().items() if k != "self"})
+        self.now = 0  # ns
         self._configure(self.params)
         self._allocate()
+        self.auto_promotions = 0
+        self.auto_demotions = 0
         self.packets = 0
         self.bytes = 0
         self.overload_events = 0
         self.overload_drops = 0
         self.codel_drops = 0
         self.ecn_marks = 0
-        self.now = 0  # ns
         self.events: list[tuple] = []
 
     def _configure(self, p: dict) -> None:
@@ -370,6 +391,11 @@ class Msfc:
         self.boost = p["boost"] != "off"  # flows that become active join the new-flow list
         self.across = p["boost"] == "across"  # and new flows go ahead of the class round
         self.order = p["order"]
+        self.auto = p["auto"]
+        # auto: the home class (DSCP 0's under the default map), where a slot starts and its
+        # state is kept, and the CoDel units a slot keeps its class before it may climb
+        self.home = P.default_class(0, self.prios)
+        self.t_up = min(P.definitions().auto_up_intervals * self.interval, (1 << 31) - 1)
         # bytes -> flow deficit units
         self.fscale = 1 << ISOLATE_SHIFT if self.isolate != "flow" else 1
         # bytes -> class deficit units
@@ -397,7 +423,8 @@ class Msfc:
         """New class and flow records: nothing listed, every CoDel state initial."""
         hosts = self.nflows if self.isolate != "flow" else 0
         self.classes = [Class(c, self.cq[c], hosts) for c in range(self.prios)]
-        self.flow = [[Flow(c, f) for f in range(self.nflows)] for c in range(self.prios)]
+        now = self._now_c()
+        self.flow = [[Flow(c, f, now) for f in range(self.nflows)] for c in range(self.prios)]
         self.active_classes: deque[Class] = deque()
         self.round = 1  # order=priority: the round counter R (every class's round starts at 0)
 
@@ -507,14 +534,55 @@ class Msfc:
             cl.dst_load[fl.dst] -= 1
 
     # -- enqueue ----------------------------------------------------------------------------
+    def auto_class(self, f: int) -> int:
+        """auto: the class of an auto packet of flow slot f, the slot climbing one class
+        first when its flow queue there is empty and it has been sparse at its class, and
+        not idle, for t_up (docs/algorithm.md, "Automatic priorities")."""
+        slot = self.flow[self.home][f]
+        c = slot.level
+        now = self._now_c()
+        if (now - slot.last) & U32 >= self.t_up:  # idle for t_up: sparse from now, not before
+            slot.clean = now
+        slot.last = now
+        if (
+            c < self.prios - 1
+            and not self.flow[c][f].pkts
+            and (now - slot.clean) & U32 >= self.t_up
+        ):
+            c = slot.level = c + 1
+            slot.clean = now
+            self.auto_promotions += 1
+        return c
+
+    def _auto_dequeued(self, fl: Flow, p: Packet) -> None:
+        """auto: a packet of a slot's own class that CoDel found above target for an interval
+        (its ok-to-drop test) moves the slot one class down (at class 0: keeps it there); one
+        that leaves more than a quantum queued behind it starts the slot's time to climb
+        again."""
+        slot = self.flow[self.home][fl.idx]
+        now = self._now_c()
+        if slot.level != fl.cls:
+            return
+        if fl.first_above_time != 0 and _before(fl.first_above_time, now):
+            slot.level = max(0, fl.cls - 1)
+            slot.clean = now
+            self.auto_demotions += 1
+        elif fl.backlog > self.quantum:  # more than a quantum left: not sparse, wait again
+            slot.clean = now
+
     def enqueue(
-        self, c: int, f: int, length: int, ect: bool = False, src: int = 0, dst: int = 0
+        self, c, f: int, length: int, ect: bool = False, src: int = 0, dst: int = 0
     ) -> bool:
         """Returns False if the enqueued packet itself was dropped by overload_drop().  `src`
-        and `dst` are the host slots of the packet (0 .. flows-1), used with isolate != flow."""
+        and `dst` are the host slots of the packet (0 .. flows-1), used with isolate != flow.
+        `c` is the class, or AUTO_CLASS for an unmarked packet: with auto on, the class its
+        flow slot has earned, else the home class."""
+        auto = c == AUTO_CLASS and self.auto != "off"
+        if c == AUTO_CLASS:
+            c = self.auto_class(f) if auto else self.home
         cl = self.classes[c]
         fl = self.flow[c][f]
-        fl.pkts.append(Packet(length, self._now_c(), ect))
+        fl.pkts.append(Packet(length, self._now_c(), ect, auto))
         fl.backlog += length
         cl.packets += 1
         self.packets += 1
@@ -712,6 +780,8 @@ class Msfc:
                 cl.flows.append(fl)  # a new flow that spent its quantum becomes old
                 continue
             p = self._codel_dequeue(fl)
+            if p is not None and p.auto and self.auto != "off":
+                self._auto_dequeued(fl, p)
             if p is None:
                 lst.popleft()
                 if fl.new and cl.flows:
@@ -814,6 +884,7 @@ CHANGE_MODES = {
     "isolate": ISOLATE_MODES,
     "boost": BOOST_MODES,
     "order": ORDER_MODES,
+    "auto": AUTO_MODES,
 }
 
 #: header keys -> default: the keyword arguments of Msfc
@@ -867,6 +938,8 @@ def parse_header(line: str) -> dict:
         raise TraceError("order needs version=4 on the P line")
     if "quanta" in params and version < 4:
         raise TraceError("quanta needs version=4 on the P line")
+    if "auto" in params and version < 5:
+        raise TraceError("auto needs version=5 on the P line")
     return params
 
 
@@ -912,6 +985,8 @@ def parse_op(line: str, cfg: dict, version: int):
     f = line.split()
     if f[0] == "C" and len(f) > 1 and version >= 4:
         changes = parse_change(f[1:])
+        if "auto" in changes and version < 5:
+            raise TraceError("auto needs version=5 on the P line")
         for key in ("prios", "flows"):
             cfg[key] = max(cfg[key], changes.get(key, 0))
         return ("C", changes)
@@ -920,12 +995,15 @@ def parse_op(line: str, cfg: dict, version: int):
             raise TraceError("the ECT field of 'E' needs version=2 on the P line")
         if len(f) == 7 and version < 3:
             raise TraceError("the host fields of 'E' need version=3 on the P line")
-        c, fl, length = int(f[1]), int(f[2]), int(f[3])
+        if f[1] == AUTO_CLASS and version < 5:
+            raise TraceError(f"the class '{AUTO_CLASS}' of 'E' needs version=5 on the P line")
+        c = AUTO_CLASS if f[1] == AUTO_CLASS else int(f[1])
+        fl, length = int(f[2]), int(f[3])
         ect = int(f[4]) if len(f) >= 5 else 0
         src, dst = (int(f[5]), int(f[6])) if len(f) == 7 else (0, 0)
         prios, nflows = cfg["prios"], cfg["flows"]
         if not (
-            0 <= c < prios
+            (c == AUTO_CLASS or 0 <= c < prios)
             and 0 <= fl < nflows
             and length >= 1
             and ect in (0, 1)
@@ -934,7 +1012,8 @@ def parse_op(line: str, cfg: dict, version: int):
         ):
             raise TraceError(
                 f"enqueue '{line}' out of range (prios={prios}, flows={nflows}, "
-                "len >= 1, ect 0 or 1, host slots 0 .. flows-1)"
+                f"class 0 .. prios-1 or {AUTO_CLASS}, len >= 1, ect 0 or 1, host slots "
+                "0 .. flows-1)"
             )
         return ("E", c, fl, length, ect, src, dst)
     if f[0] == "D" and len(f) == 1:
@@ -946,7 +1025,8 @@ def parse_op(line: str, cfg: dict, version: int):
         return ("T", ns)
     raise TraceError(
         f"unknown operation '{line}' (expected 'E <class> <flow> <len> [<ect> [<src> <dst>]]', "
-        "'D', from version 2 'T <ns>', from version 4 'C key=value ...')"
+        "'D', from version 2 'T <ns>', from version 4 'C key=value ...', from version 5 "
+        f"'E {AUTO_CLASS} ...')"
     )
 
 
@@ -986,7 +1066,7 @@ def run(params: dict, ops) -> Msfc:
     for n, op in enumerate(ops, 1):
         if op[0] == "E":
             c, f, src, dst = op[1], op[2], op[5], op[6]
-            if c >= q.prios or max(f, src, dst) >= q.nflows:
+            if (c != AUTO_CLASS and c >= q.prios) or max(f, src, dst) >= q.nflows:
                 raise TraceError(
                     f"operation {n}: enqueue 'E {op[1]} {op[2]} {op[3]}' with host slots "
                     f"{op[5]} {op[6]} is out of range of the configuration then in force "

@@ -318,6 +318,127 @@ class ReferenceTest(unittest.TestCase):
             lines += ["E 0 1 500", "E 1 1 100", "D"]
             self.assertEqual(run(lines)[0].split()[0], first, boost)
 
+    # -- automatic priorities (docs/algorithm.md, "Automatic priorities") -------------------
+    MS = 1_000_000
+
+    def _auto(self, **kw):
+        params = dict(prios=3, flows=16, quantum=1500, target=1000, interval=10000, auto="unmarked")
+        params.update(kw)
+        return ref.Msfc(**params)
+
+    def test_auto_thin_flow_climbs_one_class_per_t_up(self):
+        """A flow that never keeps a standing queue climbs from the home class (1) one class
+        each T_up = 10 intervals (100 ms here), only at a packet that finds its queue empty."""
+        q = self._auto()
+        self.assertEqual((q.home, q.t_up), (1, 10 * (10_000_000 >> 10)))  # 10 intervals
+        classes = []
+        for _ in range(30):  # a packet every 10 ms, each dequeued at once
+            q.advance(10 * self.MS)
+            q.enqueue(ref.AUTO_CLASS, 3, 200)
+            classes.append(q.dequeue()[0])
+        # t = 10 .. 90 ms: home; from 100 ms (t_up after the allocation at 0): class 2, the top
+        self.assertEqual(classes[:9], [1] * 9)
+        self.assertEqual(classes[9:], [2] * 21)
+        self.assertEqual(q.auto_promotions, 1)
+        self.assertEqual(q.flow[1][3].level, 2)  # the state is kept in the home class's record
+
+    def _sparse(self, q, f, ms, every=10):
+        """A sparse auto flow in slot f: a 100-byte packet every `every` ms for `ms` ms, each
+        dequeued at once; the classes it was dequeued in."""
+        out = []
+        for _ in range(ms // every):
+            q.advance(every * self.MS)
+            q.enqueue(ref.AUTO_CLASS, f, 100)
+            out.append(q.dequeue()[0])
+        return out
+
+    def test_auto_climbs_only_into_an_empty_queue(self):
+        """A slot whose flow queue at its level holds a packet keeps its class (no packet of a
+        flow could then overtake an older one below it)."""
+        q = self._auto()
+        self.assertEqual(self._sparse(q, 5, 90), [1] * 9)  # sparse, T_up not yet over
+        q.advance(20 * self.MS)
+        q.enqueue(1, 5, 100)  # a marked packet in the same slot of the home class
+        q.enqueue(ref.AUTO_CLASS, 5, 100)
+        self.assertEqual(q.flow[1][5].level, 1)
+        self.assertEqual(len(q.flow[1][5].pkts), 2)
+        q.dequeue(), q.dequeue()
+        q.enqueue(ref.AUTO_CLASS, 5, 100)  # now its queue is empty: it climbs
+        self.assertEqual(len(q.flow[2][5].pkts), 1)
+
+    def test_auto_idle_time_does_not_count(self):
+        """A slot idle for T_up or longer starts its time to climb again at its next packet: an
+        on-off flow cannot climb by pausing, and a new flow starts where its slot is."""
+        q = self._auto()
+        q.advance(500 * self.MS)
+        # idle for 550 ms, then sparse from 550 ms: it climbs at 650 ms, not at its first packet
+        self.assertEqual(self._sparse(q, 4, 150, every=50), [1, 1, 2])
+        q = self._auto()
+        self.assertEqual(self._sparse(q, 4, 150, every=50), [1, 2, 2])  # sparse since 0
+        q.advance(120 * self.MS)
+        q.enqueue(ref.AUTO_CLASS, 4, 100)  # 120 ms idle at the top: stays there
+        self.assertEqual(q.dequeue()[0], 2)
+
+    def test_auto_bulk_flow_sinks_when_codel_may_drop(self):
+        """A flow whose queue stays above target for an interval sinks one class at the first
+        packet CoDel's test says it may drop, then one more after another interval in the class
+        below, and stays at 0, where every firing counts again."""
+        q = self._auto(ecn=1)
+        levels = []
+        for i in range(1200):  # 2 packets per ms offered, 1 served: a standing queue
+            q.advance(self.MS // 2)
+            q.enqueue(ref.AUTO_CLASS, 7, 1500, ect=True)
+            if i % 2:
+                q.dequeue()
+            levels.append(q.flow[1][7].level)
+        first_down = levels.index(0)
+        self.assertGreater(first_down, 2 * 10)  # not before an interval of standing queue
+        self.assertLess(first_down, 2 * 20)
+        self.assertEqual(set(levels[first_down:]), {0})
+        self.assertGreaterEqual(q.auto_demotions, 1)
+        self.assertEqual(q.auto_promotions, 0)
+        # marked packets in another slot never move a slot
+        self.assertEqual({q.flow[1][f].level for f in range(16) if f != 7}, {1})
+
+    def test_auto_demotion_needs_the_slots_own_packets(self):
+        """A marked bulk flow in the same slot of the home class fires CoDel's test, but its
+        packets are not auto packets: the slot keeps its class."""
+        q = self._auto()
+        for i in range(1200):
+            q.advance(self.MS // 2)
+            q.enqueue(1, 7, 1500)
+            if i % 2:
+                q.dequeue()
+        self.assertGreater(q.codel_drops, 0)
+        self.assertEqual((q.flow[1][7].level, q.auto_demotions), (1, 0))
+
+    def test_auto_off_sends_unmarked_packets_home_and_keeps_levels(self):
+        q = self._auto()
+        self.assertEqual(self._sparse(q, 2, 200)[-1], 2)
+        q.change(auto="off")
+        self.assertEqual(self._sparse(q, 2, 200), [1] * 20)  # off: the home class
+        self.assertEqual(q.flow[1][2].level, 2)
+        q.change(auto="all")
+        q.enqueue(ref.AUTO_CLASS, 2, 100)
+        self.assertEqual(q.dequeue()[0], 2)  # on again: the level it had
+        # a new prios starts every slot again at the home class, clean from the change
+        q.change(prios=4)
+        self.assertEqual(q.flow[1][2].level, 1)
+        q.enqueue(ref.AUTO_CLASS, 2, 100)
+        self.assertEqual(q.dequeue()[0], 1)
+
+    def test_auto_trace_lines(self):
+        hdr = "P version=5 prios=3 flows=2 target=1000 interval=10000 auto=all"
+        sparse = ["T 50000000", "E a 1 100", "D"] * 3
+        out = run([hdr, *sparse, "C auto=off", "E a 1 100", "D"])
+        self.assertEqual(out, ["1 1 100", "2 1 100", "2 1 100", "change", "1 1 100"])
+        out = run([hdr.replace("auto=all", "auto=unmarked"), *sparse * 2])  # climbs at 100 ms
+        self.assertEqual(out, ["1 1 100"] + ["2 1 100"] * 5)
+        out = run([hdr.replace("auto=all", "auto=off"), "E a 0 100", "D"])
+        self.assertEqual(out, ["1 0 100"])  # home: min(1, prios-1)
+        out = run(["P version=5 prios=1 flows=2 auto=all", "T 200000000", "E a 1 9", "D"])
+        self.assertEqual(out, ["0 1 9"])  # one class: nowhere to climb
+
     def test_boost_across_serves_a_sparse_flow_ahead_of_the_round(self):
         """boost=across: a sparse packet of the top class goes ahead of the class round even when
         its class has spent its credit; boost=on serves it first inside its class only, after
@@ -547,7 +668,12 @@ class ReferenceTest(unittest.TestCase):
             ["P prios=2", "T 5"],  # time steps need version 2
             ["P prios=2", "E 0 0 100 1"],  # so does the ECT field
             ["P prios=2 target=5000"],
-            ["P version=5 prios=2"],
+            ["P version=6 prios=2"],
+            ["P version=4 prios=2 auto=all"],  # auto needs version 5
+            ["P version=4 prios=2", "E a 0 100"],  # so does the auto class
+            ["P version=4 prios=2", "C auto=all"],
+            ["P version=5 prios=2 auto=some"],
+            ["P version=5 prios=2", "E b 0 100"],
             ["P version=3 prios=2", "C boost=on"],  # changes need version 4
             ["P version=4 prios=2", "C"],
             ["P version=4 prios=2", "C version=4"],

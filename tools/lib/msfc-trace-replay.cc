@@ -33,23 +33,48 @@ namespace
 {
 
 /// Newest trace format version this replayer reads.
-constexpr int TRACE_VERSION = 4;
+constexpr int TRACE_VERSION = 5;
+
+/// A trace's class field for an auto packet, whose class the queue disc decides (version 5).
+constexpr const char* AUTO_CLASS = "a";
 
 /// A packet addressed to a given flow and host slots; the class travels in a SocketPriorityTag.
+/// An auto packet (E a, version 5) has no tag and DSCP 0: the queue disc classifies it by its
+/// DSCP map, which makes it an auto packet, and the "Classified" trace tells its class.
 class TraceItem : public QueueDiscItem, public MsfcQueueDisc::HostHashItem
 {
   public:
-    TraceItem(uint32_t cls, uint32_t flow, uint32_t len, bool ect, uint32_t src, uint32_t dst)
+    TraceItem(uint32_t cls,
+              uint32_t flow,
+              uint32_t len,
+              bool ect,
+              uint32_t src,
+              uint32_t dst,
+              bool autoPacket = false)
         : QueueDiscItem(Create<Packet>(len), Address(), 0),
           m_cls(cls),
           m_flow(flow),
           m_ect(ect),
           m_src(src),
-          m_dst(dst)
+          m_dst(dst),
+          m_auto(autoPacket)
     {
-        SocketPriorityTag tag;
-        tag.SetPriority(static_cast<uint8_t>(cls));
-        GetPacket()->AddPacketTag(tag);
+        if (!autoPacket)
+        {
+            SocketPriorityTag tag;
+            tag.SetPriority(static_cast<uint8_t>(cls));
+            GetPacket()->AddPacketTag(tag);
+        }
+    }
+
+    bool GetUint8Value(Uint8Values field, uint8_t& value) const override
+    {
+        if (m_auto && field == IP_DSFIELD)
+        {
+            value = 0; // unmarked
+            return true;
+        }
+        return false;
     }
 
     void AddHeader() override
@@ -82,13 +107,24 @@ class TraceItem : public QueueDiscItem, public MsfcQueueDisc::HostHashItem
                std::to_string(GetSize());
     }
 
-    uint32_t m_cls;   //!< class from the trace
+    uint32_t m_cls;   //!< class from the trace, or (auto) the queue disc's
     uint32_t m_flow;  //!< flow from the trace
     bool m_ect;       //!< ECN-capable transport
     uint32_t m_src;   //!< source host slot from the trace
     uint32_t m_dst;   //!< destination host slot from the trace
+    bool m_auto;      //!< an auto packet (E a): unmarked, no class of its own
     bool m_ce{false}; //!< CE-marked by the queue disc
 };
+
+/// The class the queue disc put a packet in ("Classified"): an auto packet's is its decision.
+void
+RecordClass(Ptr<const QueueDiscItem> item, uint32_t cls, uint32_t, bool)
+{
+    if (auto t = DynamicCast<TraceItem>(ConstCast<QueueDiscItem>(item)))
+    {
+        t->m_cls = cls;
+    }
+}
 
 /// Records each dropped packet with its reason, in order.
 void
@@ -125,6 +161,7 @@ AttributeOf(const std::string& key, const std::string& value)
                                                              {"isolate", "Isolate"},
                                                              {"boost", "Boost"},
                                                              {"order", "Order"},
+                                                             {"auto", "Auto"},
                                                              {"quanta", "Quanta"}};
     const std::string& name = names.at(key);
     if (key == "limit")
@@ -144,7 +181,7 @@ AttributeOf(const std::string& key, const std::string& value)
 
 /**
  * Check a mode's word (the trace's words, which are the attributes').
- * @param key overload, weights, inversion, isolate, boost or order
+ * @param key overload, weights, inversion, isolate, boost, order or auto
  * @param value its value in the trace
  * @return an empty string, or what is wrong
  */
@@ -157,7 +194,8 @@ CheckMode(const std::string& key, const std::string& value)
         {"inversion", {"allow", "prevent"}},
         {"isolate", {"flow", "src", "dst", "both"}},
         {"boost", {"off", "on", "across"}},
-        {"order", {"round", "priority"}}};
+        {"order", {"round", "priority"}},
+        {"auto", {"off", "unmarked", "all"}}};
     const std::vector<std::string>& words = modes.at(key);
     if (std::find(words.begin(), words.end(), value) != words.end())
     {
@@ -183,7 +221,8 @@ CheckModes(std::map<std::string, std::string>& params)
     {
         return "ecn=" + params["ecn"] + " must be 0 or 1";
     }
-    for (const char* key : {"overload", "weights", "inversion", "isolate", "boost", "order"})
+    for (const char* key :
+         {"overload", "weights", "inversion", "isolate", "boost", "order", "auto"})
     {
         std::string bad = CheckMode(key, params[key]);
         if (!bad.empty())
@@ -289,6 +328,7 @@ ReplayLines(std::istream& in,
                                                  {"isolate", "flow"},
                                                  {"boost", "off"},
                                                  {"order", "round"},
+                                                 {"auto", "off"},
                                                  {"quanta", "ratio"}};
     const std::set<std::string> known = {"version",
                                          "prios",
@@ -306,6 +346,7 @@ ReplayLines(std::istream& in,
                                          "isolate",
                                          "boost",
                                          "order",
+                                         "auto",
                                          "quanta"};
     Ptr<MsfcQueueDisc> q;
     int version = 1;
@@ -331,6 +372,7 @@ ReplayLines(std::istream& in,
             std::string kv;
             bool orderGiven = false;  // the key itself needs version 4, even order=round
             bool quantaGiven = false; // as does quanta
+            bool autoGiven = false;   // auto needs version 5
             while (ls >> kv)
             {
                 auto eq = kv.find('=');
@@ -341,6 +383,7 @@ ReplayLines(std::istream& in,
                 }
                 orderGiven = orderGiven || kv.substr(0, eq) == "order";
                 quantaGiven = quantaGiven || kv.substr(0, eq) == "quanta";
+                autoGiven = autoGiven || kv.substr(0, eq) == "auto";
                 if (!known.count(kv.substr(0, eq)))
                 {
                     error = where() + "unknown parameter '" + kv.substr(0, eq) + "'";
@@ -382,6 +425,11 @@ ReplayLines(std::istream& in,
                 error = where() + "quanta needs version=4 on the P line";
                 return false;
             }
+            if (autoGiven && version < 5)
+            {
+                error = where() + "auto needs version=5 on the P line";
+                return false;
+            }
             ObjectFactory f;
             f.SetTypeId("ns3::MsfcQueueDisc");
             for (const auto& [key, value] : params)
@@ -405,6 +453,7 @@ ReplayLines(std::istream& in,
                                           MakeBoundCallback(&RecordDrop, &output));
             q->TraceConnectWithoutContext("DropBeforeEnqueue",
                                           MakeBoundCallback(&RecordDrop, &output));
+            q->TraceConnectWithoutContext("Classified", MakeCallback(&RecordClass));
         }
         else if (!q)
         {
@@ -413,16 +462,39 @@ ReplayLines(std::istream& in,
         }
         else if (op == "E")
         {
-            uint32_t cls;
+            std::string clsField;
+            uint32_t cls = 0;
             uint32_t flow;
             uint32_t len;
             uint32_t ect = 0;
             uint32_t src = 0;
             uint32_t dst = 0;
-            if (!(ls >> cls >> flow >> len) || len == 0)
-            {
-                error = where() + "expected 'E <class> <flow> <len> [<ect> [<src> <dst>]]'";
+            const auto malformed = [&]() {
+                error = where() + "expected 'E <class> <flow> <len> [<ect> [<src> <dst>]]' " +
+                        "(<class> " + AUTO_CLASS + ": an auto packet, version 5)";
                 return false;
+            };
+            if (!(ls >> clsField))
+            {
+                return malformed();
+            }
+            const bool autoPacket = clsField == AUTO_CLASS;
+            if (!autoPacket)
+            {
+                std::istringstream cs(clsField);
+                if (!(cs >> cls) || !cs.eof())
+                {
+                    return malformed();
+                }
+            }
+            else if (version < 5)
+            {
+                error = where() + "the class '" + AUTO_CLASS + "' of 'E' needs version=5";
+                return false;
+            }
+            if (!(ls >> flow >> len) || len == 0)
+            {
+                return malformed();
             }
             if ((ls >> ect) && (version < 2 || ect > 1))
             {
@@ -434,7 +506,7 @@ ReplayLines(std::istream& in,
             q->GetAttribute("Flows", nFlows);
             const uint32_t prios = q->GetNClasses();
             const uint32_t flows = static_cast<uint32_t>(nFlows.Get());
-            if (cls >= prios || flow >= flows)
+            if ((!autoPacket && cls >= prios) || flow >= flows)
             {
                 error = where() + "enqueue out of range: class 0 .. " + std::to_string(prios - 1) +
                         ", flow 0 .. " + std::to_string(flows - 1) +
@@ -451,7 +523,7 @@ ReplayLines(std::istream& in,
                     return false;
                 }
             }
-            q->Enqueue(Create<TraceItem>(cls, flow, len, ect == 1, src, dst));
+            q->Enqueue(Create<TraceItem>(cls, flow, len, ect == 1, src, dst, autoPacket));
         }
         else if (op == "D")
         {
@@ -489,8 +561,14 @@ ReplayLines(std::istream& in,
                     error = where() + "unknown parameter '" + key + "' of a C line";
                     return false;
                 }
+                if (key == "auto" && version < 5)
+                {
+                    error = where() + "auto needs version=5 on the P line";
+                    return false;
+                }
                 const bool mode = key == "overload" || key == "weights" || key == "inversion" ||
-                                  key == "isolate" || key == "boost" || key == "order";
+                                  key == "isolate" || key == "boost" || key == "order" ||
+                                  key == "auto";
                 std::string bad = mode ? CheckMode(key, value) : CheckU32(key, value);
                 if (!bad.empty())
                 {

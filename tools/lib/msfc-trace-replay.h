@@ -3,7 +3,9 @@
  * through MsfcQueueDisc: packets go straight to the class and flow the trace
  * names, the simulator clock follows the trace's time steps, and every
  * decision (dequeue, CE mark, drop and its reason) is reported; a C line
- * (version 4) changes the configuration through MsfcQueueDisc::Change.
+ * (version 4) changes the configuration through MsfcQueueDisc::Change; an
+ * auto packet (E a, version 5) goes unmarked and unclassified to its flow
+ * slot, and the queue disc decides its class (attribute Auto).
  *
  * SPDX-License-Identifier: GPL-2.0-only
  */

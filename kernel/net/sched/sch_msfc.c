@@ -19,7 +19,12 @@
  *
  * Classification: skb->priority (major = qdisc handle, minor 1..prios),
  * then the tc filters attached to the qdisc (classid minor 1..prios), then
- * the DSCP of the packet through a 64-entry map.
+ * the DSCP of the packet through a 64-entry map.  With auto, a packet the
+ * map classifies (unmarked: DSCP 0 only) gets the class its flow slot has
+ * earned instead: a slot climbs one class when its flow queue there is empty
+ * and it has been sparse at its class (no change of class, never more than a
+ * quantum left queued, not idle) for 10 CoDel intervals, and sinks one class
+ * whenever CoDel's drop test fires for one of its packets.
  *
  * The normative definition shared with the ns-3 model is docs/algorithm.md
  * of the MSFC project; a trace replayed through both gives the same
@@ -92,8 +97,21 @@ struct msfc_flow {
 	s64		  deficit;
 	struct codel_vars cvars;
 	u8		  cls;
+	u8		  level;	/* auto, home class's records: the slot's class */
 	u16		  src;		/* isolate: host slots since activation */
 	u16		  dst;
+	codel_time_t	  clean;	/* auto: since when the slot has been sparse */
+	codel_time_t	  last;		/* auto: when its last auto packet came */
+};
+
+/* The qdisc's part of skb->cb: codel's (enqueue time, truesize), then the
+ * auto bit: the class came from the packet's flow slot (msfc_auto_class()).
+ * 12 bytes of QDISC_CB_PRIV_LEN (20 in Linux 6.1 .. 7.3), checked at build
+ * time by qdisc_cb_private_validate().
+ */
+struct msfc_skb_cb {
+	struct codel_skb_cb codel;	/* first: get_codel_cb() reads it */
+	u8		  is_auto;
 };
 
 struct msfc_class {
@@ -135,6 +153,8 @@ struct msfc_sched_data {
 	u32		isolate;	/* enum tc_msfc_isolate */
 	u32		boost;		/* enum tc_msfc_boost */
 	u32		order;		/* enum tc_msfc_order */
+	u32		auto_mode;	/* enum tc_msfc_auto */
+	codel_time_t	auto_up;	/* auto: T_up, CoDel units a slot keeps its class */
 	u64		round;		/* order priority: the round counter R */
 	u32		memory_limit;
 	u32		memory_usage;
@@ -148,6 +168,8 @@ struct msfc_sched_data {
 	u64		overload_drops;
 	u64		overmemory_drops;
 	u64		overload_events;
+	u64		auto_promotions;
+	u64		auto_demotions;
 	/* the shaper (bandwidth 0: none) */
 	u64		bandwidth;	/* bytes/s */
 	u64		ns_per_byte;	/* 2^-32 ns, (10^9 << 32) / bandwidth */
@@ -329,15 +351,18 @@ static u32 msfc_clamp_class(const struct msfc_sched_data *q, u32 cls)
 	return min(cls, q->prios - 1);
 }
 
-/* Returns the class index, or -1 if a filter action consumed the packet. */
+/* Returns the class index, or -1 if a filter action consumed the packet;
+ * *mapped: the class is the DSCP map's (no priority or filter gave one).
+ */
 static int msfc_classify(struct sk_buff *skb, struct Qdisc *sch, int dsfield,
-			 int *qerr)
+			 int *qerr, bool *mapped)
 {
 	struct msfc_sched_data *q = qdisc_priv(sch);
 	struct tcf_proto *filter;
 	struct tcf_result res;
 	int result;
 
+	*mapped = false;
 	if (TC_H_MAJ(skb->priority) == sch->handle &&
 	    TC_H_MIN(skb->priority) > 0)
 		return msfc_clamp_class(q, TC_H_MIN(skb->priority) - 1);
@@ -365,7 +390,80 @@ static int msfc_classify(struct sk_buff *skb, struct Qdisc *sch, int dsfield,
 	}
 
 	/* non-IP packets use the class of DSCP 0 */
+	*mapped = true;
 	return msfc_clamp_class(q, q->dscp_map[dsfield < 0 ? 0 : dsfield >> 2]);
+}
+
+static struct msfc_skb_cb *msfc_skb_cb(const struct sk_buff *skb)
+{
+	qdisc_cb_private_validate(skb, sizeof(struct msfc_skb_cb));
+	return (struct msfc_skb_cb *)qdisc_skb_cb(skb)->data;
+}
+
+/* auto: the home class H, DSCP 0's class, whose flow records hold the state
+ * of every flow slot (its level and clean time).
+ */
+static u32 msfc_home(const struct msfc_sched_data *q)
+{
+	return msfc_clamp_class(q, q->dscp_map[0]);
+}
+
+/* auto: the class of @skb, an auto packet of flow slot @fidx (docs/algorithm.md,
+ * "Automatic priorities").  The slot climbs one class first when its flow
+ * queue at its level is empty (no packet of the flow then overtakes an older
+ * one below) and it has been sparse at its level, and not idle, for T_up: no
+ * change of class, no packet that left more than a quantum behind, and a
+ * slot whose last auto packet came T_up ago or more is sparse from now only.
+ * A level is always a class of the qdisc: the records start at their own
+ * class and a level moves between 0 and prios - 1.  The clock's reading is
+ * the packet's enqueue time too (msfc_enqueue_flow() leaves it).
+ */
+static u32 msfc_auto_class(struct msfc_sched_data *q, struct sk_buff *skb, u32 fidx)
+{
+	struct msfc_flow *slot = &q->flows[msfc_home(q) * q->flows_cnt + fidx];
+	codel_time_t now = codel_get_time();
+	u32 c = slot->level;
+
+	get_codel_cb(skb)->enqueue_time = now;
+	if (now - slot->last >= q->auto_up)
+		slot->clean = now;
+	slot->last = now;
+	if (c + 1 < q->prios && !q->flows[c * q->flows_cnt + fidx].head &&
+	    now - slot->clean >= q->auto_up) {
+		slot->level = ++c;
+		slot->clean = now;
+		q->auto_promotions++;
+	}
+	return c;
+}
+
+/* auto: @skb, an auto packet, has just left @flow through codel_dequeue();
+ * only a packet of its slot's level counts.  If CoDel's drop test on it said
+ * "may drop" (first_above_time set and passed: the state codel_should_drop()
+ * leaves, its last test having been on this packet), the slot sinks one
+ * class (at class 0 it stays, its clean time set again).  Else, if the flow
+ * still holds more than a quantum (CoDel's own backlog test), it is not
+ * sparse: its time to climb starts again.  CoDel's now is the packet's
+ * enqueue time plus the sojourn CoDel computed from it (ldelay): no second
+ * clock read, and the same now as the test.
+ */
+static void msfc_auto_dequeued(struct msfc_sched_data *q, struct msfc_flow *flow,
+			       const struct sk_buff *skb)
+{
+	u32 idx = flow - q->flows, fidx = idx - flow->cls * q->flows_cnt;
+	struct msfc_flow *slot = &q->flows[msfc_home(q) * q->flows_cnt + fidx];
+	codel_time_t fat = flow->cvars.first_above_time, now;
+
+	if (slot->level != flow->cls)
+		return;
+	now = codel_get_enqueue_time(skb) + flow->cvars.ldelay;
+	if (fat && codel_time_after(now, fat)) {
+		slot->level = flow->cls ? flow->cls - 1 : 0;
+		slot->clean = now;
+		q->auto_demotions++;
+	} else if (q->backlogs[idx] > q->quantum) {
+		slot->clean = now;
+	}
 }
 
 static u32 msfc_hash(const struct msfc_sched_data *q, struct sk_buff *skb,
@@ -709,9 +807,11 @@ static void msfc_overload_drop(struct Qdisc *sch, u32 max_packets,
  * caller (msfc_enqueue(), or the trace replay of the KUnit test).  @hosts:
  * source and destination host slots, or NULL to hash the packet's addresses
  * (only done when the flow becomes active and isolate is not flow).
+ * @is_auto: the class is the flow slot's level (msfc_auto_class(), which has
+ * set the packet's enqueue time).
  */
 static int msfc_enqueue_flow(struct sk_buff *skb, struct Qdisc *sch, u32 cidx,
-			     u32 fidx, const u16 *hosts,
+			     u32 fidx, const u16 *hosts, bool is_auto,
 			     struct sk_buff **to_free)
 {
 	struct msfc_sched_data *q = qdisc_priv(sch);
@@ -724,7 +824,9 @@ static int msfc_enqueue_flow(struct sk_buff *skb, struct Qdisc *sch, u32 cidx,
 
 	if (q->bandwidth && !sch->q.qlen)
 		msfc_shaper_wake(q);
-	codel_set_enqueue_time(skb);
+	if (!is_auto)
+		codel_set_enqueue_time(skb);
+	msfc_skb_cb(skb)->is_auto = is_auto;
 	flow_queue_add(flow, skb);
 	q->backlogs[idx] += pkt_len;
 	cl->qlen++;
@@ -819,17 +921,24 @@ static int msfc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	struct msfc_sched_data *q = qdisc_priv(sch);
 	int dsfield = skb_get_dsfield(skb);
 	int ret = NET_XMIT_SUCCESS;
+	bool mapped, is_auto;
 	int cidx;
+	u32 fidx;
 
-	cidx = msfc_classify(skb, sch, dsfield, &ret);
+	cidx = msfc_classify(skb, sch, dsfield, &ret, &mapped);
 	if (cidx < 0) {
 		if (ret & __NET_XMIT_BYPASS)
 			qdisc_qstats_drop(sch);
 		__qdisc_drop(skb, to_free);
 		return ret;
 	}
-	return msfc_enqueue_flow(skb, sch, cidx, msfc_hash(q, skb, dsfield),
-				 NULL, to_free);
+	fidx = msfc_hash(q, skb, dsfield);
+	/* auto: an IP packet the DSCP map classifies (unmarked: of DSCP 0) */
+	is_auto = q->auto_mode != TC_MSFC_AUTO_OFF && mapped && dsfield >= 0 &&
+		  (q->auto_mode == TC_MSFC_AUTO_ALL || !(dsfield >> 2));
+	if (is_auto)
+		cidx = msfc_auto_class(q, skb, fidx);
+	return msfc_enqueue_flow(skb, sch, cidx, fidx, NULL, is_auto, to_free);
 }
 
 /* Called by codel_dequeue() to take the head packet of a flow. */
@@ -1021,6 +1130,8 @@ static struct sk_buff *msfc_class_dequeue(struct Qdisc *sch,
 			q->active_flows--;
 			continue;
 		}
+		if (q->auto_mode != TC_MSFC_AUTO_OFF && msfc_skb_cb(skb)->is_auto)
+			msfc_auto_dequeued(q, flow, skb);
 		if (!host) {
 			flow->deficit -= qdisc_pkt_len(skb);
 		} else {
@@ -1249,6 +1360,7 @@ static void msfc_reset(struct Qdisc *sch)
 		cl->backlog = 0;
 		cl->active_flows = 0;
 	}
+	/* auto: the flow slots keep their levels, as across a change */
 	for (i = 0; q->flows && i < n; i++) {
 		struct msfc_flow *flow = &q->flows[i];
 
@@ -1331,6 +1443,7 @@ static const struct nla_policy msfc_policy[TCA_MSFC_MAX + 1] = {
 	[TCA_MSFC_MPU]		= NLA_POLICY_MAX(NLA_U32, TC_MSFC_MPU_MAX),
 	[TCA_MSFC_FRAMING]	= NLA_POLICY_MAX(NLA_U32, TC_MSFC_FRAMING_MAX),
 	[TCA_MSFC_INGRESS]	= NLA_POLICY_MAX(NLA_U32, TC_MSFC_INGRESS_MAX),
+	[TCA_MSFC_AUTO]		= NLA_POLICY_MAX(NLA_U32, TC_MSFC_AUTO_MAX),
 };
 
 struct msfc_config {
@@ -1338,7 +1451,7 @@ struct msfc_config {
 	codel_time_t target, interval;
 	u32 target_us, interval_us;
 	u32 limit, memory_limit, drop_batch, ecn, overload, weights, inversion, isolate,
-	    boost, order;
+	    boost, order, auto_mode;
 	u8 dscp_map[TC_MSFC_DSCP_MAP_LEN];
 	u32 n_explicit, explicit_quanta[MSFC_MAX_PRIOS];	/* quanta */
 	u64 quanta[MSFC_MAX_PRIOS];
@@ -1379,6 +1492,7 @@ static const struct msfc_field msfc_fields[TCA_MSFC_MAX + 1] = {
 	[TCA_MSFC_MPU]		= MSFC_FIELD(mpu, "mpu", TC_MSFC_MPU_RANGE),
 	[TCA_MSFC_FRAMING]	= MSFC_FIELD(framing, "framing", TC_MSFC_FRAMING_RANGE),
 	[TCA_MSFC_INGRESS]	= MSFC_FIELD(ingress, "ingress", TC_MSFC_INGRESS_RANGE),
+	[TCA_MSFC_AUTO]		= MSFC_FIELD(auto_mode, "auto", TC_MSFC_AUTO_RANGE),
 };
 
 /* Range messages of the attributes that are not u32s */
@@ -1552,6 +1666,7 @@ static void msfc_get_config(struct Qdisc *sch, struct msfc_config *c)
 	c->isolate = q->isolate;
 	c->boost = q->boost;
 	c->order = q->order;
+	c->auto_mode = q->auto_mode;
 	memcpy(c->dscp_map, q->dscp_map, TC_MSFC_DSCP_MAP_LEN);
 	c->n_explicit = q->n_explicit;
 	memcpy(c->explicit_quanta, q->explicit_quanta, sizeof(c->explicit_quanta));
@@ -1565,8 +1680,13 @@ static void msfc_get_config(struct Qdisc *sch, struct msfc_config *c)
 	c->interval_given = q->interval_given;
 }
 
-static int msfc_alloc_tables(u32 prios, u32 flows_cnt, struct msfc_flow **flowsp,
-			     u32 **backlogsp, u32 **host_loadsp, s64 **host_deficitsp)
+/* New tables: every flow record idle, and (auto) every flow slot at the home
+ * class, sparse since @now and with its last packet then (a level starts at
+ * its record's own class: the home class's records hold the slots' state).
+ */
+static int msfc_alloc_tables(u32 prios, u32 flows_cnt, codel_time_t now,
+			     struct msfc_flow **flowsp, u32 **backlogsp,
+			     u32 **host_loadsp, s64 **host_deficitsp)
 {
 	u32 n = prios * flows_cnt, i;
 	struct msfc_flow *flows;
@@ -1588,6 +1708,9 @@ static int msfc_alloc_tables(u32 prios, u32 flows_cnt, struct msfc_flow **flowsp
 		INIT_LIST_HEAD(&flows[i].flowchain);
 		codel_vars_init(&flows[i].cvars);
 		flows[i].cls = i / flows_cnt;
+		flows[i].level = flows[i].cls;
+		flows[i].clean = now;
+		flows[i].last = now;
 	}
 	*flowsp = flows;
 	*backlogsp = backlogs;
@@ -1655,6 +1778,9 @@ static void msfc_convert_class_deficits(struct msfc_sched_data *q, bool exact)
  * - weights: the classes in the round keep their deficits, converted;
  * - order round -> priority: R + 1, and the classes in the round take part
  *   in it with the deficits they have (prios or flows: R 1, every round 0);
+ * - auto: from the next packet; the flow slots keep their levels and times
+ *   (prios or flows: every slot at the home class, clean and last now),
+ *   queued packets their auto bit; a new interval changes T_up;
  * - everything else is read where it is used: class quanta are recomputed,
  *   deficits are kept (a host deficit above the new cap is capped at its
  *   next refill), boost applies to flows that become active from now on
@@ -1699,8 +1825,8 @@ static int msfc_change(struct Qdisc *sch, struct nlattr *opt,
 			NL_SET_ERR_MSG(extack, TC_MSFC_RESIZE_BUSY_MSG);
 			return -EBUSY;
 		}
-		err = msfc_alloc_tables(c.prios, c.flows_cnt, &new_flows,
-					&new_backlogs, &new_host_loads,
+		err = msfc_alloc_tables(c.prios, c.flows_cnt, codel_get_time(),
+					&new_flows, &new_backlogs, &new_host_loads,
 					&new_host_deficits);
 		if (err) {
 			NL_SET_ERR_MSG(extack, "cannot allocate prios x flows flow records: lower flows");
@@ -1779,6 +1905,11 @@ static int msfc_change(struct Qdisc *sch, struct nlattr *opt,
 	WRITE_ONCE(q->isolate, c.isolate);
 	WRITE_ONCE(q->boost, c.boost);
 	WRITE_ONCE(q->order, c.order);
+	WRITE_ONCE(q->auto_mode, c.auto_mode);
+	/* T_up: TC_MSFC_AUTO_UP_INTERVALS intervals, below 2^31 CoDel units so
+	 * that the u32 comparison with the time since the last change holds
+	 */
+	q->auto_up = min_t(u64, (u64)TC_MSFC_AUTO_UP_INTERVALS * c.interval, S32_MAX);
 	memcpy(q->dscp_map, c.dscp_map, TC_MSFC_DSCP_MAP_LEN);
 	q->target_given = c.target_given;
 	q->interval_given = c.interval_given;
@@ -1861,6 +1992,7 @@ static int msfc_init(struct Qdisc *sch, struct nlattr *opt,
 	q->isolate = TC_MSFC_ISOLATE_DEFAULT;
 	q->boost = TC_MSFC_BOOST_DEFAULT;
 	q->order = TC_MSFC_ORDER_DEFAULT;
+	q->auto_mode = TC_MSFC_AUTO_DEFAULT;
 	q->round = 1;
 	q->memory_limit = TC_MSFC_MEMORY_LIMIT_DEFAULT;
 	memcpy(q->dscp_map, msfc_default_dscp_map, TC_MSFC_DSCP_MAP_LEN);
@@ -1918,7 +2050,8 @@ static int msfc_dump(struct Qdisc *sch, struct sk_buff *skb)
 	    nla_put_u32(skb, TCA_MSFC_INVERSION, READ_ONCE(q->inversion)) ||
 	    nla_put_u32(skb, TCA_MSFC_ISOLATE, READ_ONCE(q->isolate)) ||
 	    nla_put_u32(skb, TCA_MSFC_BOOST, READ_ONCE(q->boost)) ||
-	    nla_put_u32(skb, TCA_MSFC_ORDER, READ_ONCE(q->order)))
+	    nla_put_u32(skb, TCA_MSFC_ORDER, READ_ONCE(q->order)) ||
+	    nla_put_u32(skb, TCA_MSFC_AUTO, READ_ONCE(q->auto_mode)))
 		goto nla_put_failure;
 	/* only when set: without it the class quanta come from quantum and ratio */
 	if (n && nla_put(skb, TCA_MSFC_QUANTA, n * sizeof(u32), quanta))
@@ -1963,6 +2096,8 @@ static int msfc_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 	st.qdisc_stats.active_flows = q->active_flows;
 	st.qdisc_stats.bandwidth = q->bandwidth;
 	st.qdisc_stats.throttled = q->throttled;
+	st.qdisc_stats.auto_promotions = q->auto_promotions;
+	st.qdisc_stats.auto_demotions = q->auto_demotions;
 	list_for_each(pos, &q->active_classes)
 		st.qdisc_stats.active_classes++;
 	sch_tree_unlock(sch);

@@ -19,8 +19,10 @@ struct msfc_test_attr {
 };
 
 struct msfc_vec_op {
-	char op;	/* trace: 'E' enqueue, 'D' dequeue, 'T' advance the clock,
-			 * 'C' change (len: its number in msfc_vector.changes);
+	char op;	/* trace: 'E' enqueue, 'A' enqueue an auto packet (the
+			 * trace's "E a": the qdisc decides its class), 'D'
+			 * dequeue, 'T' advance the clock, 'C' change (len: its
+			 * number in msfc_vector.changes);
 			 * decisions: 'P' packet dequeued, 'N' none, 'C' CoDel drop,
 			 * 'O' overload drop, 'K' change applied, 'B' change refused
 			 * as busy, 'I' change refused as invalid
@@ -37,7 +39,7 @@ struct msfc_vector {
 	const char *name;
 	u32 prios, flows, quantum, ratio, limit, drop_batch;
 	u32 target_us, interval_us, ecn;
-	u32 overload, weights, inversion, isolate, boost, order;
+	u32 overload, weights, inversion, isolate, boost, order, auto_mode;
 	const struct msfc_vec_op *ops;
 	u32 nops;
 	const struct msfc_vec_op *exp;
@@ -211,7 +213,7 @@ static int msfc_test_enqueue_flow(struct Qdisc *sch, u32 cls, u32 flow, u32 len)
 
 	if (!skb)
 		return -ENOMEM;
-	ret = msfc_enqueue_flow(skb, sch, cls, flow, NULL, &to_free);
+	ret = msfc_enqueue_flow(skb, sch, cls, flow, NULL, false, &to_free);
 	kfree_skb_list(to_free);
 	return ret;
 }
@@ -227,7 +229,7 @@ static void msfc_test_enqueue_hosts(struct kunit *test, struct Qdisc *sch, u32 f
 	struct sk_buff *to_free = NULL;
 
 	KUNIT_ASSERT_NOT_NULL(test, skb);
-	KUNIT_ASSERT_EQ(test, msfc_enqueue_flow(skb, sch, 0, flow, hosts, &to_free),
+	KUNIT_ASSERT_EQ(test, msfc_enqueue_flow(skb, sch, 0, flow, hosts, false, &to_free),
 			NET_XMIT_SUCCESS);
 }
 
@@ -299,6 +301,7 @@ static void msfc_test_vectors(struct kunit *test)
 			{ TCA_MSFC_ISOLATE, vec->isolate },
 			{ TCA_MSFC_BOOST, vec->boost },
 			{ TCA_MSFC_ORDER, vec->order },
+			{ TCA_MSFC_AUTO, vec->auto_mode },
 			{ TCA_MSFC_MEMORY_LIMIT, 1U << 31 },
 			{ TCA_MSFC_TARGET, vec->target_us },
 			{ TCA_MSFC_INTERVAL, vec->interval_us },
@@ -306,12 +309,17 @@ static void msfc_test_vectors(struct kunit *test)
 			{ TCA_MSFC_QUANTA, vec->nquanta * sizeof(u32), vec->quanta },
 			{ 0 }
 		};
-		struct Qdisc *sch = msfc_test_create(test, attrs);
-		struct msfc_sched_data *q = qdisc_priv(sch);
+		struct msfc_sched_data *q;
+		struct Qdisc *sch;
 		u32 i, k, d = 0;
 
+		/* the trace's clock from 0, also for the flow slots' clean
+		 * times that the qdisc's tables start with (auto)
+		 */
 		WRITE_ONCE(msfc_test_now_ns, 0);
 		WRITE_ONCE(msfc_test_clock, true);
+		sch = msfc_test_create(test, attrs);
+		q = qdisc_priv(sch);
 		for (i = 0; i < vec->nops; i++) {
 			const struct msfc_vec_op *op = &vec->ops[i];
 			struct sk_buff *skb, *to_free = NULL, *rev = NULL;
@@ -351,15 +359,28 @@ static void msfc_test_vectors(struct kunit *test)
 				changes++;
 				continue;
 			}
-			if (op->op == 'E') {
+			if (op->op == 'E' || op->op == 'A') {
+				bool is_auto = false;
+				u32 cls = op->cls;
+
 				KUNIT_ASSERT_TRUE_MSG(test, op->cls < q->prios &&
 						      max3(op->flow, op->src, op->dst) <
 						      q->flows_cnt,
 						      "%s: operation %u out of range",
 						      vec->name, i);
+				/* an auto packet: the class msfc_enqueue() gives
+				 * one (with auto off: the home class, no bit)
+				 */
 				skb = msfc_test_vec_skb(op);
 				KUNIT_ASSERT_NOT_NULL(test, skb);
-				msfc_enqueue_flow(skb, sch, op->cls, op->flow, hosts, &to_free);
+				if (op->op == 'A') {
+					is_auto = q->auto_mode != TC_MSFC_AUTO_OFF;
+					cls = is_auto ? msfc_auto_class(q, skb, op->flow) :
+					      msfc_home(q);
+				}
+				skb->mark = cls << 16 | op->flow;
+				msfc_enqueue_flow(skb, sch, cls, op->flow, hosts, is_auto,
+						  &to_free);
 				/* __qdisc_drop() pushes on the front: reverse to drop order */
 				while (to_free) {
 					skb = to_free;
@@ -546,7 +567,7 @@ static void msfc_test_isolate_hosts(struct kunit *test)
 				 * the hosts come from the addresses
 				 */
 				KUNIT_ASSERT_EQ(test, msfc_enqueue_flow(skb, sch, 0, f, NULL,
-									&to_free),
+									false, &to_free),
 						NET_XMIT_SUCCESS);
 			}
 		}
@@ -778,7 +799,7 @@ static void msfc_test_memory_bound(struct kunit *test)
 	big->protocol = htons(ETH_P_ARP);
 	big->mark = 1 << 16 | 3;
 	qdisc_skb_cb(big)->pkt_len = 100;
-	ret = msfc_enqueue_flow(big, sch, 1, 3, NULL, &to_free);
+	ret = msfc_enqueue_flow(big, sch, 1, 3, NULL, false, &to_free);
 	kfree_skb_list(to_free);
 	KUNIT_EXPECT_LE(test, q->memory_usage, 8 * small);
 	/* it fits once enough of the fat flow is gone */
@@ -794,7 +815,7 @@ static void msfc_test_memory_bound(struct kunit *test)
 		skb->protocol = htons(ETH_P_ARP);
 		qdisc_skb_cb(skb)->pkt_len = 64 + (i * 37) % 1400;
 		to_free = NULL;
-		msfc_enqueue_flow(skb, sch, i % 2, (i * 13) % 8, NULL, &to_free);
+		msfc_enqueue_flow(skb, sch, i % 2, (i * 13) % 8, NULL, false, &to_free);
 		kfree_skb_list(to_free);
 		KUNIT_ASSERT_LE_MSG(test, q->memory_usage, 8 * small,
 				    "memory_usage over memory_limit after enqueue %u", i);
@@ -941,6 +962,8 @@ static void msfc_test_invalid(struct kunit *test)
 		{ "isolate 4", { { TCA_MSFC_ISOLATE, 4 } }, 0, 0, MSFC_MSG("isolate", ISOLATE) },
 		{ "boost 3", { { TCA_MSFC_BOOST, 3 } }, 0, 0, MSFC_MSG("boost", BOOST) },
 		{ "order 2", { { TCA_MSFC_ORDER, 2 } }, 0, 0, MSFC_MSG("order", ORDER) },
+		{ "auto 3", { { TCA_MSFC_AUTO, TC_MSFC_AUTO_MAX + 1 } }, 0, 0,
+		  MSFC_MSG("auto", AUTO) },
 		{ "exact class quanta below 1/65536 byte",
 		  { { TCA_MSFC_PRIOS, 3 }, { TCA_MSFC_RATIO, 1 }, { TCA_MSFC_WEIGHTS, 1 } }, 0, 0,
 		  TC_MSFC_EXACT_WEIGHTS_MSG },
@@ -1003,6 +1026,8 @@ static void msfc_test_invalid(struct kunit *test)
 		{ { TCA_MSFC_DROP_BATCH, TC_MSFC_DROP_BATCH_MAX } },
 		{ { TCA_MSFC_ECN, TC_MSFC_ECN_MIN } },
 		{ { TCA_MSFC_ECN, TC_MSFC_ECN_MAX } },
+		{ { TCA_MSFC_AUTO, TC_MSFC_AUTO_MAX } },
+		{ { TCA_MSFC_AUTO, TC_MSFC_AUTO_MIN } },
 		{ { TCA_MSFC_BANDWIDTH, TC_MSFC_BANDWIDTH_MAX } },
 		{ { TCA_MSFC_BANDWIDTH, 1 } },
 		{ { TCA_MSFC_BANDWIDTH, 0 } },
@@ -1979,6 +2004,286 @@ static void msfc_test_shaper_gate(struct kunit *test)
 	msfc_test_release(test);
 }
 
+/* auto (docs/algorithm.md, "Automatic priorities"), through msfc_enqueue()'s
+ * classification and msfc_dequeue() on CoDel's clock (the test's): 3 classes,
+ * home class 1 (DSCP 0), interval 10 ms, so T_up is 10 intervals (100 ms).
+ */
+struct msfc_test_auto_ctx {
+	struct kunit *test;
+	struct Qdisc *sch;
+	struct msfc_sched_data *q;
+};
+
+static void msfc_test_auto_at(u64 ms)
+{
+	WRITE_ONCE(msfc_test_now_ns, ms * NSEC_PER_MSEC);
+}
+
+/* An IPv4/UDP packet of @len bytes, source port @sport, DSCP @dscp (and
+ * ECT(0)), socket priority @prio.
+ */
+static struct sk_buff *msfc_test_auto_skb(struct kunit *test, u32 len, u8 dscp, u16 sport,
+					  u32 prio)
+{
+	struct sk_buff *skb = msfc_test_ip_skb(len, dscp << 2 | INET_ECN_ECT_0, sport);
+
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	skb->priority = prio;
+	return skb;
+}
+
+/* The flow slot of source port @sport (the qdisc's own hash of the packet). */
+static u32 msfc_test_auto_slot(struct msfc_test_auto_ctx *a, u16 sport)
+{
+	struct sk_buff *skb = msfc_test_auto_skb(a->test, 100, 0, sport, 0);
+	u32 h = msfc_hash(a->q, skb, skb_get_dsfield(skb));
+
+	kfree_skb(skb);
+	return h;
+}
+
+/* Enqueues a packet through msfc_enqueue(); returns its class (the class
+ * whose queue grew) and whether it carries the auto bit.
+ */
+static u32 msfc_test_auto_send(struct msfc_test_auto_ctx *a, u32 len, u8 dscp, u16 sport,
+			       u32 prio, bool *is_auto)
+{
+	struct sk_buff *skb = msfc_test_auto_skb(a->test, len, dscp, sport, prio);
+	u32 before[MSFC_MAX_PRIOS], p, cls = U32_MAX;
+
+	for (p = 0; p < a->q->prios; p++)
+		before[p] = a->q->classes[p].enq_packets;
+	KUNIT_ASSERT_EQ(a->test, msfc_test_enqueue(a->sch, skb), NET_XMIT_SUCCESS);
+	for (p = 0; p < a->q->prios; p++)
+		if (a->q->classes[p].enq_packets != before[p])
+			cls = p;
+	KUNIT_ASSERT_LT(a->test, cls, a->q->prios);
+	if (is_auto)	/* the packet is its flow's tail */
+		*is_auto = msfc_skb_cb(a->q->flows[cls * a->q->flows_cnt +
+						   msfc_test_auto_slot(a, sport)].tail)->is_auto;
+	return cls;
+}
+
+/* The level of the flow slot of @sport (kept in the home class's record). */
+static u32 msfc_test_auto_level(struct msfc_test_auto_ctx *a, u16 sport)
+{
+	return a->q->flows[msfc_home(a->q) * a->q->flows_cnt + msfc_test_auto_slot(a, sport)].level;
+}
+
+static void msfc_test_auto_drain(struct msfc_test_auto_ctx *a)
+{
+	struct sk_buff *skb;
+
+	while ((skb = msfc_dequeue(a->sch)))
+		kfree_skb(skb);
+	KUNIT_ASSERT_EQ(a->test, a->sch->q.qlen, 0);
+}
+
+static void msfc_test_auto_mode(struct msfc_test_auto_ctx *a, u32 mode)
+{
+	const struct msfc_test_attr attrs[] = { { TCA_MSFC_AUTO, mode }, { 0 } };
+	struct netlink_ext_ack extack = {};
+
+	KUNIT_ASSERT_EQ(a->test, msfc_test_change(a->sch, attrs, NULL, 0, &extack), 0);
+	KUNIT_ASSERT_EQ(a->test, a->q->auto_mode, mode);
+}
+
+#define MSFC_TEST_THIN	1000	/* source ports of the flows */
+#define MSFC_TEST_BULK	2000
+#define MSFC_TEST_NEW	3000
+#define MSFC_TEST_BURST	4000
+#define MSFC_TEST_DSCP_CS1	8
+#define MSFC_TEST_DSCP_EF	46
+
+static void msfc_test_auto(struct kunit *test)
+{
+	const struct msfc_test_attr attrs[] = {
+		{ TCA_MSFC_PRIOS, 3 }, { TCA_MSFC_FLOWS, 1024 }, { TCA_MSFC_QUANTUM, 1514 },
+		{ TCA_MSFC_TARGET, 1000 }, { TCA_MSFC_INTERVAL, 10000 }, { TCA_MSFC_ECN, 1 },
+		{ TCA_MSFC_LIMIT, 10000 }, { TCA_MSFC_AUTO, TC_MSFC_AUTO_UNMARKED }, { 0 }
+	};
+	const struct msfc_test_attr prios4[] = { { TCA_MSFC_PRIOS, 4 }, { 0 } };
+	const struct msfc_test_attr long_interval[] = {
+		{ TCA_MSFC_INTERVAL, TC_MSFC_INTERVAL_MAX }, { 0 } };
+	const struct msfc_test_attr interval20[] = { { TCA_MSFC_INTERVAL, 20000 }, { 0 } };
+	const u16 ports[] = { MSFC_TEST_THIN, MSFC_TEST_BULK, MSFC_TEST_NEW, MSFC_TEST_BURST };
+	struct msfc_test_auto_ctx a = { .test = test };
+	struct netlink_ext_ack extack = {};
+	u32 cls, i, j, k, slots[ARRAY_SIZE(ports)], first_up = 0, demotions;
+	bool distinct;
+	struct sk_buff *skb;
+	bool is_auto;
+	u64 t;
+
+	/* the flow slots start clean at the time the tables are made: 0 */
+	msfc_test_auto_at(0);
+	WRITE_ONCE(msfc_test_clock, true);
+	a.sch = msfc_test_create(test, attrs);
+	a.q = qdisc_priv(a.sch);
+	KUNIT_EXPECT_EQ(test, msfc_home(a.q), 1);
+	KUNIT_EXPECT_EQ(test, a.q->auto_up,
+			TC_MSFC_AUTO_UP_INTERVALS * (((u64)10000 * NSEC_PER_USEC) >> CODEL_SHIFT));
+	/* the flows in slots of their own (the flow hash is keyed per qdisc) */
+	for (i = 0; i < 100; i++) {
+		distinct = true;
+		for (j = 0; j < ARRAY_SIZE(ports); j++) {
+			slots[j] = msfc_test_auto_slot(&a, ports[j]);
+			for (k = 0; k < j; k++)
+				distinct &= slots[k] != slots[j];
+		}
+		if (distinct)
+			break;
+		a.q->perturbation++;
+	}
+	KUNIT_ASSERT_LT(test, i, 100);
+
+	/* a thin flow, one packet every 10 ms, dequeued at once: home (class 1)
+	 * until T_up after the tables were made, then the top class (2); one
+	 * promotion, the level kept in the home class's record.  Beside it a
+	 * bursty flow, three 1500-byte packets every 50 ms, dequeued at once
+	 * too (below target: CoDel never fires), stays home: the first packet
+	 * of a burst leaves more than a quantum queued, so it is not sparse
+	 */
+	for (t = 10; t <= 200; t += 10) {
+		msfc_test_auto_at(t);
+		cls = msfc_test_auto_send(&a, 200, 0, MSFC_TEST_THIN, 0, &is_auto);
+		KUNIT_EXPECT_TRUE(test, is_auto);
+		if (cls == 2 && !first_up)
+			first_up = t;
+		KUNIT_EXPECT_EQ_MSG(test, cls, t < 100 ? 1 : 2, "thin flow at %llu ms", t);
+		for (i = 0; t % 50 == 10 && i < 3; i++)
+			KUNIT_EXPECT_EQ_MSG(test, msfc_test_auto_send(&a, 1500, 0, MSFC_TEST_BURST,
+								      0, NULL), 1,
+					    "bursty flow at %llu ms", t);
+		msfc_test_auto_drain(&a);
+	}
+	KUNIT_EXPECT_EQ(test, first_up, 100);
+	KUNIT_EXPECT_EQ(test, a.q->auto_promotions, 1);
+	KUNIT_EXPECT_EQ(test, a.q->auto_demotions, 0);
+	KUNIT_EXPECT_EQ(test, msfc_test_auto_level(&a, MSFC_TEST_THIN), 2);
+	KUNIT_EXPECT_EQ(test, msfc_test_auto_level(&a, MSFC_TEST_BURST), 1);
+
+	/* unmarked: marked packets and packets with an explicit class keep
+	 * their class (EF 2, CS1 0, priority 10:1 class 0 in the thin flow's
+	 * slot, at level 2), non-IP the home class; none moves a slot
+	 */
+	KUNIT_EXPECT_EQ(test, msfc_test_auto_send(&a, 100, MSFC_TEST_DSCP_EF, MSFC_TEST_NEW, 0,
+						  &is_auto), 2);
+	KUNIT_EXPECT_FALSE(test, is_auto);
+	KUNIT_EXPECT_EQ(test, msfc_test_auto_send(&a, 100, MSFC_TEST_DSCP_CS1, MSFC_TEST_NEW, 0,
+						  &is_auto), 0);
+	KUNIT_EXPECT_FALSE(test, is_auto);
+	KUNIT_EXPECT_EQ(test, msfc_test_auto_send(&a, 100, 0, MSFC_TEST_THIN,
+						  MSFC_TEST_HANDLE | 1, &is_auto), 0);
+	KUNIT_EXPECT_FALSE(test, is_auto);
+	KUNIT_ASSERT_EQ(test, msfc_test_enqueue(a.sch, msfc_test_skb(60, 0)), NET_XMIT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, a.q->classes[1].qlen, 1);
+	KUNIT_EXPECT_EQ(test, msfc_test_auto_level(&a, MSFC_TEST_NEW), 1);
+	msfc_test_auto_drain(&a);
+
+	/* a bulk flow of DSCP 0 offered 2 packets a ms, 1 a ms served: its
+	 * slot, idle since the tables were made, is sparse from its first
+	 * packet only, so it starts home (1); an interval of standing queue
+	 * (CoDel's test fires) sinks it to 0, where it stays; the thin flow
+	 * beside it stays at 2
+	 */
+	for (t = 400; t < 800; t++) {
+		msfc_test_auto_at(t);
+		for (i = 0; i < 2; i++)
+			msfc_test_auto_send(&a, 1500, 0, MSFC_TEST_BULK, 0, NULL);
+		if (t % 10 == 0)
+			KUNIT_EXPECT_EQ_MSG(test, msfc_test_auto_send(&a, 200, 0, MSFC_TEST_THIN,
+								      0, NULL), 2,
+					    "thin flow beside the bulk flow at %llu ms", t);
+		skb = msfc_dequeue(a.sch);
+		KUNIT_ASSERT_NOT_NULL(test, skb);
+		kfree_skb(skb);
+		if (t == 400)
+			KUNIT_EXPECT_EQ(test, msfc_test_auto_level(&a, MSFC_TEST_BULK), 1);
+	}
+	KUNIT_EXPECT_EQ(test, msfc_test_auto_level(&a, MSFC_TEST_BULK), 0);
+	KUNIT_EXPECT_EQ(test, msfc_test_auto_level(&a, MSFC_TEST_THIN), 2);
+	KUNIT_EXPECT_EQ(test, a.q->auto_promotions, 1);
+	/* down once, then again at every firing at class 0 */
+	KUNIT_EXPECT_GT(test, a.q->auto_demotions, 2);
+	KUNIT_EXPECT_GT(test, a.q->classes[0].enq_packets, 200);
+	KUNIT_EXPECT_GT(test, a.q->cstats.ecn_mark, 0);
+	/* drained at once: the bulk slot's last firing is now */
+	demotions = a.q->auto_demotions;
+	msfc_test_auto_drain(&a);
+	KUNIT_EXPECT_GE(test, a.q->auto_demotions, demotions);
+
+	/* auto all: the DSCP of a packet the map classifies is ignored: EF of
+	 * the sunk bulk slot goes to class 0, CS1 of a new slot home (1) and,
+	 * sent every 50 ms, to 2 after T_up; an explicit class is still kept
+	 */
+	msfc_test_auto_mode(&a, TC_MSFC_AUTO_ALL);
+	KUNIT_EXPECT_EQ(test, msfc_test_auto_send(&a, 100, MSFC_TEST_DSCP_EF, MSFC_TEST_BULK, 0,
+						  &is_auto), 0);
+	KUNIT_EXPECT_TRUE(test, is_auto);
+	for (t = 800; t <= 900; t += 50) {
+		msfc_test_auto_at(t);
+		KUNIT_EXPECT_EQ_MSG(test, msfc_test_auto_send(&a, 100, MSFC_TEST_DSCP_CS1,
+							      MSFC_TEST_NEW, 0, &is_auto),
+				    t < 900 ? 1 : 2, "CS1 with auto all at %llu ms", t);
+		KUNIT_EXPECT_TRUE(test, is_auto);
+		msfc_test_auto_drain(&a);
+	}
+	KUNIT_EXPECT_EQ(test, a.q->auto_promotions, 2);
+	KUNIT_EXPECT_EQ(test, msfc_test_auto_send(&a, 100, MSFC_TEST_DSCP_EF, MSFC_TEST_THIN,
+						  MSFC_TEST_HANDLE | 2, &is_auto), 1);
+	KUNIT_EXPECT_FALSE(test, is_auto);
+	/* and unmarked again: EF by the map */
+	msfc_test_auto_mode(&a, TC_MSFC_AUTO_UNMARKED);
+	KUNIT_EXPECT_EQ(test, msfc_test_auto_send(&a, 100, MSFC_TEST_DSCP_EF, MSFC_TEST_BULK, 0,
+						  &is_auto), 2);
+	KUNIT_EXPECT_FALSE(test, is_auto);
+	msfc_test_auto_drain(&a);
+
+	/* auto off: DSCP 0 goes home without the bit, the levels stay; on
+	 * again they apply as before
+	 */
+	msfc_test_auto_mode(&a, TC_MSFC_AUTO_OFF);
+	KUNIT_EXPECT_EQ(test, msfc_test_auto_send(&a, 100, 0, MSFC_TEST_THIN, 0, &is_auto), 1);
+	KUNIT_EXPECT_FALSE(test, is_auto);
+	KUNIT_EXPECT_EQ(test, msfc_test_auto_send(&a, 100, 0, MSFC_TEST_BULK, 0, &is_auto), 1);
+	KUNIT_EXPECT_EQ(test, msfc_test_auto_level(&a, MSFC_TEST_THIN), 2);
+	KUNIT_EXPECT_EQ(test, msfc_test_auto_level(&a, MSFC_TEST_BULK), 0);
+	msfc_test_auto_drain(&a);
+	msfc_test_auto_mode(&a, TC_MSFC_AUTO_UNMARKED);
+	KUNIT_EXPECT_EQ(test, msfc_test_auto_send(&a, 100, 0, MSFC_TEST_THIN, 0, &is_auto), 2);
+	KUNIT_EXPECT_TRUE(test, is_auto);
+	msfc_test_auto_drain(&a);
+
+	/* a new prios: every slot at the home class again, clean from the
+	 * change; one class up T_up later (not straight to the top, 3)
+	 */
+	t = 1000;
+	msfc_test_auto_at(t);
+	KUNIT_ASSERT_EQ(test, msfc_test_change(a.sch, prios4, NULL, 0, &extack), 0);
+	KUNIT_EXPECT_EQ(test, msfc_test_auto_level(&a, MSFC_TEST_THIN), 1);
+	KUNIT_EXPECT_EQ(test, msfc_test_auto_level(&a, MSFC_TEST_BULK), 1);
+	KUNIT_EXPECT_EQ(test, msfc_test_auto_send(&a, 100, 0, MSFC_TEST_THIN, 0, NULL), 1);
+	msfc_test_auto_drain(&a);
+	msfc_test_auto_at(t + 99);
+	KUNIT_EXPECT_EQ(test, msfc_test_auto_send(&a, 100, 0, MSFC_TEST_THIN, 0, NULL), 1);
+	msfc_test_auto_drain(&a);
+	msfc_test_auto_at(t + 100);
+	KUNIT_EXPECT_EQ(test, msfc_test_auto_send(&a, 100, 0, MSFC_TEST_THIN, 0, NULL), 2);
+	msfc_test_auto_drain(&a);
+	msfc_test_auto_at(t + 150);
+	KUNIT_EXPECT_EQ(test, msfc_test_auto_send(&a, 100, 0, MSFC_TEST_THIN, 0, NULL), 2);
+	msfc_test_auto_drain(&a);
+
+	/* T_up follows the interval, at most 2^31 - 1 CoDel units */
+	KUNIT_ASSERT_EQ(test, msfc_test_change(a.sch, interval20, NULL, 0, &extack), 0);
+	KUNIT_EXPECT_EQ(test, a.q->auto_up,
+			TC_MSFC_AUTO_UP_INTERVALS * (((u64)20000 * NSEC_PER_USEC) >> CODEL_SHIFT));
+	KUNIT_ASSERT_EQ(test, msfc_test_change(a.sch, long_interval, NULL, 0, &extack), 0);
+	KUNIT_EXPECT_EQ(test, a.q->auto_up, S32_MAX);
+	WRITE_ONCE(msfc_test_clock, false);
+}
+
 static struct kunit_case msfc_test_cases[] = {
 	KUNIT_CASE(msfc_test_vectors),
 	KUNIT_CASE(msfc_test_ratio_shares),
@@ -2005,6 +2310,7 @@ static struct kunit_case msfc_test_cases[] = {
 	KUNIT_CASE(msfc_test_shaper_rate),
 	KUNIT_CASE(msfc_test_shaper_target),
 	KUNIT_CASE(msfc_test_shaper_gate),
+	KUNIT_CASE(msfc_test_auto),
 	{}
 };
 

@@ -34,6 +34,7 @@ enum {
 	TCA_MSFC_MPU,		/* u32, minimum charged length in bytes */
 	TCA_MSFC_FRAMING,	/* u32, enum tc_msfc_framing: link-layer cells */
 	TCA_MSFC_INGRESS,	/* u32, 0 or 1: dropped packets are charged to the shaper too */
+	TCA_MSFC_AUTO,		/* u32, enum tc_msfc_auto: automatic priorities */
 	__TCA_MSFC_MAX
 };
 
@@ -82,6 +83,14 @@ enum tc_msfc_order {
 	TC_MSFC_ORDER_ROUND,	/* the classes take turns, each its quantum (the thesis) */
 	TC_MSFC_ORDER_PRIORITY,	/* the most important class with credit left in the round */
 	__TC_MSFC_ORDER_MAX
+};
+
+/* Automatic priorities: which packets get the class their flow's behaviour earned */
+enum tc_msfc_auto {
+	TC_MSFC_AUTO_OFF,	/* none: the class comes from the mark (the thesis) */
+	TC_MSFC_AUTO_UNMARKED,	/* packets classified by the DSCP map whose DSCP is 0 */
+	TC_MSFC_AUTO_ALL,	/* every packet classified by the DSCP map, whatever its DSCP */
+	__TC_MSFC_AUTO_MAX
 };
 
 /* Link-layer framing the shaper charges (after overhead and mpu) */
@@ -165,6 +174,17 @@ enum tc_msfc_framing {
 #define TC_MSFC_ORDER_MAX		1
 #define TC_MSFC_ORDER_DEFAULT		0
 #define TC_MSFC_ORDER_RANGE		"0 (round) or 1 (priority)"
+#define TC_MSFC_AUTO_MIN		0
+#define TC_MSFC_AUTO_MAX		2
+#define TC_MSFC_AUTO_DEFAULT		0
+#define TC_MSFC_AUTO_RANGE		"0 (off), 1 (unmarked) or 2 (all)"
+/*
+ * auto: a flow slot climbs one class when a packet of its finds its flow queue empty and
+ * the slot has been sparse at its class (no CoDel firing, never more than a quantum queued,
+ * no pause) for TC_MSFC_AUTO_UP_INTERVALS CoDel intervals (at most 2^31 - 1 CoDel time
+ * units); docs/algorithm.md, "Automatic priorities".
+ */
+#define TC_MSFC_AUTO_UP_INTERVALS	10
 
 /*
  * The shaper (docs/kernel.md, "Built-in shaper"): bandwidth in bytes/s (tc reads a rate:
@@ -272,6 +292,8 @@ struct tc_msfc_qd_stats {
 	__u32	active_flows;
 	__u64	bandwidth;		/* shaper rate in bytes/s, 0: no shaper */
 	__u64	throttled;		/* dequeues the shaper deferred (watchdog armed) */
+	__u64	auto_promotions;	/* auto: flow slots moved one class up */
+	__u64	auto_demotions;		/* auto: flow slots moved down (or kept at 0) */
 };
 
 struct tc_msfc_cl_stats {
