@@ -167,7 +167,7 @@ def test_job_scripts_name_the_qdisc_and_its_words_per_rate():
     with pytest.raises(ValueError, match="unknown qdisc 'sfq'"):
         flent.flent_script("rrul", "sfq", 2000)
     with pytest.raises(ValueError, match="unknown Flent test"):
-        flent.flent_script("rrul_be", "msfc", 2000)
+        flent.flent_script("rrul_ef", "msfc", 2000)
     script = flent.flent_script("tcp_16up", "msfc_recommended", 100000, 2000, duration=30)
     # each direction's words at its own rate: the upload at 2 Mbit/s takes the low-rate CoDel
     assert "MSFC_ARGS_UP='overload class weights exact boost on target 15ms interval 150ms'" in (
@@ -176,7 +176,7 @@ def test_job_scripts_name_the_qdisc_and_its_words_per_rate():
     assert "MSFC_ARGS_DOWN='overload class weights exact boost on'" in script
     assert "TEST=tcp_nup" in script and "UPLOADS=16" in script and "RATE_UP=2000" in script
     assert "IRTT_DUR=24" in script and "RATE=100000" in script
-    assert "FLENT_DELAY=5" in script and "IRTT_DELAY=8" in script
+    assert "FLENT_DELAY=5" in script and "IRTT_DELAY=8" in script and "IRTT_DSCP=46" in script
     assert script.rstrip().endswith(". /msfc/kdir/test/uml_testbed_flent.sh")
     b = U.bench_script("shares", "cake_ds4", U.Rate(20000, 20000), 10, 40)
     assert "QDISC=cake_ds4" in b and "TESTS=shares" in b and "MSFC_ARGS_UP=''" in b
@@ -195,8 +195,12 @@ def test_rates_and_names_are_checked_before_any_boot():
     for bad in ("fast", "20/x", "1/2/3", "0", "20000", ""):
         with pytest.raises(ValueError, match="Mbit/s|no rate"):
             U.parse_rates(bad)
-    with pytest.raises(ValueError, match="unknown test 'rrul_be': choose from rrul, rrul_cs8"):
-        U._names("rrul,rrul_be", U.TESTS, "test")
+    with pytest.raises(
+        ValueError, match="unknown test 'rrul_ef': choose from rrul, rrul_cs8, rrul_be"
+    ):
+        U._names("rrul,rrul_ef", U.TESTS, "test")
+    # rrul_be runs when asked for, the defaults are those of before it
+    assert "rrul_be" in U.TESTS and "rrul_be" not in U.DEFAULT_TESTS.split(",")
 
 
 def test_flent_series_of_every_test_and_class_goodput():
@@ -412,3 +416,196 @@ def test_real_short_testbed(tmp_path):
         assert probes == [(f"probe-{c}", d) for c in ("EF", "BE", "CS1") for d in ("up", "down")]
     assert "Flent's UDP latency probes" in (a / "tables.md").read_text()
     assert (a / "20mbit" / "rrul-latency.png").stat().st_size > 0
+
+
+# --- rrul_be: every mark washed to 0 -------------------------------------------------------
+
+
+def test_voice_stream_is_named_by_the_tests_dscp():
+    """The voice stream beside a Flent test: EF (irtt_dscp46, voip-EF) but for rrul_be's
+    unmarked one (irtt_dscp0, voip-BE); the job sets IRTT_DSCP to it."""
+    assert [flent.voice_dscp(t) for t in ("rrul", "rrul_cs8", "tcp_4up", "rrul_be")] == [
+        46,
+        46,
+        46,
+        0,
+    ]
+    assert flent.voice_stream("rrul") == "voip-EF" and flent.voice_stream("rrul_be") == "voip-BE"
+    assert flent.voice_report("rrul") == "irtt_dscp46.irtt.json"
+    assert flent.voice_report("rrul_be") == "irtt_dscp0.irtt.json"
+    assert flent.voice_stream("not-a-test") == "voip-EF"  # e.g. a study's own name
+    script = flent.flent_script("rrul_be", "cake_be", 20000, duration=10)
+    assert "TEST=rrul_be" in script and "IRTT_DSCP=0" in script and "UPLOADS=0" in script
+    # the job script writes the report under the name the converter reads, at that DSCP
+    from conftest import REPO
+
+    job = (REPO / "kernel/test/uml_testbed_flent.sh").read_text()
+    assert "rrul|rrul_cs8|rrul_be)" in job
+    assert "--dscp=$((IRTT_DSCP << 2))" in job and "irtt_dscp$IRTT_DSCP.irtt.json" in job
+
+
+def _rrul_be_flent() -> dict:
+    """Flent's file of a 4 s rrul_be (TCP flows from 1 s to 3 s): 4 TCP series each way (BE,
+    BE2 .. BE4), the three UDP probes BE1 .. BE3 every 0.2 s (BE2 lost probe 8), ICMP, and
+    Flent's sums and averages."""
+
+    def probes(base: float, lost=()):
+        return [
+            {"seq": k, "t": T0 + 0.2 * k, "val": base + k, "owd_up": 20 + k, "owd_down": 20.0}
+            for k in range(20)
+            if k not in lost
+        ]
+
+    tcp = {
+        f"TCP {d} {c}": [float(k + 1), float(k + 1)]
+        for d in ("upload", "download")
+        for k, c in enumerate(("BE", "BE2", "BE3", "BE4"))
+    }
+    return {
+        "metadata": {
+            "LENGTH": 2,
+            "TOTAL_LENGTH": 4,
+            "T0": "2026-01-01T00:00:00Z",
+            "STEP_SIZE": 0.2,
+        },
+        "x_values": [1.0, 2.0],
+        "results": {
+            **tcp,
+            "TCP upload sum": [10.0, 10.0],
+            "TCP upload avg": [2.5, 2.5],
+            "TCP download sum": [10.0, 10.0],
+            "TCP totals": [20.0, 20.0],
+            "Ping (ms) UDP BE1": [41.0, 41.0],
+            "Ping (ms) UDP BE2": [42.0, 42.0],
+            "Ping (ms) UDP BE3": [43.0, 43.0],
+            "Ping (ms) ICMP": [40.5, 41.5],
+            "Ping (ms) avg": [41.0, 42.0],
+        },
+        "raw_values": {
+            "Ping (ms) UDP BE1": probes(40),
+            "Ping (ms) UDP BE2": probes(50, lost=(8,)),
+            "Ping (ms) UDP BE3": probes(60),
+            "Ping (ms) ICMP": [{"seq": 1, "t": T0 + 2, "val": 41.0}],
+        },
+    }
+
+
+def _rrul_be_files() -> dict[str, bytes]:
+    """A run of rrul_be: the Flent file above and an unmarked voice stream (the fixture's irtt
+    report as irtt would have written it with --dscp=0)."""
+    irtt = json.loads((FIX / "irtt_dscp46.irtt.json").read_bytes())
+    irtt["config"]["params"]["dscp"] = 0
+    return {
+        "rrul_be.flent.gz": gzip.compress(json.dumps(_rrul_be_flent()).encode()),
+        "irtt_dscp0.irtt.json": json.dumps(irtt).encode(),
+        "start": b"10.0\n",
+        "stop": b"14.0\n",
+    }
+
+
+def test_rrul_be_series_are_best_effort():
+    """rrul_be's TCP series (BE, BE2 .. BE4 each way) are DSCP 0, added up as BE; its three
+    UDP probes are three BE probe streams of their own, none left out; ICMP is no probe."""
+    data = _rrul_be_flent()
+    gp = flent.flent_goodput(data)
+    assert set(gp) == {(d, c) for d in ("up", "down") for c in ("BE", "BE2", "BE3", "BE4")}
+    assert flent.class_goodput(data) == {("up", "BE"): 10.0, ("down", "BE"): 10.0}
+    rows = flent.flent_flows(data, 1, 0)
+    assert len(rows) == 8
+    assert {(r["type"], r["dscp"], r["priority"]) for r in rows} == {
+        ("up-BE", 0, 1),
+        ("down-BE", 0, 1),
+    }
+    rows, delays, rtts = flent.flent_probes(data, first_id=11, app_id=2)
+    assert [(r["flow_id"], r["type"], r["direction"]) for r in rows] == [
+        (11 + k, "probe-BE", d) for k, d in enumerate(("up", "down") * 3)
+    ]
+    assert all(r["dscp"] == 0 and r["priority"] == 1 for r in rows)
+    ups = rows[::2]
+    # the window 1 s .. 3 s holds probes 5 .. 15 of each; BE2 lost probe 8
+    assert [(r["tx_packets"], r["lost_packets"]) for r in ups] == [(11, 0), (11, 1), (11, 0)]
+    by = {f: sorted(r for ff, _, r in rtts if ff == f) for f in (11, 13, 15)}
+    assert [len(v) for v in by.values()] == [11, 10, 11]
+    assert by[11][0] == pytest.approx(0.045) and by[13][0] == pytest.approx(0.055)
+    assert by[15][0] == pytest.approx(0.065)
+    assert set(flent.flent_pings(data)) == {
+        "Ping (ms) UDP BE1",
+        "Ping (ms) UDP BE2",
+        "Ping (ms) UDP BE3",
+        "Ping (ms) ICMP",
+        "Ping (ms) avg",
+    }
+
+
+def test_rrul_be_voice_stream_is_unmarked_in_records_and_summary():
+    files = _rrul_be_files()
+    problems = []
+    flows, _, rtts = flent.convert(files, problems, "rrul_be")
+    assert problems == []
+    voice = [r for r in flows if r["type"] == "voip-BE"]
+    assert [r["direction"] for r in voice] == ["up", "down"]
+    assert all(r["dscp"] == 0 and r["priority"] == 1 and r["tx_packets"] == 30 for r in voice)
+    assert not any(r["type"] == "voip-EF" for r in flows)
+    # 8 TCP flows, the voice stream, three BE probes each way
+    assert [r["type"] for r in flows].count("probe-BE") == 6 and len(flows) == 16
+    # rrul's converter looks for its EF stream, and says which file it missed
+    problems = []
+    flent.convert(files, problems, "rrul")
+    assert problems == ["no irtt_dscp46.irtt.json (see irtt_dscp46.err)"]
+
+    row = flent.summary(files, 40, "rrul_be")
+    assert row["voice"] == "voip-BE" and row["ef_sent"] == 30 and row["ef_loss_pct"] == 0
+    assert row["ef_med"] == row["ef_med"] and row["up_BE"] == pytest.approx(10.0)
+    assert row["icmp_med"] == pytest.approx(1.0)
+    rrul = flent.summary(files, 40, "rrul")
+    assert rrul["voice"] == "voip-EF" and rrul["ef_med"] != rrul["ef_med"]  # NaN: no EF stream
+    md = flent.table([{"qdisc": "cake_be", **row}], flent.voice_class("rrul_be"))
+    assert md.splitlines()[0].startswith("| qdisc | BE +med | BE +p90 | BE +p99 | BE jitter")
+    assert flent.table([{"qdisc": "q", **row}]).splitlines()[0].startswith("| qdisc | EF +med")
+
+
+def test_rrul_be_probe_table_figures_and_headline(tmp_path):
+    """The runs of rrul_be in the project's records: the per-class probe table takes the three
+    BE probes together (and says so), the figures find the unmarked voice stream, the headline
+    names it."""
+    from msfc.linux import records as R
+    from msfc.linux import umlbench as U
+
+    files = _rrul_be_files()
+    settings = {**flent.settings_of(20000, 30, 40), "kernel": "6.12.117"}
+    hashes = []
+    for q in ("fq_codel", "msfc_bw_auto"):
+        res = uml.JobResult(1.0, files, "", 0, {"kernel": "6.12.117"})
+        hashes.append(flent.write_run(tmp_path, "rrul_be", q, res, settings))
+    flent.write_study(tmp_path, "rrul_be", hashes, settings)
+    study = json.loads((tmp_path / "rrul_be" / "study.json").read_text())
+    assert study["direction"] == "down" and study["configs"] == hashes
+    # a root-shaped msfc mode's words are in its run's configuration
+    meta = json.loads((tmp_path / "rrul_be" / "runs" / hashes[1] / "meta.json").read_text())
+    assert meta["config"]["msfc_args_up"] == R.msfc_args("msfc_bw_auto", "up")
+    assert meta["testbed"]["reports_left_out"] == []
+
+    runs = U._runs_in_order(tmp_path, "rrul_be")
+    assert U._probe_classes(runs) == ["BE"] and U._probe_label(runs, "BE") == "BE, 3 probes"
+    md = U.probe_table(runs, 40)
+    head, _, *body = md.split("\n\n")[1].splitlines()
+    assert head == "| qdisc | BE, 3 probes +med / p90 / p99 | BE, 3 probes loss % |"
+    # 33 probes sent in the load window, one lost: 3.03 %
+    assert [ln.split(" | ")[0] for ln in body] == ["| msfc_bw_auto", "| fq_codel"]  # QDISCS
+    assert all(ln.endswith("| 3.03 |") for ln in body)
+    # added RTT of the three together: 5 .. 15, 15 .. 25 but 18, 25 .. 35 ms
+    assert body[0].split(" | ")[1] == "20.5 / 31.9 / 34.7"
+
+    figs = U.flent_plots(tmp_path, "rrul_be", runs, 40)
+    assert {f.rsplit(".", 1)[0] for f in figs} == {
+        "rrul_be-voice",
+        "rrul_be-latency",
+        "rrul_be-goodput",
+    }
+    assert all((tmp_path / f).stat().st_size > 0 for f in figs)
+
+    row = flent.summary(files, 40, "rrul_be")
+    rows = {("20mbit", "rrul_be"): [{"qdisc": "fq_codel", **row}]}
+    head = U.headline([U.Rate(20000, 20000)], rows, "rrul_be")
+    assert head.startswith("rrul_be, voice stream (irtt, BE): added RTT median / p99 (ms)")
+    assert U.headline([U.Rate(20000, 20000)], rows, "rrul") == ""

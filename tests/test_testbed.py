@@ -359,6 +359,80 @@ def test_net_sh_cake_isolates_hosts_by_the_clients_side(tmp_path):
     assert all(ln.endswith("diffserv4") for ln in lines) and len(lines) == 2
 
 
+def test_new_kinds_words_auto_and_the_built_in_shaper():
+    """msfc_auto: the recommended modes with boost across and `auto unmarked` under the HTB
+    shaper (low-rate CoDel below 4 Mbit/s as the other modes); msfc_bw_*: msfc with its own
+    shaper at the root, words after `msfc bandwidth RATE` that start with one of tc's presets
+    and never take the low-rate words (the shaper scales CoDel itself); cake_be: one tin."""
+    from msfc import params as P
+
+    assert records.msfc_args("msfc_auto", "up", 20000) == (
+        "overload class weights exact boost across auto unmarked"
+    )
+    assert records.msfc_args("msfc_auto", "down", 2000) == (
+        "overload class weights exact boost across auto unmarked target 15ms interval 150ms"
+    )
+    want = {"msfc_bw_ds4": "diffserv4", "msfc_bw_auto": "diffserv3 auto unmarked"}
+    presets = P.definitions().presets
+    for name, words in want.items():
+        assert name in records.QDISCS and name not in records.MSFC_MODES, name
+        assert name.startswith(records.SHAPED_PREFIX) and records.is_msfc_mode(name), name
+        assert name not in cost.COST_QDISCS, name  # a shaper is no per-packet cost
+        for d in records.DIRECTIONS:
+            for rate in (0, 2000, 100000):
+                assert records.msfc_args(name, d, rate) == words, (name, d, rate)
+        first, *rest = words.split()
+        assert first in presets, name
+        for key, value in zip(rest[::2], rest[1::2], strict=True):
+            assert value in P.CHOICES[key][1:], (name, key, value)
+        assert records.msfc_env(name, 2000, 100000) == {
+            "MSFC_ARGS_UP": words,
+            "MSFC_ARGS_DOWN": words,
+        }
+    assert set(records.MSFC_SHAPED_MODES) == set(want)
+    # every other kind's name tells net.sh it is not root-shaped msfc
+    assert not any(q.startswith(records.SHAPED_PREFIX) for q in records.QDISCS if q not in want)
+    assert records.msfc_env("msfc_auto", 20000)["MSFC_ARGS_UP"].endswith("auto unmarked")
+    assert records.msfc_env("cake_be", 20000) == {"MSFC_ARGS_UP": "", "MSFC_ARGS_DOWN": ""}
+    assert "cake_be" in records.QDISCS and records.is_msfc_mode("cake_be") is False
+
+
+def test_net_sh_sets_up_every_kind(tmp_path):
+    """bottleneck() knows every kind of records.QDISCS, given the words msfc_env() gives its
+    job: each sets up both router egresses."""
+    for q in records.QDISCS:
+        env = records.msfc_env(q, 2000, 1000)
+        words = "; ".join(f'{k}="{v}"' for k, v in env.items())
+        p, lines = _net_sh(tmp_path, f"{words}; bottleneck {q} 2000 1000")
+        assert p.returncode == 0 and "unknown qdisc kind" not in p.stderr, (q, p.stderr)
+        for dev in ("cli_r", "srv_r"):
+            assert any(f"add dev {dev} " in ln for ln in lines), (q, dev, lines)
+
+
+def test_net_sh_root_shaped_msfc_and_cake_besteffort(tmp_path):
+    """msfc_bw_<mode>: `msfc bandwidth RATE <words>` at the root of each egress at its own
+    rate, no HTB, and refused without the words; cake_be: cake's shaper with one tin."""
+    env = records.msfc_env("msfc_bw_ds4", 100000, 20000)
+    p, lines = _net_sh(
+        tmp_path,
+        f'MSFC_ARGS_UP="{env["MSFC_ARGS_UP"]}"; MSFC_ARGS_DOWN="{env["MSFC_ARGS_DOWN"]}"; '
+        "bottleneck msfc_bw_ds4 100000 20000",
+    )
+    assert p.returncode == 0, p.stderr
+    assert lines == [
+        "netns exec rtr tc qdisc add dev cli_r root msfc bandwidth 100000kbit diffserv4",
+        "netns exec rtr tc qdisc add dev srv_r root msfc bandwidth 20000kbit diffserv4",
+    ]
+    p, _ = _net_sh(tmp_path, "bottleneck msfc_bw_auto 2000")
+    assert p.returncode != 0 and "needs MSFC_ARGS_UP and MSFC_ARGS_DOWN" in p.stderr
+    p, lines = _net_sh(tmp_path, "bottleneck cake_be 2000")
+    assert p.returncode == 0, p.stderr
+    assert lines == [
+        f"netns exec rtr tc qdisc add dev {d} root cake bandwidth 2000kbit besteffort"
+        for d in ("cli_r", "srv_r")
+    ]
+
+
 def test_net_sh_second_host_is_routed_through_the_first(tmp_path):
     """cli2 reaches the router through cli (which forwards), so both client hosts share the
     router's one client-facing egress cli_r, and the router routes cli2's subnet to cli."""

@@ -103,9 +103,11 @@ sqm_bands() {
 # under an HTB shaper at the rate), msfc_lowrate (msfc with the CoDel settings docs/kernel.md gives for links
 # below 4 Mbit/s), msfc_<mode> (a mode beyond the thesis, msfc.linux.records' MSFC_MODES: msfc
 # $MSFC_ARGS_UP on the egress toward the server, msfc $MSFC_ARGS_DOWN on the one toward the
-# clients), cake_ds3, cake_ds4 (cake's own shaper, its default triple-isolate), cake_ds4_dual
-# (cake diffserv4 isolating the client hosts: dual-srchost toward the server, dual-dsthost
-# toward the clients), sqm (sqm_bands).
+# clients), msfc_bw_<mode> (msfc's own shaper at the root, no HTB: msfc bandwidth RATE
+# $MSFC_ARGS_UP / $MSFC_ARGS_DOWN, records' MSFC_SHAPED_MODES), cake_ds3, cake_ds4 (cake's
+# own shaper, its default triple-isolate), cake_ds4_dual (cake diffserv4 isolating the client
+# hosts: dual-srchost toward the server, dual-dsthost toward the clients), cake_be (cake's
+# own shaper, one tin: besteffort), sqm (sqm_bands).
 bottleneck() {
 	kind=$1
 	for dev in cli_r srv_r; do
@@ -125,6 +127,10 @@ bottleneck() {
 			$tc_r class add dev $dev parent 1: classid 1:1 htb rate ${r}kbit || return 1
 			$tc_r qdisc add dev $dev parent 1:1 handle 10: msfc target 15ms interval 150ms || return 1
 			;;
+		msfc_bw_*)
+			[ -n "$margs" ] || { echo "net.sh: $kind needs MSFC_ARGS_UP and MSFC_ARGS_DOWN" >&2; return 1; }
+			$tc_r qdisc add dev $dev root msfc bandwidth ${r}kbit $margs || return 1
+			;;
 		msfc_*)
 			[ -n "$margs" ] || { echo "net.sh: $kind needs MSFC_ARGS_UP and MSFC_ARGS_DOWN" >&2; return 1; }
 			$tc_r qdisc add dev $dev root handle 1: htb default 1 || return 1
@@ -134,6 +140,7 @@ bottleneck() {
 		cake_ds3) $tc_r qdisc add dev $dev root cake bandwidth ${r}kbit diffserv3 || return 1 ;;
 		cake_ds4) $tc_r qdisc add dev $dev root cake bandwidth ${r}kbit diffserv4 || return 1 ;;
 		cake_ds4_dual) $tc_r qdisc add dev $dev root cake bandwidth ${r}kbit diffserv4 $hosts || return 1 ;;
+		cake_be) $tc_r qdisc add dev $dev root cake bandwidth ${r}kbit besteffort || return 1 ;;
 		sqm) sqm_bands $dev $r || return 1 ;;
 		*) echo "net.sh: unknown qdisc kind $kind" >&2; return 1 ;;
 		esac

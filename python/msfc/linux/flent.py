@@ -3,9 +3,11 @@
 ``rrul``: Flent's own rrul (netperf: 4 TCP flows each way marked BE, CS1 (Flent's "BK"), CS5,
 EF; its ICMP and UDP latency probes) from the client to the server through the router's
 bottleneck, and at the same time a VoIP-like irtt stream (20 ms interval, 172-byte packets,
-DSCP EF).  Flent's ``.flent.gz`` is kept as Flent wrote it; the irtt report and Flent's
-TCP series become the project's raw records (docs/data-format.md) through the converters of
-msfc.linux.records, so ``msfc report`` and ``msfc diff`` read them.
+DSCP EF).  ``rrul_be`` is Flent's rrul with every mark washed to 0 (4 TCP flows each way and
+three UDP probes, all CS0); its voice stream is unmarked too (TESTS' voice_dscp,
+voice_stream()).  Flent's ``.flent.gz`` is kept as Flent wrote it; the irtt report and
+Flent's TCP series become the project's raw records (docs/data-format.md) through the
+converters of msfc.linux.records, so ``msfc report`` and ``msfc diff`` read them.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import shlex
 import statistics
 import sys
 from pathlib import Path
+from typing import NamedTuple
 
 from . import records as R
 from .qemu import TestbedError
@@ -30,16 +33,32 @@ DURATION_S = 30
 FLENT_DELAY_S = 5
 #: the irtt stream starts this long after Flent's TCP flows and ends this long before them
 IRTT_MARGIN_S = 3
-#: the Flent tests of the UML testbed: name -> (Flent's test, tcp_nup's upload streams)
-TESTS: dict[str, tuple[str, int | None]] = {
-    "rrul": ("rrul", None),
-    "rrul_cs8": ("rrul_cs8", None),
-    "tcp_1up": ("tcp_nup", 1),
-    "tcp_4up": ("tcp_nup", 4),
-    "tcp_16up": ("tcp_nup", 16),
+#: the DSCP of the voice stream (the irtt stream beside Flent's test) unless a test says otherwise
+EF = 46
+
+
+class FlentTest(NamedTuple):
+    """A Flent test of the UML testbed: Flent's own test, tcp_nup's upload streams, and the
+    DSCP the voice stream beside it is sent with (uml_testbed_flent.sh's IRTT_DSCP)."""
+
+    flent: str
+    uploads: int | None = None
+    voice_dscp: int = EF
+
+
+#: the Flent tests of the UML testbed by name
+TESTS: dict[str, FlentTest] = {
+    "rrul": FlentTest("rrul"),
+    "rrul_cs8": FlentTest("rrul_cs8"),
+    # every mark washed to 0: Flent's rrul_be and an unmarked voice stream
+    "rrul_be": FlentTest("rrul_be", voice_dscp=0),
+    "tcp_1up": FlentTest("tcp_nup", 1),
+    "tcp_4up": FlentTest("tcp_nup", 4),
+    "tcp_16up": FlentTest("tcp_nup", 16),
 }
-#: Flent's names of its TCP series' classes -> DSCP (rrul: BE 0, BK CS1, CS5, EF; rrul_cs8:
-#: CS0_BE, CS1_BK, CS2 .. CS7); tcp_nup's series ("TCP upload::N") are best effort
+#: Flent's names of its series' classes -> DSCP (rrul: BE 0, BK CS1, CS5, EF; rrul_cs8:
+#: CS0_BE, CS1_BK, CS2 .. CS7; rrul_be: TCP BE, BE2 .. BE4 and UDP probes BE1 .. BE3, all
+#: CS0); tcp_nup's series ("TCP upload::N") are best effort
 FLENT_CLASSES = {
     "BE": 0,
     "BK": 8,
@@ -48,9 +67,35 @@ FLENT_CLASSES = {
     "CS0_BE": 0,
     "CS1_BK": 8,
     **{f"CS{k}": 8 * k for k in range(2, 8)},
+    **{f"BE{k}": 0 for k in range(1, 5)},
 }
 #: the summary's class columns, most important first (DSCP names of records.DSCP_NAMES)
 CLASS_ORDER = ["CS7", "CS6", "EF", "CS5", "CS4", "CS3", "CS2", "BE", "CS1"]
+
+
+def voice_dscp(test: str) -> int:
+    """The DSCP of the voice stream beside the Flent test ``test`` (EF for a name that is
+    not one of TESTS)."""
+    t = TESTS.get(test)
+    return EF if t is None else t.voice_dscp
+
+
+def voice_class(test: str) -> str:
+    """The DSCP name (records.DSCP_NAMES) of ``test``'s voice stream: "EF", rrul_be's "BE"."""
+    d = voice_dscp(test)
+    return R.DSCP_NAMES.get(d, str(d))
+
+
+def voice_stream(test: str) -> str:
+    """The type of ``test``'s voice stream in the raw records (flows.csv): "voip-EF",
+    rrul_be's "voip-BE"."""
+    return f"voip-{voice_class(test)}"
+
+
+def voice_report(test: str) -> str:
+    """The name of ``test``'s voice stream's irtt report in the guest's output (the job's
+    IRTT_DSCP in it): "irtt_dscp46.irtt.json", rrul_be's "irtt_dscp0.irtt.json"."""
+    return f"irtt_dscp{voice_dscp(test)}.irtt.json"
 
 
 def flent_script(
@@ -69,7 +114,7 @@ def flent_script(
     if qdisc not in R.QDISCS:
         raise ValueError(f"unknown qdisc {qdisc!r}: one of {', '.join(R.QDISCS)}")
     up = rate_up_kbit or rate_kbit
-    flent_test, uploads = TESTS[test]
+    flent_test, uploads, dscp = TESTS[test]
     env = {
         "TEST": flent_test,
         "QDISC": qdisc,
@@ -82,6 +127,7 @@ def flent_script(
         "FLENT_DELAY": str(FLENT_DELAY_S),
         "IRTT_DELAY": str(FLENT_DELAY_S + IRTT_MARGIN_S),
         "IRTT_DUR": str(duration - 2 * IRTT_MARGIN_S),
+        "IRTT_DSCP": str(dscp),
         "NAME": f"{test}-{qdisc}-{rate_kbit}-{up}kbit",
     }
     lines = [f"{k}={shlex.quote(v)}" for k, v in env.items()]
@@ -309,8 +355,9 @@ def flent_file(files: dict[str, bytes]) -> str | None:
     return names[0] if names else None
 
 
-def convert(files: dict[str, bytes], problems: list[str] | None = None):
-    """flows.csv rows, delay histogram rows and RTT samples of one rrul run's guest output."""
+def convert(files: dict[str, bytes], problems: list[str] | None = None, test: str = "rrul"):
+    """flows.csv rows, delay histogram rows and RTT samples of the guest output of one run of
+    the Flent test ``test`` (its voice stream: voice_report(), voice_stream())."""
     problems = [] if problems is None else problems
     flows, delays, rtts = [], {}, []
     fn = flent_file(files)
@@ -319,15 +366,17 @@ def convert(files: dict[str, bytes], problems: list[str] | None = None):
         problems.append("no .flent.gz: Flent did not finish (see flent.log)")
     else:
         flows.extend(flent_flows(data, 1, 0))
-    irtt = files.get("irtt_dscp46.irtt.json")
+    name = voice_report(test)
+    irtt = files.get(name)
     if irtt is None:
-        problems.append("no irtt_dscp46.irtt.json (see irtt_dscp46.err)")
+        problems.append(f"no {name} (see {name.split('.')[0]}.err)")
     else:
         try:
-            rows, delays, rtts = R.irtt_flows(json.loads(irtt), "voip-EF", 1, len(flows) + 1)
+            label = voice_stream(test)
+            rows, delays, rtts = R.irtt_flows(json.loads(irtt), label, 1, len(flows) + 1)
             flows.extend(rows)
         except (TestbedError, json.JSONDecodeError, KeyError) as e:
-            problems.append(f"irtt_dscp46.irtt.json: {e}")
+            problems.append(f"{name}: {e}")
     if data is not None:
         # Flent's per-class probes after the voice stream, so its flow ids stay as they were
         first = max((r["flow_id"] for r in flows), default=0) + 1
@@ -356,11 +405,11 @@ def write_run(root: Path, test: str, qdisc: str, res, settings: dict) -> str:
     from ..config import RunConfig
 
     problems: list[str] = []
-    flows, hist, rtts = convert(res.files, problems)
+    flows, hist, rtts = convert(res.files, problems, test)
     for p in problems:
         print(f"msfc.linux: {qdisc} {test}: {p}", file=sys.stderr)
     resolved = {"scheduler": qdisc, **{k: str(v) for k, v in settings.items()}}
-    if qdisc in R.MSFC_MODES:
+    if R.is_msfc_mode(qdisc):
         up = int(settings.get("rate_up_kbit") or settings["rate_kbit"])
         for d, r in (("up", up), ("down", int(settings["rate_kbit"]))):
             resolved[f"msfc_args_{d}"] = R.msfc_args(qdisc, d, r)
@@ -446,14 +495,16 @@ def grade(added_ms: float) -> str:
     return next((g for bound, g in GRADES if added_ms < bound), "F")
 
 
-def summary(files: dict[str, bytes], rtt_ms: float = RTT_MS) -> dict:
-    """One run's summary row: the EF voice stream's added RTT (irtt RTT minus the base RTT)
-    median / p90 / p99 in ms, its one-way jitter (ms) and loss, Flent's ICMP probe's added
-    median and p99 (Flent's unmarked ping) with its bufferbloat grade, Flent's UDP EF probe's
-    added median, TCP goodput per direction and class (Mbit/s), totals and Jain's index of
-    the TCP flows of each direction."""
-    row: dict = {}
-    raw = files.get("irtt_dscp46.irtt.json")
+def summary(files: dict[str, bytes], rtt_ms: float = RTT_MS, test: str = "rrul") -> dict:
+    """One run's summary row of the Flent test ``test``: its voice stream (``voice``, its
+    type in the records: EF but for rrul_be's unmarked one; the keys ef_* whatever its DSCP)
+    with its added RTT (irtt RTT minus the base RTT) median / p90 / p99 in ms, its one-way
+    jitter (ms) and loss, Flent's ICMP probe's added median and p99 (Flent's unmarked ping)
+    with its bufferbloat grade, Flent's UDP EF probe's added median, TCP goodput per
+    direction and class (Mbit/s), totals and Jain's index of the TCP flows of each
+    direction."""
+    row: dict = {"voice": voice_stream(test)}
+    raw = files.get(voice_report(test))
     rt = []
     if raw is not None:
         rep = json.loads(raw)
@@ -500,13 +551,14 @@ def summary(files: dict[str, bytes], rtt_ms: float = RTT_MS) -> dict:
     return row
 
 
+#: (key of a summary row, header); {voice}: the voice stream's class (table())
 SUMMARY_COLUMNS = [
     ("qdisc", "qdisc"),
-    ("ef_med", "EF +med"),
-    ("ef_p90", "EF +p90"),
-    ("ef_p99", "EF +p99"),
-    ("ef_jitter", "EF jitter"),
-    ("ef_loss_pct", "EF loss %"),
+    ("ef_med", "{voice} +med"),
+    ("ef_p90", "{voice} +p90"),
+    ("ef_p99", "{voice} +p99"),
+    ("ef_jitter", "{voice} jitter"),
+    ("ef_loss_pct", "{voice} loss %"),
     ("icmp_med", "ICMP +med"),
     ("icmp_p99", "ICMP +p99"),
     ("grade", "grade"),
@@ -530,10 +582,15 @@ def _shown(v) -> bool:
     return v is not None and v != "" and not (isinstance(v, float) and math.isnan(v))
 
 
-def table(rows: list[dict]) -> str:
+def table(rows: list[dict], voice: str = "EF") -> str:
     """A Markdown table of summary rows (each with "qdisc"): the columns some row has a
-    value in (a test without downloads has no download columns)."""
-    cols = [(k, h) for k, h in SUMMARY_COLUMNS if any(_shown(r.get(k)) for r in rows)]
+    value in (a test without downloads has no download columns); the voice stream's columns
+    are headed by its class ``voice`` (voice_class())."""
+    cols = [
+        (k, h.format(voice=voice))
+        for k, h in SUMMARY_COLUMNS
+        if any(_shown(r.get(k)) for r in rows)
+    ]
     head = [h for _, h in cols]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
@@ -541,9 +598,13 @@ def table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
+_OTHER_VOICE = ", ".join(
+    f"{t}'s {voice_class(t)} (DSCP {voice_dscp(t)})" for t in TESTS if voice_dscp(t) != EF
+)
 TABLE_NOTE = (
-    "EF: the irtt voice stream (20 ms, 172 bytes, DSCP EF): round-trip time minus the base "
-    "RTT, ms (median, p90, p99), its mean one-way jitter upstream (irtt's IPDV, ms) and its "
+    "EF: the irtt voice stream (20 ms, 172 bytes, DSCP EF; a test that sends it with another "
+    f"DSCP heads these columns with that class: {_OTHER_VOICE}): round-trip time minus the "
+    "base RTT, ms (median, p90, p99), its mean one-way jitter upstream (irtt's IPDV, ms) and its "
     "loss. ICMP: Flent's ping (unmarked), median and p99 minus the base RTT, and the "
     "bufferbloat grade of that median (DSLReports' scale: A+ below 5 ms, A 30, B 60, C 200, "
     "D 400, F above). Goodput: Flent's TCP series (mean Mbit/s) per class (Flent's BK and "

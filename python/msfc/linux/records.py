@@ -1,10 +1,11 @@
 """The tests of the Linux testbeds and the conversion of their guests' reports into records.
 
 The catalogue of the qemu testbed's benchmark (:data:`QDISCS`, the msfc modes of
-:data:`MSFC_MODES`, :data:`TESTS`) and the converters both testbeds share: iperf3 -J and
-irtt -o json reports become rows of flows.csv, delay histograms and RTT samples, written as
-one run directory of a study in the project's raw format (docs/data-format.md) with the
-run's meta.json (:func:`run_meta`), so that ``msfc report`` and ``msfc diff`` read them.
+:data:`MSFC_MODES` and :data:`MSFC_SHAPED_MODES`, :data:`TESTS`) and the converters both
+testbeds share: iperf3 -J and irtt -o json reports become rows of flows.csv, delay
+histograms and RTT samples, written as one run directory of a study in the project's raw
+format (docs/data-format.md) with the run's meta.json (:func:`run_meta`), so that ``msfc
+report`` and ``msfc diff`` read them.
 """
 
 from __future__ import annotations
@@ -51,27 +52,57 @@ MSFC_MODES: dict[str, str | dict[str, str]] = {
     # the same, fair per client host first: by the source address upstream, by the
     # destination address downstream (docs/kernel.md's cookbook for an access router)
     "msfc_isolate": {"up": f"{_RECOMMENDED} isolate src", "down": f"{_RECOMMENDED} isolate dst"},
+    # the recommended modes with boost across and automatic priorities for unmarked traffic
+    # (docs/algorithm.md, "Automatic priorities"): the class of a packet marked 0 follows its
+    # flow's behaviour
+    "msfc_auto": "overload class weights exact boost across auto unmarked {low}",
+}
+#: msfc with its own shaper at the root, no HTB parent (docs/kernel.md, "Built-in shaper"):
+#: name -> the words after `msfc bandwidth RATE` (net.sh's bottleneck() puts the rate, as
+#: for cake); a mode is one more line here, its name starts with SHAPED_PREFIX (which is how
+#: net.sh tells it from an MSFC_MODES mode).  No low-rate CoDel words (msfc_args() gives
+#: them none): with a bandwidth and no target msfc scales CoDel's target and interval to the
+#: rate itself.
+SHAPED_PREFIX = "msfc_bw_"
+MSFC_SHAPED_MODES: dict[str, str | dict[str, str]] = {
+    # tc's preset for cake diffserv4's four classes: beside `cake bandwidth R diffserv4`
+    "msfc_bw_ds4": "diffserv4",
+    # the recommended modes on three classes with automatic priorities for unmarked traffic
+    "msfc_bw_auto": "diffserv3 auto unmarked",
 }
 DIRECTIONS = ("up", "down")
 
 
+def _mode_words(mode: str) -> str | dict[str, str]:
+    return MSFC_MODES[mode] if mode in MSFC_MODES else MSFC_SHAPED_MODES[mode]
+
+
+def is_msfc_mode(qdisc: str) -> bool:
+    """Whether ``qdisc`` is msfc with words of its own: an MSFC_MODES or MSFC_SHAPED_MODES
+    mode (msfc_args() gives them)."""
+    return qdisc in MSFC_MODES or qdisc in MSFC_SHAPED_MODES
+
+
 def msfc_args(mode: str, direction: str, rate_kbit: int = 0) -> str:
     """The words after `msfc` of an MSFC_MODES mode on the router's egress of ``direction``
-    at ``rate_kbit`` (below LOW_RATE_KBIT, the default 0 among them, with LOW_RATE_WORDS)."""
-    words = MSFC_MODES[mode]
+    at ``rate_kbit`` (below LOW_RATE_KBIT, the default 0 among them, with LOW_RATE_WORDS),
+    or those after `msfc bandwidth RATE` of an MSFC_SHAPED_MODES mode (never with
+    LOW_RATE_WORDS)."""
+    words = _mode_words(mode)
     words = words if isinstance(words, str) else words[direction]
-    low = LOW_RATE_WORDS if rate_kbit < LOW_RATE_KBIT else ""
+    low = LOW_RATE_WORDS if rate_kbit < LOW_RATE_KBIT and mode in MSFC_MODES else ""
     return " ".join(words.format(low=low).split())
 
 
 def msfc_env(qdisc: str, down_kbit: int = 0, up_kbit: int | None = None) -> dict[str, str]:
     """The job variables MSFC_ARGS_UP and MSFC_ARGS_DOWN through which the guests' net.sh
-    puts `msfc <words>` under the shaper for an MSFC_MODES mode (empty for other qdiscs),
-    each direction's words at its own rate (msfc_args(); ``up_kbit`` is ``down_kbit``
-    unless given)."""
+    puts `msfc <words>` under the shaper for an MSFC_MODES mode, or `msfc bandwidth RATE
+    <words>` at the root for an MSFC_SHAPED_MODES mode (empty for other qdiscs), each
+    direction's words at its own rate (msfc_args(); ``up_kbit`` is ``down_kbit`` unless
+    given)."""
     up = down_kbit if up_kbit is None else up_kbit
     return {
-        f"MSFC_ARGS_{d.upper()}": msfc_args(qdisc, d, r) if qdisc in MSFC_MODES else ""
+        f"MSFC_ARGS_{d.upper()}": msfc_args(qdisc, d, r) if is_msfc_mode(qdisc) else ""
         for d, r in (("up", up), ("down", down_kbit))
     }
 
@@ -81,9 +112,11 @@ QDISCS = [
     "msfc",
     "msfc_lowrate",
     *MSFC_MODES,
+    *MSFC_SHAPED_MODES,
     "cake_ds3",
     "cake_ds4",
     "cake_ds4_dual",
+    "cake_be",
     "sqm",
     "fq_codel",
     "fq_pie",
@@ -438,8 +471,8 @@ def jain(xs: list[float]) -> float:
 
 def study_direction(test: str) -> str:
     """The direction a test's study reports first: the download for the tests with TCP both
-    ways by class (rrul, rrul_cs8), the upload for the others."""
-    return "down" if test in ("rrul", "rrul_cs8") else "up"
+    ways (rrul, rrul_cs8, rrul_be), the upload for the others."""
+    return "down" if test in ("rrul", "rrul_cs8", "rrul_be") else "up"
 
 
 def write_study(

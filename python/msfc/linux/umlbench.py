@@ -32,7 +32,10 @@ from . import tables as TB
 BENCH_TESTS = [t for t in R.TESTS if t != "rrul"]
 TESTS = [*flent.TESTS, *BENCH_TESTS]
 DEFAULT_RATES = "2,20,100,100/20"
-DEFAULT_TESTS = ",".join(TESTS)
+#: every test but rrul_be (every mark washed to 0), which runs when --tests names it
+DEFAULT_TESTS = ",".join(t for t in TESTS if t != "rrul_be")
+#: the Flent tests whose voice stream and ping head OUT/tables.md (headline()), each that ran
+HEADLINE_TESTS = ("rrul", "rrul_be")
 DEFAULT_QDISCS = "fq_codel,cake_ds4,msfc,msfc_recommended,msfc_across,msfc_across_priority,msfc_ds4"
 
 
@@ -129,7 +132,11 @@ def record(out: Path, rate: Rate, test: str, qdisc: str, res, duration: int, rtt
     root = out / rate.label
     if test in flent.TESTS:
         h = flent.write_run(root, test, qdisc, res, settings)
-        row = {"qdisc": qdisc, **flent.summary(res.files, rtt_ms), "wall_s": res.wall_seconds}
+        row = {
+            "qdisc": qdisc,
+            **flent.summary(res.files, rtt_ms, test),
+            "wall_s": res.wall_seconds,
+        }
         return h, row
     # bench.sh writes into <test>/ (its own layout, as in the qemu VM)
     meta = {**res.files_meta, "accel": "uml-time-travel"}
@@ -152,8 +159,9 @@ def _runs_in_order(root: Path, test: str) -> list:
 
 
 def _stream(flows, rtt, kind: str, rtt_ms: int):
-    """The ``up`` rows of the flows of type ``kind`` (the voice stream, a class probe), their
-    round trips in sequence order and those round trips' added RTT (ms)."""
+    """The ``up`` rows of the flows of type ``kind`` (the voice stream, a class probe: rrul_be
+    has three BE probes, taken together), their round trips in sequence order and those
+    round trips' added RTT (ms)."""
     up = flows[(flows["type"] == kind) & (flows["direction"] == "up")]
     r = rtt[rtt["flow_id"].isin(up["flow_id"])].sort_values("seqno")
     return up, r, r["rtt_s"].to_numpy() * 1000 - rtt_ms
@@ -161,21 +169,36 @@ def _stream(flows, rtt, kind: str, rtt_ms: int):
 
 def _probe_classes(runs) -> list[str]:
     """The classes, most important first, that Flent probed in any of the runs."""
-    return [
-        c
-        for c in flent.CLASS_ORDER
-        if any(
-            ((f["type"] == f"probe-{c}") & (f["direction"] == "up")).any() for _, f, _, _ in runs
-        )
-    ]
+    return [c for c in flent.CLASS_ORDER if _probe_streams(runs, c)]
+
+
+def _probe_streams(runs, cls: str) -> int:
+    """How many UDP probes of class ``cls`` Flent ran in the runs (at most): one per class in
+    rrul and rrul_cs8, three BE probes in rrul_be; 0 when none."""
+    return max(
+        (
+            int(((f["type"] == f"probe-{cls}") & (f["direction"] == "up")).sum())
+            for _, f, _, _ in runs
+        ),
+        default=0,
+    )
+
+
+def _probe_label(runs, cls: str) -> str:
+    """``cls``, with the number of probes when the class had several (rrul_be's "BE, 3
+    probes"): the tables and figures take a class's probes together."""
+    n = _probe_streams(runs, cls)
+    return cls if n <= 1 else f"{cls}, {n} probes"
 
 
 def flent_plots(root: Path, test: str, runs: list, rtt_ms: int) -> list[str]:
     """Figures of one Flent test at one rate into root = OUT/<rate>, PNG and PDF (TrueType
     fonts), from the raw records of its runs (_runs_in_order): the voice stream's added RTT
-    as a CDF and over time (<test>-voice), the same for Flent's UDP latency probe of every class (<test>-latency:
-    rrul's EF, BE and CS1, rrul_cs8's eight; tests without class probes have none), and the
-    TCP goodput per class and direction (<test>-goodput); returns the files' names."""
+    (flent.voice_stream(): EF, rrul_be's unmarked) as a CDF and over time (<test>-voice), the
+    same for Flent's UDP latency probes of every class (<test>-latency: rrul's EF, BE and CS1,
+    rrul_cs8's eight, rrul_be's three BE probes in one CDF and one line each over time; tests
+    without class probes have none), and the TCP goodput per class and direction
+    (<test>-goodput); returns the files' names."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -195,9 +218,10 @@ def flent_plots(root: Path, test: str, runs: list, rtt_ms: int) -> list[str]:
             written.append(f"{name}.{ext}")
         plt.close(fig)
 
+    voice, voice_class = flent.voice_stream(test), flent.voice_class(test)
     fig, (cdf, ts) = plt.subplots(1, 2, figsize=(12, 4))
     for q, flows, rtt, _ in runs:
-        _, r, x = _stream(flows, rtt, "voip-EF", rtt_ms)
+        _, r, x = _stream(flows, rtt, voice, rtt_ms)
         if not len(x):
             continue
         xs = np.sort(np.maximum(x, 1e-3))
@@ -206,7 +230,7 @@ def flent_plots(root: Path, test: str, runs: list, rtt_ms: int) -> list[str]:
     cdf.set_xscale("log")
     cdf.set_xlabel("added RTT (ms, log)")
     cdf.set_ylabel("CDF")
-    cdf.set_title(f"{test}: voice stream (irtt, EF)")
+    cdf.set_title(f"{test}: voice stream (irtt, {voice_class})")
     cdf.grid(alpha=0.3)
     cdf.legend(fontsize=8)
     ts.set_xlabel("time since the stream's start (s)")
@@ -224,16 +248,25 @@ def flent_plots(root: Path, test: str, runs: list, rtt_ms: int) -> list[str]:
         for k, c in enumerate(probes):
             cdf, ts = axes[0][k], axes[1][k]
             for q, flows, rtt, meta in runs:
-                _, r, x = _stream(flows, rtt, f"probe-{c}", rtt_ms)
+                up, r, x = _stream(flows, rtt, f"probe-{c}", rtt_ms)
                 if not len(x):
                     continue
                 xs = np.sort(np.maximum(x, 1e-3))
-                cdf.plot(xs, np.arange(1, len(xs) + 1) / len(xs), label=q)
+                (line,) = cdf.plot(xs, np.arange(1, len(xs) + 1) / len(xs), label=q)
                 step = meta.get("flent_step_s") or 0.2
-                ts.plot(r["seqno"].to_numpy() * step, x, label=q, linewidth=0.8)
+                # a class's probes together in the CDF, each its own line over time
+                for j, fid in enumerate(up["flow_id"]):
+                    one = r["flow_id"].to_numpy() == fid
+                    ts.plot(
+                        r["seqno"].to_numpy()[one] * step,
+                        x[one],
+                        label=q if j == 0 else None,
+                        color=line.get_color(),
+                        linewidth=0.8,
+                    )
             cdf.set_xscale("log")
             cdf.set_xlabel("added RTT (ms, log)")
-            cdf.set_title(f"{test}: Flent's UDP probe, {c}")
+            cdf.set_title(f"{test}: Flent's UDP probe, {_probe_label(runs, c)}")
             cdf.grid(alpha=0.3)
             ts.set_yscale("symlog", linthresh=1)
             ts.set_xlabel("time since the probes' start (s)")
@@ -271,14 +304,20 @@ def flent_plots(root: Path, test: str, runs: list, rtt_ms: int) -> list[str]:
 def probe_table(runs: list, rtt_ms: int) -> str:
     """Markdown table of Flent's UDP latency probe of every class in the runs of one test at
     one rate (_runs_in_order), from their raw records: added RTT median / p90 / p99 (ms) and
-    loss (%) while the TCP flows run; "" when the test has no class probes."""
+    loss (%) while the TCP flows run, a class's probes taken together (rrul_be's three BE
+    probes: headed "BE, 3 probes"); "" when the test has no class probes."""
     import numpy as np
 
     classes = _probe_classes(runs)
     if not classes:
         return ""
     lines = [
-        "| qdisc | " + " | ".join(f"{c} +med / p90 / p99 | {c} loss %" for c in classes) + " |",
+        "| qdisc | "
+        + " | ".join(
+            f"{lb} +med / p90 / p99 | {lb} loss %"
+            for lb in (_probe_label(runs, c) for c in classes)
+        )
+        + " |",
         "|---|" + "---:|---:|" * len(classes),
     ]
     for q, flows, rtt, _ in runs:
@@ -293,15 +332,15 @@ def probe_table(runs: list, rtt_ms: int) -> str:
             cells += [f"{med} / {p90} / {p99}", flent._fmt(100 * lost / tx if tx else float("nan"))]
         lines.append(f"| {q} | " + " | ".join(cells) + " |")
     return (
-        "Flent's UDP latency probes (irtt, one per class, every 0.2 s) while the TCP flows run: "
-        "added RTT in ms, loss in %.\n\n" + "\n".join(lines)
+        "Flent's UDP latency probes (irtt, one per class unless the header says more, every "
+        "0.2 s) while the TCP flows run: added RTT in ms, loss in %.\n\n" + "\n".join(lines)
     )
 
 
 def headline(rates: list[Rate], rows: dict, test: str = "rrul") -> str:
-    """One table of the voice stream's and of Flent's ping's added latency (median / p99,
-    ms) under ``test`` per rate (rows) and qdisc (columns): the comparison an operator reads
-    first."""
+    """One table of the voice stream's (flent.voice_stream(): EF, rrul_be's unmarked) and of
+    Flent's ping's added latency (median / p99, ms) under ``test`` per rate (rows) and qdisc
+    (columns): the comparison an operator reads first."""
     qdiscs: list[str] = []
     for rate in rates:
         for r in rows.get((rate.label, test), []):
@@ -317,7 +356,7 @@ def headline(rates: list[Rate], rows: dict, test: str = "rrul") -> str:
 
     lines = []
     for what, med, p99 in (
-        ("voice stream (irtt, EF)", "ef_med", "ef_p99"),
+        (f"voice stream (irtt, {flent.voice_class(test)})", "ef_med", "ef_p99"),
         ("Flent's ping (ICMP, unmarked)", "icmp_med", "icmp_p99"),
     ):
         lines += [
@@ -343,14 +382,27 @@ def tables(out: Path, rates: list[Rate], tests: list[str], rows: dict, args) -> 
         f"Base RTT {args.rtt_ms} ms, {args.duration} s per test, UML time-travel=inf-cpu, "
         f"seed {args.seed}. " + flent.TABLE_NOTE,
     ]
-    head = headline(rates, rows)
-    if head:
-        parts += ["", "## Latency under load, every rate", "", head]
+    heads = [headline(rates, rows, t) for t in HEADLINE_TESTS if t in tests]
+    heads = [h for h in heads if h]
+    if heads:
+        parts += ["", "## Latency under load, every rate", "", "\n".join(heads)]
     for rate in rates:
         parts += ["", f"## {rate.text}"]
         for test in tests:
             if test in flent.TESTS and rows.get((rate.label, test)):
-                parts += ["", f"### {test}", "", flent.table(rows[(rate.label, test)])]
+                cls = flent.voice_class(test)
+                parts += [
+                    "",
+                    f"### {test}",
+                    "",
+                    flent.table(rows[(rate.label, test)], cls),
+                ]
+                if flent.voice_dscp(test) != flent.EF:
+                    parts += [
+                        "",
+                        f"{test}'s voice stream is sent as {cls} (DSCP "
+                        f"{flent.voice_dscp(test)}): its columns are headed {cls}.",
+                    ]
                 runs = _runs_in_order(out / rate.label, test)
                 probes = probe_table(runs, args.rtt_ms)
                 if probes:
