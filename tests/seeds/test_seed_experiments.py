@@ -260,6 +260,31 @@ def test_thin_streams_boost_lowers_the_thin_flows_delay(tmp_path):
     assert boost < fq + 6, (boost, fq)
 
 
+def test_thin_streams_auto_lifts_the_unmarked_thin_flow(tmp_path):
+    """Seed 001 sec. IV, 5 bulk flows, every flow unmarked: with Auto=unmarked the gaming
+    flow, which never keeps a queue, climbs to the top class, while the bulk flows, which
+    make CoDel's drop test fire, stay below it; with Boost=across too its median delay is
+    FQ-CoDel's within a fraction of a packet time (6 ms at 2 Mbit/s) and well below the
+    thesis mode's (one 1500-byte packet per bulk flow ahead of it)."""
+    opts = dict(scheduler="Msfc", thin_class="same", bulk_flows=5, duration=60)
+    thesis = median_delay_ms(run("thin-streams", tmp_path, **opts))
+    auto_dir = run("thin-streams", tmp_path, **opts, **{"Msfc.Auto": "unmarked"})
+    across = median_delay_ms(
+        run("thin-streams", tmp_path, **opts, **{"Msfc.Auto": "unmarked", "Msfc.Boost": "across"})
+    )
+    fq = median_delay_ms(
+        run("thin-streams", tmp_path, scheduler="FqCoDelVariant", bulk_flows=5, duration=60)
+    )
+    assert across < thesis / 2, (across, thesis)
+    assert across < fq + 1, (across, fq)
+    qd = pd.read_csv(auto_dir / "qdisc.csv")
+    sent = qd[qd["scheduler"] == "Msfc"].groupby("class")["dequeued_packets"].sum()
+    thin = len(pd.read_csv(auto_dir / "qdelay.csv"))
+    # the top class carried the gaming flow (and its ACKs' peers) and no bulk flow
+    assert 0 < sent.get(2, 0) < 2 * thin + 10, (sent, thin)
+    assert sent.get(0, 0) > 0.3 * sent.sum(), sent  # bulk flows sank below best effort
+
+
 # ---------------------------------------------------------------- seed 004
 
 

@@ -28,6 +28,10 @@ from ..runner import load_raw, run_scenario
 
 # MSFC with the sparse-flow boost (docs/algorithm.md, `boost`)
 BOOST_ON = {"Msfc.Boost": "on"}
+# MSFC with automatic priorities for the unmarked thin and bulk flows (docs/algorithm.md,
+# `auto`): no marks needed; alone, and with sparse flows ahead of the class round
+AUTO = {"Msfc.Auto": "unmarked"}
+AUTO_ACROSS = {"Msfc.Auto": "unmarked", "Msfc.Boost": "across"}
 # (label, scheduler, thin-class, scheduler attributes)
 SCHEDULERS = [
     ("CoDel", "CoDel", "same", {}),
@@ -40,6 +44,9 @@ SCHEDULERS = [
     ("MSFC, thin in higher class", "Msfc", "higher", {}),
     ("MSFC boost=on, thin in bulk's class", "Msfc", "same", BOOST_ON),
     ("MSFC boost=on, thin in higher class", "Msfc", "higher", BOOST_ON),
+    ("MSFC boost=across, thin in bulk's class", "Msfc", "same", {"Msfc.Boost": "across"}),
+    ("MSFC auto=unmarked, all unmarked", "Msfc", "same", AUTO),
+    ("MSFC auto=unmarked boost=across, all unmarked", "Msfc", "same", AUTO_ACROSS),
 ]
 
 VOIP_CASES = [
