@@ -1,7 +1,7 @@
 """Did a mode beyond the thesis change anything? The note of ``msfc sweep`` and ``msfc report``.
 
-MSFC's modes (``params.CHOICES``: overload, weights, inversion, isolate, boost, order, as the
-ns-3 attributes ``Overload`` ... ``Order``; the first value of each is the thesis's) act only
+MSFC's modes (``params.CHOICES``: overload, weights, inversion, isolate, boost, order, auto,
+as the ns-3 attributes ``Overload`` ... ``Auto``; the first value of each is the thesis's) act only
 where the traffic gives them something to do: ``Overload=class`` only when a queue disc
 overflows, ``Isolate`` only where a host has several flows in a class, ``Inversion`` and
 ``Order`` only between classes. A study (a sweep, or two results plotted against each other)
