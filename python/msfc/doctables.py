@@ -1,0 +1,388 @@
+"""Tables in the docs that are made from committed data, and the check that they still are.
+
+A generated table sits between two marker lines in a Markdown file::
+
+    <!-- table: seed001-thin -->
+    | scheduler | 1 bulk | ...
+    <!-- /table -->
+
+and :data:`TABLES` says where its data is (a CSV committed beside the docs), how the rows
+become the table, which command measures the data again, and which source paths the data
+depends on. Beside each data file a ``<data>.stamp.json`` records what it was measured with:
+when it was stamped, the command, the machine, the commit the tree was at and, per dependency path, a
+digest of the tracked files under it as they were when the data was measured.
+
+    python -m msfc.doctables --list          the tables, their data and commands
+    python -m msfc.doctables --check         every table equals what its data gives, and no
+                                             data is older than the code it depends on
+    python -m msfc.doctables --write         rewrite the tables from their data
+    python -m msfc.doctables --stamp NAME    after measuring NAME's data again: record the
+                                             digests of its dependencies as they are now
+
+"Depends on" is decided by the paths listed per table (the simulation model, the scenario
+and the experiment's driver): a digest over the content of every file git tracks under a
+path, so a change anywhere in them, committed or not, makes the data stale, and a change
+elsewhere (docs, other scenarios, the kernel) does not. The check fails naming the paths
+that changed and the command that measures the data again.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import hashlib
+import json
+import platform
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from .errors import UserError
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+BEGIN = "<!-- table: {} -->"
+END = "<!-- /table -->"
+
+
+@dataclass(frozen=True)
+class DocTable:
+    name: str
+    doc: str  # the Markdown file, relative to the repository
+    data: str  # the CSV the table is made from, relative to the repository
+    render: Callable[[pd.DataFrame], str]
+    command: str  # measures the data again (then copy its CSV to `data` and --stamp)
+    depends: tuple[str, ...]  # paths whose content the data depends on
+
+
+def _f1(x: float) -> str:
+    return f"{x:.1f}"
+
+
+def _seed001_thin(d: pd.DataFrame) -> str:
+    """Seed 001 sec. IV-A/B: median / p90 of the gaming flow's delay per scheduler and load."""
+    loads = sorted(d["bulk_flows"].unique())
+    head = "| scheduler | " + " | ".join(f"{n} bulk" for n in loads) + " |"
+    lines = [head, "|---|" + "---|" * len(loads)]
+    for sched in pd.unique(d["scheduler"]):
+        rows = d[d["scheduler"] == sched].set_index("bulk_flows")
+        cells = [
+            f"{_f1(rows.at[n, 'delay_p50_ms'])} / {_f1(rows.at[n, 'delay_p90_ms'])}"
+            if n in rows.index
+            else ""
+            for n in loads
+        ]
+        lines.append(f"| {sched} | " + " | ".join(cells) + " |")
+    published = d[d["seed_001"].fillna("").astype(str) != ""]
+    for _, r in published.iterrows():
+        cells = [r["seed_001"] if n == r["bulk_flows"] else "" for n in loads]
+        lines.append(f"| seed 001, {r['scheduler']} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def _seed001_voip(d: pd.DataFrame) -> str:
+    """Seed 001 sec. IV-C: median delay of the gaming and the VoIP flow per case."""
+    cases = list(pd.unique(d["case"]))
+    lines = ["| scheduler | " + " | ".join(cases) + " |", "|---|" + "---|" * len(cases)]
+    for sched in pd.unique(d["scheduler"]):
+        rows = d[d["scheduler"] == sched].set_index("case")
+        cells = [
+            f"{_f1(rows.at[c, 'gaming_p50_ms'])} / {_f1(rows.at[c, 'voip_p50_ms'])}" for c in cases
+        ]
+        lines.append(f"| {sched} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+ISP_TYPES = {
+    "SSH": "SSH",
+    "voip": "VoIP",
+    "game": "Game",
+    "TVStream": "TV",
+    "http": "HTTP",
+    "download": "Download",
+    "torrent": "Torrent",
+}
+#: the unmarked ISP tree's columns: (study, scheduler, attributes) -> heading
+ISP_AUTO_COLUMNS = {
+    ("isp-unmarked-base", "FqCoDel", ""): "FqCoDel",
+    ("isp-unmarked-base", "FqCobalt", ""): "FqCobalt",
+    ("isp-unmarked-base", "Msfc", ""): "Msfc",
+    ("isp-unmarked-auto", "Msfc", "Msfc.Auto=unmarked Msfc.Boost=off"): "Msfc auto",
+    ("isp-unmarked-auto", "Msfc", "Msfc.Auto=unmarked Msfc.Boost=across"): (
+        "Msfc auto, boost across"
+    ),
+    ("isp-marked", "Msfc", "Msfc.Auto=off"): "Msfc, marked",
+}
+
+
+def _isp_auto_unmarked(d: pd.DataFrame) -> str:
+    """The unmarked ISP tree: throughput of a flow per type, then mean / p99 delay of the
+    latency-sensitive types, one column per configuration."""
+    d = d.fillna({"attributes": ""})
+    cols = []
+    for (study, sched, attrs), heading in ISP_AUTO_COLUMNS.items():
+        sel = d[(d["study"] == study) & (d["scheduler"] == sched) & (d["attributes"] == attrs)]
+        cols.append((heading, sel.set_index("type")))
+    lines = [
+        "| type | " + " | ".join(h for h, _ in cols) + " |",
+        "|---|" + "---:|" * len(cols),
+    ]
+    for t, label in ISP_TYPES.items():
+        lines.append(
+            f"| {label} | " + " | ".join(_f1(c.at[t, "throughput_kbps"]) for _, c in cols) + " |"
+        )
+    for t in ("SSH", "voip", "game", "TVStream"):
+        cells = [
+            f"{_f1(c.at[t, 'delay_mean_ms'])} / {_f1(c.at[t, 'delay_p99_ms'])}" for _, c in cols
+        ]
+        lines.append(f"| {ISP_TYPES[t]} delay | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+NS3 = ("model", "scenarios/lib", "CMakeLists.txt")
+TABLES = {
+    t.name: t
+    for t in (
+        DocTable(
+            "seed001-thin",
+            "docs/seeds.md",
+            "docs/seeds/thin_streams.csv",
+            _seed001_thin,
+            "msfc bench seed001-thin-streams results/seeds"
+            " && cp results/seeds/thin_streams*.csv results/seeds/thin_streams*.md docs/seeds/",
+            (*NS3, "scenarios/scenario-thin-streams.cc", "python/msfc/seeds/thin_streams.py"),
+        ),
+        DocTable(
+            "seed001-voip",
+            "docs/seeds.md",
+            "docs/seeds/thin_streams_voip.csv",
+            _seed001_voip,
+            "msfc bench seed001-thin-streams results/seeds"
+            " && cp results/seeds/thin_streams*.csv results/seeds/thin_streams*.md docs/seeds/",
+            (*NS3, "scenarios/scenario-thin-streams.cc", "python/msfc/seeds/thin_streams.py"),
+        ),
+        DocTable(
+            "isp-auto-unmarked",
+            "docs/isp-tree.md",
+            "docs/isp-tree/auto.csv",
+            _isp_auto_unmarked,
+            "the four msfc sweep commands of docs/isp-tree.md's 'Automatic priorities', then"
+            " python -m msfc.doctables --collect-isp-auto RESULTS (RESULTS: their parent"
+            " directory)",
+            (*NS3, "scenarios/scenario-isp-tree.cc", "scenarios/flow-types"),
+        ),
+    )
+}
+
+
+# -- digests of the dependencies ------------------------------------------------------------
+
+
+def _tracked(path: str) -> list[str]:
+    """The files git tracks under `path` (a file or a directory), sorted."""
+    try:
+        out = subprocess.run(
+            ["git", "-C", str(ROOT), "ls-files", "-z", "--", path],
+            capture_output=True,
+            check=True,
+        ).stdout
+    except (OSError, subprocess.CalledProcessError) as e:
+        raise UserError(
+            f"cannot list the files of {path} with git ({e}): the doc tables' check needs the "
+            "source tree as a git checkout",
+            1,
+        ) from None
+    return sorted(p for p in out.decode().split("\0") if p)
+
+
+def digest(path: str) -> str:
+    """SHA-256 over the names and contents of the tracked files under `path`, as they are in
+    the working tree (a file git tracks but the tree lacks counts as empty)."""
+    h = hashlib.sha256()
+    for rel in _tracked(path):
+        f = ROOT / rel
+        h.update(rel.encode() + b"\0")
+        h.update(f.read_bytes() if f.is_file() else b"")
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+def stamp_path(t: DocTable) -> Path:
+    return ROOT / (t.data[: -len(".csv")] + ".stamp.json")
+
+
+def _git(*args: str) -> str:
+    r = subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True, text=True)
+    return r.stdout.strip() if r.returncode == 0 else ""
+
+
+def stamp(t: DocTable, command: str | None = None) -> Path:
+    """Record that t's data was measured with the dependencies as they are now."""
+    dirty = bool(_git("status", "--porcelain", "--", *t.depends))
+    meta = {
+        "table": t.name,
+        "data": t.data,
+        "stamped": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "command": command or t.command,
+        "machine": f"{platform.node()} {platform.machine()}",
+        "commit": _git("rev-parse", "HEAD") + (" (with uncommitted changes)" if dirty else ""),
+        "depends": {p: digest(p) for p in t.depends},
+    }
+    out = stamp_path(t)
+    tmp = out.with_suffix(".tmp")
+    tmp.write_text(json.dumps(meta, indent=1) + "\n")
+    tmp.replace(out)
+    return out
+
+
+# -- the tables in the docs -----------------------------------------------------------------
+
+
+def _span(text: str, name: str, doc: str) -> tuple[int, int]:
+    """Offsets of the table between name's markers (the lines after BEGIN up to END)."""
+    begin = BEGIN.format(name)
+    at = text.find(begin + "\n")
+    if at < 0:
+        raise UserError(f"{doc}: no line '{begin}' (the table {name} belongs there)", 1)
+    start = at + len(begin) + 1
+    end = text.find(END, start)
+    if end < 0:
+        raise UserError(f"{doc}: '{begin}' has no '{END}' after it", 1)
+    return start, end
+
+
+def rendered(t: DocTable) -> str:
+    try:
+        data = pd.read_csv(ROOT / t.data)
+    except (OSError, ValueError) as e:
+        raise UserError(f"{t.data} (the data of {t.name}) cannot be read: {e}", 1) from None
+    return t.render(data) + "\n"
+
+
+def problems() -> list[str]:
+    """What is wrong with every table: differs from its data, data without a stamp, data
+    older than the code it depends on."""
+    out = []
+    for t in TABLES.values():
+        text = (ROOT / t.doc).read_text()
+        start, end = _span(text, t.name, t.doc)
+        if text[start:end] != rendered(t):
+            out.append(
+                f"{t.doc}: the table {t.name} is not what {t.data} gives: "
+                "python -m msfc.doctables --write"
+            )
+        sp = stamp_path(t)
+        if not sp.is_file():
+            out.append(f"{t.data} has no {sp.name}: measure it ({t.command}) and --stamp {t.name}")
+            continue
+        recorded = json.loads(sp.read_text()).get("depends", {})
+        changed = [p for p in t.depends if recorded.get(p) != digest(p)]
+        if changed:
+            out.append(
+                f"{t.data} (table {t.name} in {t.doc}) was measured before the last change to "
+                f"{', '.join(changed)}: measure it again ({t.command}), then "
+                f"python -m msfc.doctables --stamp {t.name}"
+            )
+    return out
+
+
+def write() -> list[str]:
+    """Rewrite every table from its data; the files changed."""
+    changed = []
+    for doc in sorted({t.doc for t in TABLES.values()}):
+        path = ROOT / doc
+        text = path.read_text()
+        new = text
+        for t in (t for t in TABLES.values() if t.doc == doc):
+            start, end = _span(new, t.name, doc)
+            new = new[:start] + rendered(t) + new[end:]
+        if new != text:
+            path.write_text(new)
+            changed.append(doc)
+    return changed
+
+
+def collect_isp_auto(results: Path) -> Path:
+    """docs/isp-tree/auto.csv from the four sweeps of docs/isp-tree.md's 'Automatic
+    priorities' under `results` (their --out directories, named as ISP_AUTO_STUDIES)."""
+    rows = []
+    for study in ISP_AUTO_STUDIES:
+        f = results / study / "summary.csv"
+        if not f.is_file():
+            raise UserError(f"{f} missing: run the sweep whose --out is {results / study}", 1)
+        s = pd.read_csv(f)
+        s = s[(s["direction"] == "down") & (s["level"] == "type")]
+        attrs = [c for c in s.columns if c.startswith("attr.")]
+        for _, r in s.iterrows():
+            given = [f"{c[5:]}={r[c]}" for c in attrs if isinstance(r[c], str)]
+            pri = r["cfg.priorities"]
+            rows.append(
+                dict(
+                    study=study,
+                    scheduler=r["scheduler"],
+                    attributes=" ".join(given),
+                    priorities=pri if isinstance(pri, str) else "",
+                    flow_types=r["cfg.flow-types"],
+                    type=r["group"],
+                    flows=int(r["flows"]),
+                    throughput_kbps=round(r["throughput_kbps"], 2),
+                    delay_mean_ms=round(r["delay_mean_ms"], 2),
+                    delay_p99_ms=round(r["delay_p99_ms"], 2),
+                    lost_packets=int(r["lost_packets"]),
+                    msfc_version=r["meta.msfc_version"],
+                )
+            )
+    out = ROOT / TABLES["isp-auto-unmarked"].data
+    pd.DataFrame(rows).to_csv(out, index=False)
+    return out
+
+
+#: the --out directory names of the four sweeps behind docs/isp-tree/auto.csv
+ISP_AUTO_STUDIES = ("isp-unmarked-base", "isp-unmarked-auto", "isp-marked", "isp-wrong")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(
+        prog="python -m msfc.doctables", description=__doc__.split("\n")[0]
+    )
+    g = ap.add_mutually_exclusive_group(required=True)
+    g.add_argument("--list", action="store_true", help="the tables, their data and commands")
+    g.add_argument("--check", action="store_true", help="fail on a stale or differing table")
+    g.add_argument("--write", action="store_true", help="rewrite the tables from their data")
+    g.add_argument("--stamp", metavar="NAME", help="record NAME's dependencies as they are now")
+    g.add_argument(
+        "--collect-isp-auto", metavar="RESULTS", type=Path, help="docs/isp-tree/auto.csv again"
+    )
+    a = ap.parse_args(argv)
+    try:
+        if a.list:
+            for t in TABLES.values():
+                print(f"{t.name}: {t.doc}, data {t.data}\n  measure: {t.command}")
+                print(f"  depends on: {', '.join(t.depends)}")
+        elif a.check:
+            bad = problems()
+            for p in bad:
+                print(f"msfc.doctables: {p}", file=sys.stderr)
+            if bad:
+                return 1
+            print(f"msfc.doctables: {len(TABLES)} tables are what their data gives, data current")
+        elif a.write:
+            for doc in write():
+                print(f"rewrote {doc}")
+        elif a.stamp:
+            if a.stamp not in TABLES:
+                raise UserError(f"--stamp {a.stamp}: no such table ({', '.join(TABLES)})", 2)
+            print(f"wrote {stamp(TABLES[a.stamp]).relative_to(ROOT)}")
+        else:
+            print(f"wrote {collect_isp_auto(a.collect_isp_auto).relative_to(ROOT)}")
+    except UserError as e:
+        print(f"msfc.doctables: {e}", file=sys.stderr)
+        return e.exit_code
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
