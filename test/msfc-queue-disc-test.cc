@@ -2112,6 +2112,18 @@ class MsfcAutoTestCase : public TestCase
         }
     }
 
+    /// A sparse auto flow from `port`: a 100-byte DSCP 0 packet every 100 ms from now until
+    /// `to`, each dequeued at once (a slot climbs only while it sends, never after a pause).
+    void Sparse(Ptr<MsfcQueueDisc> q, uint16_t port, Time to)
+    {
+        for (Time t = Simulator::Now() + MilliSeconds(100); t <= to; t += MilliSeconds(100))
+        {
+            RunUntil(t);
+            Put(q, V4(100, port, Ipv4Header::DscpDefault));
+            Drain(q);
+        }
+    }
+
     /// Auto=off: DSCP 0 in the home class, marks by the map, however long a slot waits.
     void Off()
     {
@@ -2289,11 +2301,21 @@ class MsfcAutoTestCase : public TestCase
             Put(q, V4(100, m, Ipv4Header::DscpDefault, 1));
             Drain(q);
             NS_TEST_EXPECT_MSG_EQ(q->GetAutoLevel(7), 1u, mode << ": explicit class: no climb");
+            // a slot idle for T_up starts its time again at its next auto packet (2 s) and
+            // climbs T_up of sparse sending later (3 s), not before
+            NS_TEST_EXPECT_MSG_EQ(Put(q, V4(100, m, Ipv4Header::DscpDefault)),
+                                  "1 auto",
+                                  mode << ": idle for T_up: no climb at the first packet");
+            Drain(q);
+            Sparse(q, m, MilliSeconds(2900));
+            NS_TEST_EXPECT_MSG_EQ(q->GetAutoLevel(7), 1u, mode << ": sparse for 0.9 s");
+            Sparse(q, m, MilliSeconds(3000));
+            NS_TEST_EXPECT_MSG_EQ(q->GetAutoLevel(7), 2u, mode << ": sparse for T_up");
             NS_TEST_EXPECT_MSG_EQ(Put(q, V4(100, m, Ipv4Header::DSCP_EF)),
                                   all ? "2 auto" : "2",
                                   mode << ": EF after T_up");
             Drain(q);
-            NS_TEST_EXPECT_MSG_EQ(q->GetAutoPromotions(), all ? 1u : 0u, mode << ": promotions");
+            NS_TEST_EXPECT_MSG_EQ(q->GetAutoPromotions(), 1u, mode << ": promotions");
             NS_TEST_EXPECT_MSG_EQ(Put(q, V4(100, m, Ipv4Header::DSCP_CS1)),
                                   all ? "2 auto" : "0",
                                   mode << ": CS1 after T_up");
@@ -2315,7 +2337,7 @@ class MsfcAutoTestCase : public TestCase
         Ptr<MsfcQueueDisc> q = Disc("unmarked");
         const uint16_t thin = PortOfSlot(3);
         std::string error;
-        RunUntil(Seconds(2));
+        Sparse(q, thin, MilliSeconds(1100)); // sparse from 0.1 s: climbs at 1 s, T_up after 0
         NS_TEST_EXPECT_MSG_EQ(Put(q, V4(100, thin, Ipv4Header::DscpDefault)), "2 auto", "");
         NS_TEST_EXPECT_MSG_EQ(q->Change({{"Auto", "off"}}, error),
                               MsfcQueueDisc::CHANGE_OK,
@@ -2348,6 +2370,7 @@ class MsfcAutoTestCase : public TestCase
         NS_TEST_EXPECT_MSG_EQ(m_last.count(slot), 1u, "classified");
         NS_TEST_EXPECT_MSG_EQ(m_last[slot].first, 1u, "the slots' time is the change's");
         Drain(q);
+        Sparse(q, thin, MilliSeconds(3400)); // (Put's slot is of 16 flows: its answer unused)
         RunUntil(Seconds(3) + q->GetAutoUpTime());
         m_last.clear();
         q->Enqueue(V4(100, thin, Ipv4Header::DscpDefault));
