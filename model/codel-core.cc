@@ -126,7 +126,14 @@ CoDelCore::ShouldDrop(CoDelVars& vars,
         vars.firstAboveTime = now + m_intervalTicks;
         return false;
     }
-    return m_flavour == Flavour::LINUX ? now > vars.firstAboveTime : now >= vars.firstAboveTime;
+    return MayDrop(vars, now);
+}
+
+bool
+CoDelCore::MayDrop(const CoDelVars& vars, int64_t now) const
+{
+    return vars.firstAboveTime != 0 &&
+           (m_flavour == Flavour::LINUX ? now > vars.firstAboveTime : now >= vars.firstAboveTime);
 }
 
 } // namespace ns3

@@ -102,6 +102,16 @@ class CoDelCore
     bool ReenteredSoon(int64_t now, int64_t dropNext) const;
 
     /**
+     * The "may drop" part of CoDel's test: the sojourn has been above target since
+     * firstAboveTime, which `now` has passed (LINUX: strictly, as codel_time_after).  What
+     * the last test on a flow's packet said can be read again from its state after Dequeue.
+     * @param vars the flow's state
+     * @param now the time of the test (ticks)
+     * @return true when a packet tested at `now` may be dropped
+     */
+    bool MayDrop(const CoDelVars& vars, int64_t now) const;
+
+    /**
      * Take the next packet of a flow through CoDel: dequeue the head, and drop (or CE-mark)
      * as the control law says.  `ops` supplies the flow's operations:
      * - `Ptr<QueueDiscItem> Pop()`: remove and return the head packet (nullptr when empty),

@@ -906,15 +906,21 @@ MsfcQueueDisc::ClassifyAuto(Ptr<const QueueDiscItem> item,
     {
         return cls;
     }
-    // its slot's level, one up when the slot's flow queue there is empty and the slot kept
-    // its class for T_up
-    // (a slot idle for T_up or more starts its time to climb again at this packet: DoEnqueue)
+    // its slot's level, one up when the slot's flow queue there is empty and the slot has
+    // been sparse at its class for T_up (an idle slot is sparse from this packet on, which
+    // DoEnqueue records)
     const Flow& s = m_flows[m_home * m_nFlows + slot];
     const uint32_t c = s.level;
     const uint32_t now = CoDelNow();
     promote = c + 1 < m_prios && m_flows[c * m_nFlows + slot].packets.IsEmpty() &&
-              now - s.last < m_autoUp && now - s.clean >= m_autoUp; // modulo 2^32
+              !SlotIdle(s, now) && now - s.clean >= m_autoUp; // modulo 2^32
     return promote ? c + 1 : c;
+}
+
+bool
+MsfcQueueDisc::SlotIdle(const Flow& s, uint32_t now) const
+{
+    return now - s.last >= m_autoUp; // modulo 2^32
 }
 
 uint32_t
@@ -947,15 +953,14 @@ MsfcQueueDisc::AutoDequeued(uint32_t cls, uint32_t idx)
 {
     const uint32_t slot = idx % m_nFlows;
     const Flow& f = m_flows[idx];
-    // CoDel's "may drop" on the packet just taken, read from the flow's state after
-    // codel_dequeue (strictly after first_above_time, as CoDelCore's LINUX flavour tests it)
     Flow& s = m_flows[m_home * m_nFlows + slot];
     if (s.level != cls)
     {
         return;
     }
-    if (f.codel.firstAboveTime != 0 &&
-        m_codel.ToTicks(Simulator::Now().GetNanoSeconds()) > f.codel.firstAboveTime)
+    // CoDel's "may drop" on the packet just taken, read from the flow's state after its
+    // test on that packet
+    if (m_codel.MayDrop(f.codel, m_codel.ToTicks(Simulator::Now().GetNanoSeconds())))
     {
         AutoMove(slot, cls > 0 ? cls - 1 : 0, false);
     }
@@ -1085,7 +1090,7 @@ MsfcQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
     {
         Flow& s = m_flows[m_home * m_nFlows + slot];
         const uint32_t now = CoDelNow();
-        if (now - s.last >= m_autoUp) // modulo 2^32
+        if (SlotIdle(s, now))
         {
             s.clean = now; // idle for T_up or more: sparse from now on, not from before
         }

@@ -489,7 +489,8 @@ class MsfcQueueDisc : public QueueDisc
     /**
      * Auto: a dequeued auto packet of class `cls` whose flow's CoDel test said "may drop"
      * (first_above_time set and passed) moves its slot one class down (at 0: keeps it there),
-     * if the slot's level is that class.
+     * if the slot's level is that class; one that left more than a quantum queued restarts
+     * the slot's time to climb.
      * @param cls the class of the flow queue
      * @param idx the flow record (index into m_flows)
      */
@@ -503,6 +504,14 @@ class MsfcQueueDisc : public QueueDisc
     void AutoMove(uint32_t slot, uint32_t to, bool promotion);
     /** @return the simulator's clock in CoDel units (1024 ns), modulo 2^32 */
     uint32_t CoDelNow() const;
+    /**
+     * Auto: whether a slot's last auto packet came T_up or more before `now`, so that it is
+     * sparse from `now` on, not from before its pause.
+     * @param s the slot's record (in the home class)
+     * @param now CoDelNow()
+     * @return true when idle for T_up or more
+     */
+    bool SlotIdle(const Flow& s, uint32_t now) const;
     /**
      * The inner DRR of a class: its new flows first, then its old flows.
      * @param cls the class
