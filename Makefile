@@ -113,7 +113,7 @@ DIFF_KERNEL ?= $(N)
 diff-test: build
 	MSFC_BUILD_DIR=$(CURDIR)/$(BUILD) MSFC_DIFF_EXAMPLES=$(N) MSFC_DIFF_RANDOM=1 \
 	    $(VENV)/bin/python -m pytest -q -p no:cacheprovider tests/reference/test_differential.py -k "property or changes"
-	$(VENV)/bin/python -m msfc.differential --count $(N) --build-dir $(BUILD)
+	$(VENV)/bin/python -m msfc.model.differential --count $(N) --build-dir $(BUILD)
 	$(MAKE) -C kernel kunit-vectors DIFF_TRACES=$(DIFF_KERNEL)
 
 test-kernel: setup

@@ -1,7 +1,7 @@
 """Build step of the msfc wheel: ship the qdisc's UAPI header as package data.
 
 MSFC's parameters have one definition, kernel/include/uapi/linux/pkt_sched_msfc.h, which
-msfc.params reads. A wheel installed outside the checkout cannot reach that path, so the wheel
+msfc.model.params reads. A wheel installed outside the checkout cannot reach that path, so the wheel
 carries the header as msfc/data/pkt_sched_msfc.h, copied here from kernel/include at build time
 (the repository keeps no second copy). An editable install reads the checkout's header instead.
 Everything else about the package is in pyproject.toml.

@@ -149,7 +149,7 @@ def test_values_no_simulation_can_use_are_refused_before_anything_runs(
 def test_exact_weights_that_can_be_exact_are_accepted(fake_build, tmp_path):
     """The rule is the kernel's and the model's (sum of 2^32 / Q_p at most 2^32 / 200), not a
     blanket refusal: a small ratio with a larger quantum passes."""
-    from msfc.config import exact_weights_possible
+    from msfc.sim.config import exact_weights_possible
 
     assert exact_weights_possible(0, 2, 3) and exact_weights_possible(100, 0.01, 3)
     assert not exact_weights_possible(0, 0.001, 3) and not exact_weights_possible(1, 1 / 65536, 3)
@@ -172,8 +172,8 @@ def test_the_programs_own_message_is_passed_through(tmp_path):
     """An ns-3 abort in the program's --check (an attribute value ns-3's parser refuses) is a
     bad value, exit 2, in ns-3's words and naming the setting, not 'rebuild with make build'
     (the last stderr line, 'terminate called without an active exception', was shown)."""
-    from msfc.config import RunConfig, check_with_program
     from msfc.errors import UserError
+    from msfc.sim.config import RunConfig, check_with_program
 
     prog = tmp_path / "scenario-x"
     prog.write_text(NS3_ABORT)
@@ -195,9 +195,9 @@ def test_the_programs_own_message_is_passed_through(tmp_path):
 def test_a_crashed_simulation_is_named_with_the_values_set(tmp_path):
     """A simulation that dies of SIGFPE said only 'exit code -8': the signal, what it means and
     the values that were set."""
-    from msfc.config import RunConfig
     from msfc.errors import SimulationError
-    from msfc.runner import run_simulation
+    from msfc.sim.config import RunConfig
+    from msfc.sim.runner import run_simulation
 
     prog = tmp_path / "scenario-x"
     prog.write_text("#!/bin/sh\necho 'x: starting' >&2\nkill -FPE $$\n")
@@ -219,9 +219,9 @@ def test_a_crashed_simulation_is_named_with_the_values_set(tmp_path):
 def test_an_ns3_abort_during_the_simulation_is_shown_as_its_message(tmp_path):
     """A value ns-3 refuses only when the simulation builds its queue discs (ns-3's FqCoDel
     parses its Target string there): its message in the error line, with the setting."""
-    from msfc.config import RunConfig
     from msfc.errors import SimulationError
-    from msfc.runner import run_simulation
+    from msfc.sim.config import RunConfig
+    from msfc.sim.runner import run_simulation
 
     prog = tmp_path / "scenario-x"
     prog.write_text(NS3_ABORT.replace("5 ms", "5 parsecs"))

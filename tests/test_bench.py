@@ -5,10 +5,11 @@ import json
 import stat
 
 import pytest
-from msfc import bench, metrics
+from msfc import bench
+from msfc.analysis import metrics
 from msfc.cli import main
 from msfc.errors import SimulationError, UserError
-from msfc.runner import is_done, run_scenario
+from msfc.sim.runner import is_done, run_scenario
 
 
 def test_bench_lists_every_benchmark(capsys):

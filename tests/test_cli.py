@@ -318,8 +318,8 @@ def test_timeout_kills_a_hanging_simulation(fake_build, tmp_path, capsys):
 def test_tables_of_finished_runs_follow_metric_changes(fake_build, tmp_path, capsys):
     """A run finished under older metric definitions gets its tables rebuilt from the raw
     files, without simulating again."""
-    from msfc import metrics as M
-    from msfc.runner import collect
+    from msfc.analysis import metrics as M
+    from msfc.sim.runner import collect
 
     args = [
         "run",
@@ -361,7 +361,7 @@ def test_out_naming_a_file_or_a_read_only_directory(fake_build, tmp_path, capsys
     out = tmp_path / "ro"
     assert main(_run_args(fake_build, out)) == 0
     capsys.readouterr()
-    import msfc.runner
+    import msfc.sim.runner
 
     real_access = os.access
 
@@ -370,7 +370,7 @@ def test_out_naming_a_file_or_a_read_only_directory(fake_build, tmp_path, capsys
             return False
         return real_access(path, mode, **kw)
 
-    monkeypatch.setattr(msfc.runner.os, "access", read_only)
+    monkeypatch.setattr(msfc.sim.runner.os, "access", read_only)
     for args in (_run_args(fake_build, out), ["report", str(out)]):  # reprint, report
         rc = main(args)
         err = capsys.readouterr().err

@@ -1,8 +1,9 @@
 """Parsing and validating options against what the programs describe."""
 
 import pytest
-from msfc import params as P
-from msfc.config import (
+from msfc.errors import UserError
+from msfc.model import params as P
+from msfc.sim.config import (
     build_config,
     check_dscp_map,
     class_quanta_overflow,
@@ -12,8 +13,7 @@ from msfc.config import (
     read_config_file,
     split_key,
 )
-from msfc.errors import UserError
-from msfc.programs import SchedulerAttr, describe_scenario, describe_schedulers
+from msfc.sim.programs import SchedulerAttr, describe_scenario, describe_schedulers
 
 
 @pytest.fixture
@@ -133,7 +133,7 @@ def test_scheduler_attributes_map_to_ns3_attributes(info, scheds, tmp_path):
     assert argv[-2:] == ["--RngRun=1", f"--out={tmp_path}"]
     c = cfg(info, scheds, "ns3::CoDelQueueDisc::Interval=50ms", scheduler="CoDel")
     assert "--ns3::CoDelQueueDisc::Interval=50ms" in c.argv("/bin/prog", tmp_path)
-    # MSFC's ranges are the kernel qdisc's (msfc.params), in its words
+    # MSFC's ranges are the kernel qdisc's (msfc.model.params), in its words
     with pytest.raises(UserError, match=r"Msfc.Ratio=0: ratio must be 1/65536 \.\. 16"):
         cfg(info, scheds, "Msfc.Ratio=0")
     with pytest.raises(UserError, match=r"Msfc.Prios=17: prios must be 1 \.\. 16"):

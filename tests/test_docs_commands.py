@@ -9,10 +9,10 @@ import shlex
 import pytest
 from conftest import REPO, real_build_dir
 from msfc.cli import _check_choices, _schedulers_arg, build_parser
-from msfc.config import build_config, parse_assignments, read_config_file
 from msfc.errors import UserError
-from msfc.programs import describe_scenario, describe_schedulers
-from msfc.sweep import expand, parse_grid
+from msfc.sim.config import build_config, parse_assignments, read_config_file
+from msfc.sim.programs import describe_scenario, describe_schedulers
+from msfc.sim.sweep import expand, parse_grid
 
 _START = re.compile(r"^(?:\$ )?(?:\.venv/bin/)?msfc\s")
 

@@ -1,8 +1,8 @@
-"""The docs' generated tables (msfc.doctables): each is what its committed data gives, and no
+"""The docs' generated tables (msfc.analysis.doctables): each is what its committed data gives, and no
 data is older than the code it depends on."""
 
 import pytest
-from msfc import doctables as D
+from msfc.analysis import doctables as D
 from msfc.errors import UserError
 
 

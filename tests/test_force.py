@@ -132,8 +132,8 @@ def test_raw_files_written_again_are_recorded_again(fake_build, tmp_path):
     """A run directory whose raw files are written anew (the Linux testbed writes its runs into
     the same directory each time) is recorded anew; a table rebuild keeps the first record, so
     an edit made since is still noticed."""
-    from msfc.config import RunConfig
-    from msfc.runner import postprocess, raw_problem, refresh_derived
+    from msfc.sim.config import RunConfig
+    from msfc.sim.runner import postprocess, raw_problem, refresh_derived
 
     out = tmp_path / "t"
     assert main(_sweep(fake_build, out, "--grid", "duration=1")) == 0

@@ -5,7 +5,7 @@ import math
 import pandas as pd
 import pytest
 from conftest import FIXTURES
-from msfc import metrics as M
+from msfc.analysis import metrics as M
 
 KNOWN = FIXTURES / "known"
 
@@ -146,7 +146,7 @@ def test_direction_keeps_data_flows_only_when_kind_is_given():
 
 
 def test_throughput_headings_say_per_flow_or_total():
-    from msfc import metrics as M
+    from msfc.analysis import metrics as M
 
     assert M.heading("throughput_kbps") == "Mean flow throughput (kbps)"
     assert M.heading("throughput_total_kbps") == "Total throughput (kbps)"

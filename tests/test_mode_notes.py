@@ -1,4 +1,4 @@
-"""The note that a mode beyond the thesis changed nothing (msfc.modes, issue 29): in the output
+"""The note that a mode beyond the thesis changed nothing (msfc.analysis.modes, issue 29): in the output
 of `msfc sweep`, in the report of a sweep and in `msfc report A --against B`, one line per
 configuration whose per-flow records equal those of the thesis's value of the mode, with the
 reason where the runs' records show it."""
@@ -7,8 +7,8 @@ import hashlib
 import json
 
 import pytest
+from msfc.analysis.modes import unchanged_notes
 from msfc.cli import main
-from msfc.modes import unchanged_notes
 
 
 def _sweep(fake_build, out, *grid, seeds="2"):

@@ -1,5 +1,5 @@
 """MSFC's parameter ranges, defaults, messages and DSCP map have one definition, the qdisc's UAPI
-header (msfc.params reads it); the docs' tables, the man page, the command line's `--set` checks
+header (msfc.model.params reads it); the docs' tables, the man page, the command line's `--set` checks
 and the ns-3 model must agree with it."""
 
 import re
@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 from conftest import real_build_dir
-from msfc import params as P
-from msfc.config import build_config, check_dscp_map, parse_assignments
 from msfc.errors import UserError
-from msfc.programs import ScenarioInfo, SchedulerAttr, SchedulerInfo, describe_schedulers
+from msfc.model import params as P
+from msfc.sim.config import build_config, check_dscp_map, parse_assignments
+from msfc.sim.programs import ScenarioInfo, SchedulerAttr, SchedulerInfo, describe_schedulers
 
 ROOT = Path(__file__).resolve().parent.parent
 D = P.definitions()

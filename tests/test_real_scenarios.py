@@ -12,10 +12,10 @@ import sys
 import pandas as pd
 import pytest
 from conftest import FIXTURES, real_build_dir
-from msfc import metrics as M
+from msfc.analysis import metrics as M
 from msfc.cli import main
-from msfc.config import option_aliases
-from msfc.programs import describe_scenario, describe_schedulers, find_scenarios
+from msfc.sim.config import option_aliases
+from msfc.sim.programs import describe_scenario, describe_schedulers, find_scenarios
 
 BUILD = real_build_dir()
 DESCRIBE_BUILD = real_build_dir("msfc-describe")
@@ -86,7 +86,7 @@ def test_msfc_describe_attributes_are_understood():
     lo, hi = (float(v) for _, v in ratio.constraints())
     assert (lo, hi) == (1 / 65536, 16.0), f"misread the range of Msfc.Ratio: {ratio.range!r}"
     # every numeric attribute's default lies inside the limits msfc reads from its range
-    from msfc.config import _attr_kind, validate_attr
+    from msfc.sim.config import _attr_kind, validate_attr
 
     for sched in s.values():
         for a in sched.attributes.values():

@@ -13,8 +13,8 @@ from pathlib import Path
 import msfc
 import pytest
 from conftest import REPO
-from msfc import params as P
 from msfc.errors import UserError
+from msfc.model import params as P
 
 VERSION = (REPO / "VERSION").read_text().strip()
 PLUGIN_SOURCE = REPO / "kernel" / "build" / "iproute2-src" / "iproute2-6.1.0" / ".unpacked"
@@ -129,14 +129,14 @@ def test_the_wheel_works_outside_the_checkout(wheel, tmp_path):
     assert Path(where.stdout.strip()).is_relative_to(venv), where
     assert run(msfc_cmd, "--help").returncode == 0
 
-    listing = run(str(venv / "bin" / "python"), "-m", "msfc.params")
+    listing = run(str(venv / "bin" / "python"), "-m", "msfc.model.params")
     assert listing.returncode == 0, listing.stderr
     first, *rest = listing.stdout.splitlines()
     packaged = site / "msfc" / "data" / "pkt_sched_msfc.h"
     assert first == f"from {packaged}"
     assert packaged.read_text() == P.CHECKOUT_HEADER.read_text()
     here = subprocess.run(
-        [sys.executable, "-m", "msfc.params"], capture_output=True, text=True, check=True
+        [sys.executable, "-m", "msfc.model.params"], capture_output=True, text=True, check=True
     )
     assert rest == here.stdout.splitlines()[1:]
 
@@ -175,7 +175,7 @@ def test_make_install_puts_the_parts_in_place(tmp_path):
     home = dest / "usr" / "local" / "lib" / "msfc"
     assert (home / "bin" / "msfc").read_text().splitlines()[0] == "#!/usr/local/lib/msfc/bin/python"
     staged = subprocess.run(
-        [str(home / "bin" / "python"), "-c", "import msfc.params as P; print(P.HEADER)"],
+        [str(home / "bin" / "python"), "-c", "import msfc.model.params as P; print(P.HEADER)"],
         cwd=tmp_path,
         capture_output=True,
         text=True,

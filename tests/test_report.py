@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from msfc import metrics as M
+from msfc.analysis import metrics as M
+from msfc.analysis.report import log_violin_density
 from msfc.cli import main
-from msfc.report import log_violin_density
 from PIL import Image
 
 
@@ -205,7 +205,7 @@ def test_log_violin_density_is_weighted():
 
 
 def test_drop_locations_sum_drops_per_hop_kind():
-    from msfc.report import drop_locations
+    from msfc.analysis.report import drop_locations
 
     q = pd.DataFrame(
         {
@@ -288,8 +288,8 @@ def test_against_a_sweep_keeps_its_configurations_apart(fake_build, tmp_path, ca
     """A run against a sweep of Msfc.Ratio 1, 2, 4 with 2 seeds: each ratio is a point of its own
     over its own 2 RNG runs (they were pooled as 6 "RNG runs", with a Student-t interval of
     t = 2.57 over configurations), and 2 runs show their spread min..max, not a CI."""
-    from msfc.report import against_pairs, group_ci
-    from msfc.runner import collect
+    from msfc.analysis.report import against_pairs, group_ci
+    from msfc.sim.runner import collect
 
     b = ["--build-dir", str(fake_build), "--no-progress", "--set", "duration=1"]
     a, sw = tmp_path / "a", tmp_path / "sw"

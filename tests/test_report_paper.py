@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 from matplotlib.collections import PolyCollection
 from matplotlib.text import Text
-from msfc import metrics as M
-from msfc import report as R
+from msfc.analysis import metrics as M
+from msfc.analysis import report as R
 from msfc.cli import main
 
 

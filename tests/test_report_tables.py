@@ -5,9 +5,9 @@ import re
 
 import pandas as pd
 import pytest
-from msfc import metrics as M
-from msfc import tables as T
-from msfc import thesis
+from msfc.analysis import metrics as M
+from msfc.analysis import tables as T
+from msfc.analysis import thesis
 
 
 def _summary(values: dict[str, list[float]]) -> pd.DataFrame:
@@ -168,7 +168,7 @@ def _jain_flows(per_run: list[tuple[float, float]]) -> pd.DataFrame:
 def test_jain_interval_is_cut_to_the_index_range(tmp_path):
     """Jain's index of 2 hosts in 3 runs: 1, 1 and 0.8. Its Student-t interval reaches 1.22,
     above what the index can be; the table cuts it to [1/n, 1] and its title says so."""
-    from msfc.report import fairness_tables
+    from msfc.analysis.report import fairness_tables
 
     per_run = [(100.0, 100.0), (100.0, 100.0), (300.0, 100.0)]
     values = [M.jain_index(k) for k in per_run]
@@ -190,7 +190,7 @@ def test_jain_interval_is_cut_to_the_index_range(tmp_path):
 def test_against_tables_show_each_sides_interval_and_runs():
     """`msfc report A --against B`: A's and B's cells carry their intervals over their own RNG
     runs, and each column says how many; a side of one run says "one run"."""
-    from msfc.report import against_pairs, against_table
+    from msfc.analysis.report import against_pairs, against_table
 
     a = _summary({"Msfc": THREE})
     b = _summary({"Msfc": [2900.0]})
@@ -213,7 +213,7 @@ def test_qdisc_counter_tables_show_the_interval_and_the_runs(tmp_path):
     runs of each scheduler: with their intervals, and the number of runs in the title."""
     import json
 
-    from msfc.report import qdisc_tables
+    from msfc.analysis.report import qdisc_tables
 
     hashes = []
     drops = {"Msfc": [100, 120, 90], "FqCoDel": [300]}

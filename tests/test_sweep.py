@@ -7,8 +7,8 @@ import pandas as pd
 import pytest
 from msfc.cli import main
 from msfc.errors import UserError
-from msfc.programs import describe_scenario, describe_schedulers
-from msfc.sweep import expand, parse_grid
+from msfc.sim.programs import describe_scenario, describe_schedulers
+from msfc.sim.sweep import expand, parse_grid
 
 
 def test_parse_grid():

@@ -271,10 +271,10 @@ def test_cost_refuses_bad_options_before_booting(tmp_path):
 
 def test_msfc_modes_are_tc_words_in_both_benchmarks():
     """Each msfc mode of make bench-linux is `<parameter> <value>` pairs of tc's keywords, in
-    each direction: modes of msfc.params' CHOICES other than the thesis's, or numeric
-    parameters of msfc.params' NAMES (CoDel's low-rate setting); measured under the same name
+    each direction: modes of msfc.model.params' CHOICES other than the thesis's, or numeric
+    parameters of msfc.model.params' NAMES (CoDel's low-rate setting); measured under the same name
     by make bench-linux-cost (a mode with words per direction with its upstream words)."""
-    from msfc import params as P
+    from msfc.model import params as P
 
     assert records.MSFC_MODES["msfc_boost"] == "boost on"
     for name in records.MSFC_MODES:
@@ -364,7 +364,7 @@ def test_new_kinds_words_auto_and_the_built_in_shaper():
     shaper (low-rate CoDel below 4 Mbit/s as the other modes); msfc_bw_*: msfc with its own
     shaper at the root, words after `msfc bandwidth RATE` that start with one of tc's presets
     and never take the low-rate words (the shaper scales CoDel itself); cake_be: one tin."""
-    from msfc import params as P
+    from msfc.model import params as P
 
     assert records.msfc_args("msfc_auto", "up", 20000) == (
         "overload class weights exact boost across auto unmarked"

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from msfc import thesis
+from msfc.analysis import thesis
 
-DATA = json.loads((Path(thesis.__file__).parent / "data" / "thesis-tables.json").read_text())
+DATA = json.loads((Path(thesis.__file__).parents[1] / "data" / "thesis-tables.json").read_text())
 
 
 def test_tables_present_with_all_schedulers_and_types():

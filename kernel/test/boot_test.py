@@ -236,7 +236,7 @@ BOUNDS = {
 def msfc_params():
     """The msfc package's module of the header's definitions (ranges, messages, mode words;
     the boot's init puts the checkout's python/ on PYTHONPATH, test/uml_env.sh)."""
-    from msfc import params
+    from msfc.model import params
 
     return params
 

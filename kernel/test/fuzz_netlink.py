@@ -128,9 +128,9 @@ NAMES = {
 }
 U32_MAX = 2**32 - 1
 # the ranges and defaults of include/uapi/linux/pkt_sched_msfc.h, through the msfc package's
-# reader of that header (python/msfc/params.py needs nothing but the standard library; the
+# reader of that header (python/msfc/model/params.py needs nothing but the standard library; the
 # boot's init puts the checkout's python/ on PYTHONPATH, test/uml_env.sh)
-from msfc import params as _params  # noqa: E402
+from msfc.model import params as _params  # noqa: E402
 
 _DEFS = _params.definitions()
 RANGES = {

@@ -1,7 +1,7 @@
 """``msfc bench NAME [options]``: the project's benchmarks and the seeds' experiments.
 
 Every benchmark is a function ``(argv, prog) -> exit code`` (a module's ``main``). The
-simulation benchmarks start every simulation through :func:`msfc.runner.run_scenario`; the
+simulation benchmarks start every simulation through :func:`msfc.sim.runner.run_scenario`; the
 seed 002 experiment boots the UML test kernel instead (kernel/scripts/shaping_boot.py), and
 ``qdisc-cost`` and ``dumbbell`` run one C++ program that prints its own result. ``msfc bench NAME --help`` shows a
 benchmark's own options.
@@ -19,15 +19,15 @@ from .errors import SimulationError, UserError
 #: name -> (module, or module:function, one line on what it measures)
 BENCHMARKS: dict[str, tuple[str, str]] = {
     "qdisc-cost": (
-        "msfc.program_bench:qdisc_cost",
+        "msfc.sim.program_bench:qdisc_cost",
         "per-packet enqueue+dequeue cost of MSFC and FQ-CoDel (msfc-qdisc-cost)",
     ),
     "dumbbell": (
-        "msfc.program_bench:dumbbell",
+        "msfc.sim.program_bench:dumbbell",
         "schedulers on a dumbbell with TCP flows in three classes (msfc-dumbbell)",
     ),
     "isp-cost": (
-        "msfc.isp_cost",
+        "msfc.sim.isp_cost",
         "simulation cost of the ISP tree per scheduler (wall, CPU, events)",
     ),
     "linux-testbed": (
@@ -132,6 +132,6 @@ def common_args(prog: str, description: str) -> argparse.ArgumentParser:
 
 def build_dir(args) -> Path:
     """The build directory the benchmark's programs are taken from."""
-    from .programs import resolve_build_dir
+    from .sim.programs import resolve_build_dir
 
     return resolve_build_dir(args.build_dir)

@@ -229,7 +229,7 @@ def _progress_enabled(args) -> bool:
 def _study_out(args, kind: str, spec: dict) -> Path:
     """The study directory of ``run``, ``compare`` or ``sweep``, locked for this command until
     it returns (a second command on it is refused; see runner.lock_study)."""
-    from .runner import check_out_dir, lock_study
+    from .sim.runner import check_out_dir, lock_study
 
     if args.out:
         out = Path(args.out)
@@ -243,7 +243,7 @@ def _study_out(args, kind: str, spec: dict) -> Path:
 
 def _check_choices(args) -> None:
     """Options that choose the same thing twice are refused, not silently ranked."""
-    from .config import parse_assignments
+    from .sim.config import parse_assignments
 
     sets = dict(parse_assignments(args.sets))
     if args.command == "compare":
@@ -278,8 +278,8 @@ def _check_choices(args) -> None:
 
 
 def _scenario_and_assignments(args):
-    from .config import parse_assignments, read_config_file
-    from .programs import describe_scenario, resolve_build_dir
+    from .sim.config import parse_assignments, read_config_file
+    from .sim.programs import describe_scenario, resolve_build_dir
 
     _check_choices(args)
     build = resolve_build_dir(args.build_dir)
@@ -290,7 +290,7 @@ def _scenario_and_assignments(args):
 
 
 def _loader(build):
-    from .programs import describe_schedulers
+    from .sim.programs import describe_schedulers
 
     def load():
         return describe_schedulers(build, required=True)
@@ -336,8 +336,8 @@ def _print_failure(e: SimulationError) -> None:
 
 
 def _run_with_bar(program, cfg, out_root, args, label: str):
-    from .progress import Progress
-    from .runner import run_simulation
+    from .sim.progress import Progress
+    from .sim.runner import run_simulation
 
     with Progress(
         None, label, "sim-s", enabled=_progress_enabled(args), plain_interval=10.0
@@ -355,7 +355,7 @@ def _run_with_bar(program, cfg, out_root, args, label: str):
 
 
 def cmd_list(args) -> int:
-    from .programs import (
+    from .sim.programs import (
         BUILD_HINT,
         describe_scenario,
         describe_schedulers,
@@ -440,9 +440,9 @@ def cmd_list(args) -> int:
 
 
 def cmd_run(args) -> int:
-    from . import tables as T
-    from .config import build_config, check_with_program
-    from .runner import Interrupted, write_collected, write_study
+    from .analysis import tables as T
+    from .sim.config import build_config, check_with_program
+    from .sim.runner import Interrupted, write_collected, write_study
 
     build, info, assign = _scenario_and_assignments(args)
     cfg = build_config(
@@ -498,7 +498,7 @@ def cmd_run(args) -> int:
 
 
 def _schedulers_arg(info, text: str) -> list[str]:
-    from .config import validate_param
+    from .sim.config import validate_param
 
     names = [s.strip() for s in text.split(",") if s.strip()]
     if not names:
@@ -516,9 +516,9 @@ def _schedulers_arg(info, text: str) -> list[str]:
 
 
 def cmd_compare(args) -> int:
-    from . import tables as T
-    from .config import build_config
-    from .runner import Interrupted, write_collected, write_study
+    from .analysis import tables as T
+    from .sim.config import build_config
+    from .sim.runner import Interrupted, write_collected, write_study
 
     build, info, assign = _scenario_and_assignments(args)
     scheds = _schedulers_arg(info, args.schedulers)
@@ -542,7 +542,7 @@ def cmd_compare(args) -> int:
         for s in scheds
         for r in range(1, args.seeds + 1)
     ]
-    from .config import check_applies, check_with_program, ignored_note
+    from .sim.config import check_applies, check_with_program, ignored_note
 
     check_applies(cfgs, f"--schedulers {','.join(scheds)}")
     check_with_program(info.program, cfgs)
@@ -551,7 +551,7 @@ def cmd_compare(args) -> int:
         _stderr(f"msfc: {note}")
     basis = None
     if args.thesis:
-        from . import thesis
+        from .analysis import thesis
 
         thesis.load(args.thesis_tables)  # fail early when the tables are missing
         basis = thesis.basis_for(info, cfgs, None if args.thesis_given_bare else args.thesis)
@@ -575,7 +575,7 @@ def cmd_compare(args) -> int:
     _stderr(f"{len(cfgs)} simulations -> {out}")
     failed = 0
     if args.jobs > 1:
-        from . import sweep as S
+        from .sim import sweep as S
 
         results = S.run_sweep(
             info.program,
@@ -611,7 +611,7 @@ def cmd_compare(args) -> int:
     _clamped_priorities_note(summary)
     print(T.compare_text(summary, args.direction, args.level, style=args.format))
     if args.thesis:
-        from . import thesis
+        from .analysis import thesis
 
         print(
             thesis.compare_text(
@@ -633,8 +633,8 @@ def cmd_compare(args) -> int:
 
 
 def cmd_sweep(args) -> int:
-    from . import sweep as S
-    from .runner import write_collected, write_study
+    from .sim import sweep as S
+    from .sim.runner import write_collected, write_study
 
     if args.old_scheduler_address:
         _stderr("msfc: note: --scheduler-address is now --dask (the old name still works)")
@@ -659,7 +659,7 @@ def cmd_sweep(args) -> int:
         seeds=args.seeds,
         schedulers_loader=_loader(build),
     )
-    from .config import check_with_program, ignored_note
+    from .sim.config import check_with_program, ignored_note
 
     check_with_program(info.program, cfgs)
     note = ignored_note(cfgs)
@@ -699,7 +699,7 @@ def cmd_sweep(args) -> int:
     )
     failed = [r for r in results if r["status"] == "failed"]
     summary, _ = write_collected(out, hashes)
-    from .runner import write_json_atomic
+    from .sim.runner import write_json_atomic
 
     write_json_atomic(out / "sweep-status.json", {"finished_utc": _utc(), "results": results})
     counts = {
@@ -720,11 +720,11 @@ def cmd_sweep(args) -> int:
         f"{counts['failed']} failed"
     )
     if not summary.empty:
-        from . import tables as T
+        from .analysis import tables as T
 
         cols = S.grid_columns(grid, cfgs, info)
         s = summary[(summary["level"] == "overall") & (summary["direction"] == args.direction)]
-        from . import metrics as M
+        from .analysis import metrics as M
 
         agg = s.groupby(cols, sort=False, dropna=False)[
             [
@@ -750,7 +750,7 @@ def cmd_sweep(args) -> int:
                 style=args.format,
             )
         )
-        from .modes import study_notes
+        from .analysis.modes import study_notes
 
         for note in study_notes(out, hashes):
             print(f"Note: {note}\n")
@@ -765,7 +765,7 @@ def cmd_sweep(args) -> int:
 
 
 def cmd_report(args) -> int:
-    from .report import make_against_report, make_report
+    from .analysis.report import make_against_report, make_report
 
     if args.against:
         if Path(args.dir).resolve() == Path(args.against).resolve():
@@ -793,7 +793,7 @@ def _utc() -> str:
 
 
 def cmd_diff(args) -> int:
-    from .rundiff import diff_runs, format_diff
+    from .analysis.rundiff import diff_runs, format_diff
 
     ignore = [c.strip() for c in args.ignore.split(",") if c.strip()]
     d = diff_runs(Path(args.a), Path(args.b), ignore)
@@ -827,7 +827,7 @@ def main(argv: list[str] | None = None) -> int:
     import signal
     import threading
 
-    from .runner import request_stop, reset_stop, stops_cooperatively
+    from .sim.runner import request_stop, reset_stop, stops_cooperatively
 
     reset_stop()
     stopped_by: list[int] = []

@@ -1,6 +1,6 @@
 """Reference model against the ns-3 model, decision by decision (docs/differential.md).
 
-- the generated differential set (msfc.vectors.generated_traces, seeded) through both;
+- the generated differential set (msfc.model.vectors.generated_traces, seeded) through both;
 - a Hypothesis property: any trace the strategies below draw gives the same decisions; a
   failure is shrunk to a small trace, printed ready to be committed in test/vectors/;
 - a Hypothesis state machine that changes the configuration (any parameter, valid or not)
@@ -19,9 +19,9 @@ from conftest import real_build_dir
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, precondition, rule
-from msfc import reference as ref
-from msfc import vectors
-from msfc.differential import Ns3Replay, decision_kind, first_difference
+from msfc.model import reference as ref
+from msfc.model import vectors
+from msfc.model.differential import Ns3Replay, decision_kind, first_difference
 
 BUILD = real_build_dir("msfc-trace-replay")
 needs_ns3 = pytest.mark.skipif(

@@ -1,11 +1,11 @@
-"""Hand-computed checks of the reference model msfc.reference, and the committed cross-check
-traces against what msfc.vectors generates."""
+"""Hand-computed checks of the reference model msfc.model.reference, and the committed cross-check
+traces against what msfc.model.vectors generates."""
 
 import copy
 import unittest
 
-from msfc import reference as ref
-from msfc import vectors
+from msfc.model import reference as ref
+from msfc.model import vectors
 
 
 def run(lines):
@@ -698,7 +698,7 @@ class ReferenceTest(unittest.TestCase):
 
 
 def test_committed_vectors_are_what_the_generator_makes(capsys):
-    """test/vectors/*.trace and *.expected equal msfc.vectors' output (python -m msfc.vectors)."""
+    """test/vectors/*.trace and *.expected equal msfc.model.vectors' output (python -m msfc.model.vectors)."""
     assert vectors.main(["--check"]) == 0, capsys.readouterr().err
 
 

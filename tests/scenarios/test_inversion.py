@@ -16,7 +16,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from conftest import REPO
-from msfc.runner import run_scenario
+from msfc.sim.runner import run_scenario
 
 BUILD = Path(os.environ.get("MSFC_BUILD_DIR", REPO / "build"))
 TCP_FLOWS = 16

@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pandas as pd
-from msfc import metrics as M
+from msfc.analysis import metrics as M
 
 ROOT = Path(__file__).resolve().parents[2]
 BUILD = Path(os.environ.get("MSFC_BUILD_DIR", ROOT / "build"))

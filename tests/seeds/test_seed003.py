@@ -1,6 +1,6 @@
 """Seed 003 in small: the scenario program's short presets (`s1-test`, `s2-test`, `s3-test`)
 under RB, WRED and MSFC, asserting each experiment's main finding as we reproduce it
-(docs/seeds.md), run through the runner the benchmarks use (msfc.runner.run_scenario).
+(docs/seeds.md), run through the runner the benchmarks use (msfc.sim.runner.run_scenario).
 About 30 s of CPU in all. Run: `pytest tests/seeds` after building.
 
 The programs' raw files are read, never their printed text.
@@ -16,7 +16,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from conftest import REPO
-from msfc.runner import run_scenario
+from msfc.sim.runner import run_scenario
 
 BUILD = Path(os.environ.get("MSFC_BUILD_DIR", REPO / "build"))
 EXE = BUILD / "scenario-class-aqm"

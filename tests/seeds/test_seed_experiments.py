@@ -1,6 +1,6 @@
 """Small seeded versions of the seed experiments (each a few simulated seconds, `--preset=tiny`)
 asserting the experiments' main findings, run through the runner the benchmarks use
-(msfc.runner.run_scenario). Run: `pytest tests/seeds` after building.
+(msfc.sim.runner.run_scenario). Run: `pytest tests/seeds` after building.
 
 The programs' raw files are read, never their printed text.
 """
@@ -15,8 +15,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from conftest import REPO
-from msfc import metrics as M
-from msfc.runner import load_raw, run_scenario
+from msfc.analysis import metrics as M
+from msfc.sim.runner import load_raw, run_scenario
 
 BUILD = Path(os.environ.get("MSFC_BUILD_DIR", REPO / "build"))
 

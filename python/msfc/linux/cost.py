@@ -310,7 +310,7 @@ def cost_tables(out: Path) -> str:
 def cost(args) -> int:
     """Boot one stock kernel, measure every qdisc with the probe, write OUT/<kernel>/ and
     rebuild OUT/tables.md from every kernel measured there."""
-    from .. import runner
+    from ..sim import runner
 
     out = Path(args.out)
     qdiscs = args.qdiscs.split(",")

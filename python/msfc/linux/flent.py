@@ -401,8 +401,8 @@ def settings_of(
 def write_run(root: Path, test: str, qdisc: str, res, settings: dict) -> str:
     """One run directory of the study root/<test> in the project's raw format (as
     msfc.linux.records.write_run, with Flent's TCP series); returns its hash."""
-    from .. import runner
-    from ..config import RunConfig
+    from ..sim import runner
+    from ..sim.config import RunConfig
 
     problems: list[str] = []
     flows, hist, rtts = convert(res.files, problems, test)

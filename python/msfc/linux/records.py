@@ -18,8 +18,8 @@ import time
 from pathlib import Path
 
 from .. import __version__
-from .. import metrics as M
-from .. import params as P
+from ..analysis import metrics as M
+from ..model import params as P
 from .qemu import READY_MARK, BootResult, TestbedError
 
 #: docs/kernel.md's CoDel setting for links below LOW_RATE_KBIT, which the modes that name
@@ -141,7 +141,7 @@ HIST_BIN_S = 0.0005  # the delay histogram's bin width, as the ns-3 scenarios' d
 
 
 def msfc_class(dscp: int, prios: int = 3) -> int:
-    """The class msfc gives a DSCP under its default map (msfc.params: LE, CS1 -> 0; other
+    """The class msfc gives a DSCP under its default map (msfc.model.params: LE, CS1 -> 0; other
     precedence 0 and 1 -> 1; precedence k -> k), clamped to prios - 1."""
     return P.default_class(dscp, prios)
 
@@ -152,7 +152,7 @@ def _flow_row(**kw) -> dict:
     return row
 
 
-# flows.csv: the simulations' columns (msfc.metrics) and what a testbed flow adds.
+# flows.csv: the simulations' columns (msfc.analysis.metrics) and what a testbed flow adds.
 _FLOW_COLUMNS = [*M.FLOW_COLUMNS, "kind", "dscp"]
 
 
@@ -394,8 +394,8 @@ def write_run(
 ) -> str:
     """One run directory of the study root/<test> in the project's raw format (scenario
     ``<testbed>-<test>``); returns its hash."""
-    from .. import runner
-    from ..config import RunConfig
+    from ..sim import runner
+    from ..sim.config import RunConfig
 
     problems: list[str] = []
     flows, hist, rtts = convert_test(res.files, test, problems)
@@ -464,7 +464,7 @@ def class_shares(warm: bytes | None, end: bytes | None) -> list[float] | None:
 
 
 def jain(xs: list[float]) -> float:
-    """Jain's index (msfc.metrics) of the shares that were measured; NaN when none was."""
+    """Jain's index (msfc.analysis.metrics) of the shares that were measured; NaN when none was."""
     kept = [x for x in xs if not math.isnan(x)]
     return M.jain_index(kept) if kept and any(kept) else float("nan")
 
@@ -480,7 +480,7 @@ def write_study(
 ) -> None:
     """OUT/<test>/study.json of one test of a testbed (scenario ``<testbed>-<test>``); a
     later call with other qdiscs but the same settings adds its runs to the study."""
-    from .. import runner
+    from ..sim import runner
 
     prev = out / test / "study.json"
     if prev.is_file():

@@ -14,7 +14,7 @@ import re
 import time
 from pathlib import Path
 
-from .. import params as P
+from ..model import params as P
 from .cost import parse_probe
 from .qemu import READY_MARK, BootResult, TestbedError, _job, boot
 

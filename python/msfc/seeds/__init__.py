@@ -1,8 +1,8 @@
 """The supporting seeds' experiments (docs/seeds.md), started with ``msfc bench NAME``.
 
 Each module is one experiment's driver: it runs the scenario programs through the package's
-runner (:func:`msfc.runner.run_scenario`), reads their raw files, aggregates them with the
-metric definitions of :mod:`msfc.metrics` and writes tables (CSV, and the same as Markdown) and
+runner (:func:`msfc.sim.runner.run_scenario`), reads their raw files, aggregates them with the
+metric definitions of :mod:`msfc.analysis.metrics` and writes tables (CSV, and the same as Markdown) and
 figures. This module holds what the drivers share: the seeds' published numbers and the table
 and figure writers.
 """

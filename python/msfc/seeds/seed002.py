@@ -32,7 +32,7 @@ from pathlib import Path
 
 from .. import seeds
 from ..errors import UserError
-from ..programs import _package_repo_root
+from ..sim.programs import _package_repo_root
 from . import shaping_metrics as sm
 
 RATES = [100_000 * k for k in range(1, 10)] + [

@@ -23,8 +23,8 @@ from pathlib import Path
 import pandas as pd
 
 from .. import bench, seeds
-from ..config import parse_datarate
-from ..runner import run_scenario
+from ..sim.config import parse_datarate
+from ..sim.runner import run_scenario
 
 SCENARIO = "class-aqm"
 

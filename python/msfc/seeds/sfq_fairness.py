@@ -14,8 +14,8 @@ from __future__ import annotations
 import pandas as pd
 
 from .. import bench, seeds
-from .. import metrics as M
-from ..runner import load_raw, run_scenario
+from ..analysis import metrics as M
+from ..sim.runner import load_raw, run_scenario
 
 SCHEDULERS = [
     ("no fair scheduler", "None"),

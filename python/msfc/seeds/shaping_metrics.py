@@ -5,7 +5,7 @@ files, the kernel's checks (kernel/scripts/check_shaping.py) and the seed 002 be
 
 import math
 
-from .. import metrics as M
+from ..analysis import metrics as M
 
 FRAME = 1414  # bytes tc counts per packet: 1400-byte IP packet + Ethernet header
 # A 100 ms interval counts as "below the guarantee" under 90 % of it: at 1 Mbit/s an interval

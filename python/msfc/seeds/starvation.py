@@ -22,8 +22,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from .. import bench, seeds
-from .. import metrics as M
-from ..runner import load_raw, run_scenario
+from ..analysis import metrics as M
+from ..sim.runner import load_raw, run_scenario
 
 # (label, scheduler, thin-class)
 SCHEDULERS = [

@@ -22,9 +22,9 @@ from pathlib import Path
 import pandas as pd
 
 from .. import bench, seeds
-from .. import metrics as M
+from ..analysis import metrics as M
 from ..errors import UserError
-from ..runner import load_raw, run_scenario
+from ..sim.runner import load_raw, run_scenario
 
 # MSFC with the sparse-flow boost (docs/algorithm.md, `boost`)
 BOOST_ON = {"Msfc.Boost": "on"}

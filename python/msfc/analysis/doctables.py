@@ -12,11 +12,11 @@ depends on. Beside each data file a ``<data>.stamp.json`` records what it was me
 when it was stamped, the command, the machine, the commit the tree was at and, per dependency path, a
 digest of the tracked files under it as they were when the data was measured.
 
-    python -m msfc.doctables --list          the tables, their data and commands
-    python -m msfc.doctables --check         every table equals what its data gives, and no
+    python -m msfc.analysis.doctables --list          the tables, their data and commands
+    python -m msfc.analysis.doctables --check         every table equals what its data gives, and no
                                              data is older than the code it depends on
-    python -m msfc.doctables --write         rewrite the tables from their data
-    python -m msfc.doctables --stamp NAME    after measuring NAME's data again: record the
+    python -m msfc.analysis.doctables --write         rewrite the tables from their data
+    python -m msfc.analysis.doctables --stamp NAME    after measuring NAME's data again: record the
                                              digests of its dependencies as they are now
 
 "Depends on" is decided by the paths listed per table (the simulation model, the scenario
@@ -41,9 +41,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from .errors import UserError
+from ..errors import UserError
 
-ROOT = Path(__file__).resolve().parent.parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 BEGIN = "<!-- table: {} -->"
 END = "<!-- /table -->"
 
@@ -170,7 +170,7 @@ TABLES = {
             "docs/isp-tree/auto.csv",
             _isp_auto_unmarked,
             "the four msfc sweep commands of docs/isp-tree.md's 'Automatic priorities', then"
-            " python -m msfc.doctables --collect-isp-auto RESULTS (RESULTS: their parent"
+            " python -m msfc.analysis.doctables --collect-isp-auto RESULTS (RESULTS: their parent"
             " directory)",
             (*NS3, "scenarios/scenario-isp-tree.cc", "scenarios/flow-types"),
         ),
@@ -272,7 +272,7 @@ def problems() -> list[str]:
         if text[start:end] != rendered(t):
             out.append(
                 f"{t.doc}: the table {t.name} is not what {t.data} gives: "
-                "python -m msfc.doctables --write"
+                "python -m msfc.analysis.doctables --write"
             )
         sp = stamp_path(t)
         if not sp.is_file():
@@ -284,7 +284,7 @@ def problems() -> list[str]:
             out.append(
                 f"{t.data} (table {t.name} in {t.doc}) was measured before the last change to "
                 f"{', '.join(changed)}: measure it again ({t.command}), then "
-                f"python -m msfc.doctables --stamp {t.name}"
+                f"python -m msfc.analysis.doctables --stamp {t.name}"
             )
     return out
 
@@ -346,7 +346,7 @@ ISP_AUTO_STUDIES = ("isp-unmarked-base", "isp-unmarked-auto", "isp-marked", "isp
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
-        prog="python -m msfc.doctables", description=__doc__.split("\n")[0]
+        prog="python -m msfc.analysis.doctables", description=__doc__.split("\n")[0]
     )
     g = ap.add_mutually_exclusive_group(required=True)
     g.add_argument("--list", action="store_true", help="the tables, their data and commands")
@@ -365,10 +365,12 @@ def main(argv: list[str] | None = None) -> int:
         elif a.check:
             bad = problems()
             for p in bad:
-                print(f"msfc.doctables: {p}", file=sys.stderr)
+                print(f"msfc.analysis.doctables: {p}", file=sys.stderr)
             if bad:
                 return 1
-            print(f"msfc.doctables: {len(TABLES)} tables are what their data gives, data current")
+            print(
+                f"msfc.analysis.doctables: {len(TABLES)} tables are what their data gives, data current"
+            )
         elif a.write:
             for doc in write():
                 print(f"rewrote {doc}")
@@ -379,7 +381,7 @@ def main(argv: list[str] | None = None) -> int:
         else:
             print(f"wrote {collect_isp_auto(a.collect_isp_auto).relative_to(ROOT)}")
     except UserError as e:
-        print(f"msfc.doctables: {e}", file=sys.stderr)
+        print(f"msfc.analysis.doctables: {e}", file=sys.stderr)
         return e.exit_code
     return 0
 

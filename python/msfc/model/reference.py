@@ -7,7 +7,7 @@ was CE-marked, or "-" when nothing was dequeued) and one line per dropped packet
 ("drop <reason> <class> <flow> <len>").  The ns-3 model and the Linux qdisc must produce the
 same output byte for byte.
 
-Usage: python -m msfc.reference TRACE [-o OUT]
+Usage: python -m msfc.model.reference TRACE [-o OUT]
 """
 
 from __future__ import annotations
@@ -288,7 +288,7 @@ def check_params(
     quanta=None,
     auto="off",
 ) -> dict:
-    """A configuration checked as the qdisc checks it (msfc.params: its ranges and words), as a
+    """A configuration checked as the qdisc checks it (msfc.model.params: its ranges and words), as a
     dict of Msfc's keyword arguments; raises TraceError naming the first bad value."""
     given = dict(
         prios=prios,
@@ -299,7 +299,7 @@ def check_params(
         target=target,
         interval=interval,
     )
-    for name, v in given.items():  # the qdisc's ranges and words (msfc.params)
+    for name, v in given.items():  # the qdisc's ranges and words (msfc.model.params)
         if not P.param(name).contains(v):
             raise TraceError(f"{name}={v}: {P.param(name).message}")
     if not 0 < us_to_codel(target) < us_to_codel(interval):
@@ -1102,7 +1102,7 @@ def main(argv=None) -> int:
         with open(a.trace) as fh:
             out = replay(fh)
     except (OSError, TraceError) as e:
-        print(f"msfc.reference: {a.trace}: {e}", file=sys.stderr)
+        print(f"msfc.model.reference: {a.trace}: {e}", file=sys.stderr)
         return 1
     text = "".join(x + "\n" for x in out)
     if a.output:

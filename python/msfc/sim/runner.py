@@ -37,9 +37,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import metrics as M
+from ..analysis import metrics as M
+from ..errors import SimulationError, UserError
 from .config import RunConfig
-from .errors import SimulationError, UserError
 
 _PROGRESS = re.compile(r"^progress\s+([0-9.eE+-]+)\s+([0-9.eE+-]+)\s*$")
 RAW_FILES = ("flows.csv", "delay_hist.csv", "meta.json")

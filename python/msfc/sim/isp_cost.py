@@ -19,9 +19,9 @@ import json
 import statistics
 from pathlib import Path
 
-from . import bench
+from .. import bench
+from ..errors import UserError
 from .config import parse_assignments
-from .errors import UserError
 from .programs import describe_schedulers
 from .runner import run_scenario
 

@@ -7,7 +7,7 @@ point), its default and the words that name the range in error messages (``<name
 map. The kernel qdisc, ``tc`` and the ns-3 model compile that header; this module reads it, so
 the command line, the testbed and the docs' tables (tests/test_params.py) use the same values.
 
-    python -m msfc.params          prints the parameters (name, range, default, message)
+    python -m msfc.model.params    prints the parameters (name, range, default, message)
 """
 
 from __future__ import annotations
@@ -18,13 +18,13 @@ from decimal import ROUND_HALF_UP, Decimal
 from functools import cache
 from pathlib import Path
 
-from .errors import UserError
+from ..errors import UserError
 
 #: the header as a wheel installs it (setup.py copies it into the package) ...
-PACKAGED_HEADER = Path(__file__).resolve().parent / "data" / "pkt_sched_msfc.h"
+PACKAGED_HEADER = Path(__file__).resolve().parents[1] / "data" / "pkt_sched_msfc.h"
 #: ... and in the source tree, where an editable install reads it
 CHECKOUT_HEADER = (
-    Path(__file__).resolve().parent.parent.parent
+    Path(__file__).resolve().parents[3]
     / "kernel"
     / "include"
     / "uapi"

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..errors import UserError
 from . import tables as T
-from .errors import UserError
 
 TABLE_IDS = ("3.4", "3.5", "3.6", "3.7", "3.9")
 
@@ -88,7 +88,7 @@ class Basis:
 
 
 def _number(kind: str, text: str) -> float | None:
-    from .config import parse_datarate, parse_time
+    from ..sim.config import parse_datarate, parse_time
 
     try:
         if kind == "datarate":
@@ -104,7 +104,7 @@ def basis_for(info, cfgs, simulation: str | None) -> Basis:
     """Check that the runs ``cfgs`` of scenario ``info`` compare like with like with the thesis's
     simulation (``A``, ``B``, or None: the one whose flow types the runs use); raise a UserError
     naming what differs otherwise."""
-    from .config import build_config
+    from ..sim.config import build_config
 
     if info.name != THESIS_SCENARIO:
         raise UserError(
@@ -196,8 +196,8 @@ def tables_path(explicit: str | os.PathLike | None = None) -> Path:
         cands.append(Path(explicit))
     if os.environ.get("MSFC_THESIS_TABLES"):
         cands.append(Path(os.environ["MSFC_THESIS_TABLES"]))
-    here = Path(__file__).resolve().parent
-    cands.append(here / "data" / "thesis-tables.json")
+    package = Path(__file__).resolve().parents[1]
+    cands.append(package / "data" / "thesis-tables.json")
     for c in cands:
         if c.is_file():
             return c

@@ -30,7 +30,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from .params import CHOICES
+from ..model.params import CHOICES
 
 #: ns-3 attribute name of each mode (``Isolate``) -> its value in the thesis (``flow``)
 THESIS = {name.capitalize(): values[0] for name, values in CHOICES.items()}

@@ -13,7 +13,7 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .errors import UserError
+from ..errors import UserError
 
 BUILD_HINT = (
     "build it with `make build` in MSFC's source tree (or `cmake -S . -B build -G Ninja && "
@@ -22,9 +22,8 @@ BUILD_HINT = (
 
 
 def _package_repo_root() -> Path | None:
-    """The source tree this package lives in, when installed editable (python/msfc/..)."""
-    here = Path(__file__).resolve().parent
-    root = here.parent.parent
+    """The source tree this package lives in, when installed editable (python/msfc/sim/..)."""
+    root = Path(__file__).resolve().parents[3]
     if (root / "CMakeLists.txt").exists():
         return root
     return None

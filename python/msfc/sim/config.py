@@ -11,8 +11,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import params as P
-from .errors import UserError
+from ..errors import UserError
+from ..model import params as P
 from .programs import Param, ScenarioInfo, SchedulerAttr, SchedulerInfo
 
 _TIME_UNITS = {
@@ -220,7 +220,7 @@ MSFC_TYPE_ID = "ns3::MsfcQueueDisc"
 
 def _check_msfc_range(sched: SchedulerInfo, a: SchedulerAttr, text: str, kind: str) -> None:
     """An MSFC attribute against the range of the parameter it shares with the kernel qdisc
-    (msfc.params, pkt_sched_msfc.h), refused in the kernel's words."""
+    (msfc.model.params, pkt_sched_msfc.h), refused in the kernel's words."""
     p = P.param(P.NS3_ATTRIBUTES[a.name])
     if kind == "time":
         v = _bound(text, "time") * 1e6  # the header's unit: microseconds
@@ -859,7 +859,7 @@ def check_applies(cfgs: list[RunConfig], where: str) -> None:
 
 def check_dscp_map(spec: str) -> str | None:
     """What is wrong with a DscpMap ("EF=2, CS1=0, 10=0"), in the ns-3 model's words (the class
-    rule in the kernel's); None if valid. Names and classes: msfc.params."""
+    rule in the kernel's); None if valid. Names and classes: msfc.model.params."""
     d = P.definitions()
     for entry in re.split(r"[,;]", spec):
         entry = entry.strip()
@@ -910,9 +910,9 @@ def class_quanta_overflow(quantum: int, ratio: float, prios: int) -> bool:
 def exact_weights_possible(quantum: int, ratio: float, prios: int) -> bool:
     """Whether Weights=exact can make these class quanta exact enough (every share within
     0.5 %), by the rule of pkt_sched_msfc.h's TC_MSFC_EXACT_WEIGHTS_MSG as the kernel, the ns-3
-    model and the reference model apply it (msfc.reference.class_quanta). Quantum 0 counts as
+    model and the reference model apply it (msfc.model.reference.class_quanta). Quantum 0 counts as
     1500 bytes, as the model counts it before it knows its device."""
-    from .reference import TraceError, class_quanta
+    from ..model.reference import TraceError, class_quanta
 
     try:
         class_quanta(prios, quantum or DEFAULT_MTU, P.ratio_fixed(ratio), exact=True)

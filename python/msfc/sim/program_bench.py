@@ -11,8 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from . import bench
-from .errors import SimulationError, UserError
+from .. import bench
+from ..errors import SimulationError, UserError
 from .programs import BUILD_HINT
 
 

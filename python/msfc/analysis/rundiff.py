@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from .errors import UserError
+from ..errors import UserError
 
 # the columns that identify a flow record; every other column is a measured or labelled value
 KEYS = ("flow_id",)
@@ -23,7 +23,7 @@ def resolve_run(path: Path) -> Path:
     keeps the runs of earlier commands with other settings, which it does not compare."""
     path = Path(path)
     if (path / "runs").is_dir() and (path / "study.json").is_file():
-        from .runner import read_study
+        from ..sim.runner import read_study
 
         named = [path / "runs" / h for h in dict.fromkeys(read_study(path)["configs"])]
         if len(named) > 1:
@@ -55,7 +55,7 @@ def resolve_run(path: Path) -> Path:
 
 
 def _flows(run: Path) -> pd.DataFrame:
-    from .runner import damaged, raw_problem
+    from ..sim.runner import damaged, raw_problem
 
     if (run / "done.json").exists():
         problem = raw_problem(run)

@@ -26,10 +26,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..errors import UserError
+from ..sim.runner import check_out_dir, collect, read_study
 from . import metrics as M
 from . import tables as T
-from .errors import UserError
-from .runner import check_out_dir, collect, read_study
 
 SWEEP_METRICS = [
     "throughput_total_kbps",
@@ -1021,7 +1021,7 @@ def _numeric_or_rank(col: pd.Series) -> pd.Series:
 
 
 def _as_number(text: str) -> float:
-    from .config import parse_datarate, parse_time
+    from ..sim.config import parse_datarate, parse_time
 
     for f in (float, parse_time, parse_datarate):
         try:

@@ -8,6 +8,7 @@ import os
 import sys
 from pathlib import Path
 
+from ..errors import UserError
 from .config import (
     RunConfig,
     build_config,
@@ -17,7 +18,6 @@ from .config import (
     scheduler_of,
     split_key,
 )
-from .errors import UserError
 from .programs import ScenarioInfo
 from .progress import Progress
 from .runner import cooperative_stop, is_done, request_stop, run_dir, run_task

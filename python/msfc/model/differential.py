@@ -1,9 +1,9 @@
 """Differential testing of the MSFC implementations (docs/differential.md): the same trace
-through the reference model (msfc.reference) and the ns-3 model (the msfc-trace-replay tool),
+through the reference model (msfc.model.reference) and the ns-3 model (the msfc-trace-replay tool),
 decision by decision.  The Linux qdisc replays the same traces in its KUnit suite.
 
-Usage: python -m msfc.differential [--count N] [--seed S] [--build-dir DIR]
-compares the seeded generated traces (msfc.vectors.random_trace) and prints the figures.
+Usage: python -m msfc.model.differential [--count N] [--seed S] [--build-dir DIR]
+compares the seeded generated traces (msfc.model.vectors.random_trace) and prints the figures.
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from ..sim.programs import resolve_build_dir
 from . import reference as ref
 from . import vectors
-from .programs import resolve_build_dir
 
 
 class ReplayError(RuntimeError):
@@ -104,7 +104,7 @@ def count_ops(trace: str) -> Counter:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m msfc.differential", description=__doc__)
+    ap = argparse.ArgumentParser(prog="python -m msfc.model.differential", description=__doc__)
     ap.add_argument("--count", type=int, default=vectors.GENERATED_COUNT)
     ap.add_argument("--seed", type=int, default=vectors.GENERATED_SEED0, help="first seed")
     ap.add_argument("--build-dir", help="where msfc-trace-replay is (default: as msfc run)")
@@ -125,13 +125,13 @@ def main(argv: list[str] | None = None) -> int:
                     failures += 1
                     print(
                         f"gen-{seed}: ns-3 differs from the reference: {diff} "
-                        f"(the trace: python -m msfc.vectors --generated {seed})",
+                        f"(the trace: python -m msfc.model.vectors --generated {seed})",
                         file=sys.stderr,
                     )
                 kinds.update(decision_kind(x) for x in want)
                 ops.update(count_ops(trace))
     except ReplayError as e:
-        print(f"msfc.differential: {e}", file=sys.stderr)
+        print(f"msfc.model.differential: {e}", file=sys.stderr)
         return 2
     took = time.monotonic() - start
     print(
