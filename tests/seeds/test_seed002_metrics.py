@@ -1,11 +1,14 @@
-"""Metrics of the seed 002 shaping experiments (msfc.seeds.shaping_metrics) on hand-made
-results. The experiments themselves run in the UML kernel: `make -C kernel test`
-(kernel/scripts/check_shaping.py) and `make bench-seed002`.
+"""Metrics of the seed 002 shaping experiments (msfc.seeds.shaping_metrics) and the checks and
+tables of msfc.seeds.shaping on hand-made results. The experiments themselves run in the UML
+kernel: `make -C kernel test` (kernel/scripts/check_shaping.py) and `make bench-seed002`.
 """
 
 from __future__ import annotations
 
+import json
+
 import pytest
+from msfc.seeds import shaping
 from msfc.seeds import shaping_metrics as sm
 
 
@@ -111,3 +114,91 @@ def test_interference_rows_total_stall():
     assert r["tcp_during_mbit"] == 0.0
     assert r["intervals_empty"] == 10
     assert r["longest_gap_s"] == pytest.approx(1.0)
+
+
+def multiflow():
+    spec = {
+        "bin": 0.5,
+        "flows": [
+            {"name": "A", "mbit": 1.5, "ip_len": 1400, "class_mbit": 2, "start": 0, "stop": 6},
+            {"name": "D", "mbit": 5.0, "ip_len": 1400, "class_mbit": 2, "start": 4, "stop": 6},
+        ],
+    }
+    mbit = 1e6 / 8 * 0.5  # bytes per 0.5 s bin at 1 Mbit/s
+    run = {
+        "scheduler": "cbq",
+        "flows": {
+            "A": {"bins": [1.5 * mbit] * 8 + [1.0 * mbit, 0.5 * mbit, 1.5 * mbit, 1.5 * mbit]},
+            "D": {"bins": [0] * 8 + [2 * mbit, 2 * mbit, 3 * mbit, 3 * mbit]},
+        },
+    }
+    return {
+        "boot": boot(),
+        "experiments": [{"experiment": "multiflow", "spec": spec, "runs": [run]}],
+    }
+
+
+def test_multiflow_rows():
+    # the 3 s before D starts (bins 2..7) and while it runs (bins 8..11)
+    a, d = sm.multiflow_rows(multiflow())
+    assert (a["flow"], d["flow"]) == ("A", "D")
+    assert a["before_mbit"] == pytest.approx(1.5)
+    assert a["during_mbit"] == pytest.approx(1.125)
+    assert a["min_100ms_during_mbit"] == pytest.approx(0.5)
+    assert d["before_mbit"] == 0.0
+    assert d["during_mbit"] == pytest.approx(2.5)
+
+
+def shaping_result(tmp_path, name, res):
+    path = tmp_path / f"{name}.json"
+    path.write_text(json.dumps(dict(res, timer={"kernel": "5.10.262"})))
+    return str(path)
+
+
+def test_check_cbq_command(tmp_path, capsys):
+    """`python -m msfc.seeds.shaping check-cbq`: one line per check, exit 1 on a failure."""
+    bins = [18750] * 30
+    good = interference(bins, [(1.4, 0.05)], [106250] * 30)
+    assert shaping.main(["check-cbq", shaping_result(tmp_path, "good", good)]) == 0
+    out = capsys.readouterr().out
+    assert "ok 1 - kernel 5.10.262" in out and "all 4 checks passed" in out
+    stalled = interference([18750] * 10 + [0] * 20, [(0.95, 0.05)])
+    assert shaping.main(["check-cbq", shaping_result(tmp_path, "stalled", stalled)]) == 1
+    out = capsys.readouterr().out
+    assert "not ok 3 - htb flood 12: no empty 100 ms interval" in out
+
+
+def test_cbq_tables_command(tmp_path):
+    """`python -m msfc.seeds.shaping cbq-tables` writes the tidy CSVs and tables.md."""
+    res = interference([18750] * 30, [(1.4, 0.05)], [106250] * 30)
+    res["experiments"] += multiflow()["experiments"]
+    res["experiments"].append(
+        {
+            "experiment": "rate",
+            "flows": [
+                {
+                    "shaper": "cbq",
+                    "kind": "cbq",
+                    "burst": None,
+                    "configured_bps": 500_000,
+                    "offered_bps": 750_000,
+                    "achieved_bps": 499_300.0,
+                    "delivered": 200,
+                }
+            ],
+        }
+    )
+    out = tmp_path / "out"
+    assert shaping.main(["cbq-tables", str(out), shaping_result(tmp_path, "r", res)]) == 0
+    for name in ("rate_accuracy.csv", "interference_summary.csv", "multiflow_summary.csv"):
+        assert (out / name).read_text().count("\n") >= 2
+    tables = (out / "tables.md").read_text()
+    assert "| 500 | 499 |" in tables
+    assert "| htb | 12 | high-res | 1.500 |" in tables
+
+
+def test_shaping_command_refuses_what_is_not_a_result(tmp_path):
+    path = tmp_path / "x.json"
+    path.write_text("{}")
+    with pytest.raises(SystemExit, match="no 'boot' or 'experiments'"):
+        shaping.main(["check-cbq", str(path)])

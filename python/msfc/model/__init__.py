@@ -8,6 +8,9 @@
                   (``python -m msfc.model.vectors [--check]``)
 ``differential``  the reference against the ns-3 model, trace by trace
                   (``python -m msfc.model.differential``)
+``kunit``         the traces and their expected decisions as C arrays for the Linux qdisc's
+                  KUnit replay (``python -m msfc.model.kunit``, run by
+                  kernel/scripts/prepare_tree.py)
 
 ``params`` and ``reference`` need only the standard library: the UML test kernel's guest
 programs read the parameters through ``msfc.model.params`` with the checkout's python/ on

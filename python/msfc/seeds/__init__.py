@@ -2,9 +2,12 @@
 
 Each module is one experiment's driver: it runs the scenario programs through the package's
 runner (:func:`msfc.sim.runner.run_scenario`), reads their raw files, aggregates them with the
-metric definitions of :mod:`msfc.analysis.metrics` and writes tables (CSV, and the same as Markdown) and
-figures. This module holds what the drivers share: the seeds' published numbers and the table
-and figure writers.
+metric definitions of :mod:`msfc.analysis.metrics` and writes tables (CSV, and the same as
+Markdown) and figures. Seed 002 runs in the UML kernel instead: ``seed002`` boots it through
+kernel/scripts/shaping_boot.py, ``shaping_metrics`` turns the boots' results into rows and
+``shaping`` holds the checks and tables the kernel's make targets run
+(``python -m msfc.seeds.shaping``). This module holds what the drivers share: the seeds'
+published numbers and the table and figure writers.
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """Metrics of the shaping experiments (results of kernel/test/shaping.py): tidy rows for CSV
-files, the kernel's checks (kernel/scripts/check_shaping.py) and the seed 002 benchmark
+files, the kernel's checks and the CBQ benchmark's tables (msfc.seeds.shaping, run by
+kernel/scripts/check_shaping.py and cbq_seed002.py) and the seed 002 benchmark
 (msfc.seeds.seed002, `msfc bench seed002`).
 """
 
@@ -126,6 +127,41 @@ def interference_rows(res):
                     else 0.0,
                 }
             )
+    return rows
+
+
+def multiflow_rows(res):
+    """One row per (scheduler, flow) of the multiflow runs: frame Mbit/s in the 3 s before the
+    last flow starts and while it runs, and the lowest 100 ms interval while it runs."""
+    b = res["boot"]
+    rows = []
+    for exp in experiments(res, "multiflow"):
+        s = exp["spec"]
+        binw = s.get("bin", 0.1)
+        last = s["flows"][-1]
+        i_b, i_s, i_e = (
+            int(round(x / binw)) for x in (last["start"] - 3, last["start"], last["stop"])
+        )
+        for run in exp["runs"]:
+            for f in s["flows"]:
+                bins = run["flows"][f["name"]]["bins"]
+                mbit = [x * 8 / binw / 1e6 for x in bins]
+                before, during = mbit[i_b:i_s], mbit[i_s:i_e]
+                rows.append(
+                    {
+                        "hz": b["hz"],
+                        "highres": b["highres"],
+                        "time_travel": b["time_travel"],
+                        "scheduler": run["scheduler"],
+                        "flow": f["name"],
+                        "offered_mbit": f["mbit"],
+                        "ip_len": f["ip_len"],
+                        "guarantee_mbit": f["class_mbit"],
+                        "before_mbit": round(sum(before) / len(before), 3),
+                        "during_mbit": round(sum(during) / len(during), 3),
+                        "min_100ms_during_mbit": round(min(during), 3),
+                    }
+                )
     return rows
 
 
