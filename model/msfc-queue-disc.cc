@@ -174,7 +174,8 @@ MsfcQueueDisc::GetTypeId()
             .AddAttribute("DscpMap",
                           "DSCP to class overrides, e.g. \"EF=2, CS1=0, 10=0\" (names or "
                           "numbers 0..63); unlisted code points follow the default map of "
-                          "docs/algorithm.md; classes >= Prios are clamped to Prios-1",
+                          "docs/algorithm.md, or the map named first (" TC_MSFC_DSCP_MAP_NAMES
+                          ": \"wifi, CS6=1\"); classes >= Prios are clamped to Prios-1",
                           StringValue(""),
                           MakeStringAccessor(&MsfcQueueDisc::m_dscpMapSpec),
                           MakeStringChecker())
