@@ -47,6 +47,34 @@ DscpNames()
 /// The default DSCP map of pkt_sched_msfc.h.
 constexpr uint8_t DEFAULT_DSCP_MAP[TC_MSFC_DSCP_MAP_LEN] = TC_MSFC_DEFAULT_DSCP_MAP;
 
+/// The named DSCP maps of pkt_sched_msfc.h (the default first).
+struct NamedDscpMap
+{
+    const char* name;                      //!< lower case
+    uint32_t prios;                        //!< the number of classes it is meant for
+    uint8_t classes[TC_MSFC_DSCP_MAP_LEN]; //!< DSCP -> class
+};
+
+constexpr NamedDscpMap NAMED_DSCP_MAPS[] = TC_MSFC_DSCP_MAPS;
+
+/// The named map `name` (any case), or nullptr.
+const NamedDscpMap*
+FindNamedDscpMap(const std::string& name)
+{
+    std::string lower = name;
+    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) {
+        return static_cast<char>(std::tolower(c));
+    });
+    for (const auto& m : NAMED_DSCP_MAPS)
+    {
+        if (lower == m.name)
+        {
+            return &m;
+        }
+    }
+    return nullptr;
+}
+
 bool
 ParseUnsigned(const std::string& text, uint64_t max, uint64_t& out)
 {
@@ -94,6 +122,7 @@ DscpClassifier::ParseDscpMap(const std::string& spec,
     std::replace(normalized.begin(), normalized.end(), ';', ',');
     std::stringstream ss(normalized);
     std::string entry;
+    bool first = true;
     while (std::getline(ss, entry, ','))
     {
         entry = Trim(entry);
@@ -102,12 +131,28 @@ DscpClassifier::ParseDscpMap(const std::string& spec,
             continue;
         }
         auto eq = entry.find_first_of("=:");
-        if (eq == std::string::npos)
+        const NamedDscpMap* base = eq == std::string::npos ? FindNamedDscpMap(entry) : nullptr;
+        if (base && first)
         {
-            error =
-                "DscpMap entry '" + entry + "' is not of the form DSCP=CLASS (e.g. EF=2 or 46=2)";
+            // a map name first: the base the entries after it change
+            std::copy(std::begin(base->classes), std::end(base->classes), map.begin());
+            first = false;
+            continue;
+        }
+        if (base)
+        {
+            error = "DscpMap: the map name '" + entry +
+                    "' must come first, before the DSCP=CLASS entries ('" + entry + ", EF=2')";
             return false;
         }
+        if (eq == std::string::npos)
+        {
+            error = "DscpMap entry '" + entry +
+                    "' is not of the form DSCP=CLASS (e.g. EF=2 or 46=2) nor a map name "
+                    "(" TC_MSFC_DSCP_MAP_NAMES ", first)";
+            return false;
+        }
+        first = false;
         std::string key = Trim(entry.substr(0, eq));
         std::string val = Trim(entry.substr(eq + 1));
         std::transform(key.begin(), key.end(), key.begin(), [](unsigned char c) {

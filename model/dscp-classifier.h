@@ -25,8 +25,9 @@ namespace ns3
 /**
  * @ingroup traffic-control
  * DSCP -> class table: the default rule of docs/algorithm.md (CS1 and LE -> class 0,
- * otherwise max(1, DSCP >> 3)), the user's DscpMap overrides on top, classes clamped to
- * nClasses-1.  Optionally the packet's SocketPriorityTag wins (class = priority, clamped).
+ * otherwise max(1, DSCP >> 3)) or a named map of pkt_sched_msfc.h, the user's DscpMap
+ * overrides on top, classes clamped to nClasses-1.  Optionally the packet's SocketPriorityTag wins
+ * (class = priority, clamped).
  */
 class DscpClassifier
 {
@@ -37,7 +38,8 @@ class DscpClassifier
     /**
      * Build the table.
      * @param nClasses number of classes (>= 1)
-     * @param dscpMapSpec overrides in the DscpMap syntax ("EF=2, CS1=0, 10=0")
+     * @param dscpMapSpec overrides in the DscpMap syntax ("EF=2, CS1=0, 10=0"), optionally
+     *        after a map name ("diffserv4, EF=2")
      * @param useSocketPriority classify by SocketPriorityTag when a packet has one
      * @return an empty string, or the parse error of dscpMapSpec (the table is then the default)
      */
@@ -90,9 +92,12 @@ class DscpClassifier
     /**
      * Parse a DSCP map specification ("EF=2, CS1=0, 10=0"; entries separated by ',' or ';',
      * '=' or ':' between code point and class; code points by name or number 0..63, classes
-     * 0..MAX_CLASSES-1).
+     * 0..MAX_CLASSES-1). The first entry may instead name a whole map of pkt_sched_msfc.h
+     * (TC_MSFC_DSCP_MAPS, any case: "default", "diffserv3", "diffserv4", "diffserv8",
+     * "wifi"), which the entries after it change ("wifi, CS6=1, CS7=1").
      * @param spec the text
-     * @param map filled with class numbers for the listed code points, -1 elsewhere
+     * @param map filled with class numbers for the listed code points and, after a map name,
+     *        that map's class for every other one; -1 elsewhere (the default map applies)
      * @param error set to a message naming the bad entry when the text is malformed
      * @return true on success
      */

@@ -174,7 +174,8 @@ MsfcQueueDisc::GetTypeId()
             .AddAttribute("DscpMap",
                           "DSCP to class overrides, e.g. \"EF=2, CS1=0, 10=0\" (names or "
                           "numbers 0..63); unlisted code points follow the default map of "
-                          "docs/algorithm.md; classes >= Prios are clamped to Prios-1",
+                          "docs/algorithm.md, or the map named first (" TC_MSFC_DSCP_MAP_NAMES
+                          ": \"wifi, CS6=1\"); classes >= Prios are clamped to Prios-1",
                           StringValue(""),
                           MakeStringAccessor(&MsfcQueueDisc::m_dscpMapSpec),
                           MakeStringChecker())
@@ -792,6 +793,11 @@ MsfcQueueDisc::Change(const std::vector<std::pair<std::string, std::string>>& at
         // survives (and Isolate=flow -> another mode: the host tables are allocated here)
         UnlistAll();
         ResetHostTables();
+        // nor a flow deficit kept in the old mode's unit (Boost=across): fresh quanta for all
+        for (Flow& f : m_flows)
+        {
+            f.sparse = false;
+        }
     }
     if (m_weights != old.weights)
     {
@@ -1135,7 +1141,13 @@ MsfcQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
                 c.dstDeficit[h.dst] = fresh;
             }
         }
-        flow.deficit = FlowQuantum(cls, flow);
+        // Boost=across: a flow that left from the new flows comes back with the deficit it left
+        // with, not a fresh quantum
+        if (!flow.sparse)
+        {
+            flow.deficit = FlowQuantum(cls, flow);
+        }
+        flow.sparse = false;
         c.nFlows++;
         if (m_boost != BOOST_OFF)
         {
@@ -1486,13 +1498,16 @@ MsfcQueueDisc::ClassDequeue(uint32_t cls, bool newOnly)
         if (!item)
         {
             PopFlow(head, tail);
-            if (fromNew && c.head != NIL)
+            if (fromNew && c.head != NIL && m_boost != BOOST_ACROSS)
             {
-                // an emptied new flow waits behind the old flows before it may leave
+                // Boost=on: an emptied new flow waits behind the old flows before it may leave
                 PushFlow(c.head, c.tail, idx);
             }
             else
             {
+                // Boost=across: an emptied new flow leaves with its deficit; its next packet
+                // makes it new again, spending what is left of its quantum
+                flow.sparse = fromNew && m_boost == BOOST_ACROSS;
                 flow.active = false;
                 c.nFlows--;
                 if (m_isolate != ISOLATE_FLOW)

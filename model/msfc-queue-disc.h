@@ -382,6 +382,7 @@ class MsfcQueueDisc : public QueueDisc
         int64_t deficit{0};            //!< DRR credit in bytes
         uint32_t next{NIL};            //!< next flow in the class's list it is on
         bool active{false};            //!< on one of the class's lists
+        bool sparse{false};            //!< Boost=across: left from the new flows; keeps its deficit
         uint8_t level{0};  //!< Auto: class of the slot's auto packets (at first the record's)
         uint32_t clean{0}; //!< Auto: CoDel time (u32) since which the slot is sparse at its level
         uint32_t last{0};  //!< Auto: CoDel time (u32) of the slot's last auto packet

@@ -89,7 +89,8 @@ WeightedClassQueueDisc::GetTypeId()
                           MakeBooleanAccessor(&WeightedClassQueueDisc::m_useEcn),
                           MakeBooleanChecker())
             .AddAttribute("DscpMap",
-                          "DSCP to class overrides as MSFC's DscpMap, e.g. \"EF=3, CS1=0\"",
+                          "DSCP to class overrides as MSFC's DscpMap, e.g. \"EF=3, CS1=0\" or "
+                          "\"diffserv4, EF=3\"",
                           StringValue(""),
                           MakeStringAccessor(&WeightedClassQueueDisc::m_dscpMapSpec),
                           MakeStringChecker())

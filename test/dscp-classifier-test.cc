@@ -1,6 +1,6 @@
 /*
- * Tests of DscpClassifier on its own (no queue disc): the default map, DscpMap overrides,
- * clamping, socket priority and the DscpMap parser's errors.
+ * Tests of DscpClassifier on its own (no queue disc): the default map, the named maps,
+ * DscpMap overrides, clamping, socket priority and the DscpMap parser's errors.
  *
  * SPDX-License-Identifier: GPL-2.0-only
  */
@@ -13,6 +13,8 @@
 
 #include <array>
 #include <string>
+#include <utility>
+#include <vector>
 
 using namespace ns3;
 
@@ -130,6 +132,134 @@ class DscpClassifierParseTestCase : public TestCase
 };
 
 /**
+ * The named maps of pkt_sched_msfc.h as DscpMap bases: the classes cake's diffserv3 / 4 / 8
+ * and RFC 8325's access categories give the named code points (class 0 least important),
+ * overrides on top, any case, clamping, and a name anywhere but first refused.
+ */
+class DscpClassifierNamedMapTestCase : public TestCase
+{
+  public:
+    DscpClassifierNamedMapTestCase()
+        : TestCase("named maps: diffserv3, diffserv4, diffserv8, wifi")
+    {
+    }
+
+  private:
+    /// DSCP -> expected class under the map `spec` with `prios` classes
+    void Expect(const std::string& spec,
+                uint32_t prios,
+                const std::vector<std::pair<uint8_t, uint32_t>>& expected)
+    {
+        DscpClassifier c;
+        NS_TEST_ASSERT_MSG_EQ(c.Configure(prios, spec, false), "", spec << " is valid");
+        for (const auto& [dscp, cls] : expected)
+        {
+            NS_TEST_EXPECT_MSG_EQ(c.ClassOfDscp(dscp),
+                                  cls,
+                                  spec << ", prios " << prios << ": DSCP " << unsigned{dscp});
+        }
+    }
+
+    void DoRun() override
+    {
+        // LE 1, TOS2 2, TOS4 4, CS1 8, AF11 10, CS2 16, AF21 18, unnamed 17, CS3 24, AF31 26,
+        // CS4 32, AF41 34, CS5 40, unnamed 41, VA 44, EF 46, CS6 48, CS7 56, unnamed 63
+        Expect("diffserv3",
+               3,
+               {{0, 1},
+                {1, 0},
+                {2, 1},
+                {4, 2},
+                {8, 0},
+                {10, 1},
+                {16, 1},
+                {24, 1},
+                {34, 1},
+                {40, 1},
+                {44, 2},
+                {46, 2},
+                {48, 2},
+                {56, 2},
+                {63, 1}});
+        Expect("diffserv4", 4, {{0, 1},  {1, 0},  {2, 1},  {4, 2},  {8, 0},  {10, 1}, {16, 2},
+                                {17, 1}, {18, 2}, {24, 2}, {26, 2}, {32, 3}, {34, 2}, {40, 3},
+                                {41, 1}, {44, 3}, {46, 3}, {48, 3}, {56, 3}, {63, 1}});
+        Expect("diffserv8",
+               8,
+               {{0, 2},
+                {1, 0},
+                {2, 1},
+                {4, 4},
+                {8, 1},
+                {10, 1},
+                {16, 5},
+                {17, 2},
+                {18, 4},
+                {24, 3},
+                {26, 3},
+                {32, 6},
+                {34, 3},
+                {40, 6},
+                {44, 6},
+                {46, 6},
+                {48, 7},
+                {56, 7},
+                {63, 2}});
+        Expect("wifi",
+               4,
+               {{0, 1},
+                {1, 0},
+                {2, 1},
+                {4, 1},
+                {8, 0},
+                {10, 1},
+                {16, 1},
+                {18, 1},
+                {24, 2},
+                {26, 2},
+                {32, 2},
+                {34, 2},
+                {40, 2},
+                {41, 1},
+                {44, 3},
+                {46, 3},
+                {48, 3},
+                {56, 3},
+                {63, 1}});
+        // the default map by name is the empty DscpMap's
+        Expect("default", 8, {{0, 1}, {1, 0}, {8, 0}, {46, 5}, {56, 7}});
+        // a base in any case, then overrides in either syntax
+        Expect("WiFi, CS6=1; cs7:1, 0=2", 4, {{48, 1}, {56, 1}, {0, 2}, {46, 3}, {8, 0}});
+        Expect("DiffServ4, EF=0", 4, {{46, 0}, {44, 3}, {34, 2}});
+        // fewer classes than the map has: clamped to the top class
+        Expect("diffserv4", 3, {{46, 2}, {34, 2}, {0, 1}, {8, 0}});
+        Expect("diffserv8", 4, {{48, 3}, {46, 3}, {4, 3}, {24, 3}, {0, 2}, {8, 1}, {1, 0}});
+
+        std::array<int32_t, 64> map;
+        std::string error;
+        NS_TEST_EXPECT_MSG_EQ(DscpClassifier::ParseDscpMap("diffserv4", map, error),
+                              true,
+                              "a name alone");
+        NS_TEST_EXPECT_MSG_EQ(map[0], 1, "the base fills every code point");
+        NS_TEST_EXPECT_MSG_EQ(map[63], 1, "the base fills every code point");
+        error.clear();
+        NS_TEST_EXPECT_MSG_EQ(DscpClassifier::ParseDscpMap("EF=2, wifi", map, error),
+                              false,
+                              "a name after an entry");
+        NS_TEST_EXPECT_MSG_NE(error.find("'wifi' must come first"),
+                              std::string::npos,
+                              "the message says where the name goes: " << error);
+        error.clear();
+        NS_TEST_EXPECT_MSG_EQ(DscpClassifier::ParseDscpMap("diffserv9", map, error),
+                              false,
+                              "an unknown name");
+        NS_TEST_EXPECT_MSG_NE(error.find(TC_MSFC_DSCP_MAP_NAMES),
+                              std::string::npos,
+                              "the message lists the map names: " << error);
+    }
+};
+
+/**
  * DscpClassifier, independent of any queue disc.
  */
 class DscpClassifierTestSuite : public TestSuite
@@ -141,6 +271,7 @@ class DscpClassifierTestSuite : public TestSuite
         AddTestCase(new DscpClassifierMapTestCase, TestCase::Duration::QUICK);
         AddTestCase(new DscpClassifierPacketTestCase, TestCase::Duration::QUICK);
         AddTestCase(new DscpClassifierParseTestCase, TestCase::Duration::QUICK);
+        AddTestCase(new DscpClassifierNamedMapTestCase, TestCase::Duration::QUICK);
     }
 };
 

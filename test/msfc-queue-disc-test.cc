@@ -984,6 +984,16 @@ class MsfcClassificationTestCase : public TestCase
         NS_TEST_EXPECT_MSG_EQ(q->ClassOfDscp(48), 4u, "CS6 -> min(6, 4)");
         q->Dispose();
 
+        // A named map as the base, overrides on top.
+        q = NewDisc({{"Prios", "4"}, {"DscpMap", "diffserv4, AF41=3"}});
+        NS_TEST_EXPECT_MSG_EQ(q->ClassOfDscp(1), 0u, "diffserv4: LE -> bulk");
+        NS_TEST_EXPECT_MSG_EQ(q->ClassOfDscp(0), 1u, "diffserv4: best effort");
+        NS_TEST_EXPECT_MSG_EQ(q->ClassOfDscp(24), 2u, "diffserv4: CS3 -> video");
+        NS_TEST_EXPECT_MSG_EQ(q->ClassOfDscp(46), 3u, "diffserv4: EF -> voice");
+        NS_TEST_EXPECT_MSG_EQ(q->ClassOfDscp(34), 3u, "AF41=3 on top of diffserv4");
+        NS_TEST_EXPECT_MSG_EQ(q->ClassOfDscp(41), 1u, "diffserv4: unnamed 41 -> best effort");
+        q->Dispose();
+
         // Socket priority when enabled, DSCP otherwise.
         q = NewDisc({{"UseSocketPriority", "true"}});
         Ptr<QueueDiscItem> tagged = V4(17, Ipv4Header::DSCP_CS1, 5000);

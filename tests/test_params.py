@@ -217,3 +217,103 @@ def test_the_ns3_model_states_the_header_ranges():
     assert msfc.attributes["Prios"].default == str(P.param("prios").default)
     assert msfc.attributes["Flows"].default == str(P.param("flows").default)
     assert msfc.attributes["DropBatchSize"].default == str(P.param("drop_batch").default)
+
+
+# ---- the named DSCP maps (tc's `dscp_map NAME`, the base of ns-3's DscpMap)
+
+MAP_NAMES = ["default", "diffserv3", "diffserv4", "diffserv8", "wifi"]
+
+
+def test_named_maps_have_64_valid_classes():
+    assert list(D.dscp_maps) == MAP_NAMES
+    assert D.dscp_maps["default"] == (8, D.default_dscp_map)
+    for name, (prios, classes) in D.dscp_maps.items():
+        assert len(classes) == 64, name
+        assert 1 <= prios <= D.params["prios"].max, name
+        assert all(0 <= c < prios for c in classes), f"{name}: a class at or above prios {prios}"
+        assert max(classes) == prios - 1, f"{name}: uses every one of its {prios} classes"
+    # the words of the error messages name the same maps
+    words = P._defines(P.HEADER.read_text())["TC_MSFC_DSCP_MAP_NAMES"].strip('"')
+    assert words == f"{', '.join(MAP_NAMES[:-1])} or {MAP_NAMES[-1]}"
+
+
+def _named_map_rows(rows, columns):
+    """Check a table of code point | DSCP | one column per map against the header."""
+    assert columns == MAP_NAMES, columns
+    listed = set()
+    for label, dscps, *classes in rows:
+        if dscps.strip():
+            ds = [int(d) for d in dscps.split(",")]
+            listed.update(ds)
+            for name, cls in zip(MAP_NAMES, classes, strict=True):
+                for d in ds:
+                    assert D.dscp_maps[name][1][d] == int(cls), f"{label} ({d}) in {name}"
+        elif label.startswith(("every other", "other")):
+            for name, cls in zip(MAP_NAMES[1:], classes[1:], strict=True):
+                others = {D.dscp_maps[name][1][d] for d in range(64) if d not in listed}
+                assert others == {int(cls)}, f"{name}: the code points the table leaves out"
+        else:  # the prios each map is meant for
+            for name, p in zip(MAP_NAMES, classes, strict=True):
+                assert p.split(",")[0] == str(D.dscp_maps[name][0]), f"{name}: prios"
+    assert listed == set(D.dscp_names.values()) | {2, 4}, "every named code point, TOS2, TOS4"
+
+
+def test_algorithm_md_named_map_table_is_the_header():
+    rows = md_rows(ROOT / "docs/algorithm.md", "| code point | DSCP |")
+    header = next(
+        line
+        for line in (ROOT / "docs/algorithm.md").read_text().splitlines()
+        if line.strip().startswith("| code point | DSCP |")
+    )
+    columns = [c.strip().strip("`") for c in header.strip().strip("|").split("|")][2:]
+    _named_map_rows(rows, columns)
+
+
+def test_man_page_named_map_table_is_the_header():
+    man = (ROOT / "kernel/iproute2/tc-msfc.8").read_text()
+    table = man[man.index(".TS\n") : man.index(".TE\n")].splitlines()[2:]
+    header, rows = table[0].split("\t"), [r.split("\t") for r in table[2:]]
+    rows = [[r[0], r[1].replace("..", ","), *r[2:]] for r in rows]
+    for r in rows:  # "AF11..AF13" with "10,12,14"
+        assert len(r) == 2 + len(MAP_NAMES), r
+    _named_map_rows(rows, header[2:])
+    text = man.replace("\n", " ")
+    for name in MAP_NAMES:  # the synopsis' words and usage examples
+        assert f" {name}" in text[text.index(".SS DSCP maps") :], name
+
+
+def test_kernel_md_lists_the_named_maps():
+    rows = md_rows(ROOT / "docs/kernel.md", "| map | prios | classes |")
+    assert [r[0].strip("`") for r in rows] == MAP_NAMES
+    for r in rows:
+        assert r[1].split(",")[0] == str(D.dscp_maps[r[0].strip("`")][0]), r[0]
+
+
+def test_named_maps_in_tc_words_and_the_cli():
+    assert P.dscp_map("wifi") == D.dscp_maps["wifi"][1]
+    assert P.dscp_map("") == P.dscp_map("default") == D.default_dscp_map
+    changed = P.dscp_map("WiFi,cs6:1,56:1")
+    assert (changed[48], changed[56], changed[46]) == (1, 1, 3)
+    assert P.dscp_map("ef:0")[46] == 0 and P.dscp_map("ef:0")[8] == 0
+    with pytest.raises(UserError, match="neither a map name"):
+        P.dscp_map("wlan")
+    for name in MAP_NAMES:
+        assert check_dscp_map(name) is None and check_dscp_map(f"{name.upper()}, EF=2") is None
+    assert "must come first" in check_dscp_map("EF=2, wifi")
+    assert "nor a map name (default, diffserv3, diffserv4, diffserv8 or wifi" in check_dscp_map(
+        "wlan"
+    )
+    assert cli_set("Msfc.DscpMap=diffserv4, EF=2").attrs["Msfc.DscpMap"]
+
+
+def test_the_diffserv4_preset_keeps_its_own_map():
+    """The preset's words change seven entries of the default map; cake's diffserv4 map agrees
+    with it on every named code point and differs in TOS4 and the 31 unnamed code points of
+    precedence 2 .. 7 (docs/algorithm.md, "Recommended settings")."""
+    words = D.presets["diffserv4"].split()
+    preset = [min(c, 3) for c in P.dscp_map(words[words.index("dscp_map") + 1])]
+    named = D.dscp_maps["diffserv4"][1]
+    differ = [d for d in range(64) if preset[d] != named[d]]
+    assert not set(differ) & set(D.dscp_names.values())
+    assert differ[0] == 4 and len(differ) == 32
+    assert all(d >> 3 >= 2 and named[d] == 1 for d in differ[1:])

@@ -97,6 +97,15 @@ static const struct msfc_mode {
 	{ "auto", TCA_MSFC_AUTO, msfc_auto_names, ARRAY_SIZE(msfc_auto_names) },
 };
 
+/* the named maps: the name, the prios each is meant for, its classes; the default first */
+static const struct msfc_dscp_map {
+	const char *name;
+	unsigned int prios;
+	__u8 map[TC_MSFC_DSCP_MAP_LEN];
+} msfc_dscp_maps[] = TC_MSFC_DSCP_MAPS;
+
+static const __u8 *msfc_default_map = msfc_dscp_maps[0].map;
+
 static void explain(void)
 {
 	const char *sep;
@@ -120,7 +129,7 @@ static void explain(void)
 		fprintf(stderr, " } ]\n");
 	}
 	fprintf(stderr,
-		"                [ dscp_map { default | DSCP:CLASS[,DSCP:CLASS...] } ]\n"
+		"                [ dscp_map { MAP | [MAP,]DSCP:CLASS[,DSCP:CLASS...] } ]\n"
 		"                [ bandwidth RATE | unlimited ] [ overhead BYTES | raw ]\n"
 		"                [ mpu BYTES ] [ atm | ptm | noatm ] [ ingress | egress ]\n"
 		"                [ diffserv3 | diffserv4 ]\n"
@@ -164,8 +173,17 @@ static void explain(void)
 		"            fires for it; marks of other DSCPs (unmarked), priorities\n"
 		"            and filters keep their class (off)\n"
 		"  DSCP      a number 0..63 or a name: be cs0..cs7 af11..af43 ef va le\n"
-		"  dscp_map  changes entries of the default map (LE,CS1 -> 0; other\n"
-		"            precedence 0/1 -> 1; precedence k -> k, clamped to prios-1)\n"
+		"  dscp_map  DSCP:CLASS entries change the default map (LE,CS1 -> 0; other\n"
+		"            precedence 0/1 -> 1; precedence k -> k, clamped to prios-1);\n"
+		"            MAP first: the entries change that map instead\n"
+		"  MAP       a whole DSCP map by name, its classes clamped to prios-1:\n"
+		"            diffserv3, diffserv4, diffserv8: cake's, class 0 least\n"
+		"            important; wifi: RFC 8325's access categories BK BE VI VO;\n"
+		"            each with the prios it is meant for:\n"
+		"           ");
+	for (i = 1; i < ARRAY_SIZE(msfc_dscp_maps); i++)
+		fprintf(stderr, " %s (%u)", msfc_dscp_maps[i].name, msfc_dscp_maps[i].prios);
+	fprintf(stderr, "\n"
 		"  bandwidth the rate msfc paces its dequeues to (100mbit); unlimited or 0:\n"
 		"            no shaper (unlimited); target and interval not given then\n"
 		"            follow the rate (at least 1.5 MTUs' time, and target + 95ms)\n"
@@ -222,8 +240,6 @@ static const struct {
 	unsigned int dscp;
 } dscp_names[] = TC_MSFC_DSCP_NAMES;
 
-static const __u8 msfc_default_map[TC_MSFC_DSCP_MAP_LEN] = TC_MSFC_DEFAULT_DSCP_MAP;
-
 static int get_dscp(unsigned int *dscp, const char *arg)
 {
 	size_t i;
@@ -239,18 +255,50 @@ static int get_dscp(unsigned int *dscp, const char *arg)
 	return 0;
 }
 
-/* "46:2,cs1:0" applied on top of the default map */
-static int parse_dscp_map(__u8 *map, char *arg)
+static const struct msfc_dscp_map *msfc_find_dscp_map(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(msfc_dscp_maps); i++) {
+		if (strcasecmp(name, msfc_dscp_maps[i].name) == 0)
+			return &msfc_dscp_maps[i];
+	}
+	return NULL;
+}
+
+/*
+ * "46:2,cs1:0" on top of the default map, "wifi" the named map, "wifi,cs6:1" entries on top
+ * of the named map; *base is the map the entries change
+ */
+static int parse_dscp_map(__u8 *map, char *arg, const struct msfc_dscp_map **base)
 {
 	char *tok, *save = NULL;
+	bool first = true;
 
+	*base = &msfc_dscp_maps[0];
 	memcpy(map, msfc_default_map, TC_MSFC_DSCP_MAP_LEN);
-	if (strcmp(arg, "default") == 0)
-		return 0;
 	for (tok = strtok_r(arg, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		char *colon = strchr(tok, ':');
 		unsigned int dscp, cls;
 
+		if (!colon && first && msfc_find_dscp_map(tok)) {
+			*base = msfc_find_dscp_map(tok);
+			memcpy(map, (*base)->map, TC_MSFC_DSCP_MAP_LEN);
+			first = false;
+			continue;
+		}
+		if (!colon && first) {
+			fprintf(stderr,
+				"msfc: dscp_map \"%s\" is neither a map name (%s) nor a DSCP:CLASS entry (e.g. ef:2)\n",
+				tok, TC_MSFC_DSCP_MAP_NAMES);
+			return -1;
+		}
+		first = false;
+		if (!colon && msfc_find_dscp_map(tok)) {
+			fprintf(stderr, "msfc: dscp_map: the map name \"%s\" must come first, before the DSCP:CLASS entries (%s,ef:2)\n",
+				tok, tok);
+			return -1;
+		}
 		if (!colon) {
 			fprintf(stderr, "msfc: dscp_map entry \"%s\" is not DSCP:CLASS (e.g. ef:2)\n",
 				tok);
@@ -401,6 +449,7 @@ struct msfc_args {
 	__u32 quanta[TC_MSFC_MAX_PRIOS];
 	unsigned int nquanta;
 	__u8 map[TC_MSFC_DSCP_MAP_LEN];
+	const struct msfc_dscp_map *map_base;
 	__u64 bandwidth;
 	__s32 overhead;
 };
@@ -552,7 +601,7 @@ static int msfc_parse_words(int argc, char **argv, struct msfc_args *a, int dept
 			a->have[TCA_MSFC_MPU] = true;
 		} else if (strcmp(*argv, "dscp_map") == 0) {
 			NEXT_ARG();
-			if (parse_dscp_map(a->map, *argv))
+			if (parse_dscp_map(a->map, *argv, &a->map_base))
 				return -1;
 			a->have[TCA_MSFC_DSCP_MAP] = true;
 		} else if (strcmp(*argv, "quanta") == 0) {
@@ -571,6 +620,31 @@ static int msfc_parse_words(int argc, char **argv, struct msfc_args *a, int dept
 	return 0;
 }
 
+/*
+ * A named map with classes at or above the qdisc's prios works (the kernel clamps them to
+ * prios - 1) but is not the map its name promises: say so, and what prios it needs.  prios is
+ * known when given, or the default when the qdisc is created (tc qdisc add).
+ */
+static void msfc_warn_map_prios(const struct msfc_args *a, const struct nlmsghdr *n)
+{
+	unsigned int prios, top = 0, d;
+
+	if (!a->have[TCA_MSFC_DSCP_MAP] || !a->map_base || a->map_base == &msfc_dscp_maps[0])
+		return;
+	if (a->have[TCA_MSFC_PRIOS])
+		prios = a->val[TCA_MSFC_PRIOS];
+	else if (n->nlmsg_flags & NLM_F_EXCL)
+		prios = TC_MSFC_PRIOS_DEFAULT;
+	else
+		return;
+	for (d = 0; d < TC_MSFC_DSCP_MAP_LEN; d++)
+		top = a->map[d] > top ? a->map[d] : top;
+	if (top < prios || prios < TC_MSFC_PRIOS_MIN)
+		return;
+	fprintf(stderr, "msfc: warning: dscp_map %s has classes 0 .. %u but prios is %u: its classes %u .. %u share class %u; give prios %u for the map's own classes\n",
+		a->map_base->name, top, prios, prios - 1, top, prios - 1, top + 1);
+}
+
 static int msfc_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 			  struct nlmsghdr *n, const char *dev)
 {
@@ -583,6 +657,7 @@ static int msfc_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 
 	if (msfc_parse_words(argc, argv, &a, 0))
 		return -1;
+	msfc_warn_map_prios(&a, n);
 	if (have[TCA_MSFC_TARGET] && have[TCA_MSFC_INTERVAL] &&
 	    val[TCA_MSFC_TARGET] >= val[TCA_MSFC_INTERVAL]) {
 		fprintf(stderr, "msfc: " TC_MSFC_TARGET_INTERVAL_MSG "\n");
@@ -720,6 +795,8 @@ static int msfc_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 	if (tb[TCA_MSFC_DSCP_MAP] &&
 	    RTA_PAYLOAD(tb[TCA_MSFC_DSCP_MAP]) == TC_MSFC_DSCP_MAP_LEN) {
 		const __u8 *map = RTA_DATA(tb[TCA_MSFC_DSCP_MAP]);
+		const struct msfc_dscp_map *base = NULL;
+		unsigned int base_diff = 0;
 		bool first = true;
 
 		open_json_array(PRINT_JSON, "dscp_map");
@@ -727,20 +804,34 @@ static int msfc_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 			print_uint(PRINT_JSON, NULL, NULL, map[d]);
 		close_json_array(PRINT_JSON, NULL);
 
-		/* text: only the entries that differ from the default map */
-		if (memcmp(map, msfc_default_map, TC_MSFC_DSCP_MAP_LEN) == 0) {
-			print_string(PRINT_FP, NULL, "dscp_map %s ", "default");
-		} else {
-			for (d = 0; d < TC_MSFC_DSCP_MAP_LEN; d++) {
-				if (map[d] == msfc_default_map[d])
-					continue;
-				print_string(PRINT_FP, NULL, "%s", first ? "dscp_map " : ",");
-				print_uint(PRINT_FP, NULL, "%u", d);
-				print_uint(PRINT_FP, NULL, ":%u", map[d]);
-				first = false;
+		/*
+		 * text: the named map it differs least from (the default on a tie), then the
+		 * entries that differ from it: "default", "wifi", "wifi,48:1", or "8:1,46:3" on
+		 * the default map; tc reads each back as the same map
+		 */
+		for (i = 0; i < ARRAY_SIZE(msfc_dscp_maps); i++) {
+			unsigned int diff = 0;
+
+			for (d = 0; d < TC_MSFC_DSCP_MAP_LEN; d++)
+				diff += map[d] != msfc_dscp_maps[i].map[d];
+			if (!base || diff < base_diff) {
+				base = &msfc_dscp_maps[i];
+				base_diff = diff;
 			}
-			print_string(PRINT_FP, NULL, "%s", " ");
 		}
+		print_string(PRINT_FP, NULL, "%s", "dscp_map ");
+		if (!base_diff || base != &msfc_dscp_maps[0])
+			print_string(PRINT_FP, NULL, "%s", base->name);
+		for (d = 0; d < TC_MSFC_DSCP_MAP_LEN; d++) {
+			if (map[d] == base->map[d])
+				continue;
+			if (!first || base != &msfc_dscp_maps[0])
+				print_string(PRINT_FP, NULL, "%s", ",");
+			print_uint(PRINT_FP, NULL, "%u", d);
+			print_uint(PRINT_FP, NULL, ":%u", map[d]);
+			first = false;
+		}
+		print_string(PRINT_FP, NULL, "%s", " ");
 	}
 	return 0;
 }

@@ -494,6 +494,118 @@ def shaper_checks():
     sh([TC, "qdisc", "del", "dev", "vb", "root"], ns="b", check=False)
 
 
+def dscp_map_checks():
+    """Named DSCP maps on vb's root msfc: `dscp_map NAME` sets the header's map (tc -j) and tc
+    names it back (text), entries after a name change it, tc warns when prios is below the
+    map's, and refuses an unknown name or a name after entries naming the valid ones."""
+    params = msfc_params()
+    defs = params.definitions()
+    maps = {name: list(classes) for name, (_, classes) in defs.dscp_maps.items()}
+    sh([TC, "qdisc", "del", "dev", "vb", "root"], ns="b", check=False)
+    p = sh(
+        [TC, "qdisc", "add", "dev", "vb", "root", "msfc", "prios", "4", "dscp_map", "diffserv4"],
+        ns="b",
+        check=False,
+    )
+    q, text = vb_msfc()
+    o = q.get("options", {})
+    report(
+        p.returncode == 0
+        and not p.stderr.strip()
+        and o.get("prios") == 4
+        and o.get("dscp_map") == maps["diffserv4"]
+        and "dscp_map diffserv4 " in text,
+        "tc qdisc add: prios 4 dscp_map diffserv4 (cake's map: tc -j shows the header's 64 "
+        "classes, tc qdisc show names it, no warning)",
+        p.stderr.strip() + json.dumps(o.get("dscp_map"))[:300] + text.strip()[:300],
+    )
+    bad = []
+    for name in maps:  # each map through change, and its text read back as the same map
+        p = sh(
+            [TC, "qdisc", "change", "dev", "vb", "root", "msfc", "dscp_map", name],
+            ns="b",
+            check=False,
+        )
+        q, text = vb_msfc()
+        if p.returncode or p.stderr.strip() or q.get("options", {}).get("dscp_map") != maps[name]:
+            bad.append(f"{name}: rc {p.returncode} {p.stderr.strip()[:200]!r}")
+        elif f"dscp_map {name} " not in text:
+            bad.append(f"{name}: shown as {text.strip()[:300]!r}")
+    report(
+        not bad,
+        f"tc qdisc change: dscp_map {' / '.join(maps)} (no warning without prios in a change)",
+        "; ".join(bad),
+    )
+    words = "wifi,cs6:1,cs7:1"
+    p = sh(
+        [TC, "qdisc", "change", "dev", "vb", "root", "msfc", "dscp_map", words],
+        ns="b",
+        check=False,
+    )
+    q, text = vb_msfc()
+    shown = text.split("dscp_map ", 1)[-1].split()[0]
+    again = sh(
+        [TC, "qdisc", "change", "dev", "vb", "root", "msfc", "dscp_map", shown],
+        ns="b",
+        check=False,
+    )
+    q2, _ = vb_msfc()
+    report(
+        p.returncode == 0
+        and q.get("options", {}).get("dscp_map") == list(params.dscp_map(words))
+        and shown == "wifi,48:1,56:1"
+        and again.returncode == 0
+        and q2.get("options", {}).get("dscp_map") == q.get("options", {}).get("dscp_map"),
+        f"tc qdisc change: dscp_map {words} (shown as wifi,48:1,56:1, which tc reads back as "
+        "the same map)",
+        p.stderr.strip() + again.stderr.strip() + text.strip()[:300],
+    )
+    *first, last = maps
+    names = f"{', '.join(first)} or {last}"
+    bad = []
+    for arg, msg in (
+        ("wlan", f'msfc: dscp_map "wlan" is neither a map name ({names}) nor a DSCP:CLASS'),
+        ("ef:2,wifi", 'msfc: dscp_map: the map name "wifi" must come first'),
+        ("wifi,ef", 'msfc: dscp_map entry "ef" is not DSCP:CLASS (e.g. ef:2)'),
+        ("wifi,ef:16", "msfc: " + defs.dscp_map_msg),
+    ):
+        p = sh(
+            [TC, "qdisc", "change", "dev", "vb", "root", "msfc", "dscp_map", arg],
+            ns="b",
+            check=False,
+        )
+        if p.returncode == 0 or msg not in p.stderr:
+            bad.append(f"{arg}: rc {p.returncode}, {p.stderr.strip()[:200]!r}")
+    report(
+        not bad,
+        "tc refuses dscp_map wlan (naming the maps), a name after entries, an entry without a "
+        "class and a class above 15",
+        "; ".join(bad),
+    )
+    sh([TC, "qdisc", "del", "dev", "vb", "root"], ns="b", check=False)
+    p = sh(
+        [TC, "qdisc", "add", "dev", "vb", "root", "msfc", "dscp_map", "diffserv8"],
+        ns="b",
+        check=False,
+    )
+    q, _ = vb_msfc()
+    o = q.get("options", {})
+    warning = (
+        "msfc: warning: dscp_map diffserv8 has classes 0 .. 7 but prios is 3: its classes "
+        "2 .. 7 share class 2; give prios 8 for the map's own classes"
+    )
+    report(
+        p.returncode == 0
+        and warning in p.stderr
+        and o.get("prios") == 3
+        and o.get("dscp_map") == maps["diffserv8"],
+        "tc qdisc add: dscp_map diffserv8 with the default prios 3 is added, and tc warns "
+        "which classes share the top one and the prios the map needs",
+        p.stderr.strip()[:300],
+    )
+    sh([TC, "qdisc", "del", "dev", "vb", "root"], ns="b", check=False)
+
+
 def shaper_rate():
     """A root msfc with bandwidth 2mbit and no parent on va holds a UDP flood offered at 4
     Mbit/s to 2 Mbit/s: bytes dequeued (tc -s) over a window after the queue has filled; the
@@ -1258,6 +1370,7 @@ def main():
     p = sh([TC, "qdisc", "del", "dev", "vb", "root"], ns="b", check=False)
     report(p.returncode == 0, "tc qdisc del root")
     shaper_checks()
+    dscp_map_checks()
     shaper_rate()
     auto_checks()
 

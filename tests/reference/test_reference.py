@@ -466,6 +466,59 @@ class ReferenceTest(unittest.TestCase):
             self.assertEqual(ahead["across"], [], order)
             self.assertEqual(sorted(ahead["on"]), [0, 1, 1], order)
 
+    def test_boost_across_emptied_new_flow_returns_new(self):
+        """A thin flow of the top class (a 200-byte packet, served, four more packets, the
+        next one) beside two bulk flows of its class and one of each lower class: with
+        boost=across each of its packets finds it new again (it left when it was found empty)
+        and goes first; with boost=on the emptied flow waits behind the old flows, so its next
+        packet finds it listed as an old flow and waits for the class round."""
+        waits = {}
+        for boost in ("on", "across"):
+            q = ref.Msfc(prios=3, flows=64, quantum=1500, ratio="2", boost=boost)
+            for _ in range(200):
+                for c, f in ((0, 1), (1, 2), (2, 3), (2, 4)):
+                    q.enqueue(c, f, 1500)
+            for _ in range(12):  # the bulk flows become old flows
+                q.dequeue()
+            waits[boost] = []
+            for _ in range(8):
+                q.enqueue(2, 40, 200)
+                n = 0
+                while q.dequeue()[1] != 40:
+                    n += 1
+                waits[boost].append(n)
+                for _ in range(4):
+                    q.dequeue()
+                if boost == "across" and len(waits[boost]) == 1:
+                    fl = q.flow[2][40]  # it left, with what its quantum had left
+                    self.assertEqual((fl.active, fl.sparse, fl.deficit), (False, True, 1300))
+        self.assertEqual(waits["across"], [0] * 8)
+        self.assertEqual(waits["on"], [0, 1, 3, 3, 3, 3, 3, 3])
+
+    def test_boost_across_return_does_not_renew_the_quantum(self):
+        """RFC 8290's starvation case: a flow that sends a 1000-byte packet each time it has
+        drained gets what it gets under boost=on (fq_codel's rule), not more: leaving and coming
+        back new does not renew its quantum (it keeps its deficit; only a refill, which makes
+        it an old flow, adds to it), so the two bulk flows of its class are served in the same
+        order as under boost=on."""
+        seqs = {}
+        for boost in ("on", "across"):
+            q = ref.Msfc(prios=1, flows=64, quantum=1500, boost=boost)
+            for _ in range(200):
+                q.enqueue(0, 1, 1500)
+                q.enqueue(0, 2, 1500)
+            for _ in range(4):
+                q.dequeue()
+            seqs[boost] = []
+            for _ in range(60):
+                if not q.flow[0][9].pkts:
+                    q.enqueue(0, 9, 1000)
+                seqs[boost].append(q.dequeue()[1])
+        self.assertEqual(seqs["across"], seqs["on"])
+        thin = 1000 * seqs["across"].count(9)
+        bulk = 1500 * (len(seqs["across"]) - seqs["across"].count(9))
+        self.assertLessEqual(thin, (thin + bulk) / 3 + 1500)  # its third, and a quantum
+
     def test_boost_across_borrows_at_most_one_class_quantum(self):
         """Thin flows of the top class (one 1000-byte packet each) go ahead of the round while
         the class's deficit is above minus its class quantum: its 6000 bytes of credit and 6000

@@ -100,6 +100,7 @@ struct msfc_flow {
 	u8		  level;	/* auto, home class's records: the slot's class */
 	u16		  src;		/* isolate: host slots since activation */
 	u16		  dst;
+	u8		  sparse;	/* boost across: left from the new flows, deficit kept */
 	codel_time_t	  clean;	/* auto: since when the slot has been sparse */
 	codel_time_t	  last;		/* auto: when its last auto packet came */
 };
@@ -862,7 +863,12 @@ static int msfc_enqueue_flow(struct sk_buff *skb, struct Qdisc *sch, u32 cidx,
 		}
 		cl->active_flows++;
 		q->active_flows++;
-		flow->deficit = msfc_flow_quantum(q, cl, flow);
+		/* boost across: a flow that left from the new flows comes back
+		 * with the deficit it left with, not a fresh quantum
+		 */
+		if (!flow->sparse)
+			flow->deficit = msfc_flow_quantum(q, cl, flow);
+		flow->sparse = 0;
 	}
 	if (list_empty(&cl->node)) {
 		list_add_tail(&cl->node, &q->active_classes);
@@ -1120,7 +1126,14 @@ static struct sk_buff *msfc_class_dequeue(struct Qdisc *sch,
 		cl->ecn_marks += q->cstats.ecn_mark - marks;
 
 		if (!skb) {
-			if (head == &cl->new_flows && !list_empty(&cl->flows)) {
+			/* boost across: an emptied new flow leaves, keeping its
+			 * deficit (its next packet makes it new again, spending
+			 * what is left of its quantum); boost on: it waits
+			 * behind the old flows if there are any
+			 */
+			if (head == &cl->new_flows && q->boost == TC_MSFC_BOOST_ACROSS) {
+				flow->sparse = 1;
+			} else if (head == &cl->new_flows && !list_empty(&cl->flows)) {
 				list_move_tail(&flow->flowchain, &cl->flows);
 				continue;
 			}
@@ -1367,6 +1380,7 @@ static void msfc_reset(struct Qdisc *sch)
 		rtnl_kfree_skbs(flow->head, flow->tail);
 		flow->head = NULL;
 		flow->deficit = 0;
+		flow->sparse = 0;
 		INIT_LIST_HEAD(&flow->flowchain);
 		codel_vars_init(&flow->cvars);
 	}
@@ -1723,12 +1737,17 @@ static int msfc_alloc_tables(u32 prios, u32 flows_cnt, codel_time_t now,
  * (emptied, not yet visited: on the old list, and with boost on or across
  * also on the new list) leave them, so that no host load or deficit of the
  * old mode survives and every listed flow has a host load of at least 1
- * afterwards (msfc_flow_quantum() divides by it).
+ * afterwards (msfc_flow_quantum() divides by it).  No flow keeps a deficit
+ * in the old mode's unit (bytes or 1/65536 byte) either: every flow gets a
+ * fresh quantum when it becomes active again.
  */
 static void msfc_forget_active(struct msfc_sched_data *q)
 {
 	struct msfc_flow *flow, *next;
-	u32 p;
+	u32 p, i;
+
+	for (i = 0; i < q->prios * q->flows_cnt; i++)
+		q->flows[i].sparse = 0;
 
 	INIT_LIST_HEAD(&q->active_classes);
 	for (p = 0; p < MSFC_MAX_PRIOS; p++) {

@@ -3,8 +3,8 @@
 ``kernel/include/uapi/linux/pkt_sched_msfc.h`` defines, for every ``tc``/netlink parameter, its
 range (``TC_MSFC_<NAME>_MIN`` / ``_MAX``, times in microseconds, the ratio in 16.16 fixed
 point), its default and the words that name the range in error messages (``<name> must be
-<RANGE>``), the messages of the rules between parameters, the DSCP names and the default DSCP
-map. The kernel qdisc, ``tc`` and the ns-3 model compile that header; this module reads it, so
+<RANGE>``), the messages of the rules between parameters, the DSCP names, the default DSCP
+map and the named maps (diffserv3, diffserv4, diffserv8, wifi). The kernel qdisc, ``tc`` and the ns-3 model compile that header; this module reads it, so
 the command line, the testbed and the docs' tables (tests/test_params.py) use the same values.
 
     python -m msfc.model.params    prints the parameters (name, range, default, message)
@@ -117,6 +117,9 @@ class Definitions:
     dscp_names: dict[str, int]  # lower-case name -> DSCP
     #: tc's one-word presets (TC_MSFC_PRESET_<NAME>): lower-case name -> the words it stands for
     presets: dict[str, str]
+    #: the named DSCP maps (TC_MSFC_DSCP_MAPS, "default" first): name -> (the prios it is meant
+    #: for, its 64 classes); tc's `dscp_map NAME`, the base of ns-3's DscpMap
+    dscp_maps: dict[str, tuple[int, tuple[int, ...]]]
     #: the built-in shaper's parameters (bandwidth in bytes/s, overhead signed)
     shaper: dict[str, Param]
     #: auto: CoDel intervals a flow slot keeps its class before it may climb one
@@ -183,6 +186,16 @@ def parse_header(text: str, where: str = "pkt_sched_msfc.h") -> Definitions:
         for k in raw
         if k.startswith("TC_MSFC_PRESET_")
     }
+    dscp_maps = {}
+    for n, prios, key in re.findall(
+        r'\{\s*"(\w+)"\s*,\s*(\w+)\s*,\s*(\w+)\s*\}', raw.get("TC_MSFC_DSCP_MAPS", "")
+    ):
+        classes = tuple(int(x) for x in re.findall(r"\d+", raw.get(key, "")))
+        if len(classes) != len(dmap):
+            raise UserError(f"{where}: DSCP map {n} ({key}) has {len(classes)} entries, not 64", 1)
+        dscp_maps[n] = (int(prios) if prios.isdigit() else value(prios), classes)
+    if list(dscp_maps)[:1] != ["default"] or dscp_maps["default"][1] != dmap:
+        raise UserError(f"{where}: TC_MSFC_DSCP_MAPS must start with the default map", 1)
     return Definitions(
         params=params,
         choices=choices,
@@ -198,6 +211,7 @@ def parse_header(text: str, where: str = "pkt_sched_msfc.h") -> Definitions:
         default_dscp_map=dmap,
         dscp_names=names,
         presets=presets,
+        dscp_maps=dscp_maps,
         shaper={name: param(name) for name in SHAPER},
         auto_up_intervals=value("TC_MSFC_AUTO_UP_INTERVALS"),
     )
@@ -224,6 +238,32 @@ def param(name: str) -> Param:
 def default_class(dscp: int, prios: int = 3) -> int:
     """The class of a DSCP under the default map, clamped to prios - 1 as the qdisc does."""
     return min(definitions().default_dscp_map[dscp & 0x3F], prios - 1)
+
+
+def dscp_map(spec: str) -> tuple[int, ...]:
+    """The 64 classes of a map in tc's words ("wifi", "diffserv4,ef:2", "cs1:1"; entries change
+    the default map, or the named map they follow), before clamping to prios - 1."""
+    d = definitions()
+    entries = [e.strip() for e in spec.split(",") if e.strip()]
+    if entries and ":" not in entries[0] and "=" not in entries[0]:
+        if entries[0].lower() not in d.dscp_maps:
+            raise UserError(
+                f"dscp map {entries[0]!r} is neither a map name ({', '.join(d.dscp_maps)}) nor "
+                f"a DSCP:CLASS entry (e.g. ef:2)"
+            )
+        classes = list(d.dscp_maps[entries.pop(0).lower()][1])
+    else:
+        classes = list(d.default_dscp_map)
+    for e in entries:
+        key, _, val = e.replace("=", ":").partition(":")
+        dscp = dscp_of(key)
+        if dscp is None or not val.strip().isdigit() or int(val) > d.max_class:
+            raise UserError(
+                f"dscp map entry {e!r} is not DSCP:CLASS with a DSCP 0 .. 63 or its name and a "
+                f"class 0 .. {d.max_class} (e.g. ef:2)"
+            )
+        classes[dscp] = int(val)
+    return tuple(classes)
 
 
 def dscp_of(text: str) -> int | None:
@@ -288,6 +328,8 @@ def main() -> int:
         print(f"{p.name:13} {p.min:>10} .. {p.max:<12} default {p.default}  '{p.message}'")
     for name, words in d.presets.items():
         print(f"preset {name}: {words}")
+    for name, (prios, classes) in d.dscp_maps.items():
+        print(f"dscp map {name} (prios {prios}):", " ".join(map(str, classes)))
     return 0
 
 

@@ -199,6 +199,7 @@ class Flow:
         "deficit",
         "active",
         "new",
+        "sparse",
         "first_above_time",
         "drop_next",
         "count",
@@ -219,6 +220,8 @@ class Flow:
         self.deficit = 0
         self.active = False  # on one of its class's flow lists
         self.new = False  # boost=on or across: on the class's new-flow list
+        # boost=across: left from the new-flow list; its next activation keeps the deficit
+        self.sparse = False
         # CoDel state (codel_vars), times in CoDel units
         self.first_above_time = 0
         self.drop_next = 0
@@ -462,6 +465,9 @@ class Msfc:
                 cl.src_load, cl.dst_load = [0] * hosts, [0] * hosts
                 cl.src_deficit, cl.dst_deficit = [0] * hosts, [0] * hosts
             self.active_classes.clear()
+            for row in self.flow:
+                for fl in row:
+                    fl.sparse = False  # no deficit in the old mode's unit survives
         for cl in self.classes:
             cl.quantum = self.cq[cl.idx]
         if self.cscale != old_scale:  # weights changed: every class keeps its credit
@@ -598,7 +604,11 @@ class Msfc:
                     cl.src_deficit[src] = self.quantum << ISOLATE_SHIFT
                 if cl.dst_load[dst] == 1:
                     cl.dst_deficit[dst] = self.quantum << ISOLATE_SHIFT
-            fl.deficit = self.flow_quantum(cl, fl)
+            # boost=across: a flow that left from the new flows comes back with the deficit it
+            # left with, not a fresh quantum
+            if not fl.sparse:
+                fl.deficit = self.flow_quantum(cl, fl)
+            fl.sparse = False
             if self.boost:
                 fl.new = True
                 cl.new_flows.append(fl)
@@ -784,7 +794,13 @@ class Msfc:
                 self._auto_dequeued(fl, p)
             if p is None:
                 lst.popleft()
-                if fl.new and cl.flows:
+                if fl.new and self.across:
+                    # an emptied new flow leaves with its deficit: its next packet makes it
+                    # new again, spending what is left of its quantum
+                    fl.new = False
+                    fl.sparse = True
+                    self._flow_leaves(cl, fl)
+                elif fl.new and cl.flows:
                     # an emptied new flow goes behind the old flows before it may leave, so
                     # that a flow sending one packet at a time cannot keep the old flows waiting
                     fl.new = False

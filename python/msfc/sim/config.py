@@ -858,16 +858,27 @@ def check_applies(cfgs: list[RunConfig], where: str) -> None:
 
 
 def check_dscp_map(spec: str) -> str | None:
-    """What is wrong with a DscpMap ("EF=2, CS1=0, 10=0"), in the ns-3 model's words (the class
-    rule in the kernel's); None if valid. Names and classes: msfc.model.params."""
+    """What is wrong with a DscpMap ("EF=2, CS1=0, 10=0", or a map name first: "wifi, CS6=1"),
+    in the ns-3 model's words (the class rule in the kernel's); None if valid. Names and
+    classes: msfc.model.params."""
     d = P.definitions()
-    for entry in re.split(r"[,;]", spec):
-        entry = entry.strip()
-        if not entry:
-            continue
+    *first, last = d.dscp_maps
+    names = f"{', '.join(first)} or {last}"  # as TC_MSFC_DSCP_MAP_NAMES words them
+    entries = [e.strip() for e in re.split(r"[,;]", spec) if e.strip()]
+    for i, entry in enumerate(entries):
         m = re.match(r"^([^=:]+)[=:](.*)$", entry)
+        if not m and entry.lower() in d.dscp_maps:
+            if i == 0:
+                continue
+            return (
+                f"DscpMap: the map name '{entry}' must come first, before the DSCP=CLASS "
+                f"entries ('{entry}, EF=2')"
+            )
         if not m:
-            return f"DscpMap entry '{entry}' is not of the form DSCP=CLASS (e.g. EF=2 or 46=2)"
+            return (
+                f"DscpMap entry '{entry}' is not of the form DSCP=CLASS (e.g. EF=2 or 46=2) nor "
+                f"a map name ({names}, first)"
+            )
         key, val = m.group(1).strip(), m.group(2).strip()
         if key.isdigit():
             if int(key) > 63:

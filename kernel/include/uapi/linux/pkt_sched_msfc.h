@@ -265,6 +265,102 @@ enum tc_msfc_framing {
 	6, 6, 6, 6, 6, 6, 6, 6, 7, 7, 7, 7, 7, 7, 7, 7,	\
 }
 
+/*
+ * Named DSCP maps: the whole map in one word ("dscp_map diffserv4" in tc, "diffserv4" as the
+ * base of ns-3's DscpMap), for an operator coming from cake or feeding a Wi-Fi link.  Class 0
+ * is the least important, as in every msfc map; a class at or above prios is clamped to
+ * prios - 1, so each map names the prios it is meant for (TC_MSFC_DSCP_MAP_<NAME>_PRIOS).
+ * DSCP 2 and 4 are the old TOS bits "maximise throughput" and "minimise delay".
+ *
+ * diffserv3, cake's three-tin map, its tins ordered by importance (cake numbers them best
+ * effort 0, bulk 1, voice 2):
+ *   0 bulk:        LE, CS1
+ *   1 best effort: every code point not named here
+ *   2 voice:       TOS4 (4), VA, EF, CS6, CS7
+ * CS2 .. CS5 and all of AF1x .. AF4x stay best effort: cake gives priority only to traffic
+ * that is small and latency-bound by its marking.
+ */
+#define TC_MSFC_DSCP_MAP_DIFFSERV3_PRIOS	3
+#define TC_MSFC_DSCP_MAP_DIFFSERV3 {			\
+	1, 0, 1, 1, 2, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1,	\
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,	\
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 1, 2, 1,	\
+	2, 1, 1, 1, 1, 1, 1, 1, 2, 1, 1, 1, 1, 1, 1, 1,	\
+}
+
+/*
+ * diffserv4, cake's four-tin map, ordered by importance (cake: best effort 0, bulk 1,
+ * video 2, voice 3):
+ *   0 bulk:        LE, CS1
+ *   1 best effort: every code point not named here (AF1x, TOS2 included)
+ *   2 video:       TOS4 (4), CS2, AF2x, CS3, AF3x, AF4x
+ *   3 voice:       CS4, CS5, VA, EF, CS6, CS7
+ * It differs from the default map with prios 4 in TOS4 (video here, best effort there), in
+ * CS3, AF3x and AF4x (video here, voice there) and in the unnamed code points of precedence
+ * 2 .. 7 (best effort here, their precedence's class there).
+ */
+#define TC_MSFC_DSCP_MAP_DIFFSERV4_PRIOS	4
+#define TC_MSFC_DSCP_MAP_DIFFSERV4 {			\
+	1, 0, 1, 1, 2, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1,	\
+	2, 1, 2, 1, 2, 1, 2, 1, 2, 1, 2, 1, 2, 1, 2, 1,	\
+	3, 1, 2, 1, 2, 1, 2, 1, 3, 1, 1, 1, 3, 1, 3, 1,	\
+	3, 1, 1, 1, 1, 1, 1, 1, 3, 1, 1, 1, 1, 1, 1, 1,	\
+}
+
+/*
+ * diffserv8, cake's eight-tin map; cake's tin numbers already rise with importance, so
+ * class = tin:
+ *   0 background:       LE
+ *   1 high throughput:  CS1, TOS2 (2), AF1x
+ *   2 best effort:      every code point not named here
+ *   3 video streaming:  CS3, AF3x, AF4x
+ *   4 low-latency data: TOS4 (4), AF2x
+ *   5 interactive:      CS2 (operations and management, e.g. ssh)
+ *   6 minimum latency:  CS4, CS5, VA, EF
+ *   7 network control:  CS6, CS7
+ * Unlike diffserv3 and diffserv4, CS1 is above best effort here (with AF1x), not with LE.
+ */
+#define TC_MSFC_DSCP_MAP_DIFFSERV8_PRIOS	8
+#define TC_MSFC_DSCP_MAP_DIFFSERV8 {			\
+	2, 0, 1, 2, 4, 2, 2, 2, 1, 2, 1, 2, 1, 2, 1, 2,	\
+	5, 2, 4, 2, 4, 2, 4, 2, 3, 2, 3, 2, 3, 2, 3, 2,	\
+	6, 2, 3, 2, 3, 2, 3, 2, 6, 2, 2, 2, 6, 2, 6, 2,	\
+	7, 2, 2, 2, 2, 2, 2, 2, 7, 2, 2, 2, 2, 2, 2, 2,	\
+}
+
+/*
+ * wifi, RFC 8325 section 4 (DSCP -> 802.11 user priority UP) followed by the UP's access
+ * category (UP 1, 2: AC_BK; 0, 3: AC_BE; 4, 5: AC_VI; 6, 7: AC_VO), one class per category:
+ *   0 AC_BK: CS1 (UP 1), LE (UP 1, RFC 8622)
+ *   1 AC_BE: DF, AF1x, CS2 (UP 0), AF2x (UP 3), every unused code point (UP 0)
+ *   2 AC_VI: CS3, AF3x, CS4, AF4x (UP 4), CS5 (UP 5)
+ *   3 AC_VO: VA, EF (UP 6), CS6, CS7 (UP 6, 7)
+ * RFC 8325 section 8.2 asks that CS6 and CS7 go to UP 0 where the Wi-Fi link is the
+ * network's edge and end hosts mark their own packets: "dscp_map wifi,cs6:1,cs7:1".
+ */
+#define TC_MSFC_DSCP_MAP_WIFI_PRIOS	4
+#define TC_MSFC_DSCP_MAP_WIFI {				\
+	1, 0, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1,	\
+	1, 1, 1, 1, 1, 1, 1, 1, 2, 1, 2, 1, 2, 1, 2, 1,	\
+	2, 1, 2, 1, 2, 1, 2, 1, 2, 1, 1, 1, 3, 1, 3, 1,	\
+	3, 1, 1, 1, 1, 1, 1, 1, 3, 1, 1, 1, 1, 1, 1, 1,	\
+}
+
+/*
+ * The maps user space accepts by name (lower case): name, the prios it is meant for (the
+ * default map's 8 are its precedence classes, meant to be clamped), and the 64 classes.
+ */
+#define TC_MSFC_DSCP_MAPS {						\
+	{ "default", 8, TC_MSFC_DEFAULT_DSCP_MAP },			\
+	{ "diffserv3", TC_MSFC_DSCP_MAP_DIFFSERV3_PRIOS, TC_MSFC_DSCP_MAP_DIFFSERV3 },	\
+	{ "diffserv4", TC_MSFC_DSCP_MAP_DIFFSERV4_PRIOS, TC_MSFC_DSCP_MAP_DIFFSERV4 },	\
+	{ "diffserv8", TC_MSFC_DSCP_MAP_DIFFSERV8_PRIOS, TC_MSFC_DSCP_MAP_DIFFSERV8 },	\
+	{ "wifi", TC_MSFC_DSCP_MAP_WIFI_PRIOS, TC_MSFC_DSCP_MAP_WIFI },		\
+}
+
+/* The names of TC_MSFC_DSCP_MAPS as the error messages list them */
+#define TC_MSFC_DSCP_MAP_NAMES		"default, diffserv3, diffserv4, diffserv8 or wifi"
+
 /* DSCP names user space accepts for a code point (case-insensitive), name and DSCP. */
 #define TC_MSFC_DSCP_NAMES {						\
 	{ "be", 0 }, { "cs0", 0 }, { "le", 1 }, { "cs1", 8 },		\
