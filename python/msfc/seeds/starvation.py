@@ -4,12 +4,12 @@ Runs build/scenario-starvation for every scheduler and number of thin flows, the
 RESULTS/starvation.png, RESULTS/starvation.csv (+ .md) with the seed's finding beside ours;
 then the DoS case (`--preset=dos`: thin traffic above the link rate) with a 33- and a
 1000-packet buffer, and with the 33-packet buffer and the flood from one host, also with MSFC's
-`overload=class`, `isolate=src|dst|both` and `boost=on`: RESULTS/starvation_dos.png,
-starvation_dos.csv (+ .md).
+`overload=class`, `isolate=src|dst|both`, `boost=on|across`, `order=priority`, `auto=unmarked`
+and the recommended modes: RESULTS/starvation_dos.png, starvation_dos.csv (+ .md).
 
     msfc bench seed001-starvation results/seeds            # full sweep (~15 min)
     msfc bench seed001-starvation results/seeds --quick    # 3 points, short runs
-    msfc bench seed001-starvation results/seeds --dos-only # the DoS case alone (~3 min)
+    msfc bench seed001-starvation results/seeds --dos-only # the DoS case alone (~16 min)
     msfc bench seed001-starvation results/seeds --hosts-only  # per-host fairness (~2 min)
 
 The per-host table (RESULTS/starvation_hosts.csv, + .md): one host with 50 bulk flows against
@@ -61,6 +61,26 @@ DOS_SCHEDULERS += [
     ("MSFC boost=on, thin in a higher class", "Msfc", "higher", BOOST_ON),
     ("MSFC boost=on, thin in a lower class", "Msfc", "lower", BOOST_ON),
 ]
+# the modes for sparse traffic beyond boost=on (docs/algorithm.md, `boost=across`, `order`) and
+# automatic priorities for unmarked traffic (`auto`; the TCP flow and the flood both unmarked,
+# alone and with boost=across, as docs/algorithm.md recommends it)
+BOOST_ACROSS = {"Msfc.Boost": "across"}
+ORDER_PRIORITY = {"Msfc.Order": "priority"}
+DOS_SCHEDULERS += [
+    ("MSFC boost=across, thin in TCP's class", "Msfc", "same", BOOST_ACROSS),
+    ("MSFC boost=across, thin in a higher class", "Msfc", "higher", BOOST_ACROSS),
+    ("MSFC boost=across, thin in a lower class", "Msfc", "lower", BOOST_ACROSS),
+    ("MSFC order=priority, thin in TCP's class", "Msfc", "same", ORDER_PRIORITY),
+    ("MSFC order=priority, thin in a higher class", "Msfc", "higher", ORDER_PRIORITY),
+    ("MSFC order=priority, thin in a lower class", "Msfc", "lower", ORDER_PRIORITY),
+    ("MSFC auto=unmarked, all unmarked", "Msfc", "same", {"Msfc.Auto": "unmarked"}),
+    (
+        "MSFC auto=unmarked boost=across, all unmarked",
+        "Msfc",
+        "same",
+        {"Msfc.Auto": "unmarked", **BOOST_ACROSS},
+    ),
+]
 # CoDel's setting for links below 4 Mbit/s (docs/kernel.md; the DoS link is 2 Mbit/s)
 LOW_RATE_CODEL = {"Msfc.Target": "15ms", "Msfc.Interval": "150ms"}
 # per-host isolation alone with that setting: what isolation gives where it is deployed as
@@ -94,6 +114,38 @@ DOS_SCHEDULERS += [
         "Msfc",
         "higher",
         {**RECOMMENDED, **LOW_RATE_CODEL},
+    ),
+    # with boost=across in place of boost=on, with order=priority, and with auto=unmarked
+    # for the unmarked case
+    (
+        "MSFC recommended modes with boost=across, target 15 ms, thin in TCP's class",
+        "Msfc",
+        "same",
+        {**RECOMMENDED, **LOW_RATE_CODEL, **BOOST_ACROSS},
+    ),
+    (
+        "MSFC recommended modes with boost=across, target 15 ms, thin in a higher class",
+        "Msfc",
+        "higher",
+        {**RECOMMENDED, **LOW_RATE_CODEL, **BOOST_ACROSS},
+    ),
+    (
+        "MSFC recommended modes and order=priority, target 15 ms, thin in TCP's class",
+        "Msfc",
+        "same",
+        {**RECOMMENDED, **LOW_RATE_CODEL, **ORDER_PRIORITY},
+    ),
+    (
+        "MSFC recommended modes and order=priority, target 15 ms, thin in a higher class",
+        "Msfc",
+        "higher",
+        {**RECOMMENDED, **LOW_RATE_CODEL, **ORDER_PRIORITY},
+    ),
+    (
+        "MSFC recommended modes with boost=across and auto=unmarked, target 15 ms, all unmarked",
+        "Msfc",
+        "same",
+        {**RECOMMENDED, **LOW_RATE_CODEL, **BOOST_ACROSS, "Msfc.Auto": "unmarked"},
     ),
     (
         "MSFC recommended modes and inversion=prevent, target 15 ms, thin in a higher class",
