@@ -919,6 +919,48 @@ def struct_u32(v):
     return v.to_bytes(4, sys.byteorder).hex()
 
 
+# tc commands refused while msfc 10: is the child of htb class 1:1 on va (main()): what the
+# check says, the tc words, and where the message the refusal must carry comes from (the
+# header's, through msfc.model.params, or tc's own words)
+REFUSED_ON_VA = [
+    (
+        "kernel rejects quantum * ratio^15 > 2^40 with an extack message",
+        ["qdisc", "change", "dev", "va", "parent", "1:1", "handle", "10:", "msfc"]
+        + ["prios", "16", "ratio", "16"],
+        lambda d: d.class_quantum_msg,
+    ),
+    (
+        "kernel rejects target >= interval",
+        ["qdisc", "change", "dev", "va", "parent", "1:1", "handle", "10:", "msfc"]
+        + ["target", "200ms"],
+        lambda d: d.target_interval_msg,
+    ),
+    (
+        "tc rejects ratio 17",
+        ["qdisc", "add", "dev", "va", "parent", "1:1", "handle", "11:", "msfc", "ratio", "17"],
+        lambda d: d.params["ratio"].message,
+    ),
+]
+
+# refused while vb's root msfc has weights exact (main(), after its modes are checked)
+REFUSED_ON_VB_EXACT = [
+    (
+        "kernel rejects exact class quanta below 0.5 % accuracy with an extack message",
+        ["qdisc", "change", "dev", "vb", "root", "msfc", "prios", "3", "ratio", "0.00002"],
+        lambda d: d.exact_weights_msg,
+    ),
+]
+
+
+def refusal_checks(cases, ns="a"):
+    """Each tc command of `cases` fails, and its error output carries the expected message."""
+    defs = msfc_params().definitions()
+    for what, words, message in cases:
+        want = message(defs)
+        p = sh([TC] + words, ns=ns, check=False)
+        report(p.returncode != 0 and want in p.stderr, what, p.stderr.strip())
+
+
 def main():
     setup()
     report(os.path.exists(TC), "tc with msfc support built", TC)
@@ -1021,61 +1063,7 @@ def main():
     )
 
     # --- errors from the kernel carry a message naming the fix
-    p = tc(
-        "qdisc",
-        "change",
-        "dev",
-        "va",
-        "parent",
-        "1:1",
-        "handle",
-        "10:",
-        "msfc",
-        "prios",
-        "16",
-        "ratio",
-        "16",
-        check=False,
-    )
-    report(
-        p.returncode != 0 and "exceeds 2^40 bytes" in p.stderr,
-        "kernel rejects quantum * ratio^15 > 2^40 with an extack message",
-        p.stderr.strip(),
-    )
-    p = tc(
-        "qdisc",
-        "change",
-        "dev",
-        "va",
-        "parent",
-        "1:1",
-        "handle",
-        "10:",
-        "msfc",
-        "target",
-        "200ms",
-        check=False,
-    )
-    report(
-        p.returncode != 0 and "target must be at least 2 us and below interval" in p.stderr,
-        "kernel rejects target >= interval",
-        p.stderr.strip(),
-    )
-    p = tc(
-        "qdisc",
-        "add",
-        "dev",
-        "va",
-        "parent",
-        "1:1",
-        "handle",
-        "11:",
-        "msfc",
-        "ratio",
-        "17",
-        check=False,
-    )
-    report(p.returncode != 0 and "ratio" in p.stderr, "tc rejects ratio 17", p.stderr.strip())
+    refusal_checks(REFUSED_ON_VA)
 
     # --- traffic: shares follow ratio 2
     shares, ideal, run = traffic_run(131072, "ratio 2")
@@ -1330,16 +1318,7 @@ def main():
         "order priority",
         text.strip()[:300],
     )
-    p = sh(
-        [TC, "qdisc", "change", "dev", "vb", "root", "msfc", "prios", "3", "ratio", "0.00002"],
-        ns="b",
-        check=False,
-    )
-    report(
-        p.returncode != 0 and "too small for exact weights" in p.stderr,
-        "kernel rejects exact class quanta below 0.5 % accuracy with an extack message",
-        p.stderr.strip(),
-    )
+    refusal_checks(REFUSED_ON_VB_EXACT, ns="b")
     mode_checks()
     p = sh(
         [TC, "qdisc", "change", "dev", "vb", "root", "msfc", "boost", "across"],
