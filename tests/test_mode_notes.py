@@ -137,6 +137,25 @@ def test_the_reason_comes_from_the_runs_records(tmp_path, attr, qdisc, flows, wh
         assert note.split(": ", 1)[1].startswith(same)
 
 
+def test_auto_unmarked_with_every_flow_marked_says_why(tmp_path):
+    """Auto=unmarked leaves marked packets to the DSCP map: when every flow carries a mark the
+    note says so; one unmarked flow and the reason is not shown."""
+    for dscps, why in (((46, 10), True), ((46, 0), False)):
+        root = tmp_path / str(dscps[1])
+        flows = "".join(f"{i},a,1,down,s{i},c{i},100,{d}\n" for i, d in enumerate(dscps))
+        runs = [
+            _run(root, f"{r}1", a, "", None)
+            for r, a in (("off", {}), ("on", {"Msfc.Auto": "unmarked"}))
+        ]
+        for d in runs:  # flows.csv with its dscp column, and done.json's digest of it
+            (d / "flows.csv").write_text(FLOWS.rstrip("\n") + ",dscp\n" + flows)
+            sha = hashlib.sha256((d / "flows.csv").read_bytes()).hexdigest()
+            (d / "done.json").write_text(json.dumps({"files": {"flows.csv": {"sha256": sha}}}))
+        (note,) = unchanged_notes(runs)
+        text = note.split(": ", 1)[1]
+        assert text.startswith("every flow carries a DSCP mark") == why, note
+
+
 def test_no_note_without_identical_records_in_every_run(tmp_path):
     off = [_run(tmp_path, f"off{n}", {}, TWO_HOSTS, rng_run=n) for n in (1, 2)]
     on1 = _run(tmp_path, "on1", {"Msfc.Boost": "on"}, TWO_HOSTS, rng_run=1)

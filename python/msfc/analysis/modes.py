@@ -16,7 +16,9 @@ runs' own records show it:
   ``Weights``, ``Inversion`` and ``Order`` act between classes;
 * no host has more than one flow in a class (``flows.csv``, the hosts of the side the mode
   isolates): ``Isolate`` then gives each host's one flow a flow's share, as the thesis does;
-* no class holds more than one flow (``flows.csv``): ``Boost=on`` reorders flows of one class.
+* no class holds more than one flow (``flows.csv``): ``Boost=on`` reorders flows of one class;
+* every flow carries a DSCP mark (``flows.csv``'s ``dscp``): ``Auto=unmarked`` classifies
+  unmarked packets only.
 
 Otherwise the line says only that the per-flow records are the same.
 """
@@ -135,6 +137,15 @@ def _most_flows(runs: list[_Run], by: list[str]) -> int | None:
     return most
 
 
+def _all_marked(runs: list[_Run]) -> bool:
+    """Every flow of every run has a DSCP other than 0 (flows.csv's ``dscp``)."""
+    for r in runs:
+        f = _csv(r.path, "flows.csv")
+        if f is None or "dscp" not in f.columns or not len(f) or (f["dscp"] == 0).any():
+            return False
+    return True
+
+
 def _hosts_of(value: str) -> list[str]:
     return {"src": ["src"], "dst": ["dst"], "both": ["src", "dst"]}.get(value, [])
 
@@ -153,6 +164,8 @@ def reason(mode: str, value: str, runs: list[_Run]) -> str:
             return f"no {hosts} host has more than one flow in a class"
     if mode == "Boost" and value == "on" and _most_flows(runs, ["priority"]) == 1:
         return "no class holds more than one flow"
+    if mode == "Auto" and value == "unmarked" and _all_marked(runs):
+        return "every flow carries a DSCP mark (Auto=unmarked classifies unmarked packets only)"
     return ""
 
 
