@@ -54,6 +54,19 @@ def write_table(path: Path, header: list[str], rows: list[list]) -> None:
     path.with_suffix(".md").write_text(markdown_table(header, rows))
 
 
+def write_rows(path, rows: list[dict]) -> None:
+    """Tidy rows (dicts with the same keys, the first row's order) as a CSV file, its folder
+    made if missing; no rows, no file."""
+    if not rows:
+        return
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+
+
 def cell(text: str):
     """A CSV cell as the value the writer had: an int, a float, or text."""
     try:

@@ -150,14 +150,6 @@ def boots(a) -> list[dict]:
     return out
 
 
-def write_csv(path: Path, rows: list[dict]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
-
-
 def seed_points(pub: dict) -> list[tuple[float, float, str]]:
     """Seed Figure 14 as far as its text gives numbers: (configured, achieved or bound, kind)."""
     t = pub["tbf_rate_accuracy"]["jiffies_hz100"]
@@ -501,12 +493,12 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
         if res["boot"]["time_travel"] == "inf-cpu"
         for r in sm.interference_series(res)
     ]
-    write_csv(a.out / "rate_accuracy.csv", [r for res in results for r in sm.rate_rows(res)])
-    write_csv(
+    seeds.write_rows(a.out / "rate_accuracy.csv", [r for res in results for r in sm.rate_rows(res)])
+    seeds.write_rows(
         a.out / "interference_summary.csv",
         [r for res in results for r in sm.interference_rows(res)],
     )
-    write_csv(a.out / "interference_timeseries.csv", series)
+    seeds.write_rows(a.out / "interference_timeseries.csv", series)
     return redraw(a.out, pub, a.quick)
 
 

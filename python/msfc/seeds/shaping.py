@@ -29,12 +29,12 @@ check passed.
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import os
 import sys
 
 from . import shaping_metrics as sm
+from . import write_rows
 
 
 class Checks:
@@ -141,15 +141,6 @@ def check_cbq(res: dict, check: Checks) -> None:
         check(r["longest_gap_s"] <= 0.3, f"{run}: longest gap {r['longest_gap_s']} s <= 0.3")
 
 
-def write_csv(path: str, rows: list[dict]) -> None:
-    if not rows:
-        return
-    with open(path, "w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
-
-
 def _timers(row: dict) -> str:
     t = "high-res" if row["highres"] == "on" else f"tick (HZ={row['hz']})"
     return t + (", real time" if row["time_travel"] == "off" else "")
@@ -243,9 +234,9 @@ def write_cbq_tables(out: str, results: list[dict]) -> str:
     if not rate_rows:
         raise SystemExit("msfc.seeds.shaping: cbq-tables: the results hold no rate experiment")
     os.makedirs(out, exist_ok=True)
-    write_csv(os.path.join(out, "rate_accuracy.csv"), rate_rows)
-    write_csv(os.path.join(out, "interference_summary.csv"), inter_rows)
-    write_csv(os.path.join(out, "multiflow_summary.csv"), multi_rows)
+    write_rows(os.path.join(out, "rate_accuracy.csv"), rate_rows)
+    write_rows(os.path.join(out, "interference_summary.csv"), inter_rows)
+    write_rows(os.path.join(out, "multiflow_summary.csv"), multi_rows)
     text = cbq_tables(rate_rows, inter_rows, multi_rows)
     with open(os.path.join(out, "tables.md"), "w") as fh:
         fh.write(text)
