@@ -384,6 +384,28 @@ TRACES = [
         ],
     ),
     (
+        # boost=across's emptied new flows: sparse flows of every class drain, leave with what
+        # their quantum had left and come back with it; a change to on while flows are marked
+        # (their next activation keeps the deficit), back to across with a smaller quantum,
+        # and an isolate change that clears every mark (docs/algorithm.md, "Changing the
+        # configuration")
+        "boost-across-return-3x8",
+        173,
+        dict(version=4, prios=3, flows=8, quantum=1500, ratio="2", limit=10240, boost="across"),
+        [
+            (400, (0, 1, 2), 0.45, "small"),
+            (200, (0, 1), 0.7, "mtu"),
+            "C boost=on",
+            (300, (0, 1, 2), 0.45, "small"),
+            "C boost=across quantum=600",
+            (300, (0, 1, 2), 0.5, "mix"),
+            "drain",
+            "C isolate=src",
+            (300, (0, 1, 2), 0.45, "small"),
+            (100, (), 0.0, "mix"),
+        ],
+    ),
+    (
         # explicit class quanta, a diffserv4-like split (bulk 1/16, best effort, video 1/2,
         # voice 1/4 of best effort's quantum) with the voice class flooding: it keeps the share
         # of its quantum; overload=class and a small limit drop from the flood; boost=across
