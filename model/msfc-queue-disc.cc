@@ -942,13 +942,16 @@ MsfcQueueDisc::AutoMove(uint32_t slot, uint32_t to, bool promotion)
     const uint32_t from = s.level;
     s.level = static_cast<uint8_t>(to);
     s.clean = CoDelNow();
+    MsfcClassStats& st = m_classes[from].stats;
     if (promotion)
     {
         m_autoPromotions++;
+        st.autoPromotions++;
     }
     else
     {
         m_autoDemotions++;
+        st.autoDemotions++;
     }
     NS_LOG_LOGIC("Auto: slot " << slot << " from class " << from << " to " << to);
     m_autoLevelTrace(slot, from, to);

@@ -43,6 +43,8 @@ struct MsfcClassStats
     uint64_t codelDrops{0};      //!< packets dropped by CoDel
     uint64_t overloadDrops{0};   //!< packets dropped because the queue disc was over MaxSize
     uint64_t ecnMarks{0};        //!< packets CE-marked by CoDel instead of dropped
+    uint64_t autoPromotions{0};  //!< Auto: flow slots that moved from this class one class up
+    uint64_t autoDemotions{0};   //!< Auto: flow slots that moved down from it (class 0: stayed)
     uint32_t backlogPackets{0};  //!< packets queued now
     uint64_t backlogBytes{0};    //!< bytes queued now
     uint32_t activeFlows{0};     //!< flows in the class's round now

@@ -2193,6 +2193,12 @@ class MsfcAutoTestCase : public TestCase
                               "the top class is the last");
         NS_TEST_EXPECT_MSG_EQ(q->GetAutoPromotions(), 2u, "two promotions");
         NS_TEST_EXPECT_MSG_EQ(q->GetAutoDemotions(), 0u, "no demotion");
+        // per class: both slots left class 1 (the class of DSCP 0) upward
+        NS_TEST_EXPECT_MSG_EQ(q->GetClassStats(1).autoPromotions, 2u, "promoted out of class 1");
+        NS_TEST_EXPECT_MSG_EQ(q->GetClassStats(0).autoPromotions +
+                                  q->GetClassStats(2).autoPromotions,
+                              0u,
+                              "no promotion out of classes 0 and 2");
         NS_TEST_EXPECT_MSG_EQ(m_moves.size(), 2u, "AutoLevel fired twice");
         if (m_moves.size() == 2)
         {
@@ -2251,6 +2257,12 @@ class MsfcAutoTestCase : public TestCase
         NS_TEST_EXPECT_MSG_GT(q->GetClassStats(0).codelDrops, 0u, "CoDel drops in class 0");
         NS_TEST_EXPECT_MSG_EQ(q->GetAutoPromotions(), 1u, "one promotion: the thin flow");
         NS_TEST_EXPECT_MSG_GT(q->GetAutoDemotions(), 2u, "the bulk flow keeps firing");
+        // per class: the bulk slot left class 1 once, then stayed in class 0 at every demotion
+        NS_TEST_EXPECT_MSG_EQ(q->GetClassStats(1).autoDemotions, 1u, "one demotion out of 1");
+        NS_TEST_EXPECT_MSG_EQ(q->GetClassStats(0).autoDemotions,
+                              q->GetAutoDemotions() - 1,
+                              "the others at class 0");
+        NS_TEST_EXPECT_MSG_EQ(q->GetClassStats(1).autoPromotions, 1u, "the thin slot, from 1");
         // the bulk slot's first move is 1 -> 0 after about an interval, then 0 -> 0; each
         // demotion made by a packet of the slot's class (the bulk packets left in class 1 by
         // the first one change nothing)

@@ -18,7 +18,10 @@ runs' own records show it:
   isolates): ``Isolate`` then gives each host's one flow a flow's share, as the thesis does;
 * no class holds more than one flow (``flows.csv``): ``Boost=on`` reorders flows of one class;
 * every flow carries a DSCP mark (``flows.csv``'s ``dscp``): ``Auto=unmarked`` classifies
-  unmarked packets only.
+  unmarked packets only;
+* no flow slot left the class of unmarked traffic (``qdisc.csv``'s ``auto_promotions`` and
+  ``auto_demotions``: no promotion, no demotion out of a class above 0), with ``Auto=all``
+  also no flow carrying a mark: the automatic packets then went where the DSCP map puts them.
 
 Otherwise the line says only that the per-flow records are the same.
 """
@@ -146,6 +149,29 @@ def _all_marked(runs: list[_Run]) -> bool:
     return True
 
 
+def _all_unmarked(runs: list[_Run]) -> bool:
+    """Every flow of every run has DSCP 0 (flows.csv's ``dscp``)."""
+    for r in runs:
+        f = _csv(r.path, "flows.csv")
+        if f is None or "dscp" not in f.columns or not len(f) or (f["dscp"] != 0).any():
+            return False
+    return True
+
+
+def _no_auto_move(runs: list[_Run]) -> bool:
+    """No flow slot of any MSFC queue disc changed class in any run: qdisc.csv counts no
+    automatic promotion and no demotion out of a class above 0 (a demotion at class 0 keeps the
+    slot where it is). False where qdisc.csv or its auto counters are missing."""
+    for r in runs:
+        q = _csv(r.path, "qdisc.csv")
+        need = {"class", "auto_promotions", "auto_demotions"}
+        if q is None or not need <= set(q.columns):
+            return False
+        if q["auto_promotions"].sum() != 0 or q.loc[q["class"] > 0, "auto_demotions"].sum() != 0:
+            return False
+    return True
+
+
 def _hosts_of(value: str) -> list[str]:
     return {"src": ["src"], "dst": ["dst"], "both": ["src", "dst"]}.get(value, [])
 
@@ -166,6 +192,11 @@ def reason(mode: str, value: str, runs: list[_Run]) -> str:
         return "no class holds more than one flow"
     if mode == "Auto" and value == "unmarked" and _all_marked(runs):
         return "every flow carries a DSCP mark (Auto=unmarked classifies unmarked packets only)"
+    if mode == "Auto" and (value == "unmarked" or _all_unmarked(runs)) and _no_auto_move(runs):
+        return (
+            "no flow slot left the class of unmarked traffic (qdisc.csv: no automatic promotion "
+            "or demotion)"
+        )
     return ""
 
 

@@ -1497,7 +1497,11 @@ QDISC_COUNTERS = [
     "codel_drops",
     "overload_drops",
     "ecn_marks",
+    "auto_promotions",
+    "auto_demotions",
 ]
+#: counters shown only where some queue disc counted one (MSFC with Auto)
+_QDISC_IF_USED = {"auto_promotions", "auto_demotions"}
 
 
 def qdisc_tables(root: Path, hashes: list[str], out: Path) -> list[str]:
@@ -1516,7 +1520,11 @@ def qdisc_tables(root: Path, hashes: list[str], out: Path) -> list[str]:
     if not parts:
         return []
     q = pd.concat(parts, ignore_index=True)
-    cols = [c for c in QDISC_COUNTERS if c in q.columns]
+    cols = [
+        c
+        for c in QDISC_COUNTERS
+        if c in q.columns and (c not in _QDISC_IF_USED or q[c].fillna(0).any())
+    ]
     if not cols:
         return []
     # the counters of each run summed over its devices; the cells are means over the RNG runs

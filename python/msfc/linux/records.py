@@ -153,7 +153,7 @@ def _flow_row(**kw) -> dict:
 
 
 # flows.csv: the simulations' columns (msfc.analysis.metrics) and what a testbed flow adds.
-_FLOW_COLUMNS = [*M.FLOW_COLUMNS, "kind", "dscp"]
+_FLOW_COLUMNS = M.FLOW_FILE_COLUMNS
 
 
 def iperf_flows(report: dict, label: str, app_id: int, first_id: int) -> list[dict]:
