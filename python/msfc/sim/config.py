@@ -600,18 +600,10 @@ def build_config(
     return cfg
 
 
-_SETS_RE = re.compile(r"\bsets\s+(ns3::[A-Za-z0-9_]+::[A-Za-z0-9_]+)")
-
-
 def option_aliases(info: ScenarioInfo) -> dict[str, str]:
-    """Scheduler attributes a scenario option sets, as the option's help says ("sets
-    ns3::MsfcQueueDisc::Ratio"): attribute id -> option name."""
-    out = {}
-    for p in info.params.values():
-        m = _SETS_RE.search(p.help or "")
-        if m:
-            out[m.group(1)] = p.name
-    return out
+    """Scheduler attributes a scenario option sets (``--describe``'s ``sets``, e.g.
+    ``ns3::MsfcQueueDisc::Ratio``): attribute id -> option name."""
+    return {p.sets: p.name for p in info.params.values() if p.sets}
 
 
 def scheduler_of(type_id: str) -> str:
