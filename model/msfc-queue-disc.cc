@@ -45,6 +45,17 @@ namespace
 constexpr double RATIO_ONE = 65536.0;       //!< 1.0 in 16.16 fixed point
 constexpr uint32_t RATIO_ONE_FIXED = 65536; //!< the same as an integer
 
+/**
+ * A ratio in 16.16 fixed point: the double times 65536 (exact), rounded to the nearest integer,
+ * halves away from 0, as tc converts it (msfc.model.params.ratio_fixed is the same rule).
+ * @return the fixed-point value, or -1 where none fits (not positive, not finite, 2^15 or more)
+ */
+int64_t
+RatioFixed(double ratio)
+{
+    return ratio > 0.0 && ratio < 32768.0 ? std::llround(ratio * RATIO_ONE) : -1;
+}
+
 // Order's values are the netlink numbers of enum tc_msfc_order
 static_assert(int{MsfcQueueDisc::ORDER_ROUND} == int{TC_MSFC_ORDER_ROUND} &&
                   int{MsfcQueueDisc::ORDER_PRIORITY} == int{TC_MSFC_ORDER_PRIORITY} &&
@@ -431,7 +442,7 @@ MsfcQueueDisc::ValidateConfiguration() const
     // them again (a subclass or a direct member access could bypass them) and the rules
     // between attributes, in the kernel's words: "<Attribute>=<value>: <kernel message>".
     std::ostringstream err;
-    int64_t ratioFixed = std::llround(m_ratio * RATIO_ONE);
+    const int64_t ratioFixed = RatioFixed(m_ratio);
     if (m_prios < TC_MSFC_PRIOS_MIN || m_prios > TC_MSFC_PRIOS_MAX)
     {
         err << "Prios=" << m_prios << ": " << RangeMessage("prios", TC_MSFC_PRIOS_RANGE);
@@ -445,7 +456,7 @@ MsfcQueueDisc::ValidateConfiguration() const
         err << "Quantum=" << m_quantumAttr << ": " << RangeMessage("quantum", TC_MSFC_QUANTUM_RANGE)
             << " (or 0 for the device MTU)";
     }
-    else if (!(m_ratio > 0.0) || ratioFixed < TC_MSFC_RATIO_MIN || ratioFixed > TC_MSFC_RATIO_MAX)
+    else if (ratioFixed < TC_MSFC_RATIO_MIN || ratioFixed > TC_MSFC_RATIO_MAX)
     {
         err << "Ratio=" << m_ratio << ": " << RangeMessage("ratio", TC_MSFC_RATIO_RANGE);
     }
@@ -567,7 +578,7 @@ MsfcQueueDisc::ApplyParameters()
 
     const bool exact = m_weights == WEIGHTS_EXACT;
     m_classScale = exact ? int64_t{1} << EXACT_SHIFT : 1;
-    m_ratioFixed = static_cast<uint32_t>(std::llround(m_ratio * RATIO_ONE));
+    m_ratioFixed = static_cast<uint32_t>(RatioFixed(m_ratio)); // in range: validated above
     auto quanta = ComputeClassQuanta(m_quantum, m_ratioFixed, m_prios, exact);
     std::string quantaError;
     NS_ABORT_MSG_IF(!ParseQuanta(m_quantaSpec, m_explicitQuanta, quantaError), quantaError);

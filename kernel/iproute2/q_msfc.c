@@ -320,7 +320,10 @@ static int parse_dscp_map(__u8 *map, char *arg, const struct msfc_dscp_map **bas
 	return 0;
 }
 
-/* decimal ratio -> 16.16 fixed point, rounded half up (the range is checked by the caller) */
+/* decimal ratio -> 16.16 fixed point: the nearest double times 65536 (exact), rounded to the
+ * nearest integer, halves away from 0 (the ns-3 model and msfc.model.params.ratio_fixed round
+ * alike); the range is checked by the caller
+ */
 static int get_ratio(__u32 *fp, const char *arg)
 {
 	char *end;
@@ -330,8 +333,8 @@ static int get_ratio(__u32 *fp, const char *arg)
 	r = strtod(arg, &end);
 	if (errno || end == arg || *end || !(r >= 0))
 		return -1;
-	r = floor(r * 65536.0 + 0.5);
-	*fp = r > 0xffffffffU ? 0xffffffffU : (__u32)r;
+	r *= 65536.0;
+	*fp = r >= 4294967295.0 ? 0xffffffffU : (__u32)llround(r);
 	return 0;
 }
 

@@ -131,6 +131,8 @@ U32_MAX = 2**32 - 1
 # reader of that header (python/msfc/model/params.py needs nothing but the standard library; the
 # boot's init puts the checkout's python/ on PYTHONPATH, test/uml_env.sh)
 from msfc.model import params as _params  # noqa: E402
+from msfc.model.reference import TraceError as _TraceError  # noqa: E402
+from msfc.model.reference import class_quanta as _class_quanta  # noqa: E402
 
 _DEFS = _params.definitions()
 RANGES = {
@@ -222,19 +224,12 @@ def config_valid(c):
         return False
     if c.get(QUANTA):  # explicit class quanta: one per class; within both bounds
         return len(c[QUANTA]) == c[PRIOS]
-    exact = c.get(WEIGHTS, 0) == 1  # class quanta in 1/65536 byte (docs/algorithm.md)
-    shift = 16 if exact else 0
-    qp = c[QUANTUM] << shift
-    quanta = [qp]
-    for _ in range(1, c[PRIOS]):
-        qp = (qp * c[RATIO] + 32768) >> 16
-        if not exact:
-            qp = max(1, qp)
-        if qp > 1 << (40 + shift):
-            return False
-        quanta.append(qp)
-    if exact and (0 in quanta or sum((1 << 32) // q for q in quanta) > (1 << 32) // 200):
-        return False  # shares could be off by more than 0.5 %
+    # the class quanta as the reference model derives them: refused above 2^40 bytes, and
+    # with weights exact (1/65536 byte) when a share could be off by more than 0.5 %
+    try:
+        _class_quanta(c[PRIOS], c[QUANTUM], c[RATIO], c.get(WEIGHTS, 0) == 1)
+    except _TraceError:
+        return False
     return True
 
 

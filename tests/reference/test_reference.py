@@ -17,6 +17,15 @@ class ReferenceTest(unittest.TestCase):
         self.assertEqual(ref.ratio_to_fp("2"), 131072)
         self.assertEqual(ref.ratio_to_fp("1.5"), 98304)
         self.assertEqual(ref.ratio_to_fp("1.3"), 85197)  # 85196.8 rounds up
+        # the value read is the nearest double, as tc's strtod and ns-3 read it: this text is
+        # a hair below 1 + 2^-17 in decimal, but its double is 1 + 2^-17 exactly, whose half
+        # unit rounds away from 0 (llround in tc and ns-3)
+        self.assertEqual(ref.ratio_to_fp("1.0000076293945312"), 65537)
+        self.assertEqual(ref.ratio_to_fp("1.00000762939453125"), 65537)
+        self.assertEqual(ref.ratio_to_fp("1.0000076293945"), 65536)
+        for bad in ("nan", "inf", "-inf", "x", "1e999"):
+            with self.assertRaises(ref.TraceError):
+                ref.ratio_to_fp(bad)
         self.assertEqual(ref.class_quanta(3, 1514, 98304), [1514, 2271, 3407])  # 3406.5 -> 3407
         self.assertEqual(ref.class_quanta(3, 1, 32768), [1, 1, 1])  # never below 1
         with self.assertRaises(ref.TraceError):

@@ -12,9 +12,10 @@ the command line, the testbed and the docs' tables (tests/test_params.py) use th
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import Decimal
 from functools import cache
 from pathlib import Path
 
@@ -274,9 +275,18 @@ def dscp_of(text: str) -> int | None:
     return definitions().dscp_names.get(t.lower())
 
 
-def ratio_fixed(value: float | str) -> int:
-    """A ratio in 16.16 fixed point, rounded half up (as tc and the ns-3 model round it)."""
-    return int((Decimal(str(value)) * RATIO_ONE).quantize(Decimal(1), rounding=ROUND_HALF_UP))
+def ratio_fixed(value: float | str | Decimal) -> int:
+    """A ratio in 16.16 fixed point: the nearest double (as tc's strtod and ns-3's DoubleValue
+    read it) times 65536, which is exact, rounded to the nearest integer, halves away from 0
+    (C's llround, which tc and the ns-3 model call). The one conversion of the project: the
+    kernel and the cross-check traces carry the fixed-point value. ValueError for a text that
+    is not a finite number."""
+    x = float(value) * RATIO_ONE
+    if not math.isfinite(x):
+        raise ValueError(f"ratio {value!r} is not a finite number")
+    n = math.floor(abs(x))
+    n += abs(x) - n >= 0.5  # exact: |x| < 2^52 leaves the fraction exact
+    return int(math.copysign(n, x))
 
 
 _UNIT_US = {"us": 1, "ms": 1000, "s": 1000000}

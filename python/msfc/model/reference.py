@@ -17,7 +17,6 @@ import inspect
 import re
 import sys
 from collections import deque
-from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
 from . import params as P
 
@@ -74,20 +73,18 @@ class TraceError(ValueError):
 
 
 def ratio_fp_unchecked(text: str) -> int:
-    """ratio as a decimal string -> 16.16 fixed point, rounded half up, any size."""
+    """ratio as a decimal string -> 16.16 fixed point (params.ratio_fixed: as tc and ns-3
+    convert it), any size."""
     try:
-        value = Decimal(text)
-        if not value.is_finite():
-            raise InvalidOperation
-        return int((value * 65536).quantize(Decimal(1), rounding=ROUND_HALF_UP))
-    except InvalidOperation:
+        return P.ratio_fixed(text)
+    except ValueError:
         raise TraceError(
             f"ratio '{text}' is not a number: write e.g. ratio=2 or ratio=1.5"
         ) from None
 
 
 def ratio_to_fp(text: str) -> int:
-    """ratio as a decimal string -> 16.16 fixed point, rounded half up, in its range."""
+    """ratio as a decimal string -> 16.16 fixed point, in its range."""
     fp = ratio_fp_unchecked(text)
     if not P.param("ratio").contains(fp):
         raise TraceError(f"ratio={text}: {P.param('ratio').message}")
