@@ -1,0 +1,69 @@
+# Job of `make -C bpf test` in the qemu VM (Debian 13's 7.3.4 kernel, CONFIG_NET_SCH_BPF=y):
+# the loader refuses bad parameters, loads and registers msfc_bpf, tc puts it on the router's
+# egress toward the server with its shaper as the bottleneck, ping crosses it, then three TCP
+# uploads marked CS1, BE and AF41 (classes 0, 1, 2 of the default DSCP map) share it.  Every
+# step's exit code, stdout and stderr go to /out/<step>.{rc,out,err}; the host checks them.
+. /job/net.sh
+O=/out
+L=/job/msfc-bpf
+RATE=${RATE:-4000}
+DURATION=${DURATION:-10}
+step() {	# step NAME COMMAND...: run, keep rc/stdout/stderr
+	name=$1
+	shift
+	"$@" > $O/$name.out 2> $O/$name.err
+	echo $? > $O/$name.rc
+}
+mount -t bpf bpf /sys/fs/bpf
+grep -w CONFIG_NET_SCH_BPF /proc/config.gz > /dev/null 2>&1 || true
+step bad_prios $L load prios 17
+step bad_ratio $L load ratio 17
+step bad_target $L load target 200ms
+step bad_quanta $L load prios 16 ratio 16 quantum 1048576
+step bad_time $L load target 5
+step bad_isolate $L load isolate src
+step bad_dscp_map $L load dscp_map ef:16
+step not_loaded_add $TC qdisc add dev lo root msfc_bpf
+step load $L load bandwidth ${RATE}kbit
+step load_again $L load
+net_setup
+R="$IP netns exec rtr $TC"
+step add $R qdisc add dev srv_r root handle 1: msfc_bpf
+step show_add $R -j qdisc show dev srv_r
+# one instance at a time: the state lives in the program's maps
+step add_second $R qdisc add dev cli_r root msfc_bpf
+step ping $IP netns exec cli ping -c 5 -i 0.2 10.0.2.2
+i=0
+for dscp in 8 0 34; do
+	$IP netns exec srv $IPERF3 -s -1 -p $((5201 + i)) -D > /dev/null 2>&1
+	i=$((i + 1))
+done
+sleep 1
+i=0
+for dscp in 8 0 34; do
+	$IP netns exec cli $IPERF3 -c 10.0.2.2 -p $((5201 + i)) -t $DURATION -O 2 \
+		--dscp $dscp -J > $O/iperf_class$i.json 2> $O/iperf_class$i.err &
+	eval pid$i=$!
+	i=$((i + 1))
+done
+wait $pid0 $pid1 $pid2
+step stats_j $L stats -j
+step stats $L stats
+step show_s $R -s -j qdisc show dev srv_r
+step del $R qdisc del dev srv_r root
+step unload $L unload
+step add_unloaded $R qdisc add dev srv_r root msfc_bpf
+# Overload: a limit of 100 packets and a UDP flood at five times the shaped rate; the flood's
+# flow loses packets from its head (overload drops), the qdisc never holds more than limit.
+step load_small $L load limit 100 flows 64 drop_batch 16 bandwidth ${RATE}kbit
+step add_small $R qdisc add dev srv_r root msfc_bpf
+$IP netns exec srv $IPERF3 -s -1 -p 5210 -D > /dev/null 2>&1
+sleep 1
+$IP netns exec cli $IPERF3 -c 10.0.2.2 -p 5210 -u -b $((RATE * 5))k -l 1400 -t 4 -J \
+	> $O/iperf_flood.json 2> $O/iperf_flood.err
+step stats_small_j $L stats -j
+step stats_small $L stats
+step del_small $R qdisc del dev srv_r root
+step unload_small $L unload
+dmesg > $O/dmesg.txt
+cat /proc/sys/kernel/tainted > $O/tainted.txt

@@ -1,0 +1,934 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * MSFC (Multilevel Stochastically Fair CoDel) as a BPF qdisc (struct_ops
+ * Qdisc_ops, Linux >= 6.16).  docs/algorithm.md is the specification and
+ * kernel/net/sched/sch_msfc.c the module this follows; docs/kernel.md, "BPF
+ * qdisc", says what is left out and why.
+ *
+ * Packets are classified by the DSCP map into classes; a DRR round over the
+ * active classes gives class p its quantum Q_p per round; inside a class the
+ * packets are hashed into flow queues served by a DRR with the quantum;
+ * CoDel (the kernel's arithmetic, include/net/codel_impl.h) runs on every
+ * flow queue; over limit or memory_limit the flow holding the most bytes
+ * loses up to half of them (drop_batch packets at most) from its head.  An
+ * optional shaper (bandwidth) gates the dequeue as the module's does.
+ *
+ * Storage.  BPF qdiscs keep their state in maps.  The packets are held in a
+ * store, an array map whose entries hold an sk_buff kptr, the index of the
+ * next packet of the same flow and the packet's length, truesize and
+ * enqueue time; free entries form a list.  Flow queues are an array map
+ * (prios x flows entries, class-major as in the module); the lists of active
+ * flows and active classes are chains of indices.  Scheduling decisions read
+ * the store's metadata only: an skb reference is taken out of the store just
+ * before it is dropped (and released at once) or returned, so no loop holds
+ * a reference across iterations.
+ *
+ * The state is global to the program: one qdisc at a time (a second tc
+ * qdisc add fails with EBUSY).  Enqueue and dequeue run under the qdisc's
+ * lock, so plain map updates need no further locking.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_endian.h>
+#include "msfc_bpf.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+#define NIL		MSFC_BPF_NIL
+#define NET_XMIT_SUCCESS 0x00
+#define NET_XMIT_DROP	0x01
+#define NET_XMIT_CN	0x02
+#define ETH_P_IP	0x0800
+#define ETH_P_IPV6	0x86DD
+#define EINVAL		22
+#define EBUSY		16
+#define CODEL_SHIFT	10
+#define REC_INV_SQRT_SHIFT 16
+#define CODEL_MAX_DROPS_PER_DEQUEUE 256
+#define EXACT_SHIFT	16
+/* Scheduler steps (a refill, a flow or class leaving, a CoDel pass) per
+ * dequeue; skipped rounds keep the refills few, so this bound is reached
+ * only by a configuration far outside the usual (the watchdog then calls
+ * again at once, the queue does not stall).
+ */
+#define MAX_STEPS	4096
+/* memory_limit: rounds of overload drops per enqueue */
+#define MAX_OVERLOAD_ROUNDS 64
+
+struct msfc_pkt {
+	struct sk_buff __kptr *skb;
+	__u32 next;		/* next packet of the flow, or free entry */
+	__u32 len;		/* qdisc_pkt_len() */
+	__u32 truesize;
+	__u32 enq;		/* CoDel time of the enqueue */
+};
+
+struct msfc_flowq {
+	__u32 head;		/* store indices */
+	__u32 tail;
+	__u32 next;		/* next active flow of the class */
+	__u32 backlog;
+	__u32 qlen;
+	__u32 active;
+	__s64 deficit;
+	/* CoDel's variables (struct codel_vars) */
+	__u32 count;
+	__u32 lastcount;
+	__u32 dropping;
+	__u32 rec_inv_sqrt;
+	__u32 first_above_time;
+	__u32 drop_next;
+	__u32 ldelay;
+};
+
+struct msfc_class {
+	__s64 deficit;
+	__u64 quantum;
+	__u32 head;		/* active flows */
+	__u32 tail;
+	__u32 next;		/* next active class */
+	__u32 active;
+	__u32 qlen;
+	__u32 backlog;
+	__u32 active_flows;
+};
+
+struct msfc_state {
+	struct msfc_bpf_cfg cfg;
+	struct msfc_class cls[MSFC_BPF_MAX_PRIOS];
+	__u32 chead;		/* active classes */
+	__u32 ctail;
+	__u32 free_head;	/* free store entries */
+	__u32 used;		/* store entries ever handed out */
+	__u32 memory_usage;
+	__u32 active_flows;
+	__u32 owner_handle;	/* the qdisc that owns the state */
+	__u32 owner_ifindex;
+	__u32 owned;
+	__u32 next_frac;	/* shaper clock: 2^-32 ns beyond next_send */
+	__u64 next_send;
+	/* Loop-carried values live here, not in registers: the verifier then
+	 * sees every iteration start from the same (unknown) values and stops
+	 * exploring after a few instead of once per iteration.
+	 */
+	__u32 ov_victim;
+	__u32 ov_max;
+	__u32 ov_len;
+	__u32 ov_dropped;
+	__u32 cd_drops;
+	__u32 crefills;
+	__u32 frefills;
+	__u32 sk_i;
+	__u64 sk_k;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct msfc_bpf_cfg);
+} msfc_cfg SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, MSFC_BPF_STATS_ENTRIES);
+	__type(key, __u32);
+	__type(value, struct msfc_bpf_stats);
+} msfc_stats SEC(".maps");
+
+/* sizes set by the loader: prios x flows, and the store's packets */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 3 * 1024);
+	__type(key, __u32);
+	__type(value, struct msfc_flowq);
+} msfc_flows SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 10241);
+	__type(key, __u32);
+	__type(value, struct msfc_pkt);
+} msfc_pkts SEC(".maps");
+
+static struct msfc_state st;
+
+static __always_inline struct msfc_flowq *flow_at(__u32 i)
+{
+	return bpf_map_lookup_elem(&msfc_flows, &i);
+}
+
+static __always_inline struct msfc_pkt *pkt_at(__u32 i)
+{
+	return bpf_map_lookup_elem(&msfc_pkts, &i);
+}
+
+static __always_inline struct msfc_bpf_stats *stats_at(__u32 i)
+{
+	return bpf_map_lookup_elem(&msfc_stats, &i);
+}
+
+static __always_inline __u32 codel_now(void)
+{
+	return bpf_ktime_get_ns() >> CODEL_SHIFT;
+}
+
+static __always_inline bool owns(struct Qdisc *sch)
+{
+	return st.owned && st.owner_handle == sch->handle &&
+	       st.owner_ifindex == sch->dev_queue->dev->ifindex;
+}
+
+/* ---- packet store ---- */
+
+static __always_inline __u32 store_alloc(void)
+{
+	__u32 i = st.free_head;
+	struct msfc_pkt *p;
+
+	if (i != NIL) {
+		p = pkt_at(i);
+		if (!p)
+			return NIL;
+		st.free_head = p->next;
+		return i;
+	}
+	if (st.used < st.cfg.packets)
+		return st.used++;
+	return NIL;
+}
+
+static __always_inline void store_free(__u32 i, struct msfc_pkt *p)
+{
+	p->next = st.free_head;
+	st.free_head = i;
+}
+
+/* ---- classification ---- */
+
+/* The DS field of an IPv4 or IPv6 packet, -1 for anything else. */
+static __always_inline int skb_dsfield(struct sk_buff *skb)
+{
+	unsigned char *head = skb->head;
+	__u16 nh = skb->network_header;
+	__u8 b[2];
+
+	if (skb->protocol == bpf_htons(ETH_P_IP)) {
+		if (bpf_probe_read_kernel(b, sizeof(b), head + nh))
+			return -1;
+		return b[1];
+	}
+	if (skb->protocol == bpf_htons(ETH_P_IPV6)) {
+		if (bpf_probe_read_kernel(b, sizeof(b), head + nh))
+			return -1;
+		return ((b[0] & 0x0f) << 4) | (b[1] >> 4);
+	}
+	return -1;
+}
+
+/* ---- the shaper (sch_msfc.c: msfc_shaper_charge(), msfc_shaper_wake()) ---- */
+
+static __always_inline void shaper_charge(__u32 len, __u64 now)
+{
+	__u64 npb = st.cfg.ns_per_byte;
+	__u64 dur = (npb >> 32) * len + (((npb & 0xffffffffULL) * len) >> 32);
+	__u64 lo;
+
+	if (st.next_send + dur < now) {
+		st.next_send = now - dur;
+		st.next_frac = 0;
+	}
+	lo = (npb & 0xffffffffULL) * len + st.next_frac;
+	st.next_frac = (__u32)lo;
+	st.next_send = st.next_send + (npb >> 32) * len + (lo >> 32);
+}
+
+static __always_inline void shaper_wake(void)
+{
+	__u64 now = bpf_ktime_get_ns();
+
+	if (st.next_send < now) {
+		st.next_send = now;
+		st.next_frac = 0;
+	}
+}
+
+/* ---- flow queues ---- */
+
+/* Takes the head packet off flow @f of class @c (codel's dequeue_func):
+ * its store index, or NIL.
+ */
+static __always_inline __u32 flow_pop(struct Qdisc *sch, struct msfc_flowq *f, __u32 c)
+{
+	struct msfc_class *cl = &st.cls[c & (MSFC_BPF_MAX_PRIOS - 1)];
+	__u32 i = f->head;
+	struct msfc_pkt *p;
+
+	if (i == NIL)
+		return NIL;
+	p = pkt_at(i);
+	if (!p)
+		return NIL;
+	f->head = p->next;
+	if (f->head == NIL)
+		f->tail = NIL;
+	f->backlog -= p->len;
+	f->qlen--;
+	cl->qlen--;
+	cl->backlog -= p->len;
+	st.memory_usage -= p->truesize;
+	sch->q.qlen--;
+	sch->qstats.backlog -= p->len;
+	return i;
+}
+
+/* Frees a packet taken off its flow: dropped by CoDel (dequeue side). */
+static __always_inline void drop_popped(struct Qdisc *sch, __u32 i, __u32 c)
+{
+	struct msfc_bpf_stats *cs = stats_at(c), *qs = stats_at(MSFC_BPF_STATS_QDISC);
+	struct msfc_pkt *p = pkt_at(i);
+	struct sk_buff *skb;
+
+	if (!p)
+		return;
+	skb = bpf_kptr_xchg(&p->skb, NULL);
+	if (skb)
+		bpf_kfree_skb(skb);
+	store_free(i, p);
+	sch->qstats.drops++;
+	if (cs)
+		cs->codel_drops++;
+	if (qs)
+		qs->codel_drops++;
+}
+
+/* ---- CoDel (include/net/codel_impl.h, without ECN) ---- */
+
+static __always_inline void codel_newton_step(struct msfc_flowq *f)
+{
+	__u32 invsqrt = f->rec_inv_sqrt << REC_INV_SQRT_SHIFT;
+	__u32 invsqrt2 = ((__u64)invsqrt * invsqrt) >> 32;
+	__u64 val = (3ULL << 32) - ((__u64)f->count * invsqrt2);
+
+	val >>= 2;
+	val = (val * invsqrt) >> (32 - 2 + 1);
+	f->rec_inv_sqrt = (val >> REC_INV_SQRT_SHIFT) & 0xffff;
+}
+
+static __always_inline __u32 codel_control_law(__u32 t, __u32 interval, __u32 rec_inv_sqrt)
+{
+	__u32 inc = ((__u64)interval * (__u32)(rec_inv_sqrt << REC_INV_SQRT_SHIFT)) >> 32;
+
+	return t + (inc ? inc : 1);
+}
+
+static __always_inline bool codel_should_drop(__u32 i, struct msfc_flowq *f, __u32 now)
+{
+	struct msfc_pkt *p;
+
+	if (i == NIL) {
+		f->first_above_time = 0;
+		return false;
+	}
+	p = pkt_at(i);
+	if (!p) {
+		f->first_above_time = 0;
+		return false;
+	}
+	f->ldelay = now - p->enq;
+	if ((__s32)(f->ldelay - st.cfg.target) < 0 || f->backlog <= st.cfg.quantum) {
+		f->first_above_time = 0;
+		return false;
+	}
+	if (f->first_above_time == 0) {
+		f->first_above_time = now + st.cfg.interval;
+		return false;
+	}
+	return (__s32)(now - f->first_above_time) > 0;
+}
+
+/* codel_dequeue() on flow @f of class @c: the store index of the packet to
+ * send, or NIL when the flow is (or became) empty.
+ */
+static __always_inline __u32 codel_dequeue(struct Qdisc *sch, struct msfc_flowq *f, __u32 c)
+{
+	__u32 interval = st.cfg.interval;
+	__u32 i = flow_pop(sch, f, c);
+	__u32 now, delta;
+	bool drop;
+	int k;
+
+	if (i == NIL) {
+		f->first_above_time = 0;
+		f->dropping = 0;
+		return NIL;
+	}
+	now = codel_now();
+	drop = codel_should_drop(i, f, now);
+	if (f->dropping) {
+		if (!drop) {
+			f->dropping = 0;
+		} else if ((__s32)(now - f->drop_next) >= 0) {
+			st.cd_drops = 0;
+			bpf_for(k, 0, CODEL_MAX_DROPS_PER_DEQUEUE + 1) {
+				if (!f->dropping || (__s32)(now - f->drop_next) < 0)
+					break;
+				if (++st.cd_drops > CODEL_MAX_DROPS_PER_DEQUEUE) {
+					f->drop_next = codel_control_law(now, interval,
+									 f->rec_inv_sqrt);
+					break;
+				}
+				f->count++;
+				codel_newton_step(f);
+				drop_popped(sch, i, c);
+				i = flow_pop(sch, f, c);
+				if (!codel_should_drop(i, f, now))
+					f->dropping = 0;
+				else
+					f->drop_next = codel_control_law(f->drop_next, interval,
+									 f->rec_inv_sqrt);
+			}
+		}
+	} else if (drop) {
+		drop_popped(sch, i, c);
+		i = flow_pop(sch, f, c);
+		codel_should_drop(i, f, now);
+		f->dropping = 1;
+		delta = f->count - f->lastcount;
+		if (delta > 1 && (__s32)(16 * interval - (now - f->drop_next)) > 0) {
+			f->count = delta;
+			codel_newton_step(f);
+		} else {
+			f->count = 1;
+			f->rec_inv_sqrt = 0xffff;
+		}
+		f->lastcount = f->count;
+		f->drop_next = codel_control_law(now, interval, f->rec_inv_sqrt);
+	}
+	return i;
+}
+
+/* ---- DRR ---- */
+
+static __always_inline __u64 refills(__s64 deficit, __u64 quantum)
+{
+	return deficit > 0 ? 0 : (__u64)(-deficit) / quantum + 1;
+}
+
+/* Rounds in which every active class only refills, added at once
+ * (sch_msfc.c: msfc_skip_class_rounds()).
+ */
+static __always_inline void skip_class_rounds(void)
+{
+	__u64 k = ~0ULL, r;
+	__u32 c = st.chead;
+	int j;
+
+	for (j = 0; j < MSFC_BPF_MAX_PRIOS && c != NIL; j++) {
+		struct msfc_class *cl = &st.cls[c & (MSFC_BPF_MAX_PRIOS - 1)];
+
+		r = refills(cl->deficit, cl->quantum);
+		if (r < k)
+			k = r;
+		c = cl->next;
+	}
+	if (k < 2 || k == ~0ULL)
+		return;
+	c = st.chead;
+	for (j = 0; j < MSFC_BPF_MAX_PRIOS && c != NIL; j++) {
+		struct msfc_class *cl = &st.cls[c & (MSFC_BPF_MAX_PRIOS - 1)];
+
+		cl->deficit += (k - 1) * cl->quantum;
+		c = cl->next;
+	}
+}
+
+/* The same for the flows of class @cl (msfc_skip_flow_rounds(), isolate flow). */
+static __noinline void skip_flow_rounds(struct msfc_class *cl)
+{
+	__u64 r, q = st.cfg.quantum;
+	struct msfc_flowq *f;
+	int j;
+
+	st.sk_k = ~0ULL;
+	st.sk_i = cl->head;
+	bpf_for(j, 0, st.cfg.flows) {
+		if (st.sk_i == NIL)
+			break;
+		f = flow_at(st.sk_i);
+		if (!f)
+			break;
+		r = refills(f->deficit, q);
+		if (r < st.sk_k)
+			st.sk_k = r;
+		st.sk_i = f->next;
+	}
+	if (st.sk_k < 2 || st.sk_k == ~0ULL)
+		return;
+	st.sk_i = cl->head;
+	bpf_for(j, 0, st.cfg.flows) {
+		if (st.sk_i == NIL)
+			break;
+		f = flow_at(st.sk_i);
+		if (!f)
+			break;
+		f->deficit += (st.sk_k - 1) * q;
+		st.sk_i = f->next;
+	}
+}
+
+static __always_inline void update_gauges(struct Qdisc *sch, __u32 c)
+{
+	struct msfc_bpf_stats *cs = stats_at(c), *qs = stats_at(MSFC_BPF_STATS_QDISC);
+	struct msfc_class *cl = &st.cls[c & (MSFC_BPF_MAX_PRIOS - 1)];
+
+	if (cs) {
+		cs->qlen = cl->qlen;
+		cs->backlog = cl->backlog;
+		cs->active_flows = cl->active_flows;
+	}
+	if (qs) {
+		qs->memory_usage = st.memory_usage;
+		qs->qlen = sch->q.qlen;
+		qs->backlog = sch->qstats.backlog;
+		qs->active_flows = st.active_flows;
+	}
+}
+
+/* ---- overload ---- */
+
+/* Over limit or memory_limit: the flow holding the most bytes over all
+ * classes (ties: the lowest index) loses packets from its head until half
+ * of its bytes or drop_batch packets are gone (msfc_overload_drop(),
+ * overload flow, isolate flow).  Returns the packets dropped.
+ */
+static __noinline __u32 overload_drop(struct Qdisc *sch, struct bpf_sk_buff_ptr *to_free,
+				     bool over_memory)
+{
+	__u32 n = st.cfg.prios * st.cfg.flows, dropped, i, c;
+	struct msfc_bpf_stats *cs, *qs;
+	struct msfc_flowq *f;
+	struct msfc_class *cl;
+	struct msfc_pkt *p;
+	struct sk_buff *skb;
+	int j;
+
+	st.ov_victim = 0;
+	st.ov_max = 0;
+	bpf_for(j, 0, n) {
+		f = flow_at(j);
+		if (f && f->backlog > st.ov_max) {
+			st.ov_max = f->backlog;
+			st.ov_victim = j;
+		}
+	}
+	f = flow_at(st.ov_victim);
+	if (!f || !st.cfg.flows)
+		return 0;
+	c = (st.ov_victim / st.cfg.flows) & (MSFC_BPF_MAX_PRIOS - 1);
+	st.ov_len = 0;
+	st.ov_dropped = 0;
+	bpf_for(j, 0, st.cfg.drop_batch) {
+		if ((__u64)st.ov_len * 2 >= st.ov_max)
+			break;
+		f = flow_at(st.ov_victim);
+		if (!f)
+			break;
+		i = f->head;
+		if (i == NIL)
+			break;
+		p = pkt_at(i);
+		if (!p)
+			break;
+		f->head = p->next;
+		if (f->head == NIL)
+			f->tail = NIL;
+		skb = bpf_kptr_xchg(&p->skb, NULL);
+		if (skb)
+			bpf_qdisc_skb_drop(skb, to_free);
+		cl = &st.cls[c];
+		st.ov_len += p->len;
+		f->backlog -= p->len;
+		f->qlen--;
+		cl->qlen--;
+		cl->backlog -= p->len;
+		st.memory_usage -= p->truesize;
+		sch->q.qlen--;
+		sch->qstats.backlog -= p->len;
+		store_free(i, p);
+		st.ov_dropped++;
+	}
+	dropped = st.ov_dropped;
+	sch->qstats.drops += dropped;
+	sch->qstats.overlimits += dropped;
+	cs = stats_at(c);
+	qs = stats_at(MSFC_BPF_STATS_QDISC);
+	if (cs) {
+		cs->overload_drops += dropped;
+		if (over_memory)
+			cs->overmemory_drops += dropped;
+	}
+	if (qs) {
+		qs->overload_drops += dropped;
+		qs->overload_events++;
+		if (over_memory)
+			qs->overmemory_drops += dropped;
+	}
+	update_gauges(sch, c);
+	return dropped;
+}
+
+/* ---- Qdisc_ops ---- */
+
+SEC("struct_ops/msfc_enqueue")
+int BPF_PROG(msfc_enqueue, struct sk_buff *skb, struct Qdisc *sch,
+	     struct bpf_sk_buff_ptr *to_free)
+{
+	__u32 len = ((struct qdisc_skb_cb *)skb->cb)->pkt_len, truesize = skb->truesize;
+	struct msfc_bpf_stats *cs, *qs;
+	struct msfc_class *cl;
+	struct msfc_flowq *f, *t;
+	struct msfc_pkt *p;
+	__u32 c, fidx, idx, i;
+	bool over;
+	int ds, j;
+
+	ds = skb_dsfield(skb);
+	c = st.cfg.dscp_map[(ds < 0 ? 0 : ds >> 2) & 63] & (MSFC_BPF_MAX_PRIOS - 1);
+	fidx = ds < 0 ? 0 : ((__u64)bpf_skb_get_hash(skb) * st.cfg.flows) >> 32;
+	idx = c * st.cfg.flows + fidx;
+	f = flow_at(idx);
+	cs = stats_at(c);
+	qs = stats_at(MSFC_BPF_STATS_QDISC);
+	if (!f || !cs || !qs)
+		goto drop;
+	i = store_alloc();
+	if (i == NIL) {
+		cs->store_drops++;
+		qs->store_drops++;
+		goto drop;
+	}
+	p = pkt_at(i);
+	if (!p)
+		goto drop;
+	if (st.cfg.bandwidth && !sch->q.qlen)
+		shaper_wake();
+	p->len = len;
+	p->truesize = truesize;
+	p->enq = codel_now();
+	p->next = NIL;
+	skb = bpf_kptr_xchg(&p->skb, skb);
+	if (skb)	/* the entry was free: never holds a packet */
+		bpf_qdisc_skb_drop(skb, to_free);
+
+	if (f->tail == NIL) {
+		f->head = i;
+	} else {
+		p = pkt_at(f->tail);
+		if (p)
+			p->next = i;
+	}
+	f->tail = i;
+	f->backlog += len;
+	f->qlen++;
+	cl = &st.cls[c];
+	cl->qlen++;
+	cl->backlog += len;
+	cs->enq_packets++;
+	cs->enq_bytes += len;
+	qs->enq_packets++;
+	qs->enq_bytes += len;
+	if (!f->active) {
+		f->active = 1;
+		f->next = NIL;
+		if (cl->tail == NIL) {
+			cl->head = idx;
+		} else {
+			t = flow_at(cl->tail);
+			if (t)
+				t->next = idx;
+		}
+		cl->tail = idx;
+		cl->active_flows++;
+		st.active_flows++;
+		f->deficit = st.cfg.quantum;
+	}
+	if (!cl->active) {
+		cl->active = 1;
+		cl->next = NIL;
+		if (st.ctail == NIL)
+			st.chead = c;
+		else
+			st.cls[st.ctail & (MSFC_BPF_MAX_PRIOS - 1)].next = c;
+		st.ctail = c;
+		cl->deficit = cl->quantum;
+	}
+	sch->q.qlen++;
+	sch->qstats.backlog += len;
+	st.memory_usage += truesize;
+	update_gauges(sch, c);
+
+	over = st.memory_usage > st.cfg.memory_limit;
+	if (sch->q.qlen <= st.cfg.limit && !over)
+		return NET_XMIT_SUCCESS;
+	/* one round of drops; memory_limit is a hard bound: drop on until
+	 * the packets fit
+	 */
+	bpf_for(j, 0, MAX_OVERLOAD_ROUNDS) {
+		if (j > 0 && st.memory_usage <= st.cfg.memory_limit)
+			break;
+		if (!overload_drop(sch, to_free, over || j > 0))
+			break;
+	}
+	/* the new packet is at its flow's tail and drops take heads: it was
+	 * dropped iff its flow is empty now
+	 */
+	f = flow_at(idx);
+	if (f && f->head == NIL)
+		return NET_XMIT_CN;
+	return NET_XMIT_SUCCESS;
+
+drop:
+	sch->qstats.drops++;
+	bpf_qdisc_skb_drop(skb, to_free);
+	return NET_XMIT_DROP;
+}
+
+SEC("struct_ops/msfc_dequeue")
+struct sk_buff *BPF_PROG(msfc_dequeue, struct Qdisc *sch)
+{
+	struct msfc_bpf_stats *cs, *qs;
+	__u32 c = NIL, fi, i = NIL, len;
+	struct msfc_class *cl;
+	struct msfc_flowq *f;
+	struct msfc_pkt *p;
+	struct sk_buff *skb;
+	__u64 now = 0;
+	int n;
+
+	if (st.cfg.bandwidth) {
+		if (!sch->q.qlen)
+			return NULL;
+		now = bpf_ktime_get_ns();
+		if (now < st.next_send) {
+			qs = stats_at(MSFC_BPF_STATS_QDISC);
+			if (qs)
+				qs->throttled++;
+			bpf_qdisc_watchdog_schedule(sch, st.next_send, 0);
+			return NULL;
+		}
+	}
+	st.crefills = 0;
+	st.frefills = 0;
+	bpf_for(n, 0, MAX_STEPS) {
+		c = st.chead;
+		if (c == NIL)
+			break;
+		cl = &st.cls[c & (MSFC_BPF_MAX_PRIOS - 1)];
+		if (cl->deficit <= 0) {
+			/* the outer round: refill, to the tail */
+			if (++st.crefills > st.cfg.prios) {
+				skip_class_rounds();
+				st.crefills = 0;
+			}
+			cl->deficit += cl->quantum;
+			if (cl->next != NIL) {
+				st.chead = cl->next;
+				st.cls[st.ctail & (MSFC_BPF_MAX_PRIOS - 1)].next = c;
+				st.ctail = c;
+				cl->next = NIL;
+			}
+			st.frefills = 0;
+			continue;
+		}
+		fi = cl->head;
+		if (fi == NIL) {
+			/* no flow left: the class leaves the round */
+			st.chead = cl->next;
+			if (st.chead == NIL)
+				st.ctail = NIL;
+			cl->active = 0;
+			cl->next = NIL;
+			st.frefills = 0;
+			continue;
+		}
+		f = flow_at(fi);
+		if (!f)
+			break;
+		if (f->deficit <= 0) {
+			/* the class's round of flows: refill, to the tail */
+			if (++st.frefills > cl->active_flows) {
+				skip_flow_rounds(cl);
+				st.frefills = 0;
+			}
+			f->deficit += st.cfg.quantum;
+			if (f->next != NIL) {
+				struct msfc_flowq *t = flow_at(cl->tail);
+
+				if (!t)
+					break;
+				cl->head = f->next;
+				t->next = fi;
+				cl->tail = fi;
+				f->next = NIL;
+			}
+			continue;
+		}
+		i = codel_dequeue(sch, f, c);
+		if (i == NIL) {
+			/* emptied: the flow leaves its class's round */
+			cl->head = f->next;
+			if (cl->head == NIL)
+				cl->tail = NIL;
+			f->next = NIL;
+			f->active = 0;
+			cl->active_flows--;
+			st.active_flows--;
+			update_gauges(sch, c);
+			continue;
+		}
+		break;
+	}
+	if (i == NIL) {
+		/* steps used up with packets queued: come back at once */
+		if (sch->q.qlen)
+			bpf_qdisc_watchdog_schedule(sch, bpf_ktime_get_ns(), 0);
+		return NULL;
+	}
+	p = pkt_at(i);
+	if (!p)
+		return NULL;
+	skb = bpf_kptr_xchg(&p->skb, NULL);
+	len = p->len;
+	store_free(i, p);
+	if (!skb)
+		return NULL;
+	c &= MSFC_BPF_MAX_PRIOS - 1;
+	cl = &st.cls[c];
+	f = flow_at(cl->head);
+	if (f)
+		f->deficit -= len;
+	cl->deficit -= (__s64)len << (st.cfg.weights ? EXACT_SHIFT : 0);
+	cs = stats_at(c);
+	qs = stats_at(MSFC_BPF_STATS_QDISC);
+	if (cs) {
+		cs->deq_packets++;
+		cs->deq_bytes += len;
+	}
+	if (qs) {
+		qs->deq_packets++;
+		qs->deq_bytes += len;
+	}
+	update_gauges(sch, c);
+	if (st.cfg.bandwidth)
+		shaper_charge(len, now);
+	bpf_qdisc_bstats_update(sch, skb);
+	return skb;
+}
+
+/* Empties the store and the lists (reset, and init). */
+static __always_inline void msfc_clear(struct Qdisc *sch)
+{
+	__u32 n = st.cfg.prios * st.cfg.flows, used = st.used;
+	struct msfc_flowq *f;
+	struct msfc_pkt *p;
+	struct sk_buff *skb;
+	int j;
+
+	bpf_for(j, 0, used) {
+		p = pkt_at(j);
+		if (!p)
+			continue;
+		skb = bpf_kptr_xchg(&p->skb, NULL);
+		if (skb)
+			bpf_kfree_skb(skb);
+	}
+	bpf_for(j, 0, n) {
+		f = flow_at(j);
+		if (!f)
+			continue;
+		__builtin_memset(f, 0, sizeof(*f));
+		f->head = NIL;
+		f->tail = NIL;
+		f->next = NIL;
+	}
+	st.chead = NIL;
+	st.ctail = NIL;
+	st.free_head = NIL;
+	st.used = 0;
+	st.memory_usage = 0;
+	st.active_flows = 0;
+	st.next_send = 0;
+	st.next_frac = 0;
+	sch->q.qlen = 0;
+	sch->qstats.backlog = 0;
+	for (j = 0; j < MSFC_BPF_MAX_PRIOS; j++) {
+		struct msfc_class *cl = &st.cls[j];
+
+		__builtin_memset(cl, 0, sizeof(*cl));
+		cl->quantum = st.cfg.quanta[j];
+		cl->head = NIL;
+		cl->tail = NIL;
+		cl->next = NIL;
+		update_gauges(sch, j);
+	}
+}
+
+SEC("struct_ops/msfc_init")
+int BPF_PROG(msfc_init, struct Qdisc *sch, struct nlattr *opt, struct netlink_ext_ack *extack)
+{
+	struct msfc_bpf_cfg *cfg;
+	struct msfc_bpf_stats *s;
+	__u32 zero = 0;
+	int j;
+
+	if (st.owned)
+		return -EBUSY;
+	cfg = bpf_map_lookup_elem(&msfc_cfg, &zero);
+	if (!cfg || cfg->magic != MSFC_BPF_CFG_MAGIC || cfg->prios < 1 ||
+	    cfg->prios > MSFC_BPF_MAX_PRIOS || cfg->flows < 1 || cfg->quantum < 1)
+		return -EINVAL;
+	__builtin_memcpy(&st.cfg, cfg, sizeof(st.cfg));
+	for (j = 0; j < MSFC_BPF_MAX_PRIOS; j++)
+		if (j < st.cfg.prios && !st.cfg.quanta[j])
+			return -EINVAL;
+	for (j = 0; j < MSFC_BPF_STATS_ENTRIES; j++) {
+		s = stats_at(j);
+		if (s)
+			__builtin_memset(s, 0, sizeof(*s));
+	}
+	st.used = 0;
+	msfc_clear(sch);
+	sch->limit = st.cfg.limit;
+	st.owner_handle = sch->handle;
+	st.owner_ifindex = sch->dev_queue->dev->ifindex;
+	st.owned = 1;
+	return 0;
+}
+
+SEC("struct_ops/msfc_reset")
+void BPF_PROG(msfc_reset, struct Qdisc *sch)
+{
+	if (owns(sch))
+		msfc_clear(sch);
+}
+
+SEC("struct_ops/msfc_destroy")
+void BPF_PROG(msfc_destroy, struct Qdisc *sch)
+{
+	if (owns(sch)) {
+		msfc_clear(sch);
+		st.owned = 0;
+	}
+}
+
+SEC(".struct_ops.link")
+struct Qdisc_ops msfc = {
+	.enqueue = (void *)msfc_enqueue,
+	.dequeue = (void *)msfc_dequeue,
+	.init = (void *)msfc_init,
+	.reset = (void *)msfc_reset,
+	.destroy = (void *)msfc_destroy,
+	.id = MSFC_BPF_NAME,
+};

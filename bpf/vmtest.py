@@ -1,0 +1,160 @@
+#!/usr/bin/env python3
+"""The BPF qdisc in Debian 13's 7.3.4 kernel under qemu: boot with guest.sh, check /out.
+
+Checks: bad parameters refused with the UAPI header's messages, the program loads and
+registers msfc_bpf, tc adds it as root qdisc, ping passes, a second instance is refused,
+three saturating TCP uploads of CS1, BE and AF41 (classes 0, 1, 2) share the shaped link
+as their class quanta 1:2:4 within TOLERANCE, the loader's stats count every class, and the
+kernel logs no warning.  Writes OUT/result.json and OUT/boot.log; exit 1 on a failed check.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from msfc.linux import qemu
+
+TOLERANCE = 0.15
+SHARES = (1, 2, 4)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--kernel", type=Path, required=True)
+    ap.add_argument("--initrd", type=Path, required=True)
+    ap.add_argument("--loader", type=Path, required=True)
+    ap.add_argument("--job", type=Path, required=True)
+    ap.add_argument("--net", type=Path, required=True)
+    ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--rate-kbit", type=int, default=4000)
+    ap.add_argument("--duration", type=int, default=10)
+    ap.add_argument("--accel", default="tcg", help="tcg (default), kvm or auto")
+    a = ap.parse_args()
+    env = f"export RATE={a.rate_kbit}\nexport DURATION={a.duration}\n"
+    job = {
+        "job/run.sh": (env + a.job.read_text()).encode(),
+        "job/net.sh": a.net.read_bytes(),
+        "job/msfc-bpf": a.loader.read_bytes(),
+    }
+    a.out.mkdir(parents=True, exist_ok=True)
+    res = qemu.boot(
+        a.kernel,
+        a.initrd,
+        job,
+        accel=a.accel,
+        timeout=900,
+        failure_log=a.out / "boot.log",
+    )
+    (a.out / "boot.log").write_text(res.full_log())
+    for name, data in res.files.items():
+        p = a.out / "files" / name
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_bytes(data)
+
+    checks: list[tuple[str, bool, str]] = []
+
+    def rc(step: str) -> int:
+        t = res.text(f"{step}.rc").strip()
+        return int(t) if t else -1
+
+    def check(name: str, ok: bool, detail: str = "") -> None:
+        checks.append((name, bool(ok), detail))
+
+    refusals = {
+        "bad_prios": "prios must be 1 .. 16",
+        "bad_ratio": "ratio must be 1/65536 .. 16",
+        "bad_target": "target must be at least 2 us and below interval",
+        "bad_quanta": "quantum * ratio^(prios-1) exceeds 2^40 bytes",
+        "bad_time": "target must be 2 us .. 2000 s, got \"5\": not a time with a unit",
+        "bad_isolate": "isolate src is not implemented by the BPF qdisc",
+        "bad_dscp_map": "dscp map entries must be classes 0 .. 15",
+    }
+    for step, msg in refusals.items():
+        err = res.text(f"{step}.err")
+        check(f"{step} refused", rc(step) != 0 and msg in err, err.strip())
+    check("add before load refused", rc("not_loaded_add") != 0, res.text("not_loaded_add.err").strip())
+    check("load", rc("load") == 0, (res.text("load.out") + res.text("load.err")).strip())
+    check("second load refused", rc("load_again") != 0 and "already loaded" in res.text("load_again.err"),
+          res.text("load_again.err").strip())
+    check("tc qdisc add root msfc_bpf", rc("add") == 0, res.text("add.err").strip())
+    try:
+        kinds = [q.get("kind") for q in json.loads(res.text("show_add.out") or "[]")]
+    except json.JSONDecodeError:
+        kinds = []
+    check("tc shows msfc_bpf", "msfc_bpf" in kinds, str(kinds))
+    check("second instance refused", rc("add_second") != 0, res.text("add_second.err").strip())
+    check("ping through msfc_bpf", rc("ping") == 0, res.text("ping.out").strip().splitlines()[-1:] and
+          res.text("ping.out").strip().splitlines()[-1])
+
+    goodput = []
+    for i in range(3):
+        try:
+            j = json.loads(res.text(f"iperf_class{i}.json") or "{}")
+            goodput.append(j["end"]["sum_received"]["bits_per_second"])
+        except (KeyError, json.JSONDecodeError):
+            goodput.append(0.0)
+    total = sum(goodput)
+    shares = [g / total if total else 0.0 for g in goodput]
+    expect = [s / sum(SHARES) for s in SHARES]
+    errors = [abs(s / e - 1) for s, e in zip(shares, expect)]
+    check(
+        f"class shares 1:2:4 within {TOLERANCE:.0%}",
+        total > 0 and max(errors) <= TOLERANCE,
+        "goodput kbit/s " + ", ".join(f"{g / 1e3:.0f}" for g in goodput)
+        + "; shares " + ", ".join(f"{s:.3f}" for s in shares)
+        + " (expected " + ", ".join(f"{e:.3f}" for e in expect) + ")",
+    )
+    try:
+        st = json.loads(res.text("stats_j.out"))
+    except json.JSONDecodeError:
+        st = {}
+    classes = st.get("classes", [])
+    deq = [c.get("dequeued_bytes", 0) for c in classes]
+    check("stats count classes 0, 1, 2", len(classes) == 3 and all(c.get("enqueued", 0) > 0 for c in classes),
+          res.text("stats.out").strip())
+    check("tc qdisc del", rc("del") == 0, res.text("del.err").strip())
+    check("unload", rc("unload") == 0, res.text("unload.err").strip())
+    check("kind gone after unload", rc("add_unloaded") != 0, res.text("add_unloaded.err").strip())
+    try:
+        small = json.loads(res.text("stats_small_j.out"))
+    except json.JSONDecodeError:
+        small = {}
+    qd = small.get("qdisc", {})
+    check(
+        "overload drops under a UDP flood (limit 100)",
+        rc("load_small") == 0 and rc("add_small") == 0 and qd.get("overload_drops", 0) > 0
+        and qd.get("overload_events", 0) > 0 and rc("del_small") == 0 and rc("unload_small") == 0,
+        res.text("stats_small.out").strip() + res.text("load_small.err") + res.text("add_small.err"),
+    )
+    dmesg = res.text("dmesg.txt")
+    bad = [x for x in dmesg.splitlines() if "WARNING" in x or "BUG" in x or "Oops" in x]
+    check("no kernel warning", not bad, "\n".join(bad[:5]))
+
+    result = {
+        "kernel": a.kernel.name,
+        "accel": res.accel,
+        "wall_seconds": round(res.wall_seconds, 1),
+        "rate_kbit": a.rate_kbit,
+        "duration_s": a.duration,
+        "goodput_bps": goodput,
+        "shares": shares,
+        "expected_shares": expect,
+        "dequeued_bytes": deq,
+        "stats": st,
+        "stats_overload": small,
+        "checks": [{"name": n, "ok": ok, "detail": d} for n, ok, d in checks],
+    }
+    (a.out / "result.json").write_text(json.dumps(result, indent=1) + "\n")
+    failed = 0
+    for n, ok, d in checks:
+        print(f"{'ok  ' if ok else 'FAIL'} {n}" + (f": {d}" if d and (not ok or "shares" in n or "overload" in n) else ""))
+        failed += not ok
+    print(f"bpf vmtest: {len(checks) - failed}/{len(checks)} checks passed ({res.accel}, {res.wall_seconds:.0f} s)")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
