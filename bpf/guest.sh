@@ -22,6 +22,7 @@ step bad_target $L load target 200ms
 step bad_quanta $L load prios 16 ratio 16 quantum 1048576
 step bad_time $L load target 5
 step bad_isolate $L load isolate src
+step bad_boost $L load boost across
 step bad_dscp_map $L load dscp_map ef:16
 step not_loaded_add $TC qdisc add dev lo root msfc_bpf
 step load $L load bandwidth ${RATE}kbit
@@ -33,29 +34,40 @@ step show_add $R -j qdisc show dev srv_r
 # one instance at a time: the state lives in the program's maps
 step add_second $R qdisc add dev cli_r root msfc_bpf
 step ping $IP netns exec cli ping -c 5 -i 0.2 10.0.2.2
-i=0
-for dscp in 8 0 34; do
-	$IP netns exec srv $IPERF3 -s -1 -p $((5201 + i)) -D > /dev/null 2>&1
-	i=$((i + 1))
-done
-sleep 1
-i=0
-for dscp in 8 0 34; do
-	$IP netns exec cli $IPERF3 -c 10.0.2.2 -p $((5201 + i)) -t $DURATION -O 2 \
-		--dscp $dscp -J > $O/iperf_class$i.json 2> $O/iperf_class$i.err &
-	eval pid$i=$!
-	i=$((i + 1))
-done
-wait $pid0 $pid1 $pid2
+# shares NAME: the three uploads for DURATION seconds, iperf3's JSON in /out/iperf_NAME<i>.json
+shares() {
+	i=0
+	for dscp in 8 0 34; do
+		$IP netns exec srv $IPERF3 -s -1 -p $((5201 + i)) -D > /dev/null 2>&1
+		i=$((i + 1))
+	done
+	sleep 1
+	i=0
+	for dscp in 8 0 34; do
+		$IP netns exec cli $IPERF3 -c 10.0.2.2 -p $((5201 + i)) -t $DURATION -O 2 \
+			--dscp $dscp -J > $O/iperf_$1$i.json 2> $O/iperf_$1$i.err &
+		eval pid$i=$!
+		i=$((i + 1))
+	done
+	wait $pid0 $pid1 $pid2
+}
+shares class
 step stats_j $L stats -j
 step stats $L stats
 step show_s $R -s -j qdisc show dev srv_r
 step del $R qdisc del dev srv_r root
 step unload $L unload
 step add_unloaded $R qdisc add dev srv_r root msfc_bpf
+# The same with the other modes this version has: the shares stay those of the quanta.
+step load_modes $L load bandwidth ${RATE}kbit order priority boost on weights exact overload class
+step add_modes $R qdisc add dev srv_r root msfc_bpf
+shares modes
+step stats_modes_j $L stats -j
+step del_modes $R qdisc del dev srv_r root
+step unload_modes $L unload
 # Overload: a limit of 100 packets and a UDP flood at five times the shaped rate; the flood's
-# flow loses packets from its head (overload drops), the qdisc never holds more than limit.
-step load_small $L load limit 100 flows 64 drop_batch 16 bandwidth ${RATE}kbit
+# flow loses packets from its head (overload drops, the victim class chosen by overload class).
+step load_small $L load limit 100 flows 64 drop_batch 16 bandwidth ${RATE}kbit overload class
 step add_small $R qdisc add dev srv_r root msfc_bpf
 $IP netns exec srv $IPERF3 -s -1 -p 5210 -D > /dev/null 2>&1
 sleep 1

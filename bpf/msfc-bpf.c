@@ -105,8 +105,7 @@ static const struct {
 	const char *name;
 	const char *dflt;
 } not_here[] = {
-	{ "overload", "flow" }, { "inversion", "allow" }, { "isolate", "flow" },
-	{ "boost", "off" }, { "order", "round" }, { "auto", "off" }, { "quanta", "ratio" },
+	{ "inversion", "allow" }, { "isolate", "flow" }, { "auto", "off" }, { "quanta", "ratio" },
 	{ "overhead", "0" }, { "mpu", "0" }, { "ingress", NULL }, { "raw", NULL },
 };
 
@@ -354,6 +353,7 @@ static void usage(void)
 		"Usage: %s load [ prios NUMBER ] [ flows NUMBER ] [ quantum BYTES ] [ ratio RATIO ]\n"
 		"                [ target TIME ] [ interval TIME ] [ limit PACKETS ]\n"
 		"                [ memory_limit BYTES ] [ drop_batch PACKETS ] [ weights rounded|exact ]\n"
+		"                [ overload flow|class ] [ boost off|on ] [ order round|priority ]\n"
 		"                [ dscp_map { MAP | [MAP,]DSCP:CLASS[,...] } ] [ bandwidth RATE ]\n"
 		"       %s stats [ -j ]\n"
 		"       %s unload\n"
@@ -416,7 +416,22 @@ static int load(int argc, char **argv)
 			argc--, argv++;
 			continue;
 		}
-		if (strcmp(w, "weights") == 0) {
+		if (strcmp(w, "overload") == 0) {
+			if (!a || (strcmp(a, "flow") && strcmp(a, "class")))
+				return fail("overload must be flow or class, got \"%s\"%s", a ? a : "", "");
+			cfg.overload = strcmp(a, "class") == 0;
+		} else if (strcmp(w, "order") == 0) {
+			if (!a || (strcmp(a, "round") && strcmp(a, "priority")))
+				return fail("order must be round or priority, got \"%s\"%s", a ? a : "", "");
+			cfg.order = strcmp(a, "priority") == 0;
+		} else if (strcmp(w, "boost") == 0) {
+			if (a && strcmp(a, "across") == 0)
+				return fail("boost across is not implemented by the BPF qdisc (docs/kernel.md, \"BPF qdisc\"): only boost off or on; use sch_msfc%s%s",
+					    "", "");
+			if (!a || (strcmp(a, "off") && strcmp(a, "on")))
+				return fail("boost must be off, on or across, got \"%s\"%s", a ? a : "", "");
+			cfg.boost = strcmp(a, "on") == 0;
+		} else if (strcmp(w, "weights") == 0) {
 			if (!a || (strcmp(a, "rounded") && strcmp(a, "exact")))
 				return fail("weights must be rounded or exact, got \"%s\"%s", a ? a : "", "");
 			weights = strcmp(a, "exact") == 0;
@@ -543,7 +558,9 @@ static int load(int argc, char **argv)
 	printf("\n%s: class quanta", prog);
 	for (p = 0; p < cfg.prios; p++)
 		printf(" %g", weights ? cfg.quanta[p] / 65536.0 : (double)cfg.quanta[p]);
-	printf(" bytes\n");
+	printf(" bytes; overload %s boost %s order %s weights %s\n", cfg.overload ? "class" : "flow",
+	       cfg.boost ? "on" : "off", cfg.order ? "priority" : "round",
+	       weights ? "exact" : "rounded");
 	bpf_link__disconnect(link);
 	bpf_link__destroy(link);
 out:

@@ -31,6 +31,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_endian.h>
+#include "pkt_sched_msfc.h"
 #include "msfc_bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
@@ -85,8 +86,11 @@ struct msfc_flowq {
 struct msfc_class {
 	__s64 deficit;
 	__u64 quantum;
-	__u32 head;		/* active flows */
+	__u64 round;		/* order priority: round of its last quantum */
+	__u32 head;		/* active flows (boost on: the old flows) */
 	__u32 tail;
+	__u32 nhead;		/* boost on: flows that became active */
+	__u32 ntail;
 	__u32 next;		/* next active class */
 	__u32 active;
 	__u32 qlen;
@@ -108,6 +112,7 @@ struct msfc_state {
 	__u32 owned;
 	__u32 next_frac;	/* shaper clock: 2^-32 ns beyond next_send */
 	__u64 next_send;
+	__u64 round;		/* order priority: the round counter */
 	/* Loop-carried values live here, not in registers: the verifier then
 	 * sees every iteration start from the same (unknown) values and stops
 	 * exploring after a few instead of once per iteration.
@@ -498,10 +503,47 @@ static __always_inline void update_gauges(struct Qdisc *sch, __u32 c)
 
 /* ---- overload ---- */
 
-/* Over limit or memory_limit: the flow holding the most bytes over all
- * classes (ties: the lowest index) loses packets from its head until half
- * of its bytes or drop_batch packets are gone (msfc_overload_drop(),
- * overload flow, isolate flow).  Returns the packets dropped.
+/* overload class: backlog(a) / qa > backlog(b) / qb, exactly (the backlog
+ * in bytes or packets; 96-bit cross products as msfc_class_fuller()).
+ */
+static __always_inline bool class_fuller(__u32 ba, __u64 qa, __u32 bb, __u64 qb)
+{
+	__u64 al = (__u64)ba * (__u32)qb;
+	__u64 ah = (__u64)ba * (qb >> 32) + (al >> 32);
+	__u64 bl = (__u64)bb * (__u32)qa;
+	__u64 bh = (__u64)bb * (qa >> 32) + (bl >> 32);
+
+	if (ah != bh)
+		return ah > bh;
+	return (__u32)al > (__u32)bl;
+}
+
+/* overload class: the class most above its share of the buffer, its
+ * backlog counted in packets over limit, in bytes over memory_limit only
+ * (ties: the lowest class).
+ */
+static __always_inline __u32 class_victim(struct Qdisc *sch)
+{
+	bool bytes = sch->q.qlen <= st.cfg.limit;
+	__u32 victim = 0, p;
+
+	for (p = 1; p < MSFC_BPF_MAX_PRIOS; p++) {
+		struct msfc_class *a = &st.cls[p], *b = &st.cls[victim & (MSFC_BPF_MAX_PRIOS - 1)];
+
+		if (p >= st.cfg.prios)
+			break;
+		if (class_fuller(bytes ? a->backlog : a->qlen, a->quantum,
+				 bytes ? b->backlog : b->qlen, b->quantum))
+			victim = p;
+	}
+	return victim;
+}
+
+/* Over limit or memory_limit: the flow holding the most bytes (ties: the
+ * lowest index) over all classes (overload flow) or inside the class
+ * class_victim() picks (overload class) loses packets from its head until
+ * half of its bytes or drop_batch packets are gone (msfc_overload_drop(),
+ * isolate flow).  Returns the packets dropped.
  */
 static __noinline __u32 overload_drop(struct Qdisc *sch, struct bpf_sk_buff_ptr *to_free,
 				     bool over_memory)
@@ -514,9 +556,15 @@ static __noinline __u32 overload_drop(struct Qdisc *sch, struct bpf_sk_buff_ptr 
 	struct sk_buff *skb;
 	int j;
 
-	st.ov_victim = 0;
+	__u32 start = 0;
+
+	if (st.cfg.overload == TC_MSFC_OVERLOAD_CLASS) {
+		start = class_victim(sch) * st.cfg.flows;
+		n = start + st.cfg.flows;
+	}
+	st.ov_victim = start;
 	st.ov_max = 0;
-	bpf_for(j, 0, n) {
+	bpf_for(j, start, n) {
 		f = flow_at(j);
 		if (f && f->backlog > st.ov_max) {
 			st.ov_max = f->backlog;
@@ -642,14 +690,26 @@ int BPF_PROG(msfc_enqueue, struct sk_buff *skb, struct Qdisc *sch,
 	if (!f->active) {
 		f->active = 1;
 		f->next = NIL;
-		if (cl->tail == NIL) {
-			cl->head = idx;
+		if (st.cfg.boost) {
+			/* boost on: served first, for one quantum */
+			if (cl->ntail == NIL) {
+				cl->nhead = idx;
+			} else {
+				t = flow_at(cl->ntail);
+				if (t)
+					t->next = idx;
+			}
+			cl->ntail = idx;
 		} else {
-			t = flow_at(cl->tail);
-			if (t)
-				t->next = idx;
+			if (cl->tail == NIL) {
+				cl->head = idx;
+			} else {
+				t = flow_at(cl->tail);
+				if (t)
+					t->next = idx;
+			}
+			cl->tail = idx;
 		}
-		cl->tail = idx;
 		cl->active_flows++;
 		st.active_flows++;
 		f->deficit = st.cfg.quantum;
@@ -662,7 +722,15 @@ int BPF_PROG(msfc_enqueue, struct sk_buff *skb, struct Qdisc *sch,
 		else
 			st.cls[st.ctail & (MSFC_BPF_MAX_PRIOS - 1)].next = c;
 		st.ctail = c;
-		cl->deficit = cl->quantum;
+		/* order priority: a class back in the round it took part in
+		 * keeps what it had left
+		 */
+		if (!st.cfg.order) {
+			cl->deficit = cl->quantum;
+		} else if (cl->round != st.round) {
+			cl->deficit = cl->quantum;
+			cl->round = st.round;
+		}
 	}
 	sch->q.qlen++;
 	sch->qstats.backlog += len;
@@ -695,16 +763,120 @@ drop:
 	return NET_XMIT_DROP;
 }
 
+/* order priority: the most important active class (the highest index) with
+ * credit left in the round, NIL when none has (msfc_dequeue_priority()).
+ */
+static __always_inline __u32 priority_pick(void)
+{
+	__u32 c = st.chead, best = NIL;
+	int j;
+
+	for (j = 0; j < MSFC_BPF_MAX_PRIOS && c != NIL; j++) {
+		struct msfc_class *cl = &st.cls[c & (MSFC_BPF_MAX_PRIOS - 1)];
+
+		if (cl->deficit > 0 && (best == NIL || c > best))
+			best = c;
+		c = cl->next;
+	}
+	return best;
+}
+
+/* order priority: every active class has spent its credit: k rounds at once,
+ * k the fewest refills any of them needs (msfc_priority_new_round()).
+ */
+static __always_inline void priority_new_round(void)
+{
+	__u64 k = ~0ULL, r;
+	__u32 c = st.chead;
+	int j;
+
+	for (j = 0; j < MSFC_BPF_MAX_PRIOS && c != NIL; j++) {
+		struct msfc_class *cl = &st.cls[c & (MSFC_BPF_MAX_PRIOS - 1)];
+
+		r = refills(cl->deficit, cl->quantum);
+		if (r < k)
+			k = r;
+		c = cl->next;
+	}
+	if (k == ~0ULL)
+		return;
+	c = st.chead;
+	for (j = 0; j < MSFC_BPF_MAX_PRIOS && c != NIL; j++) {
+		struct msfc_class *cl = &st.cls[c & (MSFC_BPF_MAX_PRIOS - 1)];
+
+		cl->deficit += k * cl->quantum;
+		cl->round = st.round + k;
+		c = cl->next;
+	}
+	st.round += k;
+}
+
+/* Active class @c leaves the list of active classes. */
+static __always_inline void class_unlink(__u32 c)
+{
+	__u32 prev = NIL, x = st.chead, next;
+	int j;
+
+	c &= MSFC_BPF_MAX_PRIOS - 1;
+	for (j = 0; j < MSFC_BPF_MAX_PRIOS && x != NIL; j++) {
+		if (x == c) {
+			next = st.cls[c].next;
+			if (prev == NIL)
+				st.chead = next;
+			else
+				st.cls[prev & (MSFC_BPF_MAX_PRIOS - 1)].next = next;
+			if (st.ctail == c)
+				st.ctail = prev;
+			break;
+		}
+		prev = x;
+		x = st.cls[x & (MSFC_BPF_MAX_PRIOS - 1)].next;
+	}
+	st.cls[c].active = 0;
+	st.cls[c].next = NIL;
+}
+
+/* Flow @fi (@f), the head of the new flows (@fromnew) or of the old flows of
+ * @cl, goes to the tail of the old flows.  0, or -1 if a map lookup failed.
+ */
+static __always_inline int flow_requeue(struct msfc_class *cl, __u32 fi, struct msfc_flowq *f,
+					bool fromnew)
+{
+	struct msfc_flowq *t;
+
+	if (fromnew) {
+		cl->nhead = f->next;
+		if (cl->nhead == NIL)
+			cl->ntail = NIL;
+	} else {
+		cl->head = f->next;
+		if (cl->head == NIL)
+			cl->tail = NIL;
+	}
+	f->next = NIL;
+	if (cl->tail == NIL) {
+		cl->head = fi;
+	} else {
+		t = flow_at(cl->tail);
+		if (!t)
+			return -1;
+		t->next = fi;
+	}
+	cl->tail = fi;
+	return 0;
+}
+
 SEC("struct_ops/msfc_dequeue")
 struct sk_buff *BPF_PROG(msfc_dequeue, struct Qdisc *sch)
 {
+	__u32 c = NIL, fi, sel = NIL, i = NIL, len;
 	struct msfc_bpf_stats *cs, *qs;
-	__u32 c = NIL, fi, i = NIL, len;
 	struct msfc_class *cl;
 	struct msfc_flowq *f;
 	struct msfc_pkt *p;
 	struct sk_buff *skb;
 	__u64 now = 0;
+	bool fromnew;
 	int n;
 
 	if (st.cfg.bandwidth) {
@@ -722,12 +894,20 @@ struct sk_buff *BPF_PROG(msfc_dequeue, struct Qdisc *sch)
 	st.crefills = 0;
 	st.frefills = 0;
 	bpf_for(n, 0, MAX_STEPS) {
-		c = st.chead;
-		if (c == NIL)
+		if (st.chead == NIL)
 			break;
+		if (st.cfg.order == TC_MSFC_ORDER_PRIORITY) {
+			c = priority_pick();
+			if (c == NIL) {
+				priority_new_round();
+				continue;
+			}
+		} else {
+			c = st.chead;
+		}
 		cl = &st.cls[c & (MSFC_BPF_MAX_PRIOS - 1)];
 		if (cl->deficit <= 0) {
-			/* the outer round: refill, to the tail */
+			/* order round: refill, to the tail */
 			if (++st.crefills > st.cfg.prios) {
 				skip_class_rounds();
 				st.crefills = 0;
@@ -742,14 +922,14 @@ struct sk_buff *BPF_PROG(msfc_dequeue, struct Qdisc *sch)
 			st.frefills = 0;
 			continue;
 		}
-		fi = cl->head;
+		/* the inner DRR: new flows first (boost on), then the old */
+		fromnew = cl->nhead != NIL;
+		fi = fromnew ? cl->nhead : cl->head;
 		if (fi == NIL) {
-			/* no flow left: the class leaves the round */
-			st.chead = cl->next;
-			if (st.chead == NIL)
-				st.ctail = NIL;
-			cl->active = 0;
-			cl->next = NIL;
+			/* no flow left: the class leaves (order priority: it
+			 * keeps its deficit and round)
+			 */
+			class_unlink(c);
 			st.frefills = 0;
 			continue;
 		}
@@ -757,30 +937,37 @@ struct sk_buff *BPF_PROG(msfc_dequeue, struct Qdisc *sch)
 		if (!f)
 			break;
 		if (f->deficit <= 0) {
-			/* the class's round of flows: refill, to the tail */
+			/* refill, to the tail of the old flows */
 			if (++st.frefills > cl->active_flows) {
 				skip_flow_rounds(cl);
 				st.frefills = 0;
 			}
 			f->deficit += st.cfg.quantum;
-			if (f->next != NIL) {
-				struct msfc_flowq *t = flow_at(cl->tail);
-
-				if (!t)
-					break;
-				cl->head = f->next;
-				t->next = fi;
-				cl->tail = fi;
-				f->next = NIL;
-			}
+			if ((fromnew || f->next != NIL) && flow_requeue(cl, fi, f, fromnew))
+				break;
 			continue;
 		}
 		i = codel_dequeue(sch, f, c);
 		if (i == NIL) {
+			/* boost on: an emptied new flow waits behind the old
+			 * flows if there are any, so that it cannot starve
+			 * them by leaving and coming back new
+			 */
+			if (fromnew && cl->head != NIL) {
+				if (flow_requeue(cl, fi, f, fromnew))
+					break;
+				continue;
+			}
 			/* emptied: the flow leaves its class's round */
-			cl->head = f->next;
-			if (cl->head == NIL)
-				cl->tail = NIL;
+			if (fromnew) {
+				cl->nhead = f->next;
+				if (cl->nhead == NIL)
+					cl->ntail = NIL;
+			} else {
+				cl->head = f->next;
+				if (cl->head == NIL)
+					cl->tail = NIL;
+			}
 			f->next = NIL;
 			f->active = 0;
 			cl->active_flows--;
@@ -788,6 +975,7 @@ struct sk_buff *BPF_PROG(msfc_dequeue, struct Qdisc *sch)
 			update_gauges(sch, c);
 			continue;
 		}
+		sel = fi;
 		break;
 	}
 	if (i == NIL) {
@@ -806,7 +994,7 @@ struct sk_buff *BPF_PROG(msfc_dequeue, struct Qdisc *sch)
 		return NULL;
 	c &= MSFC_BPF_MAX_PRIOS - 1;
 	cl = &st.cls[c];
-	f = flow_at(cl->head);
+	f = flow_at(sel);
 	if (f)
 		f->deficit -= len;
 	cl->deficit -= (__s64)len << (st.cfg.weights ? EXACT_SHIFT : 0);
@@ -861,6 +1049,7 @@ static __always_inline void msfc_clear(struct Qdisc *sch)
 	st.active_flows = 0;
 	st.next_send = 0;
 	st.next_frac = 0;
+	st.round = 1;
 	sch->q.qlen = 0;
 	sch->qstats.backlog = 0;
 	for (j = 0; j < MSFC_BPF_MAX_PRIOS; j++) {
@@ -870,6 +1059,8 @@ static __always_inline void msfc_clear(struct Qdisc *sch)
 		cl->quantum = st.cfg.quanta[j];
 		cl->head = NIL;
 		cl->tail = NIL;
+		cl->nhead = NIL;
+		cl->ntail = NIL;
 		cl->next = NIL;
 		update_gauges(sch, j);
 	}

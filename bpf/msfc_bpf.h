@@ -32,7 +32,9 @@ struct msfc_bpf_cfg {
 	__u32 target;		/* CoDel time units (ns >> 10) */
 	__u32 interval;
 	__u32 packets;		/* entries of the packet store */
-	__u32 pad;
+	__u32 overload;		/* enum tc_msfc_overload */
+	__u32 boost;		/* enum tc_msfc_boost: off or on */
+	__u32 order;		/* enum tc_msfc_order */
 	__u64 bandwidth;	/* bytes/s, 0: no shaper */
 	__u64 ns_per_byte;	/* 32.32 fixed point */
 	__u64 quanta[MSFC_BPF_MAX_PRIOS];	/* Q_p (weights exact: 2^-16 byte) */

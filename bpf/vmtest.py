@@ -70,6 +70,7 @@ def main() -> int:
         "bad_quanta": "quantum * ratio^(prios-1) exceeds 2^40 bytes",
         "bad_time": "target must be 2 us .. 2000 s, got \"5\": not a time with a unit",
         "bad_isolate": "isolate src is not implemented by the BPF qdisc",
+        "bad_boost": "boost across is not implemented by the BPF qdisc",
         "bad_dscp_map": "dscp map entries must be classes 0 .. 15",
     }
     for step, msg in refusals.items():
@@ -89,24 +90,31 @@ def main() -> int:
     check("ping through msfc_bpf", rc("ping") == 0, res.text("ping.out").strip().splitlines()[-1:] and
           res.text("ping.out").strip().splitlines()[-1])
 
-    goodput = []
-    for i in range(3):
-        try:
-            j = json.loads(res.text(f"iperf_class{i}.json") or "{}")
-            goodput.append(j["end"]["sum_received"]["bits_per_second"])
-        except (KeyError, json.JSONDecodeError):
-            goodput.append(0.0)
-    total = sum(goodput)
-    shares = [g / total if total else 0.0 for g in goodput]
-    expect = [s / sum(SHARES) for s in SHARES]
-    errors = [abs(s / e - 1) for s, e in zip(shares, expect)]
-    check(
-        f"class shares 1:2:4 within {TOLERANCE:.0%}",
-        total > 0 and max(errors) <= TOLERANCE,
-        "goodput kbit/s " + ", ".join(f"{g / 1e3:.0f}" for g in goodput)
-        + "; shares " + ", ".join(f"{s:.3f}" for s in shares)
-        + " (expected " + ", ".join(f"{e:.3f}" for e in expect) + ")",
-    )
+    measured = {}
+    for run in ("class", "modes"):
+        goodput = []
+        for i in range(3):
+            try:
+                j = json.loads(res.text(f"iperf_{run}{i}.json") or "{}")
+                goodput.append(j["end"]["sum_received"]["bits_per_second"])
+            except (KeyError, json.JSONDecodeError):
+                goodput.append(0.0)
+        total = sum(goodput)
+        shares = [g / total if total else 0.0 for g in goodput]
+        expect = [s / sum(SHARES) for s in SHARES]
+        errors = [abs(s / e - 1) for s, e in zip(shares, expect)]
+        label = "defaults" if run == "class" else "order priority, boost on, weights exact, overload class"
+        check(
+            f"class shares 1:2:4 within {TOLERANCE:.0%} ({label})",
+            total > 0 and max(errors) <= TOLERANCE,
+            "goodput kbit/s " + ", ".join(f"{g / 1e3:.0f}" for g in goodput)
+            + "; shares " + ", ".join(f"{s:.3f}" for s in shares)
+            + " (expected " + ", ".join(f"{e:.3f}" for e in expect) + ")",
+        )
+        measured[run] = {"goodput_bps": goodput, "shares": shares, "expected": expect}
+    check("modes run: load, add, del, unload",
+          all(rc(x) == 0 for x in ("load_modes", "add_modes", "del_modes", "unload_modes")),
+          res.text("load_modes.err") + res.text("add_modes.err"))
     try:
         st = json.loads(res.text("stats_j.out"))
     except json.JSONDecodeError:
@@ -139,12 +147,11 @@ def main() -> int:
         "wall_seconds": round(res.wall_seconds, 1),
         "rate_kbit": a.rate_kbit,
         "duration_s": a.duration,
-        "goodput_bps": goodput,
-        "shares": shares,
-        "expected_shares": expect,
+        "shares": measured,
         "dequeued_bytes": deq,
         "stats": st,
         "stats_overload": small,
+        "stats_modes": json.loads(res.text("stats_modes_j.out") or "{}"),
         "checks": [{"name": n, "ok": ok, "detail": d} for n, ok, d in checks],
     }
     (a.out / "result.json").write_text(json.dumps(result, indent=1) + "\n")
