@@ -212,24 +212,24 @@ static __always_inline void store_free(__u32 i, struct msfc_pkt *p)
 
 /* ---- classification ---- */
 
-/* The DS field of an IPv4 or IPv6 packet, -1 for anything else. */
+/* The DS field of an IPv4 or IPv6 packet, -1 for anything else.  The header
+ * is read through a (read-only) skb dynptr, whose offset 0 is skb->data.
+ */
 static __always_inline int skb_dsfield(struct sk_buff *skb)
 {
-	unsigned char *head = skb->head;
-	__u16 nh = skb->network_header;
+	__u32 off = (__u32)((__u64)skb->head + skb->network_header - (__u64)skb->data);
+	struct bpf_dynptr ptr;
 	__u8 b[2];
 
-	if (skb->protocol == bpf_htons(ETH_P_IP)) {
-		if (bpf_probe_read_kernel(b, sizeof(b), head + nh))
-			return -1;
+	if (skb->protocol != bpf_htons(ETH_P_IP) && skb->protocol != bpf_htons(ETH_P_IPV6))
+		return -1;
+	if (bpf_dynptr_from_skb((struct __sk_buff *)skb, 0, &ptr))
+		return -1;
+	if (bpf_dynptr_read(b, sizeof(b), &ptr, off, 0))
+		return -1;
+	if (skb->protocol == bpf_htons(ETH_P_IP))
 		return b[1];
-	}
-	if (skb->protocol == bpf_htons(ETH_P_IPV6)) {
-		if (bpf_probe_read_kernel(b, sizeof(b), head + nh))
-			return -1;
-		return ((b[0] & 0x0f) << 4) | (b[1] >> 4);
-	}
-	return -1;
+	return ((b[0] & 0x0f) << 4) | (b[1] >> 4);
 }
 
 /* ---- the shaper (sch_msfc.c: msfc_shaper_charge(), msfc_shaper_wake()) ---- */

@@ -137,6 +137,14 @@ def main() -> int:
         and qd.get("overload_events", 0) > 0 and rc("del_small") == 0 and rc("unload_small") == 0,
         res.text("stats_small.out").strip() + res.text("load_small.err") + res.text("add_small.err"),
     )
+    # every packet is accounted for: enqueued = dequeued + dropped + still queued
+    for name, snap in (("defaults", st), ("modes", json.loads(res.text("stats_modes_j.out") or "{}")),
+                       ("overload", small)):
+        q = snap.get("qdisc", {})
+        lhs = q.get("enqueued", -1)
+        rhs = q.get("dequeued", 0) + q.get("codel_drops", 0) + q.get("overload_drops", 0) + q.get("qlen", 0)
+        check(f"packet accounting ({name})", lhs == rhs and lhs > 0,
+              f"enqueued {lhs} = dequeued {q.get('dequeued')} + codel {q.get('codel_drops')} + overload {q.get('overload_drops')} + queued {q.get('qlen')}")
     dmesg = res.text("dmesg.txt")
     bad = [x for x in dmesg.splitlines() if "WARNING" in x or "BUG" in x or "Oops" in x]
     check("no kernel warning", not bad, "\n".join(bad[:5]))
@@ -157,7 +165,7 @@ def main() -> int:
     (a.out / "result.json").write_text(json.dumps(result, indent=1) + "\n")
     failed = 0
     for n, ok, d in checks:
-        print(f"{'ok  ' if ok else 'FAIL'} {n}" + (f": {d}" if d and (not ok or "shares" in n or "overload" in n) else ""))
+        print(f"{'ok  ' if ok else 'FAIL'} {n}" + (f": {d}" if d and (not ok or "shares" in n or "accounting" in n) else ""))
         failed += not ok
     print(f"bpf vmtest: {len(checks) - failed}/{len(checks)} checks passed ({res.accel}, {res.wall_seconds:.0f} s)")
     return 1 if failed else 0
