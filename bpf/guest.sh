@@ -22,7 +22,9 @@ step bad_target $L load target 200ms
 step bad_quanta $L load prios 16 ratio 16 quantum 1048576
 step bad_time $L load target 5
 step bad_isolate $L load isolate src
-step bad_boost $L load boost across
+step bad_inversion $L load inversion prevent
+step bad_ecn $L load ecn
+step bad_quanta_count $L load prios 4 quanta 95,1514,757
 step bad_dscp_map $L load dscp_map ef:16
 step not_loaded_add $TC qdisc add dev lo root msfc_bpf
 step load $L load bandwidth ${RATE}kbit
@@ -59,12 +61,21 @@ step del $R qdisc del dev srv_r root
 step unload $L unload
 step add_unloaded $R qdisc add dev srv_r root msfc_bpf
 # The same with the other modes this version has: the shares stay those of the quanta.
-step load_modes $L load bandwidth ${RATE}kbit order priority boost on weights exact overload class
-step add_modes $R qdisc add dev srv_r root msfc_bpf
-shares modes
-step stats_modes_j $L stats -j
-step del_modes $R qdisc del dev srv_r root
-step unload_modes $L unload
+# modes: the diffserv3 preset (overload class, weights exact, boost across) and order
+# priority; quanta: boost on, the quanta given as bytes, the shaper's overhead, mpu, PTM
+# framing and ingress accounting.
+modes_run() {	# modes_run NAME LOAD-WORDS... (step sets $name: keep ours in $run)
+	run=$1
+	shift
+	step load_$run $L load bandwidth ${RATE}kbit "$@"
+	step add_$run $R qdisc add dev srv_r root msfc_bpf
+	shares $run
+	step stats_${run}_j $L stats -j
+	step del_$run $R qdisc del dev srv_r root
+	step unload_$run $L unload
+}
+modes_run modes diffserv3 order priority
+modes_run quanta boost on quanta 1514,3028,6056 overhead 18 mpu 64 ptm ingress
 # Overload: a limit of 100 packets and a UDP flood at five times the shaped rate; the flood's
 # flow loses packets from its head (overload drops, the victim class chosen by overload class).
 step load_small $L load limit 100 flows 64 drop_batch 16 bandwidth ${RATE}kbit overload class

@@ -98,15 +98,35 @@ static const struct opt {
 };
 
 /*
- * The module's parameters this version leaves out, with the value (tc's word) that
- * means "as without the parameter": accepted, anything else refused.
+ * The module's modes this version leaves out, with the value (tc's word) that means
+ * "as without the parameter": accepted, anything else refused.
  */
 static const struct {
 	const char *name;
 	const char *dflt;
 } not_here[] = {
-	{ "inversion", "allow" }, { "isolate", "flow" }, { "auto", "off" }, { "quanta", "ratio" },
-	{ "overhead", "0" }, { "mpu", "0" }, { "ingress", NULL }, { "raw", NULL },
+	{ "inversion", "allow" }, { "isolate", "flow" }, { "auto", "off" },
+};
+
+static const struct {
+	const char *name;
+	const char *words;
+} presets[] = {
+	{ "diffserv3", TC_MSFC_PRESET_DIFFSERV3 },
+	{ "diffserv4", TC_MSFC_PRESET_DIFFSERV4 },
+};
+
+/* What the words given set */
+struct args {
+	__u64 val[9];		/* by O_* */
+	bool have[9];
+	__u32 quanta[TC_MSFC_MAX_PRIOS];
+	unsigned int nquanta;	/* 0: from quantum and ratio */
+	__u8 map[TC_MSFC_DSCP_MAP_LEN];
+	__u64 bandwidth;
+	__s32 overhead;
+	__u32 mpu, framing, raw, ingress, weights, overload, boost, order;
+	bool have_raw;
 };
 
 static int fail(const char *fmt, const char *a, const char *b)
@@ -353,7 +373,9 @@ static void usage(void)
 		"Usage: %s load [ prios NUMBER ] [ flows NUMBER ] [ quantum BYTES ] [ ratio RATIO ]\n"
 		"                [ target TIME ] [ interval TIME ] [ limit PACKETS ]\n"
 		"                [ memory_limit BYTES ] [ drop_batch PACKETS ] [ weights rounded|exact ]\n"
-		"                [ overload flow|class ] [ boost off|on ] [ order round|priority ]\n"
+		"                [ overload flow|class ] [ boost off|on|across ] [ order round|priority ]\n"
+		"                [ quanta BYTES,BYTES... | quanta ratio ] [ overhead BYTES ] [ mpu BYTES ]\n"
+		"                [ noatm | atm | ptm ] [ raw ] [ ingress | egress ] [ diffserv3 | diffserv4 ]\n"
 		"                [ dscp_map { MAP | [MAP,]DSCP:CLASS[,...] } ] [ bandwidth RATE ]\n"
 		"       %s stats [ -j ]\n"
 		"       %s unload\n"
@@ -362,105 +384,179 @@ static void usage(void)
 		prog, prog, prog, DEFAULT_QUANTUM);
 }
 
-static int load(int argc, char **argv)
+/* "95,1514,757,378" -> the byte counts; "ratio" -> none */
+static int parse_quanta(struct args *a, char *arg)
 {
-	__u64 val[O_N], bandwidth = 0, target_given = 0, interval_given = 0;
-	struct msfc_bpf_cfg cfg = { .magic = MSFC_BPF_CFG_MAGIC };
-	__u8 map[TC_MSFC_DSCP_MAP_LEN];
-	struct msfc_bpf *skel;
-	struct bpf_link *link;
-	__u32 weights = 0, zero = 0, p;
-	size_t i;
-	int err;
+	char *tok, *save = NULL;
+	__u64 v;
 
-	memcpy(map, dscp_maps[0].map, sizeof(map));
-	for (i = 0; i < O_N; i++)
-		val[i] = opts[i].def;
+	a->nquanta = 0;
+	if (strcmp(arg, "ratio") == 0)
+		return 0;
+	if (!*arg || arg[strlen(arg) - 1] == ',' || strstr(arg, ",,") || *arg == ',')
+		return fail("quanta must be byte counts joined by commas, one per class (quanta 95,1514,757,378), or ratio, got \"%s\"%s",
+			    arg, "");
+	for (tok = strtok_r(arg, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (get_u64(&v, tok))
+			return fail("quanta must be byte counts joined by commas, one per class (quanta 95,1514,757,378), or ratio: \"%s\" is not a whole number of bytes%s",
+				    tok, "");
+		if (v < TC_MSFC_QUANTUM_MIN || v > TC_MSFC_QUANTUM_MAX)
+			return fail(TC_MSFC_QUANTA_RANGE_MSG ", got \"%s\"%s", tok, "");
+		if (a->nquanta == TC_MSFC_MAX_PRIOS) {
+			fprintf(stderr, "%s: " TC_MSFC_QUANTA_COUNT_MSG " (prios is at most %u)\n", prog,
+				TC_MSFC_MAX_PRIOS);
+			return -1;
+		}
+		a->quanta[a->nquanta++] = v;
+	}
+	return 0;
+}
+
+/* a mode: *v = the index of arg in words[] ("a, b or c" in the message) */
+static int get_mode(const char *name, const char *const *words, unsigned int n, __u32 *v,
+		    const char *arg)
+{
+	unsigned int i;
+
+	for (i = 0; arg && i < n; i++) {
+		if (strcmp(arg, words[i]) == 0) {
+			*v = i;
+			return 0;
+		}
+	}
+	fprintf(stderr, "%s: %s must be ", prog, name);
+	for (i = 0; i < n; i++)
+		fprintf(stderr, "%s%s", words[i], i + 2 < n ? ", " : i + 1 < n ? " or " : "");
+	fprintf(stderr, ", got \"%s\"\n", arg ? arg : "");
+	return -1;
+}
+
+static int parse_words(int argc, char **argv, struct args *a, int depth)
+{
+	static const char *const overload_w[] = { "flow", "class" };
+	static const char *const weights_w[] = { "rounded", "exact" };
+	static const char *const boost_w[] = { "off", "on", "across" };
+	static const char *const order_w[] = { "round", "priority" };
+	size_t i;
+
 	for (; argc > 0; argc--, argv++) {
-		const char *w = argv[0], *a = argc > 1 ? argv[1] : NULL;
+		const char *w = argv[0];
+		char *v = argc > 1 ? argv[1] : NULL;
 		bool done = false;
 
-		if (strcmp(w, "noecn") == 0)
+		/* one-word options */
+		if (strcmp(w, "noecn") == 0 || strcmp(w, "noatm") == 0 || strcmp(w, "atm") == 0 ||
+		    strcmp(w, "ptm") == 0 || strcmp(w, "raw") == 0 || strcmp(w, "ingress") == 0 ||
+		    strcmp(w, "egress") == 0) {
+			if (strcmp(w, "noatm") == 0)
+				a->framing = TC_MSFC_FRAMING_NONE;
+			else if (strcmp(w, "atm") == 0)
+				a->framing = TC_MSFC_FRAMING_ATM;
+			else if (strcmp(w, "ptm") == 0)
+				a->framing = TC_MSFC_FRAMING_PTM;
+			else if (strcmp(w, "raw") == 0)
+				a->raw = 1, a->have_raw = true;
+			else if (strcmp(w, "ingress") == 0)
+				a->ingress = 1;
+			else if (strcmp(w, "egress") == 0)
+				a->ingress = 0;
 			continue;
+		}
 		if (strcmp(w, "ecn") == 0)
-			return fail("ecn is not implemented by the BPF qdisc (docs/kernel.md, \"BPF qdisc\"): use noecn, or sch_msfc%s%s",
+			return fail("ecn is not implemented by the BPF qdisc (docs/kernel.md, \"BPF qdisc\"): a BPF qdisc cannot write packet data; use noecn, or sch_msfc%s%s",
 				    "", "");
+		for (i = 0; i < ARRAY_SIZE(presets); i++) {
+			if (strcmp(w, presets[i].name))
+				continue;
+			char *copy = strdup(presets[i].words), *tok, *save = NULL, *pv[64];
+			int pc = 0, err;
+
+			if (!copy || depth > 0)
+				return fail("cannot expand %s%s", w, "");
+			for (tok = strtok_r(copy, " ", &save); tok && pc < 64; tok = strtok_r(NULL, " ", &save))
+				pv[pc++] = tok;
+			err = parse_words(pc, pv, a, depth + 1);
+			free(copy);
+			if (err)
+				return -1;
+			done = true;
+		}
+		if (done)
+			continue;
+		if (!v) {
+			fprintf(stderr, "%s: what is \"%s\"?\n", prog, w);
+			usage();
+			return -1;
+		}
 		for (i = 0; i < O_N && !done; i++) {
 			if (strcmp(w, opts[i].name))
 				continue;
-			if (!a)
-				return fail("%s needs a value%s", w, "");
-			if (get_opt(&opts[i], &val[i], a))
+			if (get_opt(&opts[i], &a->val[i], v))
 				return -1;
-			target_given |= i == O_TARGET;
-			interval_given |= i == O_INTERVAL;
+			a->have[i] = true;
 			done = true;
 		}
 		for (i = 0; i < ARRAY_SIZE(not_here) && !done; i++) {
 			if (strcmp(w, not_here[i].name))
 				continue;
-			if (!a)
-				return fail("%s needs a value%s", w, "");
-			if (!not_here[i].dflt || strcmp(a, not_here[i].dflt)) {
-				if (not_here[i].dflt)
-					fprintf(stderr, "%s: %s %s is not implemented by the BPF qdisc (docs/kernel.md, \"BPF qdisc\"): only %s %s; use sch_msfc\n",
-						prog, w, a, w, not_here[i].dflt);
-				else
-					fprintf(stderr, "%s: %s is not implemented by the BPF qdisc (docs/kernel.md, \"BPF qdisc\"): use sch_msfc\n",
-						prog, w);
+			if (strcmp(v, not_here[i].dflt)) {
+				fprintf(stderr, "%s: %s %s is not implemented by the BPF qdisc (docs/kernel.md, \"BPF qdisc\"): only %s %s; use sch_msfc\n",
+					prog, w, v, w, not_here[i].dflt);
 				return -1;
 			}
 			done = true;
 		}
 		if (done) {
-			argc--, argv++;
-			continue;
-		}
-		if (strcmp(w, "overload") == 0) {
-			if (!a || (strcmp(a, "flow") && strcmp(a, "class")))
-				return fail("overload must be flow or class, got \"%s\"%s", a ? a : "", "");
-			cfg.overload = strcmp(a, "class") == 0;
-		} else if (strcmp(w, "order") == 0) {
-			if (!a || (strcmp(a, "round") && strcmp(a, "priority")))
-				return fail("order must be round or priority, got \"%s\"%s", a ? a : "", "");
-			cfg.order = strcmp(a, "priority") == 0;
-		} else if (strcmp(w, "boost") == 0) {
-			if (a && strcmp(a, "across") == 0)
-				return fail("boost across is not implemented by the BPF qdisc (docs/kernel.md, \"BPF qdisc\"): only boost off or on; use sch_msfc%s%s",
-					    "", "");
-			if (!a || (strcmp(a, "off") && strcmp(a, "on")))
-				return fail("boost must be off, on or across, got \"%s\"%s", a ? a : "", "");
-			cfg.boost = strcmp(a, "on") == 0;
+		} else if (strcmp(w, "overload") == 0) {
+			if (get_mode(w, overload_w, 2, &a->overload, v))
+				return -1;
 		} else if (strcmp(w, "weights") == 0) {
-			if (!a || (strcmp(a, "rounded") && strcmp(a, "exact")))
-				return fail("weights must be rounded or exact, got \"%s\"%s", a ? a : "", "");
-			weights = strcmp(a, "exact") == 0;
+			if (get_mode(w, weights_w, 2, &a->weights, v))
+				return -1;
+		} else if (strcmp(w, "boost") == 0) {
+			if (get_mode(w, boost_w, 3, &a->boost, v))
+				return -1;
+		} else if (strcmp(w, "order") == 0) {
+			if (get_mode(w, order_w, 2, &a->order, v))
+				return -1;
 		} else if (strcmp(w, "dscp_map") == 0) {
-			if (!a)
-				return fail("%s needs a value%s", w, "");
-			if (parse_dscp_map(map, argv[1]))
+			if (parse_dscp_map(a->map, v))
+				return -1;
+		} else if (strcmp(w, "quanta") == 0) {
+			if (parse_quanta(a, v))
 				return -1;
 		} else if (strcmp(w, "bandwidth") == 0) {
-			if (!a)
-				return fail("%s needs a value%s", w, "");
-			if (strcmp(a, "unlimited") == 0) {
-				bandwidth = 0;
-			} else if (get_rate(&bandwidth, a) || (strtod(a, NULL) > 0 && !bandwidth)) {
+			if (strcmp(v, "unlimited") == 0) {
+				a->bandwidth = 0;
+			} else if (get_rate(&a->bandwidth, v) || (strtod(v, NULL) > 0 && !a->bandwidth)) {
 				return fail("bandwidth must be " TC_MSFC_BANDWIDTH_RANGE ", got \"%s\": not a rate (100mbit, 1gbit, 512kbit, unlimited)%s",
-					    a, "");
-			} else if (bandwidth > TC_MSFC_BANDWIDTH_MAX) {
-				return fail("bandwidth must be " TC_MSFC_BANDWIDTH_RANGE ", got \"%s\"%s", a, "");
+					    v, "");
+			} else if (a->bandwidth > TC_MSFC_BANDWIDTH_MAX) {
+				return fail("bandwidth must be " TC_MSFC_BANDWIDTH_RANGE ", got \"%s\"%s", v, "");
 			}
-		} else if (strcmp(w, "diffserv3") == 0 || strcmp(w, "diffserv4") == 0 ||
-			   strcmp(w, "atm") == 0 || strcmp(w, "ptm") == 0) {
-			fprintf(stderr, "%s: %s is not implemented by the BPF qdisc (docs/kernel.md, \"BPF qdisc\"): use sch_msfc\n",
-				prog, w);
-			return -1;
-		} else if (strcmp(w, "noatm") == 0) {
-			continue;
-		} else if (strcmp(w, "help") == 0) {
-			usage();
-			return -1;
+		} else if (strcmp(w, "overhead") == 0) {
+			char *end;
+			long o;
+
+			errno = 0;
+			o = strtol(v, &end, 10);
+			if (errno || end == v || *end)
+				return fail("overhead must be " TC_MSFC_OVERHEAD_RANGE ", got \"%s\": not a whole number%s",
+					    v, "");
+			if (o < TC_MSFC_OVERHEAD_MIN || o > TC_MSFC_OVERHEAD_MAX)
+				return fail("overhead must be " TC_MSFC_OVERHEAD_RANGE ", got \"%s\"%s", v, "");
+			a->overhead = o;
+			if (!a->have_raw)
+				a->raw = 0;
+		} else if (strcmp(w, "mpu") == 0) {
+			__u64 m;
+
+			if (get_u64(&m, v))
+				return fail("mpu must be " TC_MSFC_MPU_RANGE ", got \"%s\": not a whole number%s",
+					    v, "");
+			if (m > TC_MSFC_MPU_MAX)
+				return fail("mpu must be " TC_MSFC_MPU_RANGE ", got \"%s\"%s", v, "");
+			a->mpu = m;
 		} else {
 			fprintf(stderr, "%s: what is \"%s\"?\n", prog, w);
 			usage();
@@ -468,6 +564,56 @@ static int load(int argc, char **argv)
 		}
 		argc--, argv++;
 	}
+	return 0;
+}
+
+/* sch_msfc.c: msfc_link_len() */
+static __u32 link_len(__u32 len, __u32 netoff, const struct args *a)
+{
+	__s64 l = a->raw ? (__s64)len : (__s64)len - (netoff < len ? netoff : len) + a->overhead;
+
+	if (l < (__s64)a->mpu)
+		l = a->mpu;
+	if (l < 0)
+		l = 0;
+	if (a->framing == TC_MSFC_FRAMING_ATM)
+		return (l + 47) / 48 * 53;
+	if (a->framing == TC_MSFC_FRAMING_PTM)
+		return l + (l + 63) / 64;
+	return l;
+}
+
+static int load(int argc, char **argv)
+{
+	struct msfc_bpf_cfg cfg = { .magic = MSFC_BPF_CFG_MAGIC };
+	struct args args = { .raw = TC_MSFC_RAW_DEFAULT }, *a = &args;
+	__u64 *val = a->val, bandwidth;
+	struct msfc_bpf *skel;
+	struct bpf_link *link;
+	__u32 weights, zero = 0, p;
+	size_t i;
+	int err;
+
+	memcpy(a->map, dscp_maps[0].map, sizeof(a->map));
+	for (i = 0; i < O_N; i++)
+		val[i] = opts[i].def;
+	if (parse_words(argc, argv, a, 0))
+		return -1;
+	if (a->nquanta && a->nquanta != val[O_PRIOS]) {
+		fprintf(stderr, "%s: " TC_MSFC_QUANTA_COUNT_MSG " (%u quanta, prios %llu)\n", prog,
+			a->nquanta, (unsigned long long)val[O_PRIOS]);
+		return -1;
+	}
+	weights = a->weights;
+	bandwidth = a->bandwidth;
+	cfg.overload = a->overload;
+	cfg.boost = a->boost;
+	cfg.order = a->order;
+	cfg.overhead = a->overhead;
+	cfg.mpu = a->mpu;
+	cfg.framing = a->framing;
+	cfg.raw = a->raw;
+	cfg.ingress = a->ingress;
 
 	/* what msfc_change() derives (sch_msfc.c), the device's MTU taken as 1514 bytes */
 	cfg.prios = val[O_PRIOS];
@@ -480,8 +626,8 @@ static int load(int argc, char **argv)
 	cfg.bandwidth = bandwidth;
 	if (bandwidth) {
 		cfg.ns_per_byte = ((unsigned __int128)1000000000ULL << RATE_SHIFT) / bandwidth;
-		if (!target_given) {
-			__u64 ns = mul_shr(cfg.ns_per_byte, DEFAULT_QUANTUM, RATE_SHIFT);
+		if (!a->have[O_TARGET]) {
+			__u64 ns = mul_shr(cfg.ns_per_byte, link_len(DEFAULT_QUANTUM, 14, a), RATE_SHIFT);
 			__u64 us = ns * TC_MSFC_SCALED_TARGET_MTUS / (10 * 1000);
 
 			if (us < TC_MSFC_TARGET_DEFAULT)
@@ -489,7 +635,7 @@ static int load(int argc, char **argv)
 			if (us > TC_MSFC_TARGET_MAX / 2)
 				us = TC_MSFC_TARGET_MAX / 2;
 			val[O_TARGET] = us;
-			if (!interval_given) {
+			if (!a->have[O_INTERVAL]) {
 				us += TC_MSFC_SCALED_INTERVAL_EXTRA;
 				val[O_INTERVAL] = us > TC_MSFC_INTERVAL_DEFAULT ? us :
 						  TC_MSFC_INTERVAL_DEFAULT;
@@ -500,13 +646,20 @@ static int load(int argc, char **argv)
 	cfg.interval = (val[O_INTERVAL] * 1000) >> CODEL_SHIFT;
 	if (!cfg.target || cfg.target >= cfg.interval)
 		return fail("%s%s", TC_MSFC_TARGET_INTERVAL_MSG, "");
-	err = class_quanta(cfg.prios, cfg.quantum, val[O_RATIO], weights, cfg.quanta);
+	if (a->nquanta) {
+		/* explicit quanta: the bytes given (weights exact: in 2^-16 byte) */
+		for (p = 0; p < a->nquanta; p++)
+			cfg.quanta[p] = (__u64)a->quanta[p] << (weights ? EXACT_SHIFT : 0);
+		err = 0;
+	} else {
+		err = class_quanta(cfg.prios, cfg.quantum, val[O_RATIO], weights, cfg.quanta);
+	}
 	if (err == -ERANGE)
 		return fail("%s%s", TC_MSFC_CLASS_QUANTUM_MSG, "");
 	if (err)
 		return fail("%s%s", TC_MSFC_EXACT_WEIGHTS_MSG, "");
 	for (p = 0; p < TC_MSFC_DSCP_MAP_LEN; p++)
-		cfg.dscp_map[p] = map[p] < cfg.prios ? map[p] : cfg.prios - 1;
+		cfg.dscp_map[p] = a->map[p] < cfg.prios ? a->map[p] : cfg.prios - 1;
 	cfg.packets = (cfg.limit < MSFC_BPF_MAX_PACKETS ? cfg.limit : MSFC_BPF_MAX_PACKETS) + 1;
 
 	if (access(PIN_LINK, F_OK) == 0)
@@ -559,8 +712,8 @@ static int load(int argc, char **argv)
 	for (p = 0; p < cfg.prios; p++)
 		printf(" %g", weights ? cfg.quanta[p] / 65536.0 : (double)cfg.quanta[p]);
 	printf(" bytes; overload %s boost %s order %s weights %s\n", cfg.overload ? "class" : "flow",
-	       cfg.boost ? "on" : "off", cfg.order ? "priority" : "round",
-	       weights ? "exact" : "rounded");
+	       cfg.boost == 2 ? "across" : cfg.boost ? "on" : "off",
+	       cfg.order ? "priority" : "round", weights ? "exact" : "rounded");
 	bpf_link__disconnect(link);
 	bpf_link__destroy(link);
 out:

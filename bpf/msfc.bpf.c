@@ -63,6 +63,8 @@ struct msfc_pkt {
 	__u32 len;		/* qdisc_pkt_len() */
 	__u32 truesize;
 	__u32 enq;		/* CoDel time of the enqueue */
+	__u32 link;		/* the length the shaper charges */
+	__u32 pad;
 };
 
 struct msfc_flowq {
@@ -77,6 +79,7 @@ struct msfc_flowq {
 	__u32 count;
 	__u32 lastcount;
 	__u32 dropping;
+	__u32 sparse;		/* boost across: left the new flows, deficit kept */
 	__u32 rec_inv_sqrt;
 	__u32 first_above_time;
 	__u32 drop_next;
@@ -125,6 +128,7 @@ struct msfc_state {
 	__u32 crefills;
 	__u32 frefills;
 	__u32 sk_i;
+	__u32 ax_c;		/* boost across: next class to try, NIL when done */
 	__u64 sk_k;
 };
 
@@ -215,9 +219,14 @@ static __always_inline void store_free(__u32 i, struct msfc_pkt *p)
 /* The DS field of an IPv4 or IPv6 packet, -1 for anything else.  The header
  * is read through a (read-only) skb dynptr, whose offset 0 is skb->data.
  */
+static __always_inline __u32 skb_netoff(struct sk_buff *skb)
+{
+	return (__u32)((__u64)skb->head + skb->network_header - (__u64)skb->data);
+}
+
 static __always_inline int skb_dsfield(struct sk_buff *skb)
 {
-	__u32 off = (__u32)((__u64)skb->head + skb->network_header - (__u64)skb->data);
+	__u32 off = skb_netoff(skb);
 	struct bpf_dynptr ptr;
 	__u8 b[2];
 
@@ -247,6 +256,45 @@ static __always_inline void shaper_charge(__u32 len, __u64 now)
 	lo = (npb & 0xffffffffULL) * len + st.next_frac;
 	st.next_frac = (__u32)lo;
 	st.next_send = st.next_send + (npb >> 32) * len + (lo >> 32);
+}
+
+/* The length the shaper charges for @len bytes of which @netoff are the
+ * link-layer header: framing(max(len' + overhead, mpu)), len' = @len with
+ * raw, else @len - @netoff (msfc_link_len()).
+ */
+static __always_inline __u32 link_len(__u32 len, __u32 netoff)
+{
+	__s64 l = st.cfg.raw ? (__s64)len :
+		  (__s64)len - (netoff < len ? netoff : len) + st.cfg.overhead;
+
+	if (l < (__s64)st.cfg.mpu)
+		l = st.cfg.mpu;
+	if (l < 0)
+		l = 0;
+	if (st.cfg.framing == TC_MSFC_FRAMING_ATM)
+		return (__u32)((l + 47) / 48 * 53);
+	if (st.cfg.framing == TC_MSFC_FRAMING_PTM)
+		return (__u32)(l + (l + 63) / 64);
+	return (__u32)l;
+}
+
+/* A packet's charged length; a GSO packet as its segments (the qdisc
+ * control block's pkt_segs, from gso_segs) of their average length.
+ */
+static __always_inline __u32 skb_link_len(struct sk_buff *skb, __u32 len)
+{
+	__u32 segs = ((struct qdisc_skb_cb *)skb->cb)->pkt_segs, netoff = skb_netoff(skb);
+
+	if (segs <= 1)
+		return link_len(len, netoff);
+	return segs * link_len(len / segs, netoff);
+}
+
+/* ingress: a dropped packet is charged too (msfc_shaper_drop()) */
+static __always_inline void shaper_drop(struct msfc_pkt *p)
+{
+	if (st.cfg.bandwidth && st.cfg.ingress)
+		shaper_charge(p->link, bpf_ktime_get_ns());
 }
 
 static __always_inline void shaper_wake(void)
@@ -300,6 +348,7 @@ static __always_inline void drop_popped(struct Qdisc *sch, __u32 i, __u32 c)
 	skb = bpf_kptr_xchg(&p->skb, NULL);
 	if (skb)
 		bpf_kfree_skb(skb);
+	shaper_drop(p);
 	store_free(i, p);
 	sch->qstats.drops++;
 	if (cs)
@@ -595,6 +644,7 @@ static __noinline __u32 overload_drop(struct Qdisc *sch, struct bpf_sk_buff_ptr 
 		skb = bpf_kptr_xchg(&p->skb, NULL);
 		if (skb)
 			bpf_qdisc_skb_drop(skb, to_free);
+		shaper_drop(p);
 		cl = &st.cls[c];
 		st.ov_len += p->len;
 		f->backlog -= p->len;
@@ -663,6 +713,7 @@ int BPF_PROG(msfc_enqueue, struct sk_buff *skb, struct Qdisc *sch,
 	if (st.cfg.bandwidth && !sch->q.qlen)
 		shaper_wake();
 	p->len = len;
+	p->link = st.cfg.bandwidth ? skb_link_len(skb, len) : len;
 	p->truesize = truesize;
 	p->enq = codel_now();
 	p->next = NIL;
@@ -712,7 +763,12 @@ int BPF_PROG(msfc_enqueue, struct sk_buff *skb, struct Qdisc *sch,
 		}
 		cl->active_flows++;
 		st.active_flows++;
-		f->deficit = st.cfg.quantum;
+		/* boost across: a flow that left from the new flows comes
+		 * back with the deficit it left with
+		 */
+		if (!f->sparse)
+			f->deficit = st.cfg.quantum;
+		f->sparse = 0;
 	}
 	if (!cl->active) {
 		cl->active = 1;
@@ -761,6 +817,16 @@ drop:
 	sch->qstats.drops++;
 	bpf_qdisc_skb_drop(skb, to_free);
 	return NET_XMIT_DROP;
+}
+
+/* boost across: may class @cl send a new flow's packet ahead of the round?
+ * While its deficit is above minus its class quantum (msfc_may_borrow()).
+ */
+static __always_inline bool may_borrow(struct msfc_class *cl)
+{
+	if (cl->deficit > 0)
+		return true;
+	return (__u64)(-cl->deficit) < cl->quantum;
 }
 
 /* order priority: the most important active class (the highest index) with
@@ -869,14 +935,14 @@ static __always_inline int flow_requeue(struct msfc_class *cl, __u32 fi, struct 
 SEC("struct_ops/msfc_dequeue")
 struct sk_buff *BPF_PROG(msfc_dequeue, struct Qdisc *sch)
 {
-	__u32 c = NIL, fi, sel = NIL, i = NIL, len;
+	__u32 c = NIL, fi, sel = NIL, i = NIL, len, link;
 	struct msfc_bpf_stats *cs, *qs;
 	struct msfc_class *cl;
 	struct msfc_flowq *f;
 	struct msfc_pkt *p;
 	struct sk_buff *skb;
 	__u64 now = 0;
-	bool fromnew;
+	bool fromnew, across;
 	int n;
 
 	if (st.cfg.bandwidth) {
@@ -893,10 +959,23 @@ struct sk_buff *BPF_PROG(msfc_dequeue, struct Qdisc *sch)
 	}
 	st.crefills = 0;
 	st.frefills = 0;
+	/* boost across: before the round, the most important class with new
+	 * flows that may still borrow sends a new flow's packet
+	 */
+	st.ax_c = st.cfg.boost == TC_MSFC_BOOST_ACROSS ? st.cfg.prios - 1 : NIL;
 	bpf_for(n, 0, MAX_STEPS) {
 		if (st.chead == NIL)
 			break;
-		if (st.cfg.order == TC_MSFC_ORDER_PRIORITY) {
+		across = st.ax_c != NIL;
+		if (across) {
+			c = st.ax_c & (MSFC_BPF_MAX_PRIOS - 1);
+			cl = &st.cls[c];
+			if (cl->nhead == NIL || !may_borrow(cl)) {
+				st.ax_c = c ? c - 1 : NIL;
+				st.frefills = 0;
+				continue;
+			}
+		} else if (st.cfg.order == TC_MSFC_ORDER_PRIORITY) {
 			c = priority_pick();
 			if (c == NIL) {
 				priority_new_round();
@@ -906,7 +985,7 @@ struct sk_buff *BPF_PROG(msfc_dequeue, struct Qdisc *sch)
 			c = st.chead;
 		}
 		cl = &st.cls[c & (MSFC_BPF_MAX_PRIOS - 1)];
-		if (cl->deficit <= 0) {
+		if (!across && cl->deficit <= 0) {
 			/* order round: refill, to the tail */
 			if (++st.crefills > st.cfg.prios) {
 				skip_class_rounds();
@@ -949,11 +1028,14 @@ struct sk_buff *BPF_PROG(msfc_dequeue, struct Qdisc *sch)
 		}
 		i = codel_dequeue(sch, f, c);
 		if (i == NIL) {
-			/* boost on: an emptied new flow waits behind the old
+			/* boost across: an emptied new flow leaves, keeping
+			 * its deficit; boost on: it waits behind the old
 			 * flows if there are any, so that it cannot starve
 			 * them by leaving and coming back new
 			 */
-			if (fromnew && cl->head != NIL) {
+			if (fromnew && st.cfg.boost == TC_MSFC_BOOST_ACROSS)
+				f->sparse = 1;
+			else if (fromnew && cl->head != NIL) {
 				if (flow_requeue(cl, fi, f, fromnew))
 					break;
 				continue;
@@ -989,6 +1071,7 @@ struct sk_buff *BPF_PROG(msfc_dequeue, struct Qdisc *sch)
 		return NULL;
 	skb = bpf_kptr_xchg(&p->skb, NULL);
 	len = p->len;
+	link = p->link;
 	store_free(i, p);
 	if (!skb)
 		return NULL;
@@ -1010,7 +1093,7 @@ struct sk_buff *BPF_PROG(msfc_dequeue, struct Qdisc *sch)
 	}
 	update_gauges(sch, c);
 	if (st.cfg.bandwidth)
-		shaper_charge(len, now);
+		shaper_charge(link, now);
 	bpf_qdisc_bstats_update(sch, skb);
 	return skb;
 }

@@ -35,6 +35,12 @@ struct msfc_bpf_cfg {
 	__u32 overload;		/* enum tc_msfc_overload */
 	__u32 boost;		/* enum tc_msfc_boost: off or on */
 	__u32 order;		/* enum tc_msfc_order */
+	__s32 overhead;		/* shaper: bytes added to the network-layer length */
+	__u32 mpu;		/* shaper: minimum charged length */
+	__u32 framing;		/* enum tc_msfc_framing */
+	__u32 raw;		/* 1: charge the kernel's length, no overhead */
+	__u32 ingress;		/* 1: dropped packets are charged to the shaper too */
+	__u32 pad;
 	__u64 bandwidth;	/* bytes/s, 0: no shaper */
 	__u64 ns_per_byte;	/* 32.32 fixed point */
 	__u64 quanta[MSFC_BPF_MAX_PRIOS];	/* Q_p (weights exact: 2^-16 byte) */

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import sys
 from pathlib import Path
 
@@ -39,6 +40,7 @@ def main() -> int:
         "job/net.sh": a.net.read_bytes(),
         "job/msfc-bpf": a.loader.read_bytes(),
     }
+    shutil.rmtree(a.out / "files", ignore_errors=True)
     a.out.mkdir(parents=True, exist_ok=True)
     res = qemu.boot(
         a.kernel,
@@ -70,7 +72,9 @@ def main() -> int:
         "bad_quanta": "quantum * ratio^(prios-1) exceeds 2^40 bytes",
         "bad_time": "target must be 2 us .. 2000 s, got \"5\": not a time with a unit",
         "bad_isolate": "isolate src is not implemented by the BPF qdisc",
-        "bad_boost": "boost across is not implemented by the BPF qdisc",
+        "bad_inversion": "inversion prevent is not implemented by the BPF qdisc",
+        "bad_ecn": "ecn is not implemented by the BPF qdisc",
+        "bad_quanta_count": "quanta must have one entry per class",
         "bad_dscp_map": "dscp map entries must be classes 0 .. 15",
     }
     for step, msg in refusals.items():
@@ -91,7 +95,12 @@ def main() -> int:
           res.text("ping.out").strip().splitlines()[-1])
 
     measured = {}
-    for run in ("class", "modes"):
+    labels = {
+        "class": "defaults",
+        "modes": "diffserv3 (overload class, weights exact, boost across), order priority",
+        "quanta": "boost on, quanta 1514,3028,6056, overhead 18 mpu 64 ptm ingress",
+    }
+    for run, label in labels.items():
         goodput = []
         for i in range(3):
             try:
@@ -103,7 +112,6 @@ def main() -> int:
         shares = [g / total if total else 0.0 for g in goodput]
         expect = [s / sum(SHARES) for s in SHARES]
         errors = [abs(s / e - 1) for s, e in zip(shares, expect)]
-        label = "defaults" if run == "class" else "order priority, boost on, weights exact, overload class"
         check(
             f"class shares 1:2:4 within {TOLERANCE:.0%} ({label})",
             total > 0 and max(errors) <= TOLERANCE,
@@ -112,9 +120,10 @@ def main() -> int:
             + " (expected " + ", ".join(f"{e:.3f}" for e in expect) + ")",
         )
         measured[run] = {"goodput_bps": goodput, "shares": shares, "expected": expect}
-    check("modes run: load, add, del, unload",
-          all(rc(x) == 0 for x in ("load_modes", "add_modes", "del_modes", "unload_modes")),
-          res.text("load_modes.err") + res.text("add_modes.err"))
+    for run in ("modes", "quanta"):
+        steps = [f"{x}_{run}" for x in ("load", "add", "del", "unload")]
+        check(f"{run} run: load, add, del, unload", all(rc(x) == 0 for x in steps),
+              "".join(res.text(f"{x}.err") for x in steps))
     try:
         st = json.loads(res.text("stats_j.out"))
     except json.JSONDecodeError:
@@ -139,7 +148,7 @@ def main() -> int:
     )
     # every packet is accounted for: enqueued = dequeued + dropped + still queued
     for name, snap in (("defaults", st), ("modes", json.loads(res.text("stats_modes_j.out") or "{}")),
-                       ("overload", small)):
+                       ("quanta", json.loads(res.text("stats_quanta_j.out") or "{}")), ("overload", small)):
         q = snap.get("qdisc", {})
         lhs = q.get("enqueued", -1)
         rhs = q.get("dequeued", 0) + q.get("codel_drops", 0) + q.get("overload_drops", 0) + q.get("qlen", 0)
@@ -160,6 +169,8 @@ def main() -> int:
         "stats": st,
         "stats_overload": small,
         "stats_modes": json.loads(res.text("stats_modes_j.out") or "{}"),
+        "stats_quanta": json.loads(res.text("stats_quanta_j.out") or "{}"),
+        "load_output": {r: res.text(f"load_{r}.out") for r in ("modes", "quanta")} | {"class": res.text("load.out")},
         "checks": [{"name": n, "ok": ok, "detail": d} for n, ok, d in checks],
     }
     (a.out / "result.json").write_text(json.dumps(result, indent=1) + "\n")
