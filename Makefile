@@ -84,8 +84,9 @@ build: setup
 	@echo "Built: $(BUILD)/ (programs: $(BUILD)/msfc-dumbbell, $(BUILD)/msfc-describe, $(BUILD)/scenario-*)"
 
 # Formatters and linters: ruff for Python, clang-format (ns-3 style, .clang-format) for the ns-3
-# C++ code; `make format` rewrites the files, `make lint` only checks.
-CXX_SOURCES = $(shell git ls-files '*.cc' '*.h' | grep -v '^kernel/')
+# C++ code (kernel/ and bpf/ follow the kernel's style: make -C kernel lint); `make format`
+# rewrites the files, `make lint` only checks.
+CXX_SOURCES = $(shell git ls-files '*.cc' '*.h' | grep -v -e '^kernel/' -e '^bpf/')
 lint: setup
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/ruff check .

@@ -22,7 +22,7 @@ step bad_target $L load target 200ms
 step bad_quanta $L load prios 16 ratio 16 quantum 1048576
 step bad_time $L load target 5
 step bad_isolate $L load isolate src
-step bad_inversion $L load inversion prevent
+step bad_auto $L load auto unmarked
 step bad_ecn $L load ecn
 step bad_quanta_count $L load prios 4 quanta 95,1514,757
 step bad_dscp_map $L load dscp_map ef:16
@@ -76,6 +76,24 @@ modes_run() {	# modes_run NAME LOAD-WORDS... (step sets $name: keep ours in $run
 }
 modes_run modes diffserv3 order priority
 modes_run quanta boost on quanta 1514,3028,6056 overhead 18 mpu 64 ptm ingress
+# inversion prevent: one BE flow (class 1) beside four AF41 flows (class 2).  Class 2's
+# quantum per flow is 6056 / 4 = 1514 bytes, so class 1 may give its one flow at most
+# 1514 / ratio = 757 bytes a round: shares 757 : 6056 (1 : 8) instead of 3028 : 6056.
+step load_inv $L load bandwidth ${RATE}kbit inversion prevent
+step add_inv $R qdisc add dev srv_r root msfc_bpf
+$IP netns exec srv $IPERF3 -s -1 -p 5201 -D > /dev/null 2>&1
+$IP netns exec srv $IPERF3 -s -1 -p 5202 -D > /dev/null 2>&1
+sleep 1
+$IP netns exec cli $IPERF3 -c 10.0.2.2 -p 5201 -t $DURATION -O 2 --dscp 0 -J \
+	> $O/iperf_inv0.json 2> $O/iperf_inv0.err &
+pid0=$!
+$IP netns exec cli $IPERF3 -c 10.0.2.2 -p 5202 -t $DURATION -O 2 --dscp 34 -P 4 -J \
+	> $O/iperf_inv1.json 2> $O/iperf_inv1.err &
+pid1=$!
+wait $pid0 $pid1
+step stats_inv_j $L stats -j
+step del_inv $R qdisc del dev srv_r root
+step unload_inv $L unload
 # Overload: a limit of 100 packets and a UDP flood at five times the shaped rate; the flood's
 # flow loses packets from its head (overload drops, the victim class chosen by overload class).
 step load_small $L load limit 100 flows 64 drop_batch 16 bandwidth ${RATE}kbit overload class

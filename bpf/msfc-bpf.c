@@ -105,7 +105,7 @@ static const struct {
 	const char *name;
 	const char *dflt;
 } not_here[] = {
-	{ "inversion", "allow" }, { "isolate", "flow" }, { "auto", "off" },
+	{ "isolate", "flow" }, { "auto", "off" },
 };
 
 static const struct {
@@ -125,7 +125,7 @@ struct args {
 	__u8 map[TC_MSFC_DSCP_MAP_LEN];
 	__u64 bandwidth;
 	__s32 overhead;
-	__u32 mpu, framing, raw, ingress, weights, overload, boost, order;
+	__u32 mpu, framing, raw, ingress, weights, overload, boost, order, inversion;
 	bool have_raw;
 };
 
@@ -374,6 +374,7 @@ static void usage(void)
 		"                [ target TIME ] [ interval TIME ] [ limit PACKETS ]\n"
 		"                [ memory_limit BYTES ] [ drop_batch PACKETS ] [ weights rounded|exact ]\n"
 		"                [ overload flow|class ] [ boost off|on|across ] [ order round|priority ]\n"
+		"                [ inversion allow|prevent ]\n"
 		"                [ quanta BYTES,BYTES... | quanta ratio ] [ overhead BYTES ] [ mpu BYTES ]\n"
 		"                [ noatm | atm | ptm ] [ raw ] [ ingress | egress ] [ diffserv3 | diffserv4 ]\n"
 		"                [ dscp_map { MAP | [MAP,]DSCP:CLASS[,...] } ] [ bandwidth RATE ]\n"
@@ -437,6 +438,7 @@ static int parse_words(int argc, char **argv, struct args *a, int depth)
 	static const char *const weights_w[] = { "rounded", "exact" };
 	static const char *const boost_w[] = { "off", "on", "across" };
 	static const char *const order_w[] = { "round", "priority" };
+	static const char *const inversion_w[] = { "allow", "prevent" };
 	size_t i;
 
 	for (; argc > 0; argc--, argv++) {
@@ -518,6 +520,9 @@ static int parse_words(int argc, char **argv, struct args *a, int depth)
 				return -1;
 		} else if (strcmp(w, "order") == 0) {
 			if (get_mode(w, order_w, 2, &a->order, v))
+				return -1;
+		} else if (strcmp(w, "inversion") == 0) {
+			if (get_mode(w, inversion_w, 2, &a->inversion, v))
 				return -1;
 		} else if (strcmp(w, "dscp_map") == 0) {
 			if (parse_dscp_map(a->map, v))
@@ -614,6 +619,11 @@ static int load(int argc, char **argv)
 	cfg.framing = a->framing;
 	cfg.raw = a->raw;
 	cfg.ingress = a->ingress;
+	cfg.inversion = a->inversion;
+	cfg.ratio = val[O_RATIO];
+	cfg.n_explicit = a->nquanta;
+	for (p = 0; p < a->nquanta; p++)
+		cfg.explicit_quanta[p] = a->quanta[p];
 
 	/* what msfc_change() derives (sch_msfc.c), the device's MTU taken as 1514 bytes */
 	cfg.prios = val[O_PRIOS];
@@ -711,9 +721,10 @@ static int load(int argc, char **argv)
 	printf("\n%s: class quanta", prog);
 	for (p = 0; p < cfg.prios; p++)
 		printf(" %g", weights ? cfg.quanta[p] / 65536.0 : (double)cfg.quanta[p]);
-	printf(" bytes; overload %s boost %s order %s weights %s\n", cfg.overload ? "class" : "flow",
-	       cfg.boost == 2 ? "across" : cfg.boost ? "on" : "off",
-	       cfg.order ? "priority" : "round", weights ? "exact" : "rounded");
+	printf(" bytes; overload %s boost %s order %s weights %s inversion %s\n",
+	       cfg.overload ? "class" : "flow", cfg.boost == 2 ? "across" : cfg.boost ? "on" : "off",
+	       cfg.order ? "priority" : "round", weights ? "exact" : "rounded",
+	       cfg.inversion ? "prevent" : "allow");
 	bpf_link__disconnect(link);
 	bpf_link__destroy(link);
 out:

@@ -129,6 +129,7 @@ struct msfc_state {
 	__u32 frefills;
 	__u32 sk_i;
 	__u32 ax_c;		/* boost across: next class to try, NIL when done */
+	__u32 cv_victim;	/* overload class: the fullest class so far */
 	__u64 sk_k;
 };
 
@@ -463,6 +464,82 @@ static __always_inline __u32 codel_dequeue(struct Qdisc *sch, struct msfc_flowq 
 	return i;
 }
 
+/* ---- inversion prevent (msfc_effective_quanta()) ---- */
+
+/* (a * num) / den for den <= 2^20 without a 128-bit product: a's high word
+ * times num fits (a < 2^57, num <= 2^20), and so does the remainder's
+ * carry into the low word.
+ */
+static __always_inline __u64 mul_div_small(__u64 a, __u32 num, __u32 den)
+{
+	__u64 hi = (a >> 32) * num, lo = (a & 0xffffffffULL) * num;
+	__u64 qhi = hi / den, rhi = hi % den;
+
+	return (qhi << 32) + ((rhi << 32) + lo) / den;
+}
+
+/* inversion prevent: the effective quantum of class @last, from the most
+ * important class down (class prios - 1 first when ratio > 1 or the quanta
+ * are explicit, class 0 when ratio is below 1): eff_c = max(1, min(Q_c,
+ * n_c * P)), P the smallest quantum per flow of the classes above with
+ * flows, scaled at every class down by 1 / ratio (explicit quanta: by
+ * Q_{k-1} / Q_k); n the active flows.  A global function: the verifier
+ * checks it once, not at every call.
+ */
+__noinline __u64 msfc_effective_quantum(__u32 last)
+{
+	bool ascending = st.cfg.ratio > 65536 || st.cfg.n_explicit, above = false;
+	__u32 num = ascending ? 65536 : st.cfg.ratio;
+	__u32 den = ascending ? st.cfg.ratio : 65536;
+	__u64 per_flow = 0, e = 0;
+	__u32 i, p, n;
+
+	if (!den)
+		return 1;
+	for (i = 0; i < MSFC_BPF_MAX_PRIOS; i++) {
+		if (i >= st.cfg.prios)
+			break;
+		p = (ascending ? st.cfg.prios - 1 - i : i) & (MSFC_BPF_MAX_PRIOS - 1);
+		e = st.cfg.quanta[p];
+		n = st.cls[p].active_flows;
+		if (n) {
+			if (above) {
+				/* n * per_flow < e, without overflow */
+				if (e && per_flow <= (e - 1) / n)
+					e = n * per_flow > 1 ? n * per_flow : 1;
+				if (e / n < per_flow)
+					per_flow = e / n;
+			} else {
+				per_flow = e / n;
+			}
+			above = true;
+		}
+		if (p == last)
+			break;
+		if (st.cfg.n_explicit && p) {
+			num = st.cfg.explicit_quanta[(p - 1) & (MSFC_BPF_MAX_PRIOS - 1)];
+			den = st.cfg.explicit_quanta[p];
+			if (!den)
+				return e ? e : 1;
+		}
+		per_flow = mul_div_small(per_flow, num, den);
+	}
+	return e;
+}
+
+/* What class @c's deficit is refilled with: Q_c, or with inversion
+ * prevent (and classes ranked by ratio or explicit quanta) its effective
+ * quantum.  Global, as msfc_effective_quantum().
+ */
+__noinline __u64 class_quantum(__u32 c)
+{
+	c &= MSFC_BPF_MAX_PRIOS - 1;
+	if (st.cfg.inversion != TC_MSFC_INVERSION_PREVENT ||
+	    (st.cfg.ratio == 65536 && !st.cfg.n_explicit))
+		return st.cls[c].quantum;
+	return msfc_effective_quantum(c);
+}
+
 /* ---- DRR ---- */
 
 static __always_inline __u64 refills(__s64 deficit, __u64 quantum)
@@ -482,7 +559,7 @@ static __always_inline void skip_class_rounds(void)
 	for (j = 0; j < MSFC_BPF_MAX_PRIOS && c != NIL; j++) {
 		struct msfc_class *cl = &st.cls[c & (MSFC_BPF_MAX_PRIOS - 1)];
 
-		r = refills(cl->deficit, cl->quantum);
+		r = refills(cl->deficit, class_quantum(c));
 		if (r < k)
 			k = r;
 		c = cl->next;
@@ -493,7 +570,7 @@ static __always_inline void skip_class_rounds(void)
 	for (j = 0; j < MSFC_BPF_MAX_PRIOS && c != NIL; j++) {
 		struct msfc_class *cl = &st.cls[c & (MSFC_BPF_MAX_PRIOS - 1)];
 
-		cl->deficit += (k - 1) * cl->quantum;
+		cl->deficit += (k - 1) * class_quantum(c);
 		c = cl->next;
 	}
 }
@@ -568,24 +645,25 @@ static __always_inline bool class_fuller(__u32 ba, __u64 qa, __u32 bb, __u64 qb)
 }
 
 /* overload class: the class most above its share of the buffer, its
- * backlog counted in packets over limit, in bytes over memory_limit only
- * (ties: the lowest class).
+ * backlog counted in packets over limit (@bytes 0), in bytes over
+ * memory_limit only (ties: the lowest class).  Global, and the victim so
+ * far kept in memory: the verifier checks the loop once, not once per
+ * possible victim.
  */
-static __always_inline __u32 class_victim(struct Qdisc *sch)
+__noinline __u32 class_victim(__u32 bytes)
 {
-	bool bytes = sch->q.qlen <= st.cfg.limit;
-	__u32 victim = 0, p;
+	__u32 p, v;
 
+	st.cv_victim = 0;
 	for (p = 1; p < MSFC_BPF_MAX_PRIOS; p++) {
-		struct msfc_class *a = &st.cls[p], *b = &st.cls[victim & (MSFC_BPF_MAX_PRIOS - 1)];
-
 		if (p >= st.cfg.prios)
 			break;
-		if (class_fuller(bytes ? a->backlog : a->qlen, a->quantum,
-				 bytes ? b->backlog : b->qlen, b->quantum))
-			victim = p;
+		v = st.cv_victim & (MSFC_BPF_MAX_PRIOS - 1);
+		if (class_fuller(bytes ? st.cls[p].backlog : st.cls[p].qlen, class_quantum(p),
+				 bytes ? st.cls[v].backlog : st.cls[v].qlen, class_quantum(v)))
+			st.cv_victim = p;
 	}
-	return victim;
+	return st.cv_victim & (MSFC_BPF_MAX_PRIOS - 1);
 }
 
 /* Over limit or memory_limit: the flow holding the most bytes (ties: the
@@ -595,7 +673,7 @@ static __always_inline __u32 class_victim(struct Qdisc *sch)
  * isolate flow).  Returns the packets dropped.
  */
 static __noinline __u32 overload_drop(struct Qdisc *sch, struct bpf_sk_buff_ptr *to_free,
-				     bool over_memory)
+				      bool over_memory)
 {
 	__u32 n = st.cfg.prios * st.cfg.flows, dropped, i, c;
 	struct msfc_bpf_stats *cs, *qs;
@@ -608,7 +686,7 @@ static __noinline __u32 overload_drop(struct Qdisc *sch, struct bpf_sk_buff_ptr 
 	__u32 start = 0;
 
 	if (st.cfg.overload == TC_MSFC_OVERLOAD_CLASS) {
-		start = class_victim(sch) * st.cfg.flows;
+		start = class_victim(sch->q.qlen <= st.cfg.limit) * st.cfg.flows;
 		n = start + st.cfg.flows;
 	}
 	st.ov_victim = start;
@@ -782,9 +860,9 @@ int BPF_PROG(msfc_enqueue, struct sk_buff *skb, struct Qdisc *sch,
 		 * keeps what it had left
 		 */
 		if (!st.cfg.order) {
-			cl->deficit = cl->quantum;
+			cl->deficit = class_quantum(c);
 		} else if (cl->round != st.round) {
-			cl->deficit = cl->quantum;
+			cl->deficit = class_quantum(c);
 			cl->round = st.round;
 		}
 	}
@@ -822,11 +900,13 @@ drop:
 /* boost across: may class @cl send a new flow's packet ahead of the round?
  * While its deficit is above minus its class quantum (msfc_may_borrow()).
  */
-static __always_inline bool may_borrow(struct msfc_class *cl)
+static __always_inline bool may_borrow(__u32 c)
 {
+	struct msfc_class *cl = &st.cls[c & (MSFC_BPF_MAX_PRIOS - 1)];
+
 	if (cl->deficit > 0)
 		return true;
-	return (__u64)(-cl->deficit) < cl->quantum;
+	return (__u64)(-cl->deficit) < class_quantum(c);
 }
 
 /* order priority: the most important active class (the highest index) with
@@ -859,7 +939,7 @@ static __always_inline void priority_new_round(void)
 	for (j = 0; j < MSFC_BPF_MAX_PRIOS && c != NIL; j++) {
 		struct msfc_class *cl = &st.cls[c & (MSFC_BPF_MAX_PRIOS - 1)];
 
-		r = refills(cl->deficit, cl->quantum);
+		r = refills(cl->deficit, class_quantum(c));
 		if (r < k)
 			k = r;
 		c = cl->next;
@@ -870,7 +950,7 @@ static __always_inline void priority_new_round(void)
 	for (j = 0; j < MSFC_BPF_MAX_PRIOS && c != NIL; j++) {
 		struct msfc_class *cl = &st.cls[c & (MSFC_BPF_MAX_PRIOS - 1)];
 
-		cl->deficit += k * cl->quantum;
+		cl->deficit += k * class_quantum(c);
 		cl->round = st.round + k;
 		c = cl->next;
 	}
@@ -970,7 +1050,7 @@ struct sk_buff *BPF_PROG(msfc_dequeue, struct Qdisc *sch)
 		if (across) {
 			c = st.ax_c & (MSFC_BPF_MAX_PRIOS - 1);
 			cl = &st.cls[c];
-			if (cl->nhead == NIL || !may_borrow(cl)) {
+			if (cl->nhead == NIL || !may_borrow(c)) {
 				st.ax_c = c ? c - 1 : NIL;
 				st.frefills = 0;
 				continue;
@@ -991,7 +1071,7 @@ struct sk_buff *BPF_PROG(msfc_dequeue, struct Qdisc *sch)
 				skip_class_rounds();
 				st.crefills = 0;
 			}
-			cl->deficit += cl->quantum;
+			cl->deficit += class_quantum(c);
 			if (cl->next != NIL) {
 				st.chead = cl->next;
 				st.cls[st.ctail & (MSFC_BPF_MAX_PRIOS - 1)].next = c;
@@ -1033,9 +1113,9 @@ struct sk_buff *BPF_PROG(msfc_dequeue, struct Qdisc *sch)
 			 * flows if there are any, so that it cannot starve
 			 * them by leaving and coming back new
 			 */
-			if (fromnew && st.cfg.boost == TC_MSFC_BOOST_ACROSS)
+			if (fromnew && st.cfg.boost == TC_MSFC_BOOST_ACROSS) {
 				f->sparse = 1;
-			else if (fromnew && cl->head != NIL) {
+			} else if (fromnew && cl->head != NIL) {
 				if (flow_requeue(cl, fi, f, fromnew))
 					break;
 				continue;

@@ -40,6 +40,10 @@ struct msfc_bpf_cfg {
 	__u32 framing;		/* enum tc_msfc_framing */
 	__u32 raw;		/* 1: charge the kernel's length, no overhead */
 	__u32 ingress;		/* 1: dropped packets are charged to the shaper too */
+	__u32 inversion;	/* enum tc_msfc_inversion */
+	__u32 ratio;		/* 16.16 fixed point */
+	__u32 n_explicit;	/* quanta given as bytes: prios, else 0 */
+	__u32 explicit_quanta[MSFC_BPF_MAX_PRIOS];	/* bytes */
 	__u32 pad;
 	__u64 bandwidth;	/* bytes/s, 0: no shaper */
 	__u64 ns_per_byte;	/* 32.32 fixed point */

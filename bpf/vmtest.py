@@ -70,9 +70,9 @@ def main() -> int:
         "bad_ratio": "ratio must be 1/65536 .. 16",
         "bad_target": "target must be at least 2 us and below interval",
         "bad_quanta": "quantum * ratio^(prios-1) exceeds 2^40 bytes",
-        "bad_time": "target must be 2 us .. 2000 s, got \"5\": not a time with a unit",
+        "bad_time": 'target must be 2 us .. 2000 s, got "5": not a time with a unit',
         "bad_isolate": "isolate src is not implemented by the BPF qdisc",
-        "bad_inversion": "inversion prevent is not implemented by the BPF qdisc",
+        "bad_auto": "auto unmarked is not implemented by the BPF qdisc",
         "bad_ecn": "ecn is not implemented by the BPF qdisc",
         "bad_quanta_count": "quanta must have one entry per class",
         "bad_dscp_map": "dscp map entries must be classes 0 .. 15",
@@ -80,10 +80,15 @@ def main() -> int:
     for step, msg in refusals.items():
         err = res.text(f"{step}.err")
         check(f"{step} refused", rc(step) != 0 and msg in err, err.strip())
-    check("add before load refused", rc("not_loaded_add") != 0, res.text("not_loaded_add.err").strip())
+    check(
+        "add before load refused", rc("not_loaded_add") != 0, res.text("not_loaded_add.err").strip()
+    )
     check("load", rc("load") == 0, (res.text("load.out") + res.text("load.err")).strip())
-    check("second load refused", rc("load_again") != 0 and "already loaded" in res.text("load_again.err"),
-          res.text("load_again.err").strip())
+    check(
+        "second load refused",
+        rc("load_again") != 0 and "already loaded" in res.text("load_again.err"),
+        res.text("load_again.err").strip(),
+    )
     check("tc qdisc add root msfc_bpf", rc("add") == 0, res.text("add.err").strip())
     try:
         kinds = [q.get("kind") for q in json.loads(res.text("show_add.out") or "[]")]
@@ -91,8 +96,12 @@ def main() -> int:
         kinds = []
     check("tc shows msfc_bpf", "msfc_bpf" in kinds, str(kinds))
     check("second instance refused", rc("add_second") != 0, res.text("add_second.err").strip())
-    check("ping through msfc_bpf", rc("ping") == 0, res.text("ping.out").strip().splitlines()[-1:] and
-          res.text("ping.out").strip().splitlines()[-1])
+    check(
+        "ping through msfc_bpf",
+        rc("ping") == 0,
+        res.text("ping.out").strip().splitlines()[-1:]
+        and res.text("ping.out").strip().splitlines()[-1],
+    )
 
     measured = {}
     labels = {
@@ -111,27 +120,60 @@ def main() -> int:
         total = sum(goodput)
         shares = [g / total if total else 0.0 for g in goodput]
         expect = [s / sum(SHARES) for s in SHARES]
-        errors = [abs(s / e - 1) for s, e in zip(shares, expect)]
+        errors = [abs(s / e - 1) for s, e in zip(shares, expect, strict=True)]
         check(
             f"class shares 1:2:4 within {TOLERANCE:.0%} ({label})",
             total > 0 and max(errors) <= TOLERANCE,
-            "goodput kbit/s " + ", ".join(f"{g / 1e3:.0f}" for g in goodput)
-            + "; shares " + ", ".join(f"{s:.3f}" for s in shares)
-            + " (expected " + ", ".join(f"{e:.3f}" for e in expect) + ")",
+            "goodput kbit/s "
+            + ", ".join(f"{g / 1e3:.0f}" for g in goodput)
+            + "; shares "
+            + ", ".join(f"{s:.3f}" for s in shares)
+            + " (expected "
+            + ", ".join(f"{e:.3f}" for e in expect)
+            + ")",
         )
         measured[run] = {"goodput_bps": goodput, "shares": shares, "expected": expect}
-    for run in ("modes", "quanta"):
+    inv = []
+    for i in range(2):
+        try:
+            j = json.loads(res.text(f"iperf_inv{i}.json") or "{}")
+            inv.append(j["end"]["sum_received"]["bits_per_second"])
+        except (KeyError, json.JSONDecodeError):
+            inv.append(0.0)
+    inv_total = sum(inv)
+    inv_shares = [g / inv_total if inv_total else 0.0 for g in inv]
+    inv_expect = [757 / (757 + 6056), 6056 / (757 + 6056)]
+    check(
+        f"inversion prevent: shares 1:8 within {TOLERANCE:.0%}",
+        inv_total > 0
+        and max(abs(s / e - 1) for s, e in zip(inv_shares, inv_expect, strict=True)) <= TOLERANCE,
+        "goodput kbit/s "
+        + ", ".join(f"{g / 1e3:.0f}" for g in inv)
+        + "; shares "
+        + ", ".join(f"{s:.3f}" for s in inv_shares)
+        + " (expected "
+        + ", ".join(f"{e:.3f}" for e in inv_expect)
+        + "; 0.333, 0.667 without inversion prevent)",
+    )
+    measured["inversion"] = {"goodput_bps": inv, "shares": inv_shares, "expected": inv_expect}
+    for run in ("modes", "quanta", "inv"):
         steps = [f"{x}_{run}" for x in ("load", "add", "del", "unload")]
-        check(f"{run} run: load, add, del, unload", all(rc(x) == 0 for x in steps),
-              "".join(res.text(f"{x}.err") for x in steps))
+        check(
+            f"{run} run: load, add, del, unload",
+            all(rc(x) == 0 for x in steps),
+            "".join(res.text(f"{x}.err") for x in steps),
+        )
     try:
         st = json.loads(res.text("stats_j.out"))
     except json.JSONDecodeError:
         st = {}
     classes = st.get("classes", [])
     deq = [c.get("dequeued_bytes", 0) for c in classes]
-    check("stats count classes 0, 1, 2", len(classes) == 3 and all(c.get("enqueued", 0) > 0 for c in classes),
-          res.text("stats.out").strip())
+    check(
+        "stats count classes 0, 1, 2",
+        len(classes) == 3 and all(c.get("enqueued", 0) > 0 for c in classes),
+        res.text("stats.out").strip(),
+    )
     check("tc qdisc del", rc("del") == 0, res.text("del.err").strip())
     check("unload", rc("unload") == 0, res.text("unload.err").strip())
     check("kind gone after unload", rc("add_unloaded") != 0, res.text("add_unloaded.err").strip())
@@ -142,18 +184,37 @@ def main() -> int:
     qd = small.get("qdisc", {})
     check(
         "overload drops under a UDP flood (limit 100)",
-        rc("load_small") == 0 and rc("add_small") == 0 and qd.get("overload_drops", 0) > 0
-        and qd.get("overload_events", 0) > 0 and rc("del_small") == 0 and rc("unload_small") == 0,
-        res.text("stats_small.out").strip() + res.text("load_small.err") + res.text("add_small.err"),
+        rc("load_small") == 0
+        and rc("add_small") == 0
+        and qd.get("overload_drops", 0) > 0
+        and qd.get("overload_events", 0) > 0
+        and rc("del_small") == 0
+        and rc("unload_small") == 0,
+        res.text("stats_small.out").strip()
+        + res.text("load_small.err")
+        + res.text("add_small.err"),
     )
     # every packet is accounted for: enqueued = dequeued + dropped + still queued
-    for name, snap in (("defaults", st), ("modes", json.loads(res.text("stats_modes_j.out") or "{}")),
-                       ("quanta", json.loads(res.text("stats_quanta_j.out") or "{}")), ("overload", small)):
+    for name, snap in (
+        ("defaults", st),
+        ("modes", json.loads(res.text("stats_modes_j.out") or "{}")),
+        ("quanta", json.loads(res.text("stats_quanta_j.out") or "{}")),
+        ("inversion", json.loads(res.text("stats_inv_j.out") or "{}")),
+        ("overload", small),
+    ):
         q = snap.get("qdisc", {})
         lhs = q.get("enqueued", -1)
-        rhs = q.get("dequeued", 0) + q.get("codel_drops", 0) + q.get("overload_drops", 0) + q.get("qlen", 0)
-        check(f"packet accounting ({name})", lhs == rhs and lhs > 0,
-              f"enqueued {lhs} = dequeued {q.get('dequeued')} + codel {q.get('codel_drops')} + overload {q.get('overload_drops')} + queued {q.get('qlen')}")
+        rhs = (
+            q.get("dequeued", 0)
+            + q.get("codel_drops", 0)
+            + q.get("overload_drops", 0)
+            + q.get("qlen", 0)
+        )
+        check(
+            f"packet accounting ({name})",
+            lhs == rhs and lhs > 0,
+            f"enqueued {lhs} = dequeued {q.get('dequeued')} + codel {q.get('codel_drops')} + overload {q.get('overload_drops')} + queued {q.get('qlen')}",
+        )
     dmesg = res.text("dmesg.txt")
     bad = [x for x in dmesg.splitlines() if "WARNING" in x or "BUG" in x or "Oops" in x]
     check("no kernel warning", not bad, "\n".join(bad[:5]))
@@ -170,15 +231,25 @@ def main() -> int:
         "stats_overload": small,
         "stats_modes": json.loads(res.text("stats_modes_j.out") or "{}"),
         "stats_quanta": json.loads(res.text("stats_quanta_j.out") or "{}"),
-        "load_output": {r: res.text(f"load_{r}.out") for r in ("modes", "quanta")} | {"class": res.text("load.out")},
+        "load_output": {r: res.text(f"load_{r}.out") for r in ("modes", "quanta")}
+        | {"class": res.text("load.out")},
         "checks": [{"name": n, "ok": ok, "detail": d} for n, ok, d in checks],
     }
     (a.out / "result.json").write_text(json.dumps(result, indent=1) + "\n")
     failed = 0
     for n, ok, d in checks:
-        print(f"{'ok  ' if ok else 'FAIL'} {n}" + (f": {d}" if d and (not ok or "shares" in n or "accounting" in n) else ""))
+        print(
+            f"{'ok  ' if ok else 'FAIL'} {n}"
+            + (
+                f": {d}"
+                if d and (not ok or "shares" in n or "accounting" in n or "inversion" in n)
+                else ""
+            )
+        )
         failed += not ok
-    print(f"bpf vmtest: {len(checks) - failed}/{len(checks)} checks passed ({res.accel}, {res.wall_seconds:.0f} s)")
+    print(
+        f"bpf vmtest: {len(checks) - failed}/{len(checks)} checks passed ({res.accel}, {res.wall_seconds:.0f} s)"
+    )
     return 1 if failed else 0
 
 
