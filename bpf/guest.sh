@@ -21,7 +21,7 @@ step bad_ratio $L load ratio 17
 step bad_target $L load target 200ms
 step bad_quanta $L load prios 16 ratio 16 quantum 1048576
 step bad_time $L load target 5
-step bad_isolate $L load isolate src
+step bad_isolate $L load isolate host
 step bad_auto $L load auto unmarked
 step bad_ecn $L load ecn
 step bad_quanta_count $L load prios 4 quanta 95,1514,757
@@ -30,6 +30,7 @@ step not_loaded_add $TC qdisc add dev lo root msfc_bpf
 step load $L load bandwidth ${RATE}kbit
 step load_again $L load
 net_setup
+net_add_host2
 R="$IP netns exec rtr $TC"
 step add $R qdisc add dev srv_r root handle 1: msfc_bpf
 step show_add $R -j qdisc show dev srv_r
@@ -94,6 +95,23 @@ wait $pid0 $pid1
 step stats_inv_j $L stats -j
 step del_inv $R qdisc del dev srv_r root
 step unload_inv $L unload
+# isolate src: host cli with four BE flows beside host cli2 with one; each host gets half
+# of the class (without isolate the flows would share it, 4:1).
+step load_iso $L load bandwidth ${RATE}kbit isolate src
+step add_iso $R qdisc add dev srv_r root msfc_bpf
+$IP netns exec srv $IPERF3 -s -1 -p 5201 -D > /dev/null 2>&1
+$IP netns exec srv $IPERF3 -s -1 -p 5202 -D > /dev/null 2>&1
+sleep 1
+$IP netns exec cli $IPERF3 -c 10.0.2.2 -p 5201 -t $DURATION -O 2 -P 4 -J \
+	> $O/iperf_iso0.json 2> $O/iperf_iso0.err &
+pid0=$!
+$IP netns exec cli2 $IPERF3 -c 10.0.2.2 -p 5202 -t $DURATION -O 2 -J \
+	> $O/iperf_iso1.json 2> $O/iperf_iso1.err &
+pid1=$!
+wait $pid0 $pid1
+step stats_iso_j $L stats -j
+step del_iso $R qdisc del dev srv_r root
+step unload_iso $L unload
 # Overload: a limit of 100 packets and a UDP flood at five times the shaped rate; the flood's
 # flow loses packets from its head (overload drops, the victim class chosen by overload class).
 step load_small $L load limit 100 flows 64 drop_batch 16 bandwidth ${RATE}kbit overload class

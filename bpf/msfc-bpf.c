@@ -105,7 +105,7 @@ static const struct {
 	const char *name;
 	const char *dflt;
 } not_here[] = {
-	{ "isolate", "flow" }, { "auto", "off" },
+	{ "auto", "off" },
 };
 
 static const struct {
@@ -125,7 +125,7 @@ struct args {
 	__u8 map[TC_MSFC_DSCP_MAP_LEN];
 	__u64 bandwidth;
 	__s32 overhead;
-	__u32 mpu, framing, raw, ingress, weights, overload, boost, order, inversion;
+	__u32 mpu, framing, raw, ingress, weights, overload, boost, order, inversion, isolate;
 	bool have_raw;
 };
 
@@ -374,7 +374,7 @@ static void usage(void)
 		"                [ target TIME ] [ interval TIME ] [ limit PACKETS ]\n"
 		"                [ memory_limit BYTES ] [ drop_batch PACKETS ] [ weights rounded|exact ]\n"
 		"                [ overload flow|class ] [ boost off|on|across ] [ order round|priority ]\n"
-		"                [ inversion allow|prevent ]\n"
+		"                [ inversion allow|prevent ] [ isolate flow|src|dst|both ]\n"
 		"                [ quanta BYTES,BYTES... | quanta ratio ] [ overhead BYTES ] [ mpu BYTES ]\n"
 		"                [ noatm | atm | ptm ] [ raw ] [ ingress | egress ] [ diffserv3 | diffserv4 ]\n"
 		"                [ dscp_map { MAP | [MAP,]DSCP:CLASS[,...] } ] [ bandwidth RATE ]\n"
@@ -439,6 +439,7 @@ static int parse_words(int argc, char **argv, struct args *a, int depth)
 	static const char *const boost_w[] = { "off", "on", "across" };
 	static const char *const order_w[] = { "round", "priority" };
 	static const char *const inversion_w[] = { "allow", "prevent" };
+	static const char *const isolate_w[] = { "flow", "src", "dst", "both" };
 	size_t i;
 
 	for (; argc > 0; argc--, argv++) {
@@ -520,6 +521,9 @@ static int parse_words(int argc, char **argv, struct args *a, int depth)
 				return -1;
 		} else if (strcmp(w, "order") == 0) {
 			if (get_mode(w, order_w, 2, &a->order, v))
+				return -1;
+		} else if (strcmp(w, "isolate") == 0) {
+			if (get_mode(w, isolate_w, 4, &a->isolate, v))
 				return -1;
 		} else if (strcmp(w, "inversion") == 0) {
 			if (get_mode(w, inversion_w, 2, &a->inversion, v))
@@ -620,6 +624,7 @@ static int load(int argc, char **argv)
 	cfg.raw = a->raw;
 	cfg.ingress = a->ingress;
 	cfg.inversion = a->inversion;
+	cfg.isolate = a->isolate;
 	cfg.ratio = val[O_RATIO];
 	cfg.n_explicit = a->nquanta;
 	for (p = 0; p < a->nquanta; p++)
@@ -680,6 +685,8 @@ static int load(int argc, char **argv)
 		return fail("cannot open the BPF object: %s%s", strerror(errno), "");
 	bpf_map__set_max_entries(skel->maps.msfc_flows, cfg.prios * cfg.flows);
 	bpf_map__set_max_entries(skel->maps.msfc_pkts, cfg.packets);
+	bpf_map__set_max_entries(skel->maps.msfc_hosts,
+				 cfg.isolate ? 2 * cfg.prios * cfg.flows : 1);
 	err = msfc_bpf__load(skel);
 	if (err) {
 		fprintf(stderr, "%s: the kernel refused the BPF qdisc (%s); it needs Linux >= 6.16 with CONFIG_NET_SCH_BPF=y and BTF; the verifier's log is above\n",
@@ -721,7 +728,8 @@ static int load(int argc, char **argv)
 	printf("\n%s: class quanta", prog);
 	for (p = 0; p < cfg.prios; p++)
 		printf(" %g", weights ? cfg.quanta[p] / 65536.0 : (double)cfg.quanta[p]);
-	printf(" bytes; overload %s boost %s order %s weights %s inversion %s\n",
+	printf(" bytes; isolate %s overload %s boost %s order %s weights %s inversion %s\n",
+	       (const char *[]){ "flow", "src", "dst", "both" }[cfg.isolate & 3],
 	       cfg.overload ? "class" : "flow", cfg.boost == 2 ? "across" : cfg.boost ? "on" : "off",
 	       cfg.order ? "priority" : "round", weights ? "exact" : "rounded",
 	       cfg.inversion ? "prevent" : "allow");

@@ -80,10 +80,19 @@ struct msfc_flowq {
 	__u32 lastcount;
 	__u32 dropping;
 	__u32 sparse;		/* boost across: left the new flows, deficit kept */
+	__u32 src;		/* isolate: host slots since activation */
+	__u32 dst;
 	__u32 rec_inv_sqrt;
 	__u32 first_above_time;
 	__u32 drop_next;
 	__u32 ldelay;
+};
+
+/* isolate: per class, direction (source, destination) and slot */
+struct msfc_host {
+	__s64 deficit;		/* inner DRR credit, 2^-16 byte */
+	__u32 load;		/* active flows of the host in the class */
+	__u32 pad;
 };
 
 struct msfc_class {
@@ -130,6 +139,8 @@ struct msfc_state {
 	__u32 sk_i;
 	__u32 ax_c;		/* boost across: next class to try, NIL when done */
 	__u32 cv_victim;	/* overload class: the fullest class so far */
+	__u32 perturbation;	/* isolate: keys the host hash */
+	__u64 ov_weight;	/* overload, isolate: the largest bytes x load so far */
 	__u64 sk_k;
 };
 
@@ -161,6 +172,14 @@ struct {
 	__type(key, __u32);
 	__type(value, struct msfc_pkt);
 } msfc_pkts SEC(".maps");
+
+/* isolate: 2 x prios x flows entries (sized by the loader; 1 with isolate flow) */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct msfc_host);
+} msfc_hosts SEC(".maps");
 
 static struct msfc_state st;
 
@@ -542,6 +561,137 @@ __noinline __u64 class_quantum(__u32 c)
 
 /* ---- DRR ---- */
 
+/* ---- isolate: fairness per host (sch_msfc.c: msfc_flow_load() and others) ---- */
+
+#define ISOLATE_SHIFT	16
+#define JHASH_INITVAL	0xdeadbeef
+
+static __always_inline __u32 rol32(__u32 w, unsigned int s)
+{
+	return (w << s) | (w >> (32 - s));
+}
+
+/* the kernel's jhash_1word() */
+static __always_inline __u32 jhash_1word(__u32 a, __u32 initval)
+{
+	__u32 b, c;
+
+	a += JHASH_INITVAL + (1 << 2) + initval;
+	b = JHASH_INITVAL + (1 << 2) + initval;
+	c = JHASH_INITVAL + (1 << 2) + initval;
+	c ^= b; c -= rol32(b, 14);
+	a ^= c; a -= rol32(c, 11);
+	b ^= a; b -= rol32(a, 25);
+	c ^= b; c -= rol32(b, 16);
+	a ^= c; a -= rol32(c, 4);
+	b ^= a; b -= rol32(a, 14);
+	c ^= b; c -= rol32(b, 24);
+	return c;
+}
+
+static __always_inline struct msfc_host *host_at(__u32 c, __u32 dir, __u32 slot)
+{
+	__u32 i = (c * 2 + dir) * st.cfg.flows + slot;
+
+	return bpf_map_lookup_elem(&msfc_hosts, &i);
+}
+
+/* Host slots of a packet's source and destination: the keyed hash of the
+ * address (IPv6: the XOR of its words, as ipv6_addr_hash()), reduced to
+ * flows slots; non-IP packets: slot 0 (msfc_host_slots()).
+ */
+static __always_inline void host_slots(struct sk_buff *skb, __u32 *src, __u32 *dst)
+{
+	__u32 off = skb_netoff(skb), a[8], hs, hd;
+	struct bpf_dynptr ptr;
+
+	*src = 0;
+	*dst = 0;
+	if (bpf_dynptr_from_skb((struct __sk_buff *)skb, 0, &ptr))
+		return;
+	if (skb->protocol == bpf_htons(ETH_P_IP)) {
+		if (bpf_dynptr_read(a, 8, &ptr, off + 12, 0))
+			return;
+		hs = a[0];
+		hd = a[1];
+	} else if (skb->protocol == bpf_htons(ETH_P_IPV6)) {
+		if (bpf_dynptr_read(a, 32, &ptr, off + 8, 0))
+			return;
+		hs = a[0] ^ a[1] ^ a[2] ^ a[3];
+		hd = a[4] ^ a[5] ^ a[6] ^ a[7];
+	} else {
+		return;
+	}
+	*src = ((__u64)jhash_1word(hs, st.perturbation) * st.cfg.flows) >> 32;
+	*dst = ((__u64)jhash_1word(hd, st.perturbation) * st.cfg.flows) >> 32;
+}
+
+/* Active flows of the flow's host in class @c: its source's, destination's
+ * or the larger; at least 1.
+ */
+static __always_inline __u32 flow_load(struct msfc_flowq *f, __u32 c)
+{
+	struct msfc_host *hs = host_at(c, 0, f->src), *hd = host_at(c, 1, f->dst);
+	__u32 src = hs ? hs->load : 0, dst = hd ? hd->load : 0, load;
+
+	if (st.cfg.isolate == TC_MSFC_ISOLATE_SRC)
+		load = src;
+	else if (st.cfg.isolate == TC_MSFC_ISOLATE_DST)
+		load = dst;
+	else
+		load = src > dst ? src : dst;
+	return load ? load : 1;
+}
+
+/* The host entry a flow draws on: its source's (src), destination's (dst),
+ * or with both the side of the larger load (ties: source).
+ */
+static __always_inline struct msfc_host *flow_host(struct msfc_flowq *f, __u32 c)
+{
+	struct msfc_host *hs = host_at(c, 0, f->src), *hd = host_at(c, 1, f->dst);
+
+	if (st.cfg.isolate == TC_MSFC_ISOLATE_SRC)
+		return hs;
+	if (st.cfg.isolate == TC_MSFC_ISOLATE_DST)
+		return hd;
+	if (!hs || !hd)
+		return hs;
+	return hs->load >= hd->load ? hs : hd;
+}
+
+/* A host deficit never exceeds one quantum (msfc_host_add()). */
+static __always_inline void host_add(struct msfc_host *h, __s64 amount)
+{
+	__s64 cap = (__s64)st.cfg.quantum << ISOLATE_SHIFT;
+
+	h->deficit = h->deficit + amount < cap ? h->deficit + amount : cap;
+}
+
+/* The inner DRR refill of a flow: quantum bytes (isolate flow), else
+ * quantum / load in 2^-16 byte (msfc_flow_quantum()).
+ */
+static __always_inline __u64 flow_quantum(struct msfc_flowq *f, __u32 c)
+{
+	if (st.cfg.isolate == TC_MSFC_ISOLATE_FLOW)
+		return st.cfg.quantum;
+	return ((__u64)st.cfg.quantum << ISOLATE_SHIFT) / flow_load(f, c);
+}
+
+/* A flow leaves its list: its hosts lose one active flow. */
+static __always_inline void flow_leaves(struct msfc_flowq *f, __u32 c)
+{
+	struct msfc_host *h;
+
+	if (st.cfg.isolate == TC_MSFC_ISOLATE_FLOW)
+		return;
+	h = host_at(c, 0, f->src);
+	if (h && h->load)
+		h->load--;
+	h = host_at(c, 1, f->dst);
+	if (h && h->load)
+		h->load--;
+}
+
 static __always_inline __u64 refills(__s64 deficit, __u64 quantum)
 {
 	return deficit > 0 ? 0 : (__u64)(-deficit) / quantum + 1;
@@ -576,10 +726,11 @@ static __always_inline void skip_class_rounds(void)
 }
 
 /* The same for the flows of class @cl (msfc_skip_flow_rounds(), isolate flow). */
-static __noinline void skip_flow_rounds(struct msfc_class *cl)
+static __noinline void skip_flow_rounds(struct msfc_class *cl, __u32 c)
 {
-	__u64 r, q = st.cfg.quantum;
 	struct msfc_flowq *f;
+	struct msfc_host *h;
+	__u64 r, q, rh;
 	int j;
 
 	st.sk_k = ~0ULL;
@@ -590,7 +741,18 @@ static __noinline void skip_flow_rounds(struct msfc_class *cl)
 		f = flow_at(st.sk_i);
 		if (!f)
 			break;
+		q = flow_quantum(f, c);
 		r = refills(f->deficit, q);
+		if (st.cfg.isolate != TC_MSFC_ISOLATE_FLOW) {
+			/* a visit refills while the flow's or its host's
+			 * deficit is <= 0; the host gains at most load x the
+			 * flow quantum a round
+			 */
+			h = flow_host(f, c);
+			rh = h ? refills(h->deficit, flow_load(f, c) * q) : 0;
+			if (rh > r)
+				r = rh;
+		}
 		if (r < st.sk_k)
 			st.sk_k = r;
 		st.sk_i = f->next;
@@ -604,7 +766,16 @@ static __noinline void skip_flow_rounds(struct msfc_class *cl)
 		f = flow_at(st.sk_i);
 		if (!f)
 			break;
-		f->deficit += (st.sk_k - 1) * q;
+		q = flow_quantum(f, c);
+		if (st.cfg.isolate == TC_MSFC_ISOLATE_FLOW) {
+			f->deficit += (st.sk_k - 1) * q;
+		} else {
+			r = refills(f->deficit, q);
+			f->deficit += q * (st.sk_k - 1 < r ? st.sk_k - 1 : r);
+			h = flow_host(f, c);
+			if (h)
+				host_add(h, (st.sk_k - 1) * q);
+		}
 		st.sk_i = f->next;
 	}
 }
@@ -677,6 +848,7 @@ static __noinline __u32 overload_drop(struct Qdisc *sch, struct bpf_sk_buff_ptr 
 {
 	__u32 n = st.cfg.prios * st.cfg.flows, dropped, i, c;
 	struct msfc_bpf_stats *cs, *qs;
+	__u64 w;
 	struct msfc_flowq *f;
 	struct msfc_class *cl;
 	struct msfc_pkt *p;
@@ -691,12 +863,30 @@ static __noinline __u32 overload_drop(struct Qdisc *sch, struct bpf_sk_buff_ptr 
 	}
 	st.ov_victim = start;
 	st.ov_max = 0;
-	bpf_for(j, start, n) {
-		f = flow_at(j);
-		if (f && f->backlog > st.ov_max) {
-			st.ov_max = f->backlog;
-			st.ov_victim = j;
+	st.ov_weight = 0;
+	if (st.cfg.isolate == TC_MSFC_ISOLATE_FLOW) {
+		bpf_for(j, start, n) {
+			f = flow_at(j);
+			if (f && f->backlog > st.ov_max) {
+				st.ov_max = f->backlog;
+				st.ov_victim = j;
+			}
 		}
+	} else if (st.cfg.flows) {
+		/* the flow most above its host's share: bytes x load */
+		bpf_for(j, start, n) {
+			f = flow_at(j);
+			if (!f || !f->backlog)
+				continue;
+			w = (__u64)f->backlog * flow_load(f, (__u32)j / st.cfg.flows);
+			if (w > st.ov_weight) {
+				st.ov_weight = w;
+				st.ov_victim = j;
+			}
+		}
+		f = flow_at(st.ov_victim);
+		if (f)
+			st.ov_max = f->backlog;
 	}
 	f = flow_at(st.ov_victim);
 	if (!f || !st.cfg.flows)
@@ -766,7 +956,7 @@ int BPF_PROG(msfc_enqueue, struct sk_buff *skb, struct Qdisc *sch,
 	struct msfc_class *cl;
 	struct msfc_flowq *f, *t;
 	struct msfc_pkt *p;
-	__u32 c, fidx, idx, i;
+	__u32 c, fidx, idx, i, hsrc = 0, hdst = 0;
 	bool over;
 	int ds, j;
 
@@ -790,6 +980,9 @@ int BPF_PROG(msfc_enqueue, struct sk_buff *skb, struct Qdisc *sch,
 		goto drop;
 	if (st.cfg.bandwidth && !sch->q.qlen)
 		shaper_wake();
+	/* isolate: host slots are hashed when the flow becomes active */
+	if (st.cfg.isolate != TC_MSFC_ISOLATE_FLOW && !f->active)
+		host_slots(skb, &hsrc, &hdst);
 	p->len = len;
 	p->link = st.cfg.bandwidth ? skb_link_len(skb, len) : len;
 	p->truesize = truesize;
@@ -839,13 +1032,28 @@ int BPF_PROG(msfc_enqueue, struct sk_buff *skb, struct Qdisc *sch,
 			}
 			cl->tail = idx;
 		}
+		if (st.cfg.isolate != TC_MSFC_ISOLATE_FLOW) {
+			struct msfc_host *h;
+
+			f->src = hsrc;
+			f->dst = hdst;
+			/* a host that had no active flow in the class starts
+			 * with a fresh quantum
+			 */
+			h = host_at(c, 0, f->src);
+			if (h && ++h->load == 1)
+				h->deficit = (__s64)st.cfg.quantum << ISOLATE_SHIFT;
+			h = host_at(c, 1, f->dst);
+			if (h && ++h->load == 1)
+				h->deficit = (__s64)st.cfg.quantum << ISOLATE_SHIFT;
+		}
 		cl->active_flows++;
 		st.active_flows++;
 		/* boost across: a flow that left from the new flows comes
 		 * back with the deficit it left with
 		 */
 		if (!f->sparse)
-			f->deficit = st.cfg.quantum;
+			f->deficit = flow_quantum(f, c);
 		f->sparse = 0;
 	}
 	if (!cl->active) {
@@ -1022,7 +1230,9 @@ struct sk_buff *BPF_PROG(msfc_dequeue, struct Qdisc *sch)
 	struct msfc_pkt *p;
 	struct sk_buff *skb;
 	__u64 now = 0;
+	struct msfc_host *host;
 	bool fromnew, across;
+	__u64 fq;
 	int n;
 
 	if (st.cfg.bandwidth) {
@@ -1095,13 +1305,19 @@ struct sk_buff *BPF_PROG(msfc_dequeue, struct Qdisc *sch)
 		f = flow_at(fi);
 		if (!f)
 			break;
-		if (f->deficit <= 0) {
+		/* isolate: a flow sends only while its host has credit too */
+		host = st.cfg.isolate != TC_MSFC_ISOLATE_FLOW ? flow_host(f, c) : NULL;
+		if (f->deficit <= 0 || (host && host->deficit <= 0)) {
 			/* refill, to the tail of the old flows */
 			if (++st.frefills > cl->active_flows) {
-				skip_flow_rounds(cl);
+				skip_flow_rounds(cl, c);
 				st.frefills = 0;
 			}
-			f->deficit += st.cfg.quantum;
+			fq = flow_quantum(f, c);
+			if (f->deficit <= 0)
+				f->deficit += fq;
+			if (host)
+				host_add(host, fq);
 			if ((fromnew || f->next != NIL) && flow_requeue(cl, fi, f, fromnew))
 				break;
 			continue;
@@ -1132,6 +1348,7 @@ struct sk_buff *BPF_PROG(msfc_dequeue, struct Qdisc *sch)
 			}
 			f->next = NIL;
 			f->active = 0;
+			flow_leaves(f, c);
 			cl->active_flows--;
 			st.active_flows--;
 			update_gauges(sch, c);
@@ -1158,8 +1375,14 @@ struct sk_buff *BPF_PROG(msfc_dequeue, struct Qdisc *sch)
 	c &= MSFC_BPF_MAX_PRIOS - 1;
 	cl = &st.cls[c];
 	f = flow_at(sel);
-	if (f)
+	if (f && st.cfg.isolate == TC_MSFC_ISOLATE_FLOW) {
 		f->deficit -= len;
+	} else if (f) {
+		f->deficit -= (__s64)len << ISOLATE_SHIFT;
+		host = flow_host(f, c);
+		if (host)
+			host->deficit -= (__s64)len << ISOLATE_SHIFT;
+	}
 	cl->deficit -= (__s64)len << (st.cfg.weights ? EXACT_SHIFT : 0);
 	cs = stats_at(c);
 	qs = stats_at(MSFC_BPF_STATS_QDISC);
@@ -1203,6 +1426,16 @@ static __always_inline void msfc_clear(struct Qdisc *sch)
 		f->head = NIL;
 		f->tail = NIL;
 		f->next = NIL;
+	}
+	if (st.cfg.isolate != TC_MSFC_ISOLATE_FLOW) {
+		bpf_for(j, 0, 2 * n) {
+			struct msfc_host *h = bpf_map_lookup_elem(&msfc_hosts, &j);
+
+			if (h) {
+				h->deficit = 0;
+				h->load = 0;
+			}
+		}
 	}
 	st.chead = NIL;
 	st.ctail = NIL;
@@ -1253,6 +1486,7 @@ int BPF_PROG(msfc_init, struct Qdisc *sch, struct nlattr *opt, struct netlink_ex
 			__builtin_memset(s, 0, sizeof(*s));
 	}
 	st.used = 0;
+	st.perturbation = bpf_get_prandom_u32();
 	msfc_clear(sch);
 	sch->limit = st.cfg.limit;
 	st.owner_handle = sch->handle;

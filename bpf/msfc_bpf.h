@@ -43,6 +43,7 @@ struct msfc_bpf_cfg {
 	__u32 inversion;	/* enum tc_msfc_inversion */
 	__u32 ratio;		/* 16.16 fixed point */
 	__u32 n_explicit;	/* quanta given as bytes: prios, else 0 */
+	__u32 isolate;		/* enum tc_msfc_isolate */
 	__u32 explicit_quanta[MSFC_BPF_MAX_PRIOS];	/* bytes */
 	__u32 pad;
 	__u64 bandwidth;	/* bytes/s, 0: no shaper */

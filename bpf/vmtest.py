@@ -71,7 +71,7 @@ def main() -> int:
         "bad_target": "target must be at least 2 us and below interval",
         "bad_quanta": "quantum * ratio^(prios-1) exceeds 2^40 bytes",
         "bad_time": 'target must be 2 us .. 2000 s, got "5": not a time with a unit',
-        "bad_isolate": "isolate src is not implemented by the BPF qdisc",
+        "bad_isolate": 'isolate must be flow, src, dst or both, got "host"',
         "bad_auto": "auto unmarked is not implemented by the BPF qdisc",
         "bad_ecn": "ecn is not implemented by the BPF qdisc",
         "bad_quanta_count": "quanta must have one entry per class",
@@ -156,7 +156,26 @@ def main() -> int:
         + "; 0.333, 0.667 without inversion prevent)",
     )
     measured["inversion"] = {"goodput_bps": inv, "shares": inv_shares, "expected": inv_expect}
-    for run in ("modes", "quanta", "inv"):
+    iso = []
+    for i in range(2):
+        try:
+            j = json.loads(res.text(f"iperf_iso{i}.json") or "{}")
+            iso.append(j["end"]["sum_received"]["bits_per_second"])
+        except (KeyError, json.JSONDecodeError):
+            iso.append(0.0)
+    iso_total = sum(iso)
+    iso_shares = [g / iso_total if iso_total else 0.0 for g in iso]
+    check(
+        f"isolate src: two hosts (4 flows, 1 flow) share 1:1 within {TOLERANCE:.0%}",
+        iso_total > 0 and max(abs(x / 0.5 - 1) for x in iso_shares) <= TOLERANCE,
+        "goodput kbit/s "
+        + ", ".join(f"{g / 1e3:.0f}" for g in iso)
+        + "; shares "
+        + ", ".join(f"{x:.3f}" for x in iso_shares)
+        + " (expected 0.500, 0.500; 0.800, 0.200 per flow)",
+    )
+    measured["isolate"] = {"goodput_bps": iso, "shares": iso_shares, "expected": [0.5, 0.5]}
+    for run in ("modes", "quanta", "inv", "iso"):
         steps = [f"{x}_{run}" for x in ("load", "add", "del", "unload")]
         check(
             f"{run} run: load, add, del, unload",
@@ -200,6 +219,7 @@ def main() -> int:
         ("modes", json.loads(res.text("stats_modes_j.out") or "{}")),
         ("quanta", json.loads(res.text("stats_quanta_j.out") or "{}")),
         ("inversion", json.loads(res.text("stats_inv_j.out") or "{}")),
+        ("isolate", json.loads(res.text("stats_iso_j.out") or "{}")),
         ("overload", small),
     ):
         q = snap.get("qdisc", {})
@@ -240,11 +260,7 @@ def main() -> int:
     for n, ok, d in checks:
         print(
             f"{'ok  ' if ok else 'FAIL'} {n}"
-            + (
-                f": {d}"
-                if d and (not ok or "shares" in n or "accounting" in n or "inversion" in n)
-                else ""
-            )
+            + (f": {d}" if d and (not ok or "share" in n or "accounting" in n) else "")
         )
         failed += not ok
     print(
