@@ -22,7 +22,7 @@ step bad_target $L load target 200ms
 step bad_quanta $L load prios 16 ratio 16 quantum 1048576
 step bad_time $L load target 5
 step bad_isolate $L load isolate host
-step bad_auto $L load auto unmarked
+step bad_auto $L load auto some
 step bad_ecn $L load ecn
 step bad_quanta_count $L load prios 4 quanta 95,1514,757
 step bad_dscp_map $L load dscp_map ef:16
@@ -112,6 +112,23 @@ wait $pid0 $pid1
 step stats_iso_j $L stats -j
 step del_iso $R qdisc del dev srv_r root
 step unload_iso $L unload
+# auto unmarked: a bulk TCP flow and a ping every 0.2 s, both unmarked (home class 1).  The
+# ping's slot is sparse and climbs a class per T_up (10 intervals, 1 s); the bulk flow's
+# CoDel state sinks it to class 0.
+step load_auto $L load bandwidth ${RATE}kbit auto unmarked
+step add_auto $R qdisc add dev srv_r root msfc_bpf
+$IP netns exec srv $IPERF3 -s -1 -p 5201 -D > /dev/null 2>&1
+sleep 1
+$IP netns exec cli $IPERF3 -c 10.0.2.2 -p 5201 -t $DURATION -O 2 -J \
+	> $O/iperf_auto0.json 2> $O/iperf_auto0.err &
+pid0=$!
+$IP netns exec cli ping -c $((DURATION * 5)) -i 0.2 10.0.2.2 > $O/auto_ping.txt 2>&1 &
+pid1=$!
+wait $pid0 $pid1
+step stats_auto_j $L stats -j
+step stats_auto $L stats
+step del_auto $R qdisc del dev srv_r root
+step unload_auto $L unload
 # Overload: a limit of 100 packets and a UDP flood at five times the shaped rate; the flood's
 # flow loses packets from its head (overload drops, the victim class chosen by overload class).
 step load_small $L load limit 100 flows 64 drop_batch 16 bandwidth ${RATE}kbit overload class

@@ -97,17 +97,6 @@ static const struct opt {
 			   TC_MSFC_DROP_BATCH_DEFAULT, TC_MSFC_DROP_BATCH_RANGE },
 };
 
-/*
- * The module's modes this version leaves out, with the value (tc's word) that means
- * "as without the parameter": accepted, anything else refused.
- */
-static const struct {
-	const char *name;
-	const char *dflt;
-} not_here[] = {
-	{ "auto", "off" },
-};
-
 static const struct {
 	const char *name;
 	const char *words;
@@ -126,6 +115,7 @@ struct args {
 	__u64 bandwidth;
 	__s32 overhead;
 	__u32 mpu, framing, raw, ingress, weights, overload, boost, order, inversion, isolate;
+	__u32 auto_mode;
 	bool have_raw;
 };
 
@@ -375,6 +365,7 @@ static void usage(void)
 		"                [ memory_limit BYTES ] [ drop_batch PACKETS ] [ weights rounded|exact ]\n"
 		"                [ overload flow|class ] [ boost off|on|across ] [ order round|priority ]\n"
 		"                [ inversion allow|prevent ] [ isolate flow|src|dst|both ]\n"
+		"                [ auto off|unmarked|all ]\n"
 		"                [ quanta BYTES,BYTES... | quanta ratio ] [ overhead BYTES ] [ mpu BYTES ]\n"
 		"                [ noatm | atm | ptm ] [ raw ] [ ingress | egress ] [ diffserv3 | diffserv4 ]\n"
 		"                [ dscp_map { MAP | [MAP,]DSCP:CLASS[,...] } ] [ bandwidth RATE ]\n"
@@ -440,6 +431,7 @@ static int parse_words(int argc, char **argv, struct args *a, int depth)
 	static const char *const order_w[] = { "round", "priority" };
 	static const char *const inversion_w[] = { "allow", "prevent" };
 	static const char *const isolate_w[] = { "flow", "src", "dst", "both" };
+	static const char *const auto_w[] = { "off", "unmarked", "all" };
 	size_t i;
 
 	for (; argc > 0; argc--, argv++) {
@@ -499,16 +491,6 @@ static int parse_words(int argc, char **argv, struct args *a, int depth)
 			a->have[i] = true;
 			done = true;
 		}
-		for (i = 0; i < ARRAY_SIZE(not_here) && !done; i++) {
-			if (strcmp(w, not_here[i].name))
-				continue;
-			if (strcmp(v, not_here[i].dflt)) {
-				fprintf(stderr, "%s: %s %s is not implemented by the BPF qdisc (docs/kernel.md, \"BPF qdisc\"): only %s %s; use sch_msfc\n",
-					prog, w, v, w, not_here[i].dflt);
-				return -1;
-			}
-			done = true;
-		}
 		if (done) {
 		} else if (strcmp(w, "overload") == 0) {
 			if (get_mode(w, overload_w, 2, &a->overload, v))
@@ -521,6 +503,9 @@ static int parse_words(int argc, char **argv, struct args *a, int depth)
 				return -1;
 		} else if (strcmp(w, "order") == 0) {
 			if (get_mode(w, order_w, 2, &a->order, v))
+				return -1;
+		} else if (strcmp(w, "auto") == 0) {
+			if (get_mode(w, auto_w, 3, &a->auto_mode, v))
 				return -1;
 		} else if (strcmp(w, "isolate") == 0) {
 			if (get_mode(w, isolate_w, 4, &a->isolate, v))
@@ -625,6 +610,7 @@ static int load(int argc, char **argv)
 	cfg.ingress = a->ingress;
 	cfg.inversion = a->inversion;
 	cfg.isolate = a->isolate;
+	cfg.auto_mode = a->auto_mode;
 	cfg.ratio = val[O_RATIO];
 	cfg.n_explicit = a->nquanta;
 	for (p = 0; p < a->nquanta; p++)
@@ -659,6 +645,9 @@ static int load(int argc, char **argv)
 	}
 	cfg.target = (val[O_TARGET] * 1000) >> CODEL_SHIFT;
 	cfg.interval = (val[O_INTERVAL] * 1000) >> CODEL_SHIFT;
+	/* auto: T_up, TC_MSFC_AUTO_UP_INTERVALS intervals, at most 2^31 - 1 */
+	cfg.auto_up = (__u64)TC_MSFC_AUTO_UP_INTERVALS * cfg.interval < 0x7fffffffULL ?
+		      TC_MSFC_AUTO_UP_INTERVALS * cfg.interval : 0x7fffffff;
 	if (!cfg.target || cfg.target >= cfg.interval)
 		return fail("%s%s", TC_MSFC_TARGET_INTERVAL_MSG, "");
 	if (a->nquanta) {
@@ -728,7 +717,8 @@ static int load(int argc, char **argv)
 	printf("\n%s: class quanta", prog);
 	for (p = 0; p < cfg.prios; p++)
 		printf(" %g", weights ? cfg.quanta[p] / 65536.0 : (double)cfg.quanta[p]);
-	printf(" bytes; isolate %s overload %s boost %s order %s weights %s inversion %s\n",
+	printf(" bytes; auto %s isolate %s overload %s boost %s order %s weights %s inversion %s\n",
+	       (const char *[]){ "off", "unmarked", "all", "?" }[cfg.auto_mode & 3],
 	       (const char *[]){ "flow", "src", "dst", "both" }[cfg.isolate & 3],
 	       cfg.overload ? "class" : "flow", cfg.boost == 2 ? "across" : cfg.boost ? "on" : "off",
 	       cfg.order ? "priority" : "round", weights ? "exact" : "rounded",
@@ -777,9 +767,12 @@ static int stats(bool json)
 			       (unsigned long long)c->store_drops, c->qlen, c->backlog,
 			       c->active_flows);
 			if (k == prios)
-				printf(",\"overload_events\":%llu,\"throttled\":%llu,\"memory_usage\":%u",
+				printf(",\"overload_events\":%llu,\"throttled\":%llu,\"memory_usage\":%u,"
+				       "\"auto_promotions\":%llu,\"auto_demotions\":%llu",
 				       (unsigned long long)c->overload_events,
-				       (unsigned long long)c->throttled, c->memory_usage);
+				       (unsigned long long)c->throttled, c->memory_usage,
+				       (unsigned long long)c->auto_promotions,
+				       (unsigned long long)c->auto_demotions);
 			printf("}");
 		}
 		printf("}\n");
@@ -798,6 +791,9 @@ static int stats(bool json)
 		       (unsigned long long)c->deq_bytes, (unsigned long long)c->codel_drops,
 		       (unsigned long long)c->overload_drops, c->qlen, c->active_flows);
 	}
+	printf("auto: %llu promotions, %llu demotions\n",
+	       (unsigned long long)s[MSFC_BPF_STATS_QDISC].auto_promotions,
+	       (unsigned long long)s[MSFC_BPF_STATS_QDISC].auto_demotions);
 	printf("overload events %llu, of the drops over memory_limit %llu, store full %llu, shaper deferrals %llu, memory %u bytes\n",
 	       (unsigned long long)s[MSFC_BPF_STATS_QDISC].overload_events,
 	       (unsigned long long)s[MSFC_BPF_STATS_QDISC].overmemory_drops,

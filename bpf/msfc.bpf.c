@@ -64,7 +64,7 @@ struct msfc_pkt {
 	__u32 truesize;
 	__u32 enq;		/* CoDel time of the enqueue */
 	__u32 link;		/* the length the shaper charges */
-	__u32 pad;
+	__u32 is_auto;		/* auto: the class came from the flow slot's level */
 };
 
 struct msfc_flowq {
@@ -82,6 +82,10 @@ struct msfc_flowq {
 	__u32 sparse;		/* boost across: left the new flows, deficit kept */
 	__u32 src;		/* isolate: host slots since activation */
 	__u32 dst;
+	/* auto, in the home class's records: the flow slot's state */
+	__u32 level;		/* its class */
+	__u32 clean;		/* since when it has been sparse (CoDel time) */
+	__u32 last;		/* when its last auto packet came */
 	__u32 rec_inv_sqrt;
 	__u32 first_above_time;
 	__u32 drop_next;
@@ -798,6 +802,66 @@ static __always_inline void update_gauges(struct Qdisc *sch, __u32 c)
 	}
 }
 
+/* ---- auto: automatic priorities (msfc_auto_class(), msfc_auto_dequeued()) ---- */
+
+/* auto: the class of an auto packet of flow slot @fidx arriving at @now.
+ * The slot climbs one class first when its flow queue at its level is empty
+ * and it has been sparse there, and not idle, for T_up.
+ */
+static __always_inline __u32 auto_class(__u32 fidx, __u32 now)
+{
+	__u32 home = st.cfg.dscp_map[0] & (MSFC_BPF_MAX_PRIOS - 1), c, i;
+	struct msfc_flowq *slot, *q;
+	struct msfc_bpf_stats *qs;
+
+	slot = flow_at(home * st.cfg.flows + fidx);
+	if (!slot)
+		return home;
+	c = slot->level < st.cfg.prios ? slot->level : st.cfg.prios - 1;
+	if (now - slot->last >= st.cfg.auto_up)
+		slot->clean = now;
+	slot->last = now;
+	if (c + 1 < st.cfg.prios && now - slot->clean >= st.cfg.auto_up) {
+		i = c * st.cfg.flows + fidx;
+		q = flow_at(i);
+		if (q && q->head == NIL) {
+			slot->level = ++c;
+			slot->clean = now;
+			qs = stats_at(MSFC_BPF_STATS_QDISC);
+			if (qs)
+				qs->auto_promotions++;
+		}
+	}
+	return c & (MSFC_BPF_MAX_PRIOS - 1);
+}
+
+/* auto: an auto packet enqueued at @enq has just left flow @f of class @c
+ * (slot @fidx) through CoDel.  If CoDel's test on it said "may drop", the
+ * slot sinks one class; else if the flow still holds more than a quantum,
+ * its time to climb starts again.
+ */
+static __always_inline void auto_dequeued(struct msfc_flowq *f, __u32 c, __u32 fidx, __u32 enq)
+{
+	__u32 home = st.cfg.dscp_map[0] & (MSFC_BPF_MAX_PRIOS - 1), fat, now;
+	struct msfc_bpf_stats *qs;
+	struct msfc_flowq *slot;
+
+	slot = flow_at(home * st.cfg.flows + fidx);
+	if (!slot || slot->level != c)
+		return;
+	now = enq + f->ldelay;
+	fat = f->first_above_time;
+	if (fat && (__s32)(now - fat) > 0) {
+		slot->level = c ? c - 1 : 0;
+		slot->clean = now;
+		qs = stats_at(MSFC_BPF_STATS_QDISC);
+		if (qs)
+			qs->auto_demotions++;
+	} else if (f->backlog > st.cfg.quantum) {
+		slot->clean = now;
+	}
+}
+
 /* ---- overload ---- */
 
 /* overload class: backlog(a) / qa > backlog(b) / qb, exactly (the backlog
@@ -956,13 +1020,19 @@ int BPF_PROG(msfc_enqueue, struct sk_buff *skb, struct Qdisc *sch,
 	struct msfc_class *cl;
 	struct msfc_flowq *f, *t;
 	struct msfc_pkt *p;
-	__u32 c, fidx, idx, i, hsrc = 0, hdst = 0;
-	bool over;
+	__u32 c, fidx, idx, i, hsrc = 0, hdst = 0, now;
+	bool over, is_auto;
 	int ds, j;
 
 	ds = skb_dsfield(skb);
 	c = st.cfg.dscp_map[(ds < 0 ? 0 : ds >> 2) & 63] & (MSFC_BPF_MAX_PRIOS - 1);
 	fidx = ds < 0 ? 0 : ((__u64)bpf_skb_get_hash(skb) * st.cfg.flows) >> 32;
+	now = codel_now();
+	/* auto: an IP packet (unmarked: of DSCP 0) takes its slot's level */
+	is_auto = st.cfg.auto_mode != TC_MSFC_AUTO_OFF && ds >= 0 &&
+		  (st.cfg.auto_mode == TC_MSFC_AUTO_ALL || !(ds >> 2));
+	if (is_auto)
+		c = auto_class(fidx, now);
 	idx = c * st.cfg.flows + fidx;
 	f = flow_at(idx);
 	cs = stats_at(c);
@@ -986,7 +1056,8 @@ int BPF_PROG(msfc_enqueue, struct sk_buff *skb, struct Qdisc *sch,
 	p->len = len;
 	p->link = st.cfg.bandwidth ? skb_link_len(skb, len) : len;
 	p->truesize = truesize;
-	p->enq = codel_now();
+	p->enq = now;
+	p->is_auto = is_auto;
 	p->next = NIL;
 	skb = bpf_kptr_xchg(&p->skb, skb);
 	if (skb)	/* the entry was free: never holds a packet */
@@ -1232,6 +1303,7 @@ struct sk_buff *BPF_PROG(msfc_dequeue, struct Qdisc *sch)
 	__u64 now = 0;
 	struct msfc_host *host;
 	bool fromnew, across;
+	__u32 enq, is_auto;
 	__u64 fq;
 	int n;
 
@@ -1369,12 +1441,16 @@ struct sk_buff *BPF_PROG(msfc_dequeue, struct Qdisc *sch)
 	skb = bpf_kptr_xchg(&p->skb, NULL);
 	len = p->len;
 	link = p->link;
+	enq = p->enq;
+	is_auto = p->is_auto;
 	store_free(i, p);
 	if (!skb)
 		return NULL;
 	c &= MSFC_BPF_MAX_PRIOS - 1;
 	cl = &st.cls[c];
 	f = flow_at(sel);
+	if (f && is_auto && st.cfg.auto_mode != TC_MSFC_AUTO_OFF && st.cfg.flows)
+		auto_dequeued(f, c, sel - c * st.cfg.flows, enq);
 	if (f && st.cfg.isolate == TC_MSFC_ISOLATE_FLOW) {
 		f->deficit -= len;
 	} else if (f) {
@@ -1402,9 +1478,9 @@ struct sk_buff *BPF_PROG(msfc_dequeue, struct Qdisc *sch)
 }
 
 /* Empties the store and the lists (reset, and init). */
-static __always_inline void msfc_clear(struct Qdisc *sch)
+static __always_inline void msfc_clear(struct Qdisc *sch, bool init)
 {
-	__u32 n = st.cfg.prios * st.cfg.flows, used = st.used;
+	__u32 n = st.cfg.prios * st.cfg.flows, used = st.used, now, level, clean, last;
 	struct msfc_flowq *f;
 	struct msfc_pkt *p;
 	struct sk_buff *skb;
@@ -1418,14 +1494,24 @@ static __always_inline void msfc_clear(struct Qdisc *sch)
 		if (skb)
 			bpf_kfree_skb(skb);
 	}
+	now = codel_now();
 	bpf_for(j, 0, n) {
 		f = flow_at(j);
 		if (!f)
 			continue;
+		/* auto: a reset keeps the flow slots' levels; a new qdisc
+		 * starts every record at its own class, sparse since now
+		 */
+		level = init ? (__u32)j / (st.cfg.flows ? st.cfg.flows : 1) : f->level;
+		clean = init ? now : f->clean;
+		last = init ? now : f->last;
 		__builtin_memset(f, 0, sizeof(*f));
 		f->head = NIL;
 		f->tail = NIL;
 		f->next = NIL;
+		f->level = level;
+		f->clean = clean;
+		f->last = last;
 	}
 	if (st.cfg.isolate != TC_MSFC_ISOLATE_FLOW) {
 		bpf_for(j, 0, 2 * n) {
@@ -1487,7 +1573,7 @@ int BPF_PROG(msfc_init, struct Qdisc *sch, struct nlattr *opt, struct netlink_ex
 	}
 	st.used = 0;
 	st.perturbation = bpf_get_prandom_u32();
-	msfc_clear(sch);
+	msfc_clear(sch, true);
 	sch->limit = st.cfg.limit;
 	st.owner_handle = sch->handle;
 	st.owner_ifindex = sch->dev_queue->dev->ifindex;
@@ -1499,14 +1585,14 @@ SEC("struct_ops/msfc_reset")
 void BPF_PROG(msfc_reset, struct Qdisc *sch)
 {
 	if (owns(sch))
-		msfc_clear(sch);
+		msfc_clear(sch, false);
 }
 
 SEC("struct_ops/msfc_destroy")
 void BPF_PROG(msfc_destroy, struct Qdisc *sch)
 {
 	if (owns(sch)) {
-		msfc_clear(sch);
+		msfc_clear(sch, false);
 		st.owned = 0;
 	}
 }

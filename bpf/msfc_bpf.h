@@ -44,6 +44,8 @@ struct msfc_bpf_cfg {
 	__u32 ratio;		/* 16.16 fixed point */
 	__u32 n_explicit;	/* quanta given as bytes: prios, else 0 */
 	__u32 isolate;		/* enum tc_msfc_isolate */
+	__u32 auto_mode;	/* enum tc_msfc_auto */
+	__u32 auto_up;		/* auto: T_up in CoDel time units */
 	__u32 explicit_quanta[MSFC_BPF_MAX_PRIOS];	/* bytes */
 	__u32 pad;
 	__u64 bandwidth;	/* bytes/s, 0: no shaper */
@@ -68,6 +70,8 @@ struct msfc_bpf_stats {
 	__u32 backlog;
 	__u32 active_flows;
 	__u32 memory_usage;	/* qdisc: truesize held */
+	__u64 auto_promotions;	/* qdisc, auto: flow slots moved one class up */
+	__u64 auto_demotions;	/* qdisc, auto: moved down (or kept at 0) */
 };
 
 #endif

@@ -72,7 +72,7 @@ def main() -> int:
         "bad_quanta": "quantum * ratio^(prios-1) exceeds 2^40 bytes",
         "bad_time": 'target must be 2 us .. 2000 s, got "5": not a time with a unit',
         "bad_isolate": 'isolate must be flow, src, dst or both, got "host"',
-        "bad_auto": "auto unmarked is not implemented by the BPF qdisc",
+        "bad_auto": 'auto must be off, unmarked or all, got "some"',
         "bad_ecn": "ecn is not implemented by the BPF qdisc",
         "bad_quanta_count": "quanta must have one entry per class",
         "bad_dscp_map": "dscp map entries must be classes 0 .. 15",
@@ -175,7 +175,22 @@ def main() -> int:
         + " (expected 0.500, 0.500; 0.800, 0.200 per flow)",
     )
     measured["isolate"] = {"goodput_bps": iso, "shares": iso_shares, "expected": [0.5, 0.5]}
-    for run in ("modes", "quanta", "inv", "iso"):
+    try:
+        au = json.loads(res.text("stats_auto_j.out") or "{}")
+    except json.JSONDecodeError:
+        au = {}
+    aq = au.get("qdisc", {})
+    acl = au.get("classes", [])
+    check(
+        "auto unmarked: the ping climbs to class 2, the bulk flow sinks to class 0",
+        len(acl) == 3
+        and acl[2].get("enqueued", 0) > 0
+        and acl[0].get("enqueued", 0) > 0
+        and aq.get("auto_promotions", 0) > 0
+        and aq.get("auto_demotions", 0) > 0,
+        res.text("stats_auto.out").strip(),
+    )
+    for run in ("modes", "quanta", "inv", "iso", "auto"):
         steps = [f"{x}_{run}" for x in ("load", "add", "del", "unload")]
         check(
             f"{run} run: load, add, del, unload",
@@ -220,6 +235,7 @@ def main() -> int:
         ("quanta", json.loads(res.text("stats_quanta_j.out") or "{}")),
         ("inversion", json.loads(res.text("stats_inv_j.out") or "{}")),
         ("isolate", json.loads(res.text("stats_iso_j.out") or "{}")),
+        ("auto", au),
         ("overload", small),
     ):
         q = snap.get("qdisc", {})
@@ -260,7 +276,11 @@ def main() -> int:
     for n, ok, d in checks:
         print(
             f"{'ok  ' if ok else 'FAIL'} {n}"
-            + (f": {d}" if d and (not ok or "share" in n or "accounting" in n) else "")
+            + (
+                f": {d}"
+                if d and (not ok or "share" in n or "accounting" in n or "auto" in n)
+                else ""
+            )
         )
         failed += not ok
     print(
