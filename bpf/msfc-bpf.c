@@ -67,8 +67,15 @@ static const char *const unit_words[] = {
 	[RATIO] = "a decimal number",
 };
 
-enum { O_PRIOS, O_FLOWS, O_QUANTUM, O_RATIO, O_TARGET, O_INTERVAL, O_LIMIT, O_MEMORY_LIMIT,
-       O_DROP_BATCH, O_N };
+enum {
+	O_PRIOS, O_FLOWS, O_QUANTUM, O_RATIO, O_TARGET, O_INTERVAL, O_LIMIT, O_MEMORY_LIMIT,
+	O_DROP_BATCH, O_N
+};
+
+typedef unsigned __int128 u128;
+
+static const char *const auto_names[] = { "off", "unmarked", "all", "?" };
+static const char *const isolate_names[] = { "flow", "src", "dst", "both" };
 
 static const struct opt {
 	const char *name;
@@ -328,7 +335,7 @@ static int parse_dscp_map(__u8 *map, char *arg)
 /* (a * b) >> shift, a < 2^64, b < 2^32, as the kernel's mul_u64_u32_shr() */
 static __u64 mul_shr(__u64 a, __u32 b, unsigned int shift)
 {
-	return (__u64)(((unsigned __int128)a * b) >> shift);
+	return (__u64)(((u128)a * b) >> shift);
 }
 
 /* sch_msfc.c: msfc_class_quanta() */
@@ -626,7 +633,7 @@ static int load(int argc, char **argv)
 	cfg.weights = weights;
 	cfg.bandwidth = bandwidth;
 	if (bandwidth) {
-		cfg.ns_per_byte = ((unsigned __int128)1000000000ULL << RATE_SHIFT) / bandwidth;
+		cfg.ns_per_byte = ((u128)1000000000ULL << RATE_SHIFT) / bandwidth;
 		if (!a->have[O_TARGET]) {
 			__u64 ns = mul_shr(cfg.ns_per_byte, link_len(DEFAULT_QUANTUM, 14, a), RATE_SHIFT);
 			__u64 us = ns * TC_MSFC_SCALED_TARGET_MTUS / (10 * 1000);
@@ -718,8 +725,7 @@ static int load(int argc, char **argv)
 	for (p = 0; p < cfg.prios; p++)
 		printf(" %g", weights ? cfg.quanta[p] / 65536.0 : (double)cfg.quanta[p]);
 	printf(" bytes; auto %s isolate %s overload %s boost %s order %s weights %s inversion %s\n",
-	       (const char *[]){ "off", "unmarked", "all", "?" }[cfg.auto_mode & 3],
-	       (const char *[]){ "flow", "src", "dst", "both" }[cfg.isolate & 3],
+	       auto_names[cfg.auto_mode & 3], isolate_names[cfg.isolate & 3],
 	       cfg.overload ? "class" : "flow", cfg.boost == 2 ? "across" : cfg.boost ? "on" : "off",
 	       cfg.order ? "priority" : "round", weights ? "exact" : "rounded",
 	       cfg.inversion ? "prevent" : "allow");

@@ -58,7 +58,7 @@ char LICENSE[] SEC("license") = "GPL";
 #define MAX_OVERLOAD_ROUNDS 64
 
 struct msfc_pkt {
-	struct sk_buff __kptr *skb;
+	struct sk_buff __kptr * skb;
 	__u32 next;		/* next packet of the flow, or free entry */
 	__u32 len;		/* qdisc_pkt_len() */
 	__u32 truesize;

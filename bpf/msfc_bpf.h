@@ -15,7 +15,7 @@
 #define MSFC_BPF_NIL		0xffffffffu	/* end of an index list */
 #define MSFC_BPF_CFG_MAGIC	0x6d736663u	/* "msfc": the loader wrote the config */
 /* The packet store holds at most this many packets (limit above it is capped). */
-#define MSFC_BPF_MAX_PACKETS	(1u << 20)
+#define MSFC_BPF_MAX_PACKETS	1048576u	/* 2^20 */
 /* Stats map: entries 0 .. 15 per class, MSFC_BPF_STATS_QDISC the whole qdisc. */
 #define MSFC_BPF_STATS_QDISC	MSFC_BPF_MAX_PRIOS
 #define MSFC_BPF_STATS_ENTRIES	(MSFC_BPF_MAX_PRIOS + 1)
