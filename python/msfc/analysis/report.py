@@ -1251,6 +1251,10 @@ def _write_page(out: Path, title: str, body: list[str]) -> Path:
 # --------------------------------------------------------------------------- run and compare
 
 
+#: rows of a run's or comparison's overall table beyond the thesis's (M.OVERALL_TABLE)
+OVERALL_EXTRA = ["delay_mean_ms", "delay_p99_ms", "loss_ratio"]
+
+
 def _run_sections(r: _Results) -> tuple[list[str], set[str]]:
     """The page of a run or comparison: the thesis-style tables, then the figures of delay and
     throughput, the fairness tables, class shares, time series and queue-disc tables (and the
@@ -1267,8 +1271,7 @@ def _run_sections(r: _Results) -> tuple[list[str], set[str]]:
     body += _qdisc_section(r)
     if r.kind == "compare" and r.study.get("thesis"):
         body.append(_thesis_section(r.summary, r.direction, r.study["thesis"], r.out))
-    metrics = {"delay_mean_ms", "delay_p99_ms", "loss_ratio"}
-    return body, metrics | ({"jain_index"} if fairness else set())
+    return body, set(OVERALL_EXTRA) | ({"jain_index"} if fairness else set())
 
 
 def _result_tables(r: _Results) -> list[str]:
@@ -1281,7 +1284,7 @@ def _result_tables(r: _Results) -> list[str]:
             "table-overall",
             T.overall_table(
                 r.summary,
-                M.OVERALL_TABLE + ["delay_mean_ms", "delay_p99_ms", "loss_ratio"],
+                M.OVERALL_TABLE + OVERALL_EXTRA,
                 r.direction,
             ),
             "Overall results (like thesis Table 3.4; mean over RNG runs)",
