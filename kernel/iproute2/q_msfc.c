@@ -413,7 +413,8 @@ static int parse_ce_threshold(__u32 *us, unsigned int *n, char *arg)
 			return -1;
 		}
 		if (v > TC_MSFC_CE_THRESHOLD_MAX) {
-			fprintf(stderr, "msfc: " TC_MSFC_CE_THRESHOLD_RANGE_MSG ", got \"%s\"\n", tok);
+			fprintf(stderr, "msfc: %s, got \"%s\"\n", TC_MSFC_CE_THRESHOLD_RANGE_MSG,
+				tok);
 			return -1;
 		}
 		us[(*n)++] = v;
@@ -425,14 +426,18 @@ static int parse_ce_threshold(__u32 *us, unsigned int *n, char *arg)
 static int parse_ce_selector(__u32 *value, __u32 *mask, char *arg)
 {
 	char *slash = strchr(arg, '/');
+	bool bad = !slash;
 
-	if (!slash || (*slash = '\0', get_unsigned(value, arg, 0)) ||
-	    get_unsigned(mask, slash + 1, 0) ||
-	    *value > TC_MSFC_CE_THRESHOLD_SELECTOR_MAX || *mask > TC_MSFC_CE_THRESHOLD_MASK_MAX) {
-		if (slash)
-			*slash = '/';
-		fprintf(stderr, "msfc: ce_threshold_selector must be VALUE/MASK, each " TC_MSFC_CE_THRESHOLD_SELECTOR_RANGE " (0x01/0x03: ECT(1)), got \"%s\"\n",
-			arg);
+	if (slash) {
+		*slash = '\0';
+		bad = get_unsigned(value, arg, 0) || get_unsigned(mask, slash + 1, 0) ||
+		      *value > TC_MSFC_CE_THRESHOLD_SELECTOR_MAX ||
+		      *mask > TC_MSFC_CE_THRESHOLD_MASK_MAX;
+		*slash = '/';
+	}
+	if (bad) {
+		fprintf(stderr, "msfc: ce_threshold_selector must be VALUE/MASK, each %s (0x01/0x03: ECT(1)), got \"%s\"\n",
+			TC_MSFC_CE_THRESHOLD_SELECTOR_RANGE, arg);
 		return -1;
 	}
 	if (*value & ~*mask) {

@@ -39,9 +39,7 @@ enum {
 				 * (TC_MSFC_CE_THRESHOLD_OFF: none in that class; empty: none)
 				 */
 	TCA_MSFC_CE_THRESHOLD_SELECTOR,	/* u32, TOS byte value the threshold applies to */
-	TCA_MSFC_CE_THRESHOLD_MASK,	/* u32, TOS bits the selector compares (0: every ECT
-				 * packet)
-				 */
+	TCA_MSFC_CE_THRESHOLD_MASK,	/* u32, TOS bits it compares (0: every ECT packet) */
 	__TCA_MSFC_MAX
 };
 
