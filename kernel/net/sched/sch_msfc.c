@@ -2045,7 +2045,7 @@ static int msfc_change(struct Qdisc *sch, struct nlattr *opt,
 		u32 us = c.n_ce_threshold == 1 ? c.ce_threshold_us[0] :
 			 p < c.n_ce_threshold ? c.ce_threshold_us[p] : TC_MSFC_CE_THRESHOLD_OFF;
 
-		q->ce_threshold_us[p] = c.ce_threshold_us[p];
+		WRITE_ONCE(q->ce_threshold_us[p], c.ce_threshold_us[p]);
 		q->ce_threshold[p] = 0;
 		if (p >= c.prios || us == TC_MSFC_CE_THRESHOLD_OFF)
 			continue;
