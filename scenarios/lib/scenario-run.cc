@@ -302,7 +302,8 @@ WriteQdiscFile(RunOutput& out, const std::vector<QdiscRecord>& qdiscs)
 {
     std::ofstream& qd = out.Open("qdisc.csv");
     qd << "node,device,scheduler,class,enqueued_packets,enqueued_bytes,dequeued_packets,"
-          "dequeued_bytes,codel_drops,overload_drops,ecn_marks,auto_promotions,auto_demotions\n";
+          "dequeued_bytes,codel_drops,overload_drops,ecn_marks,ce_threshold_marks,auto_promotions,"
+          "auto_demotions\n";
     // one row: the queue disc's identity, then the counters in the header's order
     auto row = [&qd](const QdiscRecord& r, int64_t cls, std::initializer_list<uint64_t> counters) {
         qd << r.node << "," << r.device << "," << r.scheduler << "," << cls;
@@ -330,6 +331,7 @@ WriteQdiscFile(RunOutput& out, const std::vector<QdiscRecord>& qdiscs)
                      cs.codelDrops,
                      cs.overloadDrops,
                      cs.ecnMarks,
+                     cs.ceThresholdMarks,
                      cs.autoPromotions,
                      cs.autoDemotions});
             }
@@ -350,6 +352,7 @@ WriteQdiscFile(RunOutput& out, const std::vector<QdiscRecord>& qdiscs)
                      cs.overflowDrops,
                      cs.aqmMarks,
                      0,
+                     0,
                      0});
             }
             continue;
@@ -367,6 +370,7 @@ WriteQdiscFile(RunOutput& out, const std::vector<QdiscRecord>& qdiscs)
              aqm,
              overload,
              st.nTotalMarkedPackets,
+             0,
              0,
              0});
     }

@@ -177,6 +177,7 @@ QDISC_COLUMNS = [
     "codel_drops",
     "overload_drops",
     "ecn_marks",
+    "ce_threshold_marks",
     "auto_promotions",
     "auto_demotions",
 ]

@@ -1639,11 +1639,12 @@ QDISC_COUNTERS = [
     "codel_drops",
     "overload_drops",
     "ecn_marks",
+    "ce_threshold_marks",
     "auto_promotions",
     "auto_demotions",
 ]
-#: counters shown only where some queue disc counted one (MSFC with Auto)
-_QDISC_IF_USED = {"auto_promotions", "auto_demotions"}
+#: counters shown only where some queue disc counted one (MSFC with CeThreshold or Auto)
+_QDISC_IF_USED = {"ce_threshold_marks", "auto_promotions", "auto_demotions"}
 
 
 def qdisc_tables(root: Path, hashes: list[str], out: Path) -> list[str]:

@@ -67,9 +67,13 @@ UNITS = {
     "interval": "us",
     "ratio": "16.16",
     "limit": "packets",
+    "ce_threshold": "us",
 }
 #: the built-in shaper's parameters (Linux only: ns-3 links carry their own rate)
 SHAPER = ("bandwidth", "overhead", "mpu", "framing", "raw", "ingress")
+#: L4S marking (docs/algorithm.md, "L4S marking"): the threshold's entries (us; no default: off)
+#: and the TOS selector's value and mask
+CE = ("ce_threshold", "ce_threshold_selector", "ce_threshold_mask")
 #: ns-3 attributes of ns3::MsfcQueueDisc -> the parameter whose range they have
 NS3_ATTRIBUTES = {
     "Prios": "prios",
@@ -125,6 +129,14 @@ class Definitions:
     shaper: dict[str, Param]
     #: auto: CoDel intervals a flow slot keeps its class before it may climb one
     auto_up_intervals: int
+    #: L4S marking: ce_threshold (an entry in us), ce_threshold_selector and ce_threshold_mask
+    ce: dict[str, Param]
+    #: a ce_threshold entry that sets no threshold in its class
+    ce_threshold_off: int
+    ce_threshold_len_msg: str
+    ce_threshold_range_msg: str
+    ce_threshold_count_msg: str
+    ce_selector_msg: str
 
     @property
     def max_class(self) -> int:
@@ -215,6 +227,12 @@ def parse_header(text: str, where: str = "pkt_sched_msfc.h") -> Definitions:
         dscp_maps=dscp_maps,
         shaper={name: param(name) for name in SHAPER},
         auto_up_intervals=value("TC_MSFC_AUTO_UP_INTERVALS"),
+        ce={name: param(name) for name in CE},
+        ce_threshold_off=value("TC_MSFC_CE_THRESHOLD_OFF"),
+        ce_threshold_len_msg=value("TC_MSFC_CE_THRESHOLD_LEN_MSG"),
+        ce_threshold_range_msg=value("TC_MSFC_CE_THRESHOLD_RANGE_MSG"),
+        ce_threshold_count_msg=value("TC_MSFC_CE_THRESHOLD_COUNT_MSG"),
+        ce_selector_msg=value("TC_MSFC_CE_SELECTOR_MSG"),
     )
 
 
@@ -334,7 +352,7 @@ def main() -> int:
     print(f"dscp map:        '{d.dscp_map_msg}'")
     print("default map:", " ".join(map(str, d.default_dscp_map)))
     print("names:", ", ".join(f"{n}={v}" for n, v in d.dscp_names.items()))
-    for p in d.shaper.values():
+    for p in (*d.shaper.values(), *d.ce.values()):
         print(f"{p.name:13} {p.min:>10} .. {p.max:<12} default {p.default}  '{p.message}'")
     for name, words in d.presets.items():
         print(f"preset {name}: {words}")
