@@ -146,14 +146,14 @@ static int get_u64(__u64 *v, const char *arg)
 	return errno || *end ? -1 : 0;
 }
 
-/* tc's get_size(): bytes with b, k/kb, m/mb, g/gb, kbit, mbit, gbit */
-static int get_size(__u64 *v, const char *arg)
+struct unit_factor {
+	const char *name;
+	double factor;
+};
+
+/* a number followed by one of @units (case-insensitive): *v = number * factor, at most @max */
+static int get_scaled(__u64 *v, const char *arg, const struct unit_factor *units, size_t n, double max)
 {
-	static const struct { const char *u; double f; } units[] = {
-		{ "", 1 }, { "b", 1 }, { "k", 1024 }, { "kb", 1024 }, { "m", 1048576 },
-		{ "mb", 1048576 }, { "g", 1073741824.0 }, { "gb", 1073741824.0 },
-		{ "kbit", 1024 / 8.0 }, { "mbit", 1048576 / 8.0 }, { "gbit", 1073741824.0 / 8 },
-	};
 	char *end;
 	double d;
 	size_t i;
@@ -162,71 +162,52 @@ static int get_size(__u64 *v, const char *arg)
 	d = strtod(arg, &end);
 	if (errno || end == arg || !(d >= 0))
 		return -1;
-	for (i = 0; i < ARRAY_SIZE(units); i++) {
-		if (strcasecmp(end, units[i].u) == 0) {
-			d *= units[i].f;
-			if (d > 4294967295.0)
+	for (i = 0; i < n; i++) {
+		if (strcasecmp(end, units[i].name) == 0) {
+			d *= units[i].factor;
+			if (d > max)
 				return -1;
 			*v = (__u64)d;
 			return 0;
 		}
 	}
 	return -1;
+}
+
+/* tc's get_size(): bytes with b, k/kb, m/mb, g/gb, kbit, mbit, gbit */
+static int get_size(__u64 *v, const char *arg)
+{
+	static const struct unit_factor units[] = {
+		{ "", 1 }, { "b", 1 }, { "k", 1024 }, { "kb", 1024 }, { "m", 1048576 },
+		{ "mb", 1048576 }, { "g", 1073741824.0 }, { "gb", 1073741824.0 },
+		{ "kbit", 1024 / 8.0 }, { "mbit", 1048576 / 8.0 }, { "gbit", 1073741824.0 / 8 },
+	};
+
+	return get_scaled(v, arg, units, ARRAY_SIZE(units), 4294967295.0);
 }
 
 /* tc's get_time(): microseconds; a unit is required (a bare number would be seconds) */
 static int get_time_us(__u64 *v, const char *arg)
 {
-	static const struct { const char *u; double f; } units[] = {
+	static const struct unit_factor units[] = {
 		{ "s", 1e6 }, { "sec", 1e6 }, { "secs", 1e6 }, { "ms", 1e3 }, { "msec", 1e3 },
 		{ "msecs", 1e3 }, { "us", 1 }, { "usec", 1 }, { "usecs", 1 },
 	};
-	char *end;
-	double d;
-	size_t i;
 
-	errno = 0;
-	d = strtod(arg, &end);
-	if (errno || end == arg || !(d >= 0))
-		return -1;
-	for (i = 0; i < ARRAY_SIZE(units); i++) {
-		if (strcasecmp(end, units[i].u) == 0) {
-			d *= units[i].f;
-			if (d > 4294967295.0)
-				return -1;
-			*v = (__u64)d;
-			return 0;
-		}
-	}
-	return -1;
+	return get_scaled(v, arg, units, ARRAY_SIZE(units), 4294967295.0);
 }
 
 /* tc's get_rate64(): bytes/s from bit, kbit, mbit, gbit, tbit, bps, kbps, ... */
 static int get_rate(__u64 *v, const char *arg)
 {
-	static const struct { const char *u; double f; } units[] = {
-		{ "", 1 }, { "bit", 1 }, { "kbit", 1e3 }, { "mbit", 1e6 }, { "gbit", 1e9 },
-		{ "tbit", 1e12 }, { "kibit", 1024 }, { "mibit", 1048576 }, { "gibit", 1073741824.0 },
-		{ "bps", 8 }, { "kbps", 8e3 }, { "mbps", 8e6 }, { "gbps", 8e9 }, { "tbps", 8e12 },
+	static const struct unit_factor units[] = {
+		{ "", 1 / 8.0 }, { "bit", 1 / 8.0 }, { "kbit", 1e3 / 8 }, { "mbit", 1e6 / 8 },
+		{ "gbit", 1e9 / 8 }, { "tbit", 1e12 / 8 }, { "kibit", 1024 / 8.0 },
+		{ "mibit", 1048576 / 8.0 }, { "gibit", 1073741824.0 / 8 },
+		{ "bps", 1 }, { "kbps", 1e3 }, { "mbps", 1e6 }, { "gbps", 1e9 }, { "tbps", 1e12 },
 	};
-	char *end;
-	double d;
-	size_t i;
 
-	errno = 0;
-	d = strtod(arg, &end);
-	if (errno || end == arg || !(d >= 0))
-		return -1;
-	for (i = 0; i < ARRAY_SIZE(units); i++) {
-		if (strcasecmp(end, units[i].u) == 0) {
-			d = d * units[i].f / 8;
-			if (d > 1.8e19)
-				return -1;
-			*v = (__u64)d;
-			return 0;
-		}
-	}
-	return -1;
+	return get_scaled(v, arg, units, ARRAY_SIZE(units), 1.8e19);
 }
 
 static int get_opt(const struct opt *o, __u64 *val, const char *arg)
