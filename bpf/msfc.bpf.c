@@ -701,10 +701,8 @@ static __always_inline __u64 refills(__s64 deficit, __u64 quantum)
 	return deficit > 0 ? 0 : (__u64)(-deficit) / quantum + 1;
 }
 
-/* Rounds in which every active class only refills, added at once
- * (sch_msfc.c: msfc_skip_class_rounds()).
- */
-static __always_inline void skip_class_rounds(void)
+/* The fewest refills an active class needs to have credit (~0 with none active). */
+static __always_inline __u64 fewest_class_refills(void)
 {
 	__u64 k = ~0ULL, r;
 	__u32 c = st.chead;
@@ -718,6 +716,18 @@ static __always_inline void skip_class_rounds(void)
 			k = r;
 		c = cl->next;
 	}
+	return k;
+}
+
+/* Rounds in which every active class only refills, added at once
+ * (sch_msfc.c: msfc_skip_class_rounds()).
+ */
+static __always_inline void skip_class_rounds(void)
+{
+	__u64 k = fewest_class_refills();
+	__u32 c;
+	int j;
+
 	if (k < 2 || k == ~0ULL)
 		return;
 	c = st.chead;
@@ -1211,18 +1221,10 @@ static __always_inline __u32 priority_pick(void)
  */
 static __always_inline void priority_new_round(void)
 {
-	__u64 k = ~0ULL, r;
-	__u32 c = st.chead;
+	__u64 k = fewest_class_refills();
+	__u32 c;
 	int j;
 
-	for (j = 0; j < MSFC_BPF_MAX_PRIOS && c != NIL; j++) {
-		struct msfc_class *cl = &st.cls[c & (MSFC_BPF_MAX_PRIOS - 1)];
-
-		r = refills(cl->deficit, class_quantum(c));
-		if (r < k)
-			k = r;
-		c = cl->next;
-	}
 	if (k == ~0ULL)
 		return;
 	c = st.chead;
