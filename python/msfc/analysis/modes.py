@@ -140,20 +140,12 @@ def _most_flows(runs: list[_Run], by: list[str]) -> int | None:
     return most
 
 
-def _all_marked(runs: list[_Run]) -> bool:
-    """Every flow of every run has a DSCP other than 0 (flows.csv's ``dscp``)."""
+def _every_flow(runs: list[_Run], marked: bool) -> bool:
+    """Every flow of every run carries a DSCP other than 0 (``marked``) or DSCP 0 (not
+    ``marked``), by flows.csv's ``dscp``; False where a run has no such column or no flow."""
     for r in runs:
         f = _csv(r.path, "flows.csv")
-        if f is None or "dscp" not in f.columns or not len(f) or (f["dscp"] == 0).any():
-            return False
-    return True
-
-
-def _all_unmarked(runs: list[_Run]) -> bool:
-    """Every flow of every run has DSCP 0 (flows.csv's ``dscp``)."""
-    for r in runs:
-        f = _csv(r.path, "flows.csv")
-        if f is None or "dscp" not in f.columns or not len(f) or (f["dscp"] != 0).any():
+        if f is None or "dscp" not in f.columns or not len(f) or ((f["dscp"] != 0) != marked).any():
             return False
     return True
 
@@ -190,9 +182,13 @@ def reason(mode: str, value: str, runs: list[_Run]) -> str:
             return f"no {hosts} host has more than one flow in a class"
     if mode == "Boost" and value == "on" and _most_flows(runs, ["priority"]) == 1:
         return "no class holds more than one flow"
-    if mode == "Auto" and value == "unmarked" and _all_marked(runs):
+    if mode == "Auto" and value == "unmarked" and _every_flow(runs, marked=True):
         return "every flow carries a DSCP mark (Auto=unmarked classifies unmarked packets only)"
-    if mode == "Auto" and (value == "unmarked" or _all_unmarked(runs)) and _no_auto_move(runs):
+    if (
+        mode == "Auto"
+        and (value == "unmarked" or _every_flow(runs, marked=False))
+        and _no_auto_move(runs)
+    ):
         return (
             "no flow slot left the class of unmarked traffic (qdisc.csv: no automatic promotion "
             "or demotion)"
