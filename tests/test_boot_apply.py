@@ -7,6 +7,7 @@ runs the installed layout with the real loader in Debian 13's 7.3.4 kernel."""
 
 import os
 import re
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -422,3 +423,73 @@ def test_systemd_unit_runs_the_installed_script_for_either_file():
     conditions = re.findall(r"^ConditionPathExists=(.*)$", unit, re.M)
     # "|": either file starts it (without it, systemd would need both)
     assert sorted(conditions) == ["|/etc/msfc/%i.bpf", "|/etc/msfc/%i.tc"]
+
+
+# ---------------------------------------------------------------------------------------------
+# make install-bpf and make deb-bpf: the built loader and the boot files, nothing compiled
+
+
+def _make(*args, cwd=ROOT):
+    return subprocess.run(
+        ["make", "--no-print-directory", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_install_bpf_stages_the_built_loader_and_the_boot_files(tmp_path):
+    build = tmp_path / "build"
+    build.mkdir()
+    # no loader built: refused with what to do, nothing compiled
+    p = _make("install-bpf", f"DESTDIR={tmp_path / 'none'}", f"B={build}")
+    assert p.returncode != 0 and "build it with make bpf" in p.stderr
+    assert not (tmp_path / "none").exists()
+    (build / "msfc-bpf").write_text("#!/bin/sh\necho the built loader\n")
+    (build / "msfc-bpf").chmod(0o755)
+    dest = tmp_path / "root"
+    p = _make("install-bpf", f"DESTDIR={dest}", f"B={build}", "PREFIX=/usr")
+    assert p.returncode == 0, p.stderr
+    assert (dest / "usr/lib/msfc/msfc-bpf").read_text() == (build / "msfc-bpf").read_text()
+    assert os.readlink(dest / "usr/sbin/msfc-bpf") == "/usr/lib/msfc/msfc-bpf"
+    assert (dest / "usr/lib/msfc/msfc-apply").read_bytes() == APPLY.read_bytes()
+    assert (dest / "etc/network/if-up.d/msfc").read_bytes() == HOOK.read_bytes()
+    assert (dest / "usr/lib/systemd/system/msfc@.service").read_bytes() == UNIT.read_bytes()
+    assert (dest / "etc/msfc").is_dir()
+    for f in ("usr/lib/msfc/msfc-bpf", "usr/lib/msfc/msfc-apply", "etc/network/if-up.d/msfc"):
+        assert os.access(dest / f, os.X_OK), f
+
+
+@pytest.mark.skipif(not shutil.which("dpkg-deb"), reason="needs dpkg-deb")
+def test_deb_bpf_packs_the_same_files(tmp_path):
+    build = tmp_path / "build"
+    build.mkdir()
+    (build / "msfc-bpf").write_text("#!/bin/sh\n")
+    (build / "msfc-bpf").chmod(0o755)
+    dist = tmp_path / "dist"
+    p = _make("deb-bpf", f"DIST={dist}", f"B={build}")
+    assert p.returncode == 0, p.stderr
+    version = (ROOT / "VERSION").read_text().strip()
+    deb = dist / f"msfc-bpf_{version}_amd64.deb"
+    field = subprocess.run(
+        ["dpkg-deb", "-f", str(deb), "Package", "Version", "Depends"],
+        capture_output=True,
+        text=True,
+    ).stdout
+    assert f"Version: {version}" in field and "libbpf1" in field and "iproute2" in field
+    listing = subprocess.run(["dpkg-deb", "-c", str(deb)], capture_output=True, text=True).stdout
+    files = {line.split()[5] for line in listing.splitlines()}
+    assert {
+        "./usr/lib/msfc/msfc-bpf",
+        "./usr/lib/msfc/msfc-apply",
+        "./usr/sbin/msfc-bpf",
+        "./etc/network/if-up.d/msfc",
+        "./usr/lib/systemd/system/msfc@.service",
+        "./etc/msfc/",
+    } <= files
+    assert "root/root" in listing and " -> /usr/lib/msfc/msfc-bpf" in listing
+    ctl = tmp_path / "ctl"
+    subprocess.run(["dpkg-deb", "-e", str(deb), str(ctl)], check=True)
+    # the hook in /etc is the operator's to change: dpkg keeps their edits on upgrade
+    assert (ctl / "conffiles").read_text() == "/etc/network/if-up.d/msfc\n"
