@@ -493,3 +493,20 @@ def test_deb_bpf_packs_the_same_files(tmp_path):
     subprocess.run(["dpkg-deb", "-e", str(deb), str(ctl)], check=True)
     # the hook in /etc is the operator's to change: dpkg keeps their edits on upgrade
     assert (ctl / "conffiles").read_text() == "/etc/network/if-up.d/msfc\n"
+
+
+@pytest.mark.skipif(not shutil.which("systemd-analyze"), reason="needs systemd-analyze")
+def test_systemd_parses_the_unit(tmp_path):
+    unit = tmp_path / "msfc@.service"
+    unit.write_bytes(UNIT.read_bytes())
+    p = subprocess.run(
+        ["systemd-analyze", "verify", "--man=no", str(tmp_path / "msfc@eth0.service")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    said = p.stdout + p.stderr
+    # systemd read the instance (it looks for the script, not installed here) ...
+    assert "/usr/lib/msfc/msfc-apply" in said, said
+    # ... and found nothing to say about the file's lines (unknown keys, bad values)
+    assert not [line for line in said.splitlines() if line.startswith(f"{unit}:")], said
