@@ -18,7 +18,7 @@ APT_PACKAGES := cmake ninja-build g++ make
 .PHONY: all setup deps build lint format test test-ns3 test-python test-kernel test-vm bpf test-bpf bench \
         bench-dumbbell bench-cost bench-isp-cost bench-kernel bench-linux bench-linux-vm bench-linux-cost bench-seeds bench-seed001 \
         bench-seed002 bench-seed003 bench-seed004 diff-test fuzz-long clean help \
-        wheel dist install install-kernel install-python
+        wheel dist install install-kernel install-boot install-python install-bpf deb-bpf
 
 all: build
 
@@ -45,8 +45,11 @@ help:
 	@echo "make fuzz-long - 50000 netlink fuzz operations with traffic in the debug UML kernel (docs/kernel.md)"
 	@echo "make wheel   - the msfc Python wheel of the working tree in DIST (default dist/)"
 	@echo "make dist    - release files of HEAD in DIST: msfc-$(VERSION).tar.gz (git archive) and the wheel"
-	@echo "make install - DKMS tree, tc plugin, man page and the msfc command (DESTDIR, PREFIX=$(PREFIX));"
-	@echo "               parts: make install-kernel (DKMS, plugin, man page), make install-python (msfc)"
+	@echo "make install - DKMS tree, tc plugin, man page, boot files, the msfc command and, once built, the BPF"
+	@echo "               qdisc's loader (DESTDIR, PREFIX=$(PREFIX)); parts: make install-kernel (DKMS, plugin,"
+	@echo "               man page), make install-boot (msfc-apply, ifupdown hook, systemd unit),"
+	@echo "               make install-python (msfc), make install-bpf (the built loader msfc-bpf, boot files)"
+	@echo "make deb-bpf - the BPF qdisc for a Debian 13 router as DIST/msfc-bpf_$(VERSION)_amd64.deb (after make bpf)"
 	@echo "make clean   - remove build outputs (keeps .venv)"
 	@echo "make help    - this list"
 
@@ -258,15 +261,29 @@ dist: $(VENV)/.build-tools
 
 # Everything an operator installs: the DKMS source tree (/usr/src/msfc-VERSION; with no
 # DESTDIR, dkms add/build/install), the tc plugin q_msfc.so (where Debian's tc loads plugins),
-# the man page tc-msfc.8 (PREFIX/share/man/man8) and the msfc command (PREFIX/bin/msfc, the
+# the man page tc-msfc.8 (PREFIX/share/man/man8), the boot files (/usr/lib/msfc/msfc-apply,
+# its ifupdown hook and systemd unit, /etc/msfc), the msfc command (PREFIX/bin/msfc, the
 # wheel in its own environment MSFC_HOME; PIP_INSTALL_ARGS="--no-deps --no-index" for none of
-# its dependencies from PyPI).  DESTDIR stages the files under another root.
+# its dependencies from PyPI) and, when `make bpf` has built it, the BPF qdisc's loader.
+# DESTDIR stages the files under another root.
 INSTALL_DESTDIR = $(if $(DESTDIR),$(abspath $(DESTDIR)))
-install: install-kernel install-python
+install: install-kernel install-boot install-python $(if $(wildcard bpf/build/msfc-bpf),install-bpf)
 
 install-kernel:
 	$(MAKE) -C kernel install-dkms install-tc-plugin install-man \
 	    DESTDIR=$(INSTALL_DESTDIR) PREFIX=$(PREFIX) $(if $(TC_LIB_DIR),TC_LIB_DIR=$(TC_LIB_DIR))
+
+install-boot:
+	$(MAKE) -C kernel install-boot DESTDIR=$(INSTALL_DESTDIR)
+
+# The BPF qdisc on a router, from what `make bpf` built elsewhere (docs/kernel.md, "BPF qdisc"):
+# the loader with the BPF object inside (/usr/lib/msfc/msfc-bpf, PREFIX/sbin/msfc-bpf) and
+# the boot files; nothing is compiled.  deb-bpf packs the same files as a Debian package.
+install-bpf:
+	$(MAKE) -C bpf install DESTDIR=$(INSTALL_DESTDIR) PREFIX=$(PREFIX)
+
+deb-bpf:
+	$(MAKE) -C bpf deb DIST=$(abspath $(DIST))
 
 install-python: wheel
 	rm -rf $(INSTALL_DESTDIR)$(MSFC_HOME)

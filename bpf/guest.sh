@@ -1,7 +1,8 @@
 # Job of `make -C bpf test` in the qemu VM (Debian 13's 7.3.4 kernel, CONFIG_NET_SCH_BPF=y):
 # the loader refuses bad parameters, loads and registers msfc_bpf, tc puts it on the router's
 # egress toward the server with its shaper as the bottleneck, ping crosses it, then three TCP
-# uploads marked CS1, BE and AF41 (classes 0, 1, 2 of the default DSCP map) share it.  Every
+# uploads marked CS1, BE and AF41 (classes 0, 1, 2 of the default DSCP map) share it.  Before
+# that, the package's files apply saved configurations at "boot" (msfc-apply).  Every
 # step's exit code, stdout and stderr go to /out/<step>.{rc,out,err}; the host checks them.
 . /job/net.sh
 O=/out
@@ -14,8 +15,61 @@ step() {	# step NAME COMMAND...: run, keep rc/stdout/stderr
 	"$@" > $O/$name.out 2> $O/$name.err
 	echo $? > $O/$name.rc
 }
-mount -t bpf bpf /sys/fs/bpf
-grep -w CONFIG_NET_SCH_BPF /proc/config.gz > /dev/null 2>&1 || true
+# The package's boot path first, before anything mounts bpffs: the files of the .deb
+# (/job/root.tar) unpacked at their places, saved configurations in /etc/msfc applied by the
+# ifupdown hook as ifup runs it (and by msfc-apply as the systemd unit does).  The VM's
+# /bin/sh is busybox's, which runs its own applets before the PATH's programs: MSFC_TC names
+# Debian's tc, which a Debian router's "tc" is.
+tar -xf /job/root.tar -C /
+BOOT="env MSFC_TC=$TC MODE=start PHASE=post-up"
+for d in bpf0 bpf1 mod0; do $IP link add $d type dummy && $IP link set $d up; done
+$IP addr add 10.8.0.1/24 dev bpf0
+printf '# shaped uplink\nbandwidth 10mbit prios 3\n\tratio 2   # three classes\n' > /etc/msfc/bpf0.bpf
+step boot_bpf $BOOT IFACE=bpf0 /etc/network/if-up.d/msfc
+awk '$2 == "/sys/fs/bpf" && $3 == "bpf"' /proc/mounts > $O/boot_bpffs.txt
+step boot_bpf_show $TC -j qdisc show dev bpf0
+# packets through it (the dummy device drops them after the qdisc)
+ping -c 3 -i 0.2 -W 1 10.8.0.2 > /dev/null 2>&1
+step boot_bpf_stats /usr/sbin/msfc-bpf stats -j
+# applied again (ifup after ifdown, or the unit's ExecStart): left alone
+step boot_bpf_again $BOOT IFACE=bpf0 /etc/network/if-up.d/msfc
+step boot_bpf_unit $BOOT /usr/lib/msfc/msfc-apply bpf0
+step boot_bpf_show_again $TC -j qdisc show dev bpf0
+step boot_bpf_stats_again /usr/sbin/msfc-bpf stats -j
+# the file changed: registered again with the new parameters
+printf 'bandwidth 20mbit prios 4\n' > /etc/msfc/bpf0.bpf
+step boot_bpf_changed $BOOT IFACE=bpf0 /etc/network/if-up.d/msfc
+step boot_bpf_changed_stats /usr/sbin/msfc-bpf stats -j
+# a bad file: the loader's message, nothing changes
+printf 'bandwidth 20mbit prios 17\n' > /etc/msfc/bpf0.bpf
+step boot_bpf_bad $BOOT IFACE=bpf0 /etc/network/if-up.d/msfc
+step boot_bpf_bad_show $TC -j qdisc show dev bpf0
+step boot_bpf_bad_stats /usr/sbin/msfc-bpf stats -j
+# a second interface: refused, the BPF qdisc has one instance
+printf 'prios 4 bandwidth 20mbit\n' > /etc/msfc/bpf1.bpf
+step boot_bpf_second $BOOT IFACE=bpf1 /etc/network/if-up.d/msfc
+step boot_bpf_second_show $TC -j qdisc show dev bpf1
+# the module path from the same files: a tc batch file, then one whose second line tc refuses
+insmod /lib/modules/sch_msfc.ko
+printf '%s\n' 'qdisc replace dev mod0 root handle 1: htb default 1' \
+	'class replace dev mod0 parent 1: classid 1:1 htb rate 10mbit' \
+	'qdisc replace dev mod0 parent 1:1 handle 10: msfc boost on' > /etc/msfc/mod0.tc
+step boot_tc $BOOT IFACE=mod0 /etc/network/if-up.d/msfc
+step boot_tc_again $BOOT IFACE=mod0 /etc/network/if-up.d/msfc
+step boot_tc_show $TC -j qdisc show dev mod0
+printf '%s\n' 'qdisc replace dev mod0 root handle 1: htb default 1' \
+	'qdisc replace dev mod0 parent 1:1 msfc target 5' > /etc/msfc/mod0.tc
+step boot_tc_bad $BOOT IFACE=mod0 /etc/network/if-up.d/msfc
+step boot_tc_bad_show $TC -j qdisc show dev mod0
+# both files for one interface
+printf 'prios 3\n' > /etc/msfc/mod0.bpf
+step boot_both $BOOT IFACE=mod0 /etc/network/if-up.d/msfc
+$TC qdisc del dev bpf0 root
+/usr/sbin/msfc-bpf unload > /dev/null
+for d in bpf0 bpf1 mod0; do $IP link del $d; done
+rm -rf /etc/msfc/* /run/msfc
+# the tests of the loader itself
+grep -q ' /sys/fs/bpf bpf ' /proc/mounts || mount -t bpf bpf /sys/fs/bpf
 step bad_prios $L load prios 17
 step bad_ratio $L load ratio 17
 step bad_target $L load target 200ms

@@ -4,6 +4,7 @@
  *
  *   msfc-bpf load [ PARAMETER VALUE ]...   validate, load, register the qdisc kind
  *                                          msfc_bpf, write its configuration
+ *   msfc-bpf check [ PARAMETER VALUE ]...  validate and derive as load does, load nothing
  *   msfc-bpf stats [ -j ]                  per-class counters (JSON with -j)
  *   msfc-bpf unload                        unregister (delete the qdisc first)
  *
@@ -357,11 +358,12 @@ static void usage(void)
 		"                [ quanta BYTES,BYTES... | quanta ratio ] [ overhead BYTES ] [ mpu BYTES ]\n"
 		"                [ noatm | atm | ptm ] [ raw ] [ ingress | egress ] [ diffserv3 | diffserv4 ]\n"
 		"                [ dscp_map { MAP | [MAP,]DSCP:CLASS[,...] } ] [ bandwidth RATE ]\n"
+		"       %s check [ the parameters of load ]   (validate only, load nothing)\n"
 		"       %s stats [ -j ]\n"
 		"       %s unload\n"
 		"Then: tc qdisc add dev DEV root " MSFC_BPF_NAME "\n"
 		"The parameters are tc's for msfc (man tc-msfc); quantum defaults to %d bytes.\n",
-		prog, prog, prog, DEFAULT_QUANTUM);
+		prog, prog, prog, prog, DEFAULT_QUANTUM);
 }
 
 /* "95,1514,757,378" -> the byte counts; "ratio" -> none */
@@ -565,7 +567,34 @@ static __u32 link_len(__u32 len, __u32 netoff, const struct args *a)
 	return l;
 }
 
-static int load(int argc, char **argv)
+/* what load and check print: the configuration as derived from the parameters */
+static void describe(const char *what, const struct msfc_bpf_cfg *cfg, const __u64 *val,
+		     __u64 bandwidth, __u32 weights)
+{
+	__u32 p;
+
+	printf("%s: %s %s: prios %u flows %u quantum %u limit %u memory_limit %u drop_batch %u target %lluus interval %lluus",
+	       prog, what, MSFC_BPF_NAME, cfg->prios, cfg->flows, cfg->quantum, cfg->limit,
+	       cfg->memory_limit, cfg->drop_batch, (unsigned long long)val[O_TARGET],
+	       (unsigned long long)val[O_INTERVAL]);
+	if (bandwidth)
+		printf(" bandwidth %llubit", (unsigned long long)bandwidth * 8);
+	printf("\n%s: class quanta", prog);
+	for (p = 0; p < cfg->prios; p++)
+		printf(" %g", weights ? cfg->quanta[p] / 65536.0 : (double)cfg->quanta[p]);
+	printf(" bytes; auto %s isolate %s overload %s boost %s order %s weights %s inversion %s\n",
+	       auto_names[cfg->auto_mode & 3], isolate_names[cfg->isolate & 3],
+	       cfg->overload ? "class" : "flow",
+	       cfg->boost == 2 ? "across" : cfg->boost ? "on" : "off",
+	       cfg->order ? "priority" : "round", weights ? "exact" : "rounded",
+	       cfg->inversion ? "prevent" : "allow");
+}
+
+/* check_only: validate and derive as load does, print the result, load nothing (no
+ * privileges or BPF support needed), so a saved configuration can be checked before a
+ * running qdisc is replaced
+ */
+static int load(int argc, char **argv, bool check_only)
 {
 	struct msfc_bpf_cfg cfg = { .magic = MSFC_BPF_CFG_MAGIC };
 	struct args args = { .raw = TC_MSFC_RAW_DEFAULT }, *a = &args;
@@ -653,6 +682,10 @@ static int load(int argc, char **argv)
 	for (p = 0; p < TC_MSFC_DSCP_MAP_LEN; p++)
 		cfg.dscp_map[p] = a->map[p] < cfg.prios ? a->map[p] : cfg.prios - 1;
 	cfg.packets = (cfg.limit < MSFC_BPF_MAX_PACKETS ? cfg.limit : MSFC_BPF_MAX_PACKETS) + 1;
+	if (check_only) {
+		describe("valid configuration of", &cfg, val, bandwidth, weights);
+		return 0;
+	}
 
 	if (access(PIN_LINK, F_OK) == 0)
 		return fail("%s is already loaded (%s): msfc-bpf unload first", MSFC_BPF_NAME, PIN_DIR);
@@ -696,20 +729,7 @@ static int load(int argc, char **argv)
 		bpf_link__destroy(link);
 		goto out;
 	}
-	printf("%s: registered qdisc %s: prios %u flows %u quantum %u limit %u memory_limit %u drop_batch %u target %lluus interval %lluus",
-	       prog, MSFC_BPF_NAME, cfg.prios, cfg.flows, cfg.quantum, cfg.limit, cfg.memory_limit,
-	       cfg.drop_batch, (unsigned long long)val[O_TARGET],
-	       (unsigned long long)val[O_INTERVAL]);
-	if (bandwidth)
-		printf(" bandwidth %llubit", (unsigned long long)bandwidth * 8);
-	printf("\n%s: class quanta", prog);
-	for (p = 0; p < cfg.prios; p++)
-		printf(" %g", weights ? cfg.quanta[p] / 65536.0 : (double)cfg.quanta[p]);
-	printf(" bytes; auto %s isolate %s overload %s boost %s order %s weights %s inversion %s\n",
-	       auto_names[cfg.auto_mode & 3], isolate_names[cfg.isolate & 3],
-	       cfg.overload ? "class" : "flow", cfg.boost == 2 ? "across" : cfg.boost ? "on" : "off",
-	       cfg.order ? "priority" : "round", weights ? "exact" : "rounded",
-	       cfg.inversion ? "prevent" : "allow");
+	describe("registered qdisc", &cfg, val, bandwidth, weights);
 	bpf_link__disconnect(link);
 	bpf_link__destroy(link);
 out:
@@ -809,7 +829,9 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (strcmp(argv[1], "load") == 0)
-		return load(argc - 2, argv + 2) ? 1 : 0;
+		return load(argc - 2, argv + 2, false) ? 1 : 0;
+	if (strcmp(argv[1], "check") == 0)
+		return load(argc - 2, argv + 2, true) ? 1 : 0;
 	if (strcmp(argv[1], "stats") == 0)
 		return stats(argc > 2 && strcmp(argv[2], "-j") == 0) ? 1 : 0;
 	if (strcmp(argv[1], "unload") == 0)

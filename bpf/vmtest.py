@@ -5,7 +5,11 @@ Checks: bad parameters refused with the UAPI header's messages, the program load
 registers msfc_bpf, tc adds it as root qdisc, ping passes, a second instance is refused,
 three saturating TCP uploads of CS1, BE and AF41 (classes 0, 1, 2) share the shaped link
 as their class quanta 1:2:4 within TOLERANCE, the loader's stats count every class, and the
-kernel logs no warning.  Writes OUT/result.json and OUT/boot.log; exit 1 on a failed check.
+kernel logs no warning.  Before those, the boot path of the package (--deb): its files
+unpacked in the guest apply saved configurations in /etc/msfc through the ifupdown hook and
+msfc-apply (load from a .bpf file, again without change, a changed file, a bad file, a second
+interface, the module's .tc file).  Writes OUT/result.json and OUT/boot.log; exit 1 on a
+failed check.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -29,6 +34,9 @@ def main() -> int:
     ap.add_argument("--loader", type=Path, required=True)
     ap.add_argument("--job", type=Path, required=True)
     ap.add_argument("--net", type=Path, required=True)
+    ap.add_argument(
+        "--deb", type=Path, required=True, help="the msfc-bpf package (make -C bpf deb)"
+    )
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--rate-kbit", type=int, default=4000)
     ap.add_argument("--duration", type=int, default=10)
@@ -39,6 +47,10 @@ def main() -> int:
         "job/run.sh": (env + a.job.read_text()).encode(),
         "job/net.sh": a.net.read_bytes(),
         "job/msfc-bpf": a.loader.read_bytes(),
+        # the package's files as dpkg would unpack them
+        "job/root.tar": subprocess.run(
+            ["dpkg-deb", "--fsys-tarfile", str(a.deb)], check=True, capture_output=True
+        ).stdout,
     }
     shutil.rmtree(a.out / "files", ignore_errors=True)
     a.out.mkdir(parents=True, exist_ok=True)
@@ -64,6 +76,98 @@ def main() -> int:
 
     def check(name: str, ok: bool, detail: str = "") -> None:
         checks.append((name, bool(ok), detail))
+
+    def qdiscs(step: str) -> list[dict]:
+        try:
+            return json.loads(res.text(f"{step}.out") or "[]")
+        except json.JSONDecodeError:
+            return []
+
+    def kinds(step: str) -> list[str]:
+        return [q.get("kind", "") for q in qdiscs(step)]
+
+    def stats_of(step: str) -> dict:
+        try:
+            return json.loads(res.text(f"{step}.out") or "{}")
+        except json.JSONDecodeError:
+            return {}
+
+    def said(step: str) -> str:
+        return (res.text(f"{step}.out") + res.text(f"{step}.err")).strip()
+
+    # the package's boot path
+    first = stats_of("boot_bpf_stats")
+    again = stats_of("boot_bpf_stats_again")
+    out = res.text("boot_bpf.out")
+    check(
+        "boot: the ifupdown hook loads msfc_bpf from /etc/msfc/bpf0.bpf (the package's files)",
+        rc("boot_bpf") == 0
+        and "registered qdisc msfc_bpf: prios 3" in out
+        and "bandwidth 10000000bit" in out
+        and kinds("boot_bpf_show") == ["msfc_bpf"],
+        said("boot_bpf"),
+    )
+    check("boot: msfc-apply mounted bpffs", bool(res.text("boot_bpffs.txt").strip()))
+    check(
+        "boot: packets pass the qdisc applied at boot",
+        first.get("prios") == 3 and first.get("qdisc", {}).get("enqueued", 0) > 0,
+        res.text("boot_bpf_stats.out").strip() + res.text("boot_bpf_stats.err").strip(),
+    )
+    handle = [q.get("handle") for q in qdiscs("boot_bpf_show")]
+    check(
+        "boot: applied again (hook, unit) leaves the qdisc and its registration alone",
+        rc("boot_bpf_again") == 0
+        and "already" in res.text("boot_bpf_again.out")
+        and rc("boot_bpf_unit") == 0
+        and "already" in res.text("boot_bpf_unit.out")
+        and [q.get("handle") for q in qdiscs("boot_bpf_show_again")] == handle
+        and again.get("qdisc", {}).get("enqueued", 0)
+        >= first.get("qdisc", {}).get("enqueued", 1)
+        > 0,
+        said("boot_bpf_again") + "\n" + said("boot_bpf_unit") + f"\nhandles {handle}",
+    )
+    check(
+        "boot: a changed file registers msfc_bpf again with its parameters",
+        rc("boot_bpf_changed") == 0
+        and "registered qdisc msfc_bpf: prios 4" in res.text("boot_bpf_changed.out")
+        and stats_of("boot_bpf_changed_stats").get("prios") == 4,
+        said("boot_bpf_changed"),
+    )
+    check(
+        "boot: a bad file is refused with the loader's message and changes nothing",
+        rc("boot_bpf_bad") == 1
+        and 'prios must be 1 .. 16, got "17"' in res.text("boot_bpf_bad.err")
+        and "bpf0 is unchanged" in res.text("boot_bpf_bad.err")
+        and kinds("boot_bpf_bad_show") == ["msfc_bpf"]
+        and stats_of("boot_bpf_bad_stats").get("prios") == 4,
+        said("boot_bpf_bad"),
+    )
+    check(
+        "boot: a second interface is refused (one instance)",
+        rc("boot_bpf_second") == 2
+        and "msfc_bpf is already the qdisc of bpf0" in res.text("boot_bpf_second.err")
+        and "msfc_bpf" not in kinds("boot_bpf_second_show"),
+        said("boot_bpf_second"),
+    )
+    check(
+        "boot: the module path's .tc file applied twice (htb and msfc)",
+        rc("boot_tc") == 0
+        and rc("boot_tc_again") == 0
+        and sorted(kinds("boot_tc_show")) == ["htb", "msfc"],
+        said("boot_tc") + said("boot_tc_again") + str(kinds("boot_tc_show")),
+    )
+    check(
+        "boot: a .tc file tc refuses halfway leaves no half tree",
+        rc("boot_tc_bad") == 1
+        and "tc refused it" in res.text("boot_tc_bad.err")
+        and "htb" not in kinds("boot_tc_bad_show"),
+        said("boot_tc_bad") + str(kinds("boot_tc_bad_show")),
+    )
+    check(
+        "boot: .tc and .bpf for one interface refused",
+        rc("boot_both") == 2 and "both" in res.text("boot_both.err"),
+        said("boot_both"),
+    )
 
     refusals = {
         "bad_prios": "prios must be 1 .. 16",
