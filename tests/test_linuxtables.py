@@ -1,4 +1,5 @@
-"""The UML testbed's tables as doc tables (msfc.analysis.linuxtables): the collector takes from a bench results directory exactly what the bench's tables print, and
+"""The UML testbed's tables as doc tables (msfc.analysis.linuxtables, msfc.analysis.doctables):
+the collector takes from a bench results directory exactly what the bench's tables print, and
 the tables made from that data are the bench's, byte for byte."""
 
 import json
@@ -7,6 +8,7 @@ from argparse import Namespace
 
 import pandas as pd
 import pytest
+from msfc.analysis import doctables as D
 from msfc.analysis import linuxtables as L
 from msfc.errors import UserError
 from msfc.linux import umlbench as UB
@@ -140,3 +142,28 @@ def test_the_docs_views_of_the_data(tmp_path):
 def test_a_directory_without_a_bench_run_is_refused(tmp_path):
     with pytest.raises(UserError, match="summary.json missing"):
         L.collect_rows(tmp_path)
+
+
+def test_every_linux_table_names_its_data_commit_and_command():
+    linux = [t for t in D.TABLES.values() if t.provenance]
+    assert {t.data for t in linux} == {g.data for g in L.GROUPS.values()}
+    for t in linux:
+        meta = json.loads(D.stamp_path(t).read_text())
+        assert D._git("rev-parse", "--verify", "--quiet", meta["commit"] + "^{commit}")
+        last = D.rendered(t).splitlines()[-1]
+        assert last.startswith("Data: [") and meta["commit"][:7] in last
+        assert meta["command"] in last and meta["measured"][:10] in last
+
+
+def test_a_kernel_change_makes_the_linux_tables_stale(monkeypatch):
+    real = D.digest
+    monkeypatch.setattr(
+        D, "digest", lambda p, c=None: "changed" if p == "kernel/net/sched" else real(p, c)
+    )
+    bad = [b for b in D.problems() if "kernel/net/sched" in b]
+    assert len(bad) == sum(t.provenance for t in D.TABLES.values())
+    assert all("--accept" in b and "python -m msfc.linux bench" in b for b in bad)
+
+
+def test_a_digest_at_a_commit_is_the_trees_when_unchanged():
+    assert D.digest("kernel/test/uml.config", "HEAD") == D.digest("kernel/test/uml.config")

@@ -9,8 +9,8 @@ A generated table sits between two marker lines in a Markdown file::
 and :data:`TABLES` says where its data is (a CSV committed beside the docs), how the rows
 become the table, which command measures the data again, and which source paths the data
 depends on. Beside each data file a ``<data>.stamp.json`` records what it was measured with:
-when it was stamped, the command, the machine, the commit the tree was at and, per dependency path, a
-digest of the tracked files under it as they were when the data was measured.
+the date, the command, the machine, the commit and, per dependency path, a digest of the
+tracked files under it.
 
     python -m msfc.analysis.doctables --list          the tables, their data and commands
     python -m msfc.analysis.doctables --check         every table equals what its data gives, and no
@@ -18,12 +18,40 @@ digest of the tracked files under it as they were when the data was measured.
     python -m msfc.analysis.doctables --write         rewrite the tables from their data
     python -m msfc.analysis.doctables --stamp NAME    after measuring NAME's data again: record the
                                              digests of its dependencies as they are now
+    python -m msfc.analysis.doctables --collect-linux GROUP RESULTS --commit C
+                                             the UML testbed's data of GROUP (uml, rrul_be,
+                                             ds4: msfc.analysis.linuxtables) from the --out of
+                                             its bench run, measured at commit C, and its stamp
+    python -m msfc.analysis.doctables --accept NAME --why TEXT
+                                             NAME's dependencies changed after its measuring
+                                             commit in a way that cannot change its data (TEXT
+                                             says how): record them as they are now
 
-"Depends on" is decided by the paths listed per table (the simulation model, the scenario
-and the experiment's driver): a digest over the content of every file git tracks under a
-path, so a change anywhere in them, committed or not, makes the data stale, and a change
-elsewhere (docs, other scenarios, the kernel) does not. The check fails naming the paths
-that changed and the command that measures the data again.
+"Depends on" is decided by the paths listed per table: a digest over the content of every
+file git tracks under a path, so a change anywhere in them, committed or not, makes the data
+stale, and a change elsewhere does not. The check fails naming the paths that changed (for
+the Linux tables also the commits since the measuring commit that changed them) and the
+command that measures the data again. The paths per kind of table:
+
+- the ns-3 tables: the simulation model, the scenario and the experiment's driver (not the
+  docs, other scenarios or the kernel);
+- the UML testbed's tables (:data:`LINUX`): what decides what the testbed measures and how
+  its raw results become numbers: the qdisc (kernel/net/sched) and its UAPI header, tc's plugin
+  and its build, the UML kernel's config and the build that prepares its tree, msfc's KUnit
+  suite, which that kernel runs at every boot, with the trace replay it compiles in
+  (test/vectors, written by python/msfc/model's reference and generator), the guest's
+  side of the testbed (init, Flent and iperf3 jobs, network, fixed randomness, sandbox, root
+  tree) and the Python that writes the jobs, boots UML and converts the guest's files
+  (python/msfc/linux: flent, records, tables, uml, umlbench). Not the qemu VM's files, the
+  docs, nor the code that collects and prints the tables (that is what --check compares).
+
+A Linux table's stamp is written with its data by --collect-linux: ``commit`` is the commit
+the testbed was measured at (the results do not record it: the one the UML kernel was built
+at), ``measured`` the date of its last run, and the digests are those of the dependencies at
+that commit, taken from git, so a later change to any of them makes the check fail until the
+data is measured again, or the change is reviewed and --accept records it (the stamp keeps the
+measuring commit and lists, under ``accepted``, the commits since it, and why). Each Linux
+table ends with a line naming its data, the measuring commit, the date and the command.
 """
 
 from __future__ import annotations
@@ -42,6 +70,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..errors import UserError
+from . import linuxtables as LT
 
 ROOT = Path(__file__).resolve().parents[3]
 BEGIN = "<!-- table: {} -->"
@@ -56,6 +85,9 @@ class DocTable:
     render: Callable[[pd.DataFrame], str]
     command: str  # measures the data again (then copy its CSV to `data` and --stamp)
     depends: tuple[str, ...]  # paths whose content the data depends on
+    #: the renderer also takes the stamp (settings of the run), and the table ends with a line
+    #: naming its data, the commit it was measured at, the date and the command
+    provenance: bool = False
 
 
 def _f1(x: float) -> str:
@@ -143,6 +175,56 @@ def _isp_auto_unmarked(d: pd.DataFrame) -> str:
 
 
 NS3 = ("model", "scenarios/lib", "CMakeLists.txt")
+
+#: what the UML testbed's numbers depend on: the qdisc and its UAPI header; tc's plugin and
+#: its build; the UML kernel's config and the build that prepares its tree (with the KUnit
+#: suite it builds in and runs at boot, and that suite's trace replay); the guest's side of
+#: the testbed (init, Flent and iperf3 jobs, network, fixed randomness, sandbox, root tree); the
+#: Python that writes the jobs, boots UML and turns the guest's files into records and tables
+LINUX = (
+    "kernel/net/sched",
+    "kernel/include",
+    "kernel/iproute2/q_msfc.c",
+    "kernel/scripts/build_tc.sh",
+    "kernel/Makefile",
+    "kernel/scripts/prepare_tree.py",
+    "kernel/scripts/uml_selectable_hz.py",
+    "kernel/scripts/uml_host_xstate.py",
+    "kernel/test/uml.config",
+    "kernel/test/uml_env.sh",
+    "kernel/test/uml_fixed_random.c",
+    "kernel/test/uml_root.sh",
+    "kernel/test/uml_sandbox.sh",
+    "kernel/test/uml_testbed_flent.sh",
+    "kernel/test/uml_testbed_init.sh",
+    "kernel/vm/guest/bench.sh",
+    "kernel/vm/guest/net.sh",
+    "python/msfc/linux/flent.py",
+    "python/msfc/linux/records.py",
+    "python/msfc/linux/tables.py",
+    "python/msfc/linux/uml.py",
+    "python/msfc/linux/umlbench.py",
+    # the testbed's kernel runs msfc's KUnit suite at every boot, with the trace replay that
+    # kernel/scripts/prepare_tree.py compiles in from these (python -m msfc.model.kunit)
+    "test/vectors",
+    "python/msfc/model",
+)
+
+
+def _linux(name: str, doc: str, group: str, render) -> DocTable:
+    g = LT.GROUPS[group]
+    return DocTable(
+        name,
+        doc,
+        g.data,
+        render,
+        f"{g.command}, then python -m msfc.analysis.doctables --collect-linux {group} RESULTS"
+        " --commit COMMIT (RESULTS: the --out above, COMMIT: the commit the kernel was built at)",
+        LINUX,
+        provenance=True,
+    )
+
+
 TABLES = {
     t.name: t
     for t in (
@@ -174,6 +256,45 @@ TABLES = {
             " directory)",
             (*NS3, "scenarios/scenario-isp-tree.cc", "scenarios/flow-types"),
         ),
+        _linux(
+            "linux-uml-all",
+            "docs/linux-testbed-uml-tables.md",
+            "uml",
+            LT.every_table,
+        ),
+        _linux(
+            "linux-rrul-voice",
+            "docs/linux-testbed.md",
+            "uml",
+            lambda d, m: LT.headline(d, "rrul", "voice"),
+        ),
+        _linux(
+            "linux-rrul-ping",
+            "docs/linux-testbed.md",
+            "uml",
+            lambda d, m: LT.headline(d, "rrul", "ping"),
+        ),
+        _linux(
+            "linux-rrul-probes-20",
+            "docs/linux-testbed.md",
+            "uml",
+            lambda d, m: LT.probes_by_qdisc(d, "20mbit", "rrul"),
+        ),
+        _linux(
+            "linux-rrul_cs8-probes",
+            "docs/linux-testbed.md",
+            "uml",
+            lambda d, m: LT.probes_by_rate(
+                d, "rrul_cs8", ["msfc_across", "cake_ds4", "fq_codel"], ["CS5", "BE", "CS1"]
+            ),
+        ),
+        _linux(
+            "linux-rrul_be-voice",
+            "docs/linux-testbed.md",
+            "rrul_be",
+            lambda d, m: LT.headline(d, "rrul_be", "voice"),
+        ),
+        _linux("linux-ds4", "docs/linux-testbed.md", "ds4", lambda d, m: LT.ds4(d)),
     )
 }
 
@@ -181,11 +302,15 @@ TABLES = {
 # -- digests of the dependencies ------------------------------------------------------------
 
 
-def _tracked(path: str) -> list[str]:
-    """The files git tracks under `path` (a file or a directory), sorted."""
+def _tracked(path: str, commit: str | None = None) -> list[str]:
+    """The files git tracks under `path` (a file or a directory), sorted: in the index, or
+    in `commit`'s tree."""
+    args = ["ls-files", "-z", "--", path]
+    if commit:
+        args = ["ls-tree", "-r", "-z", "--name-only", commit, "--", path]
     try:
         out = subprocess.run(
-            ["git", "-C", str(ROOT), "ls-files", "-z", "--", path],
+            ["git", "-C", str(ROOT), *args],
             capture_output=True,
             check=True,
         ).stdout
@@ -198,14 +323,24 @@ def _tracked(path: str) -> list[str]:
     return sorted(p for p in out.decode().split("\0") if p)
 
 
-def digest(path: str) -> str:
+def digest(path: str, commit: str | None = None) -> str:
     """SHA-256 over the names and contents of the tracked files under `path`, as they are in
-    the working tree (a file git tracks but the tree lacks counts as empty)."""
+    the working tree (a file git tracks but the tree lacks counts as empty), or as they were
+    at `commit`."""
     h = hashlib.sha256()
-    for rel in _tracked(path):
-        f = ROOT / rel
+    for rel in _tracked(path, commit):
         h.update(rel.encode() + b"\0")
-        h.update(f.read_bytes() if f.is_file() else b"")
+        if commit:
+            h.update(
+                subprocess.run(
+                    ["git", "-C", str(ROOT), "show", f"{commit}:{rel}"],
+                    capture_output=True,
+                    check=True,
+                ).stdout
+            )
+        else:
+            f = ROOT / rel
+            h.update(f.read_bytes() if f.is_file() else b"")
         h.update(b"\0")
     return h.hexdigest()
 
@@ -256,10 +391,21 @@ def _span(text: str, name: str, doc: str) -> tuple[int, int]:
 
 def rendered(t: DocTable) -> str:
     try:
-        data = pd.read_csv(ROOT / t.data)
+        data = LT.read(ROOT / t.data) if t.provenance else pd.read_csv(ROOT / t.data)
     except (OSError, ValueError) as e:
         raise UserError(f"{t.data} (the data of {t.name}) cannot be read: {e}", 1) from None
-    return t.render(data) + "\n"
+    if not t.provenance:
+        return t.render(data) + "\n"
+    sp = stamp_path(t)
+    if not sp.is_file():
+        raise UserError(f"{t.data} has no {sp.name}: collect it ({t.command})", 1)
+    meta = json.loads(sp.read_text())
+    rel = Path(t.data).relative_to(Path(t.doc).parent).as_posix()
+    return (
+        t.render(data, meta).rstrip("\n")
+        + f"\n\nData: [{rel}]({rel}), measured {meta['measured'][:10]} at commit "
+        f"{meta['commit'][:7]} by `{meta['command']}`.\n"
+    )
 
 
 def problems() -> list[str]:
@@ -281,10 +427,19 @@ def problems() -> list[str]:
         recorded = json.loads(sp.read_text()).get("depends", {})
         changed = [p for p in t.depends if recorded.get(p) != digest(p)]
         if changed:
+            commit = json.loads(sp.read_text()).get("commit", "").split(" ")[0]
+            since = changes_since(commit, changed) if commit else []
             out.append(
                 f"{t.data} (table {t.name} in {t.doc}) was measured before the last change to "
-                f"{', '.join(changed)}: measure it again ({t.command}), then "
-                f"python -m msfc.analysis.doctables --stamp {t.name}"
+                f"{', '.join(changed)}"
+                + (f" (since {commit[:7]}: {'; '.join(since)})" if since else "")
+                + f": measure it again ({t.command}"
+                + (
+                    "); or, if those changes cannot change the data, "
+                    f"python -m msfc.analysis.doctables --accept {t.name} --why TEXT"
+                    if t.provenance
+                    else f"), then python -m msfc.analysis.doctables --stamp {t.name}"
+                )
             )
     return out
 
@@ -340,6 +495,78 @@ def collect_isp_auto(results: Path) -> Path:
     return out
 
 
+def collect_linux(group: str, results: Path, commit: str) -> Path:
+    """The data of one group of the UML testbed's tables (linuxtables.GROUPS) from the
+    results directory of its bench run, and its stamp: measured at `commit` (the results do
+    not record it: the commit the UML kernel and the testbed were built at), the
+    dependencies' digests as they were at that commit."""
+    if group not in LT.GROUPS:
+        raise UserError(f"--collect-linux {group}: no such group ({', '.join(LT.GROUPS)})", 2)
+    g = LT.GROUPS[group]
+    sha = _git("rev-parse", "--verify", "--quiet", f"{commit}^{{commit}}")
+    if not sha:
+        raise UserError(f"--commit {commit}: not a commit of this repository", 2)
+    rows, settings = LT.collect_rows(results)
+    out = ROOT / g.data
+    LT.write_csv(rows, out)
+    tables = [t for t in TABLES.values() if t.data == g.data]
+    meta = {
+        "tables": [t.name for t in tables],
+        "data": g.data,
+        "measured": settings.pop("measured"),
+        "command": g.command,
+        "commit": sha,
+        "machine": f"{platform.node()} {platform.machine()}",
+        "collected": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "collect": f"python -m msfc.analysis.doctables --collect-linux {group} {results}"
+        f" --commit {commit}",
+        "settings": {**settings, "seed": g.seed},
+        "depends": {p: digest(p, sha) for p in (tables[0].depends if tables else ())},
+    }
+    sp = out.with_name(out.stem + ".stamp.json")
+    sp.write_text(json.dumps(meta, indent=1) + "\n")
+    return out
+
+
+def changes_since(commit: str, paths: list[str]) -> list[str]:
+    """The commits after `commit` (up to HEAD) that changed `paths` ("<sha> <subject>")."""
+    log = _git("log", "--format=%h %s", f"{commit}..HEAD", "--", *paths)
+    return [x for x in log.splitlines() if x]
+
+
+def accept(name: str, why: str, paths: list[str] | None = None) -> Path:
+    """t's dependencies (`paths` of them, default: every one that changed) changed since its
+    data was measured, in ways that do not change the data (`why`): record their digests as
+    they are now, keep the measuring commit, and list the commits since it that touched them,
+    with `why`."""
+    t = TABLES[name]
+    for p in paths or ():
+        if p not in t.depends:
+            raise UserError(f"--accept {name} --paths {p}: not one of its dependencies", 2)
+    sp = stamp_path(t)
+    if not sp.is_file():
+        raise UserError(f"{t.data} has no {sp.name}: measure it first ({t.command})", 1)
+    meta = json.loads(sp.read_text())
+    changed = [
+        p
+        for p in t.depends
+        if meta.get("depends", {}).get(p) != digest(p) and (not paths or p in paths)
+    ]
+    if not changed:
+        raise UserError(f"{t.name}: its dependencies are as they were measured; nothing to do", 1)
+    meta.setdefault("accepted", []).append(
+        {
+            "at": _git("rev-parse", "HEAD"),
+            "paths": changed,
+            "commits": changes_since(meta["commit"].split()[0], changed),
+            "why": why,
+        }
+    )
+    meta["depends"] = {**meta["depends"], **{p: digest(p) for p in changed}}
+    sp.write_text(json.dumps(meta, indent=1) + "\n")
+    return sp
+
+
 #: the --out directory names of the four sweeps behind docs/isp-tree/auto.csv
 ISP_AUTO_STUDIES = ("isp-unmarked-base", "isp-unmarked-auto", "isp-marked", "isp-wrong")
 
@@ -356,6 +583,22 @@ def main(argv: list[str] | None = None) -> int:
     g.add_argument(
         "--collect-isp-auto", metavar="RESULTS", type=Path, help="docs/isp-tree/auto.csv again"
     )
+    g.add_argument(
+        "--collect-linux",
+        nargs=2,
+        metavar=("GROUP", "RESULTS"),
+        help=f"one group of the UML testbed's tables ({', '.join(LT.GROUPS)}) from the --out"
+        " of its bench run; needs --commit",
+    )
+    g.add_argument(
+        "--accept",
+        metavar="NAME",
+        help="NAME's dependencies changed since its measuring commit without changing its data"
+        " (--why says how): record them as they are now",
+    )
+    ap.add_argument("--commit", help="--collect-linux: the commit the run was measured at")
+    ap.add_argument("--why", help="--accept: why the changes do not change the data")
+    ap.add_argument("--paths", nargs="+", help="--accept: only these dependencies")
     a = ap.parse_args(argv)
     try:
         if a.list:
@@ -377,7 +620,25 @@ def main(argv: list[str] | None = None) -> int:
         elif a.stamp:
             if a.stamp not in TABLES:
                 raise UserError(f"--stamp {a.stamp}: no such table ({', '.join(TABLES)})", 2)
+            if TABLES[a.stamp].provenance:
+                raise UserError(
+                    f"--stamp {a.stamp}: its stamp comes with its data (--collect-linux), "
+                    "or --accept after a change that does not change the data",
+                    2,
+                )
             print(f"wrote {stamp(TABLES[a.stamp]).relative_to(ROOT)}")
+        elif a.collect_linux:
+            if not a.commit:
+                raise UserError("--collect-linux needs --commit (the commit it was measured at)", 2)
+            group, results = a.collect_linux
+            print(f"wrote {collect_linux(group, Path(results), a.commit).relative_to(ROOT)}")
+        elif a.accept:
+            if a.accept not in TABLES or not TABLES[a.accept].provenance:
+                names = ", ".join(n for n, t in TABLES.items() if t.provenance)
+                raise UserError(f"--accept {a.accept}: not a collected table ({names})", 2)
+            if not a.why:
+                raise UserError("--accept needs --why (what the changes are)", 2)
+            print(f"wrote {accept(a.accept, a.why, a.paths).relative_to(ROOT)}")
         else:
             print(f"wrote {collect_isp_auto(a.collect_isp_auto).relative_to(ROOT)}")
     except UserError as e:
