@@ -15,7 +15,7 @@ JOBS ?= $(shell nproc)
 RESULTS ?= results
 APT_PACKAGES := cmake ninja-build g++ make
 
-.PHONY: all setup deps build lint format test test-ns3 test-python test-kernel test-vm bench \
+.PHONY: all setup deps build lint format test test-ns3 test-python test-kernel test-vm bpf test-bpf bench \
         bench-dumbbell bench-cost bench-isp-cost bench-kernel bench-linux bench-linux-vm bench-linux-cost bench-seeds bench-seed001 \
         bench-seed002 bench-seed003 bench-seed004 diff-test fuzz-long clean help \
         wheel dist install install-kernel install-python
@@ -26,7 +26,8 @@ help:
 	@echo "make bench   - set up, build and run the default benchmark comparison"
 	@echo "make test    - set up, build and run every test (the parts below, in this order)"
 	@echo "make lint    - formatters and linters in check mode (make format rewrites)"
-	@echo "make test-ns3 / test-kernel / test-vm / test-python - one part of make test (ns-3 suites; UML kernel; Debian's stock kernels under qemu; pytest)"
+	@echo "make test-ns3 / test-kernel / test-vm / test-bpf / test-python - one part of make test (ns-3 suites; UML kernel; Debian's stock kernels under qemu; the BPF qdisc in Debian 13's 7.3.4 kernel under qemu; pytest)"
+	@echo "make bpf     - the BPF qdisc msfc_bpf and its loader bpf/build/msfc-bpf (Debian 13's clang and libbpf, docs/kernel.md)"
 	@echo "make setup   - Debian packages and the .venv (ns-3 SDK, the msfc package)"
 	@echo "make build   - set up and build the ns-3 module, programs and tests"
 	@echo "make bench-dumbbell - the dumbbell example under MSFC, FQ-CoDel, CoDel and PfifoFast"
@@ -83,8 +84,9 @@ build: setup
 	@echo "Built: $(BUILD)/ (programs: $(BUILD)/msfc-dumbbell, $(BUILD)/msfc-describe, $(BUILD)/scenario-*)"
 
 # Formatters and linters: ruff for Python, clang-format (ns-3 style, .clang-format) for the ns-3
-# C++ code; `make format` rewrites the files, `make lint` only checks.
-CXX_SOURCES = $(shell git ls-files '*.cc' '*.h' | grep -v '^kernel/')
+# C++ code (kernel/ and bpf/ follow the kernel's style: make -C kernel lint); `make format`
+# rewrites the files, `make lint` only checks.
+CXX_SOURCES = $(shell git ls-files '*.cc' '*.h' | grep -v -e '^kernel/' -e '^bpf/')
 lint: setup
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/ruff check .
@@ -127,12 +129,21 @@ fuzz-long: setup
 test-vm: setup
 	$(MAKE) -C kernel vm-test VENV_PYTHON=$(CURDIR)/$(VENV)/bin/python
 
+# MSFC as a BPF qdisc (bpf/, docs/kernel.md "BPF qdisc"): built in a Debian 13 root tree
+# against the BTF of trixie-backports' 7.3.4 kernel; the test boots that kernel in qemu (~1 min).
+bpf:
+	$(MAKE) -C bpf
+
+test-bpf: setup
+	$(MAKE) -C bpf test VENV_PYTHON=$(CURDIR)/$(VENV)/bin/python
+
 test: build
 	@status=0; \
 	$(MAKE) --no-print-directory lint || status=1; \
 	$(MAKE) --no-print-directory test-ns3 || status=1; \
 	$(MAKE) --no-print-directory test-kernel || status=1; \
 	$(MAKE) --no-print-directory test-vm || status=1; \
+	$(MAKE) --no-print-directory test-bpf || status=1; \
 	$(MAKE) --no-print-directory test-python || status=1; \
 	if [ $$status -ne 0 ]; then echo "make test: FAILED (see above)"; fi; \
 	exit $$status

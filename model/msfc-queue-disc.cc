@@ -45,6 +45,17 @@ namespace
 constexpr double RATIO_ONE = 65536.0;       //!< 1.0 in 16.16 fixed point
 constexpr uint32_t RATIO_ONE_FIXED = 65536; //!< the same as an integer
 
+/**
+ * A ratio in 16.16 fixed point: the double times 65536 (exact), rounded to the nearest integer,
+ * halves away from 0, as tc converts it (msfc.model.params.ratio_fixed is the same rule).
+ * @return the fixed-point value, or -1 where none fits (not positive, not finite, 2^15 or more)
+ */
+int64_t
+RatioFixed(double ratio)
+{
+    return ratio > 0.0 && ratio < 32768.0 ? std::llround(ratio * RATIO_ONE) : -1;
+}
+
 // Order's values are the netlink numbers of enum tc_msfc_order
 static_assert(int{MsfcQueueDisc::ORDER_ROUND} == int{TC_MSFC_ORDER_ROUND} &&
                   int{MsfcQueueDisc::ORDER_PRIORITY} == int{TC_MSFC_ORDER_PRIORITY} &&
@@ -251,6 +262,31 @@ MsfcQueueDisc::GetTypeId()
                           StringValue(""),
                           MakeStringAccessor(&MsfcQueueDisc::m_quantaSpec),
                           MakeStringChecker())
+            .AddAttribute("CeThreshold",
+                          "L4S marking (docs/algorithm.md, \"L4S marking\"): an ECT packet whose "
+                          "TOS byte matches CeThresholdSelector/CeThresholdMask is CE-marked when "
+                          "it leaves after more than this sojourn time (" TC_MSFC_CE_THRESHOLD_RANGE
+                          ", whole microseconds); one time for every class (\"1ms\"), or one "
+                          "time or \"off\" per class from class 0 joined by commas "
+                          "(\"off,1ms,500us\"); \"\" or \"off\": none",
+                          StringValue(""),
+                          MakeStringAccessor(&MsfcQueueDisc::m_ceThresholdSpec),
+                          MakeStringChecker())
+            .AddAttribute("CeThresholdSelector",
+                          "The TOS byte CeThreshold applies to: (tos & CeThresholdMask) == this "
+                          "(" TC_MSFC_CE_THRESHOLD_SELECTOR_RANGE "; 1 with mask 3: ECT(1), L4S)",
+                          UintegerValue(TC_MSFC_CE_THRESHOLD_SELECTOR_DEFAULT),
+                          MakeUintegerAccessor(&MsfcQueueDisc::m_ceSelector),
+                          MakeUintegerChecker<uint32_t>(TC_MSFC_CE_THRESHOLD_SELECTOR_MIN,
+                                                        TC_MSFC_CE_THRESHOLD_SELECTOR_MAX))
+            .AddAttribute(
+                "CeThresholdMask",
+                "The TOS bits CeThresholdSelector compares (" TC_MSFC_CE_THRESHOLD_MASK_RANGE
+                "; 0: every ECT packet)",
+                UintegerValue(TC_MSFC_CE_THRESHOLD_MASK_DEFAULT),
+                MakeUintegerAccessor(&MsfcQueueDisc::m_ceMask),
+                MakeUintegerChecker<uint32_t>(TC_MSFC_CE_THRESHOLD_MASK_MIN,
+                                              TC_MSFC_CE_THRESHOLD_MASK_MAX))
             .AddTraceSource("ClassBacklog",
                             "Packets and bytes queued in a class, fired whenever they change "
                             "(enqueue, dequeue, CoDel or overload drop)",
@@ -330,6 +366,11 @@ MsfcQueueDisc::GetAttributeRange(const std::string& attribute)
         {"Auto", "off|unmarked|all"},
         {"Quanta",
          "byte counts joined by commas, one per class, each " TC_MSFC_QUANTUM_RANGE ", or ratio"},
+        {"CeThreshold",
+         "a time " TC_MSFC_CE_THRESHOLD_RANGE ", or one time or off per class joined by commas, "
+         "or off"},
+        {"CeThresholdSelector", TC_MSFC_CE_THRESHOLD_SELECTOR_RANGE},
+        {"CeThresholdMask", TC_MSFC_CE_THRESHOLD_MASK_RANGE},
     };
     auto it = ranges.find(attribute);
     return it == ranges.end() ? std::string() : it->second;
@@ -424,6 +465,63 @@ MsfcQueueDisc::ParseQuanta(const std::string& spec,
     }
 }
 
+bool
+MsfcQueueDisc::ParseCeThreshold(const std::string& spec,
+                                std::vector<int64_t>& us,
+                                std::string& error)
+{
+    us.clear();
+    if (spec.empty() || spec == "off")
+    {
+        return true;
+    }
+    size_t start = 0;
+    while (true)
+    {
+        const size_t comma = spec.find(',', start);
+        const std::string part = spec.substr(start, comma - start);
+        if (part == "off")
+        {
+            us.push_back(CE_THRESHOLD_OFF);
+        }
+        else
+        {
+            // a time with its unit, in whole microseconds as the kernel keeps it
+            Time t;
+            std::istringstream is(part);
+            if (part.empty() || part.find_first_not_of("0123456789.") == 0 ||
+                !std::isalpha(static_cast<unsigned char>(part.back())) || !(is >> t) || !is.eof() ||
+                t.IsStrictlyNegative() || t.GetNanoSeconds() % 1000 != 0)
+            {
+                us.clear();
+                error = "CeThreshold=" + spec +
+                        ": ce_threshold must be a time in whole microseconds (1ms), one time "
+                        "or off per class joined by commas (off,1ms,500us), or off";
+                return false;
+            }
+            const int64_t v = t.GetNanoSeconds() / 1000;
+            if (v < TC_MSFC_CE_THRESHOLD_MIN || v > TC_MSFC_CE_THRESHOLD_MAX)
+            {
+                us.clear();
+                error = "CeThreshold=" + spec + ": " TC_MSFC_CE_THRESHOLD_RANGE_MSG;
+                return false;
+            }
+            us.push_back(v);
+        }
+        if (us.size() > TC_MSFC_PRIOS_MAX)
+        {
+            us.clear();
+            error = "CeThreshold=" + spec + ": " TC_MSFC_CE_THRESHOLD_COUNT_MSG;
+            return false;
+        }
+        if (comma == std::string::npos)
+        {
+            return true;
+        }
+        start = comma + 1;
+    }
+}
+
 std::string
 MsfcQueueDisc::ValidateConfiguration() const
 {
@@ -431,7 +529,9 @@ MsfcQueueDisc::ValidateConfiguration() const
     // them again (a subclass or a direct member access could bypass them) and the rules
     // between attributes, in the kernel's words: "<Attribute>=<value>: <kernel message>".
     std::ostringstream err;
-    int64_t ratioFixed = std::llround(m_ratio * RATIO_ONE);
+    const int64_t ratioFixed = RatioFixed(m_ratio);
+    std::vector<int64_t> ceThreshold;
+    std::string ceError;
     if (m_prios < TC_MSFC_PRIOS_MIN || m_prios > TC_MSFC_PRIOS_MAX)
     {
         err << "Prios=" << m_prios << ": " << RangeMessage("prios", TC_MSFC_PRIOS_RANGE);
@@ -445,7 +545,7 @@ MsfcQueueDisc::ValidateConfiguration() const
         err << "Quantum=" << m_quantumAttr << ": " << RangeMessage("quantum", TC_MSFC_QUANTUM_RANGE)
             << " (or 0 for the device MTU)";
     }
-    else if (!(m_ratio > 0.0) || ratioFixed < TC_MSFC_RATIO_MIN || ratioFixed > TC_MSFC_RATIO_MAX)
+    else if (ratioFixed < TC_MSFC_RATIO_MIN || ratioFixed > TC_MSFC_RATIO_MAX)
     {
         err << "Ratio=" << m_ratio << ": " << RangeMessage("ratio", TC_MSFC_RATIO_RANGE);
     }
@@ -475,6 +575,31 @@ MsfcQueueDisc::ValidateConfiguration() const
     {
         err << "MaxSize=" << GetMaxSize() << ": " << RangeMessage("limit", TC_MSFC_LIMIT_RANGE)
             << " or byte";
+    }
+    else if (m_ceSelector > TC_MSFC_CE_THRESHOLD_SELECTOR_MAX)
+    {
+        err << "CeThresholdSelector=" << m_ceSelector << ": "
+            << RangeMessage("ce_threshold_selector", TC_MSFC_CE_THRESHOLD_SELECTOR_RANGE);
+    }
+    else if (m_ceMask > TC_MSFC_CE_THRESHOLD_MASK_MAX)
+    {
+        err << "CeThresholdMask=" << m_ceMask << ": "
+            << RangeMessage("ce_threshold_mask", TC_MSFC_CE_THRESHOLD_MASK_RANGE);
+    }
+    else if (m_ceSelector & ~m_ceMask)
+    {
+        err << "CeThresholdSelector=" << m_ceSelector << ", CeThresholdMask=" << m_ceMask
+            << ": " TC_MSFC_CE_SELECTOR_MSG;
+    }
+    else if (!ParseCeThreshold(m_ceThresholdSpec, ceThreshold, ceError))
+    {
+        err << ceError;
+    }
+    else if (ceThreshold.size() > 1 && ceThreshold.size() != m_prios)
+    {
+        // also a new Prios without a new list
+        err << "CeThreshold=" << m_ceThresholdSpec << ", Prios=" << m_prios
+            << ": " TC_MSFC_CE_THRESHOLD_COUNT_MSG;
     }
     else
     {
@@ -567,7 +692,7 @@ MsfcQueueDisc::ApplyParameters()
 
     const bool exact = m_weights == WEIGHTS_EXACT;
     m_classScale = exact ? int64_t{1} << EXACT_SHIFT : 1;
-    m_ratioFixed = static_cast<uint32_t>(std::llround(m_ratio * RATIO_ONE));
+    m_ratioFixed = static_cast<uint32_t>(RatioFixed(m_ratio)); // in range: validated above
     auto quanta = ComputeClassQuanta(m_quantum, m_ratioFixed, m_prios, exact);
     std::string quantaError;
     NS_ABORT_MSG_IF(!ParseQuanta(m_quantaSpec, m_explicitQuanta, quantaError), quantaError);
@@ -600,6 +725,20 @@ MsfcQueueDisc::ApplyParameters()
     const uint64_t intervalTicks = static_cast<uint64_t>(m_codel.ToTicks(m_codel.GetIntervalNs()));
     m_autoUp = static_cast<uint32_t>(
         std::min<uint64_t>(TC_MSFC_AUTO_UP_INTERVALS * intervalTicks, AUTO_UP_MAX));
+    // L4S marking: each class's threshold in CoDel units (one entry: every class), as the
+    // kernel converts microseconds: (us * 1000) >> 10
+    std::vector<int64_t> us;
+    std::string ceError;
+    NS_ABORT_MSG_IF(!ParseCeThreshold(m_ceThresholdSpec, us, ceError), ceError);
+    NS_ABORT_MSG_IF(us.size() > 1 && us.size() != m_prios,
+                    "MsfcQueueDisc: CeThreshold=" << m_ceThresholdSpec
+                                                  << ": " TC_MSFC_CE_THRESHOLD_COUNT_MSG);
+    m_ceThreshold.assign(m_prios, CE_THRESHOLD_OFF);
+    for (uint32_t p = 0; p < m_prios && !us.empty(); ++p)
+    {
+        const int64_t v = us.size() == 1 ? us[0] : us[p];
+        m_ceThreshold[p] = v == CE_THRESHOLD_OFF ? CE_THRESHOLD_OFF : m_codel.ToTicks(v * 1000);
+    }
 }
 
 void
@@ -680,7 +819,10 @@ MsfcQueueDisc::SaveSettings() const
                     m_order,
                     m_auto,
                     m_quantaSpec,
-                    GetMaxSize()};
+                    GetMaxSize(),
+                    m_ceThresholdSpec,
+                    m_ceSelector,
+                    m_ceMask};
 }
 
 void
@@ -705,6 +847,9 @@ MsfcQueueDisc::RestoreSettings(const Settings& s)
     m_auto = s.autoMode;
     m_quantaSpec = s.quantaSpec;
     SetMaxSize(s.maxSize);
+    m_ceThresholdSpec = s.ceThresholdSpec;
+    m_ceSelector = s.ceSelector;
+    m_ceMask = s.ceMask;
 }
 
 MsfcQueueDisc::ChangeResult
@@ -733,6 +878,9 @@ MsfcQueueDisc::Change(const std::vector<std::pair<std::string, std::string>>& at
                                                      "Order",
                                                      "Auto",
                                                      "Quanta",
+                                                     "CeThreshold",
+                                                     "CeThresholdSelector",
+                                                     "CeThresholdMask",
                                                      "DscpMap",
                                                      "UseSocketPriority"};
     const Settings old = SaveSettings();
@@ -942,13 +1090,16 @@ MsfcQueueDisc::AutoMove(uint32_t slot, uint32_t to, bool promotion)
     const uint32_t from = s.level;
     s.level = static_cast<uint8_t>(to);
     s.clean = CoDelNow();
+    MsfcClassStats& st = m_classes[from].stats;
     if (promotion)
     {
         m_autoPromotions++;
+        st.autoPromotions++;
     }
     else
     {
         m_autoDemotions++;
+        st.autoDemotions++;
     }
     NS_LOG_LOGIC("Auto: slot " << slot << " from class " << from << " to " << to);
     m_autoLevelTrace(slot, from, to);
@@ -1419,6 +1570,31 @@ MsfcQueueDisc::CoDelDequeue(uint32_t cls, Flow& flow, bool& autoPacket)
 }
 
 void
+MsfcQueueDisc::ThresholdMark(uint32_t cls, Ptr<QueueDiscItem> item)
+{
+    // the sojourn CoDel's test computed for this packet (the kernel's ldelay), in its units;
+    // both it and the threshold stay below 2^31 units, where the kernel's comparison holds
+    const int64_t sojourn = m_codel.ToTicks(Simulator::Now().GetNanoSeconds()) -
+                            m_codel.ToTicks(item->GetTimeStamp().GetNanoSeconds());
+    uint8_t tos = 0;
+    if (sojourn <= m_ceThreshold[cls] || !item->GetUint8Value(QueueItem::IP_DSFIELD, tos))
+    {
+        return;
+    }
+    // ECT(1) or ECT(0) only: a packet already CE (it came so, or CoDel has just marked it) is
+    // left as it is and not counted, so that CoDel's marks and these are counted apart
+    const uint8_t ecn = tos & 0x3;
+    if ((ecn != 0x1 && ecn != 0x2) || (tos & m_ceMask) != m_ceSelector)
+    {
+        return;
+    }
+    if (QueueDisc::Mark(item, CE_THRESHOLD_MARK))
+    {
+        m_classes[cls].stats.ceThresholdMarks++;
+    }
+}
+
+void
 MsfcQueueDisc::PushFlow(uint32_t& head, uint32_t& tail, uint32_t idx)
 {
     m_flows[idx].next = NIL;
@@ -1491,6 +1667,10 @@ MsfcQueueDisc::ClassDequeue(uint32_t cls, bool newOnly)
         }
         bool autoPacket;
         Ptr<QueueDiscItem> item = CoDelDequeue(cls, flow, autoPacket);
+        if (item && m_ceThreshold[cls] != CE_THRESHOLD_OFF)
+        {
+            ThresholdMark(cls, item);
+        }
         if (autoPacket && m_auto != AUTO_OFF)
         {
             AutoDequeued(cls, idx); // CoDel's test on the packet fired: the slot may sink

@@ -36,16 +36,19 @@ namespace ns3
  */
 struct MsfcClassStats
 {
-    uint64_t enqueuedPackets{0}; //!< packets accepted into the class
-    uint64_t enqueuedBytes{0};   //!< bytes accepted into the class
-    uint64_t dequeuedPackets{0}; //!< packets handed to the device
-    uint64_t dequeuedBytes{0};   //!< bytes handed to the device
-    uint64_t codelDrops{0};      //!< packets dropped by CoDel
-    uint64_t overloadDrops{0};   //!< packets dropped because the queue disc was over MaxSize
-    uint64_t ecnMarks{0};        //!< packets CE-marked by CoDel instead of dropped
-    uint32_t backlogPackets{0};  //!< packets queued now
-    uint64_t backlogBytes{0};    //!< bytes queued now
-    uint32_t activeFlows{0};     //!< flows in the class's round now
+    uint64_t enqueuedPackets{0};  //!< packets accepted into the class
+    uint64_t enqueuedBytes{0};    //!< bytes accepted into the class
+    uint64_t dequeuedPackets{0};  //!< packets handed to the device
+    uint64_t dequeuedBytes{0};    //!< bytes handed to the device
+    uint64_t codelDrops{0};       //!< packets dropped by CoDel
+    uint64_t overloadDrops{0};    //!< packets dropped because the queue disc was over MaxSize
+    uint64_t ecnMarks{0};         //!< packets CE-marked by CoDel instead of dropped
+    uint64_t ceThresholdMarks{0}; //!< packets CE-marked by CeThreshold (L4S), apart from ecnMarks
+    uint64_t autoPromotions{0};   //!< Auto: flow slots that moved from this class one class up
+    uint64_t autoDemotions{0};    //!< Auto: flow slots that moved down from it (class 0: stayed)
+    uint32_t backlogPackets{0};   //!< packets queued now
+    uint64_t backlogBytes{0};     //!< bytes queued now
+    uint32_t activeFlows{0};      //!< flows in the class's round now
 };
 
 /**
@@ -72,9 +75,10 @@ class MsfcQueueDisc : public QueueDisc
     ~MsfcQueueDisc() override;
 
     // Reasons for dropping or marking packets (QueueDisc statistics keys)
-    static constexpr const char* CODEL_DROP = "CoDel drop";       //!< CoDel dropped the packet
-    static constexpr const char* CODEL_MARK = "CoDel mark";       //!< CoDel CE-marked the packet
-    static constexpr const char* OVERLOAD_DROP = "Overload drop"; //!< dropped above MaxSize
+    static constexpr const char* CODEL_DROP = "CoDel drop"; //!< CoDel dropped the packet
+    static constexpr const char* CODEL_MARK = "CoDel mark"; //!< CoDel CE-marked the packet
+    static constexpr const char* CE_THRESHOLD_MARK = "CE threshold mark"; //!< CeThreshold's mark
+    static constexpr const char* OVERLOAD_DROP = "Overload drop";         //!< dropped above MaxSize
 
     /// How an overload drop picks its victim (attribute "Overload", docs/algorithm.md).
     enum OverloadMode
@@ -259,6 +263,21 @@ class MsfcQueueDisc : public QueueDisc
     static bool ParseQuanta(const std::string& spec,
                             std::vector<uint32_t>& quanta,
                             std::string& error);
+    /// A CeThreshold entry that sets no threshold in its class (TC_MSFC_CE_THRESHOLD_OFF).
+    static constexpr int64_t CE_THRESHOLD_OFF = -1;
+    /**
+     * Read the CeThreshold attribute's text: a time for every class ("1ms"), one time or
+     * "off" per class from class 0 joined by commas ("off,1ms,500us"), or "" / "off" for none
+     * (docs/algorithm.md, "L4S marking").  Checks the form and each entry's range (whole
+     * microseconds, 0 us .. 2000 s), not the count against Prios.
+     * @param spec the text
+     * @param us receives the entries in microseconds, CE_THRESHOLD_OFF for "off" (empty: none)
+     * @param error receives what is wrong, in the kernel's words where it has them
+     * @return true when the text is valid
+     */
+    static bool ParseCeThreshold(const std::string& spec,
+                                 std::vector<int64_t>& us,
+                                 std::string& error);
     /**
      * Check the configured attributes (Quantum 0 counts as the device MTU once the queue disc
      * is initialized, as 1500 bytes before).
@@ -422,25 +441,28 @@ class MsfcQueueDisc : public QueueDisc
     /// The attributes Change() may set, as they were before it (to restore them).
     struct Settings
     {
-        uint32_t prios;          //!< Prios
-        uint32_t nFlows;         //!< Flows
-        uint32_t quantumAttr;    //!< Quantum
-        double ratio;            //!< Ratio
-        Time target;             //!< Target
-        Time interval;           //!< Interval
-        uint32_t dropBatchSize;  //!< DropBatchSize
-        bool useEcn;             //!< UseEcn
-        bool useSocketPriority;  //!< UseSocketPriority
-        std::string dscpMapSpec; //!< DscpMap
-        OverloadMode overload;   //!< Overload
-        WeightsMode weights;     //!< Weights
-        InversionMode inversion; //!< Inversion
-        IsolateMode isolate;     //!< Isolate
-        BoostMode boost;         //!< Boost
-        OrderMode order;         //!< Order
-        AutoMode autoMode;       //!< Auto
-        std::string quantaSpec;  //!< Quanta
-        QueueSize maxSize;       //!< MaxSize
+        uint32_t prios;              //!< Prios
+        uint32_t nFlows;             //!< Flows
+        uint32_t quantumAttr;        //!< Quantum
+        double ratio;                //!< Ratio
+        Time target;                 //!< Target
+        Time interval;               //!< Interval
+        uint32_t dropBatchSize;      //!< DropBatchSize
+        bool useEcn;                 //!< UseEcn
+        bool useSocketPriority;      //!< UseSocketPriority
+        std::string dscpMapSpec;     //!< DscpMap
+        OverloadMode overload;       //!< Overload
+        WeightsMode weights;         //!< Weights
+        InversionMode inversion;     //!< Inversion
+        IsolateMode isolate;         //!< Isolate
+        BoostMode boost;             //!< Boost
+        OrderMode order;             //!< Order
+        AutoMode autoMode;           //!< Auto
+        std::string quantaSpec;      //!< Quanta
+        QueueSize maxSize;           //!< MaxSize
+        std::string ceThresholdSpec; //!< CeThreshold
+        uint32_t ceSelector;         //!< CeThresholdSelector
+        uint32_t ceMask;             //!< CeThresholdMask
     };
 
     /** @return the attributes Change() may set, as they are now */
@@ -571,6 +593,14 @@ class MsfcQueueDisc : public QueueDisc
      */
     Ptr<QueueDiscItem> CoDelDequeue(uint32_t cls, Flow& flow, bool& autoPacket);
     /**
+     * L4S marking (docs/algorithm.md, "L4S marking"): CE-mark a packet CoDel has just
+     * delivered when its class has a threshold, its sojourn in CoDel units is above it, it is
+     * ECT(0) or ECT(1) and its TOS byte matches the selector.
+     * @param cls the class
+     * @param item the packet
+     */
+    void ThresholdMark(uint32_t cls, Ptr<QueueDiscItem> item);
+    /**
      * Take the head packet of a flow out of the queue disc (class backlog and its trace).
      * @param cls the class
      * @param flow the flow
@@ -619,31 +649,35 @@ class MsfcQueueDisc : public QueueDisc
     void EffectiveQuanta(uint32_t upto, std::array<uint64_t, MAX_PRIOS>& eff) const;
 
     // Attributes
-    uint32_t m_prios;          //!< number of classes
-    uint32_t m_nFlows;         //!< flow queues per class
-    uint32_t m_quantumAttr;    //!< Quantum attribute (0 = device MTU)
-    double m_ratio;            //!< Ratio attribute
-    Time m_target;             //!< CoDel target
-    Time m_interval;           //!< CoDel interval
-    uint32_t m_dropBatchSize;  //!< max packets per overload drop
-    bool m_useEcn;             //!< mark instead of drop
-    uint32_t m_perturbation;   //!< hash perturbation
-    bool m_useSocketPriority;  //!< classify by SocketPriorityTag when present
-    std::string m_dscpMapSpec; //!< DscpMap attribute
-    OverloadMode m_overload;   //!< Overload attribute
-    WeightsMode m_weights;     //!< Weights attribute
-    InversionMode m_inversion; //!< Inversion attribute
-    IsolateMode m_isolate;     //!< Isolate attribute
-    BoostMode m_boost;         //!< Boost attribute
-    OrderMode m_order;         //!< Order attribute
-    AutoMode m_auto;           //!< Auto attribute
-    std::string m_quantaSpec;  //!< Quanta attribute ("" or "ratio": from Quantum and Ratio)
+    uint32_t m_prios;              //!< number of classes
+    uint32_t m_nFlows;             //!< flow queues per class
+    uint32_t m_quantumAttr;        //!< Quantum attribute (0 = device MTU)
+    double m_ratio;                //!< Ratio attribute
+    Time m_target;                 //!< CoDel target
+    Time m_interval;               //!< CoDel interval
+    uint32_t m_dropBatchSize;      //!< max packets per overload drop
+    bool m_useEcn;                 //!< mark instead of drop
+    uint32_t m_perturbation;       //!< hash perturbation
+    bool m_useSocketPriority;      //!< classify by SocketPriorityTag when present
+    std::string m_dscpMapSpec;     //!< DscpMap attribute
+    OverloadMode m_overload;       //!< Overload attribute
+    WeightsMode m_weights;         //!< Weights attribute
+    InversionMode m_inversion;     //!< Inversion attribute
+    IsolateMode m_isolate;         //!< Isolate attribute
+    BoostMode m_boost;             //!< Boost attribute
+    OrderMode m_order;             //!< Order attribute
+    AutoMode m_auto;               //!< Auto attribute
+    std::string m_quantaSpec;      //!< Quanta attribute ("" or "ratio": from Quantum and Ratio)
+    std::string m_ceThresholdSpec; //!< CeThreshold attribute ("" or "off": none)
+    uint32_t m_ceSelector;         //!< CeThresholdSelector attribute
+    uint32_t m_ceMask;             //!< CeThresholdMask attribute
 
     // Derived at initialization
     uint32_t m_quantum{0};    //!< inner quantum (bytes)
     int64_t m_classScale{1};  //!< bytes -> class deficit units (65536 with Weights=exact)
     uint32_t m_ratioFixed{0}; //!< Ratio in 16.16 fixed point
     std::vector<uint32_t> m_explicitQuanta; //!< Quanta in bytes, one per class, or empty
+    std::vector<int64_t> m_ceThreshold;     //!< per class: threshold in CoDel units, or OFF
     int64_t m_flowScale{1};       //!< bytes -> flow deficit units (65536 with Isolate != flow)
     uint32_t m_mtu{0};            //!< device MTU (bytes): the default quantum
     CoDelCore m_codel;            //!< control law (Linux arithmetic, backlog exemption quantum)

@@ -221,6 +221,138 @@ class MsfcExplicitQuantaTestCase : public TestCase
 };
 
 /**
+ * CeThreshold (L4S marking, docs/algorithm.md): an ECT packet whose TOS byte matches the
+ * selector is CE-marked when its sojourn, in CoDel's 1024 ns units, is above the threshold
+ * (1 ms = 976 units: 976 is not above, 977 is); Not-ECT and CE packets are left alone, the
+ * marks counted per class apart from CoDel's; selector 0/0, per-class lists, refusals in the
+ * kernel's words, and a new Prios without a new list refused.
+ */
+class MsfcCeThresholdTestCase : public TestCase
+{
+  public:
+    MsfcCeThresholdTestCase()
+        : TestCase("CeThreshold: ECT(1) CE-marked above the threshold, in CoDel units")
+    {
+    }
+
+  private:
+    /// A UDP packet of source port `sport` (its own flow) with TOS byte `tos`.
+    static Ptr<Ipv4QueueDiscItem> Udp(uint16_t sport, uint8_t tos)
+    {
+        Ptr<Packet> p = Create<Packet>(100);
+        UdpHeader udp;
+        udp.SetSourcePort(sport);
+        udp.SetDestinationPort(5001);
+        p->AddHeader(udp);
+        Ipv4Header h;
+        h.SetSource(Ipv4Address("10.0.0.1"));
+        h.SetDestination(Ipv4Address("10.0.0.2"));
+        h.SetProtocol(UdpL4Protocol::PROT_NUMBER);
+        h.SetPayloadSize(p->GetSize());
+        h.SetTos(tos);
+        return Create<Ipv4QueueDiscItem>(p, Address(), 0x0800, h);
+    }
+
+    /**
+     * One packet of each TOS byte, enqueued now and dequeued `ns` later.
+     * @return the TOS bytes they leave with, in the order given
+     */
+    static std::vector<uint8_t> Round(Ptr<MsfcQueueDisc> q,
+                                      const std::vector<uint8_t>& tos,
+                                      int64_t ns)
+    {
+        for (size_t i = 0; i < tos.size(); ++i)
+        {
+            q->Enqueue(Udp(static_cast<uint16_t>(1000 + i), tos[i]));
+        }
+        Simulator::Stop(NanoSeconds(ns));
+        Simulator::Run();
+        std::vector<uint8_t> out(tos.size());
+        for (size_t i = 0; i < tos.size(); ++i)
+        {
+            auto item = DynamicCast<Ipv4QueueDiscItem>(q->Dequeue());
+            if (!item)
+            {
+                return {};
+            }
+            UdpHeader udp;
+            item->GetPacket()->PeekHeader(udp);
+            out[udp.GetSourcePort() - 1000] = item->GetHeader().GetTos();
+        }
+        return out;
+    }
+
+    void DoRun() override
+    {
+        // ECT(1), ECT(0), Not-ECT, CE, EF + ECT(1): all in class 1 of 2
+        const std::vector<uint8_t> tos = {0x01, 0x02, 0x00, 0x03, 0xb9};
+        Ptr<MsfcQueueDisc> q = NewDisc({{"Prios", "2"}, {"CeThreshold", "1ms"}});
+        NS_TEST_EXPECT_MSG_EQ((Round(q, tos, 976 * 1024) == tos),
+                              true,
+                              "a sojourn of 976 units is not above 1 ms (976 units)");
+        std::vector<uint8_t> got = Round(q, tos, 977 * 1024);
+        NS_TEST_EXPECT_MSG_EQ(
+            (got == std::vector<uint8_t>{0x03, 0x02, 0x00, 0x03, 0xbb}),
+            true,
+            "977 units: ECT(1) (any DSCP, mask 0x03) leaves CE, the others as they came");
+        NS_TEST_EXPECT_MSG_EQ(q->GetClassStats(1).ceThresholdMarks, 2, "two marks counted");
+        NS_TEST_EXPECT_MSG_EQ(q->GetClassStats(1).ecnMarks, 0, "none of CoDel's");
+
+        std::string error;
+        NS_TEST_EXPECT_MSG_EQ(
+            q->Change({{"CeThresholdSelector", "0"}, {"CeThresholdMask", "0"}}, error),
+            MsfcQueueDisc::CHANGE_OK,
+            "selector 0/0: " << error);
+        got = Round(q, tos, MilliSeconds(2).GetNanoSeconds());
+        NS_TEST_EXPECT_MSG_EQ((got == std::vector<uint8_t>{0x03, 0x03, 0x00, 0x03, 0xbb}),
+                              true,
+                              "selector 0/0: every ECT packet, Classic ECT(0) too");
+        NS_TEST_EXPECT_MSG_EQ(q->GetClassStats(1).ceThresholdMarks, 5, "three more");
+
+        NS_TEST_EXPECT_MSG_EQ(q->Change({{"CeThreshold", "1ms,off"}}, error),
+                              MsfcQueueDisc::CHANGE_OK,
+                              "one per class: " << error);
+        NS_TEST_EXPECT_MSG_EQ((Round(q, tos, MilliSeconds(2).GetNanoSeconds()) == tos),
+                              true,
+                              "no threshold in class 1");
+        NS_TEST_EXPECT_MSG_EQ(q->Change({{"Prios", "3"}}, error),
+                              MsfcQueueDisc::CHANGE_INVALID,
+                              "a new Prios without a new list is refused");
+        NS_TEST_EXPECT_MSG_NE(error.find(TC_MSFC_CE_THRESHOLD_COUNT_MSG),
+                              std::string::npos,
+                              "the count message: " << error);
+        NS_TEST_EXPECT_MSG_EQ(q->Change({{"Prios", "3"}, {"CeThreshold", "500us"}}, error),
+                              MsfcQueueDisc::CHANGE_OK,
+                              "Prios with one threshold: " << error);
+        NS_TEST_EXPECT_MSG_EQ(q->Change({{"CeThreshold", "off"}}, error),
+                              MsfcQueueDisc::CHANGE_OK,
+                              "off: " << error);
+        NS_TEST_EXPECT_MSG_EQ((Round(q, tos, MilliSeconds(2).GetNanoSeconds()) == tos),
+                              true,
+                              "no marks once off");
+        q->Dispose();
+        Simulator::Destroy();
+
+        const std::vector<std::pair<Attrs, std::string>> bad = {
+            {{{"CeThreshold", "1ms,2ms"}}, TC_MSFC_CE_THRESHOLD_COUNT_MSG},
+            {{{"CeThreshold", "2001s"}}, TC_MSFC_CE_THRESHOLD_RANGE_MSG},
+            {{{"CeThreshold", "5"}}, "ce_threshold must be a time"},
+            {{{"CeThreshold", "1.5us"}}, "ce_threshold must be a time"},
+            {{{"CeThreshold", "1ms,,off"}}, "ce_threshold must be a time"},
+            {{{"CeThresholdSelector", "2"}, {"CeThresholdMask", "1"}}, TC_MSFC_CE_SELECTOR_MSG},
+            {{{"CeThresholdMask", "0"}}, TC_MSFC_CE_SELECTOR_MSG},
+        };
+        for (const auto& [attrs, expect] : bad)
+        {
+            std::string msg = NewDisc(attrs, false)->ValidateConfiguration();
+            NS_TEST_EXPECT_MSG_NE(msg.find(expect),
+                                  std::string::npos,
+                                  "expected '" << expect << "' in '" << msg << "'");
+        }
+    }
+};
+
+/**
  * The share of a class does not depend on how many flows it has.
  */
 class MsfcFlowCountIndependenceTestCase : public TestCase
@@ -2193,6 +2325,12 @@ class MsfcAutoTestCase : public TestCase
                               "the top class is the last");
         NS_TEST_EXPECT_MSG_EQ(q->GetAutoPromotions(), 2u, "two promotions");
         NS_TEST_EXPECT_MSG_EQ(q->GetAutoDemotions(), 0u, "no demotion");
+        // per class: both slots left class 1 (the class of DSCP 0) upward
+        NS_TEST_EXPECT_MSG_EQ(q->GetClassStats(1).autoPromotions, 2u, "promoted out of class 1");
+        NS_TEST_EXPECT_MSG_EQ(q->GetClassStats(0).autoPromotions +
+                                  q->GetClassStats(2).autoPromotions,
+                              0u,
+                              "no promotion out of classes 0 and 2");
         NS_TEST_EXPECT_MSG_EQ(m_moves.size(), 2u, "AutoLevel fired twice");
         if (m_moves.size() == 2)
         {
@@ -2251,6 +2389,12 @@ class MsfcAutoTestCase : public TestCase
         NS_TEST_EXPECT_MSG_GT(q->GetClassStats(0).codelDrops, 0u, "CoDel drops in class 0");
         NS_TEST_EXPECT_MSG_EQ(q->GetAutoPromotions(), 1u, "one promotion: the thin flow");
         NS_TEST_EXPECT_MSG_GT(q->GetAutoDemotions(), 2u, "the bulk flow keeps firing");
+        // per class: the bulk slot left class 1 once, then stayed in class 0 at every demotion
+        NS_TEST_EXPECT_MSG_EQ(q->GetClassStats(1).autoDemotions, 1u, "one demotion out of 1");
+        NS_TEST_EXPECT_MSG_EQ(q->GetClassStats(0).autoDemotions,
+                              q->GetAutoDemotions() - 1,
+                              "the others at class 0");
+        NS_TEST_EXPECT_MSG_EQ(q->GetClassStats(1).autoPromotions, 1u, "the thin slot, from 1");
         // the bulk slot's first move is 1 -> 0 after about an interval, then 0 -> 0; each
         // demotion made by a packet of the slot's class (the bulk packets left in class 1 by
         // the first one change nothing)
@@ -2417,6 +2561,7 @@ class MsfcQueueDiscTestSuite : public TestSuite
         AddTestCase(new MsfcQuantaTestCase(), TestCase::Duration::QUICK);
         AddTestCase(new MsfcRatioShareTestCase(), TestCase::Duration::QUICK);
         AddTestCase(new MsfcExplicitQuantaTestCase(), TestCase::Duration::QUICK);
+        AddTestCase(new MsfcCeThresholdTestCase(), TestCase::Duration::QUICK);
         AddTestCase(new MsfcFlowCountIndependenceTestCase(), TestCase::Duration::QUICK);
         AddTestCase(new MsfcInversionTestCase(), TestCase::Duration::QUICK);
         AddTestCase(new MsfcInnerFairnessTestCase(), TestCase::Duration::QUICK);

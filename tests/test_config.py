@@ -279,7 +279,7 @@ def test_a_time_needs_its_unit(info, scheds):
 
 
 def test_attribute_set_through_a_scenario_option_is_recorded_as_it(fake_isp_build):
-    """isp-tree's option ratio 'sets ns3::MsfcQueueDisc::Ratio' (its help says so)."""
+    """isp-tree's option ratio sets ns3::MsfcQueueDisc::Ratio (``sets`` in --describe)."""
     isp = describe_scenario("isp-tree", fake_isp_build)
     sch = describe_schedulers(fake_isp_build)
     with pytest.raises(

@@ -156,6 +156,40 @@ def test_auto_unmarked_with_every_flow_marked_says_why(tmp_path):
         assert text.startswith("every flow carries a DSCP mark") == why, note
 
 
+@pytest.mark.parametrize(
+    ("value", "dscps", "moves", "why"),
+    [
+        # no promotion, a demotion only at class 0 (the slot stays there): nothing moved
+        ("unmarked", (0, 10), ((0, 0), (0, 0)), True),
+        ("unmarked", (0, 10), ((0, 5), (0, 0)), True),
+        ("all", (0, 0), ((0, 0), (0, 0)), True),
+        # Auto=all also takes marked packets out of their DSCP class
+        ("all", (0, 10), ((0, 0), (0, 0)), False),
+        # one promotion out of class 1, or one demotion out of it
+        ("unmarked", (0, 10), ((0, 0), (1, 0)), False),
+        ("unmarked", (0, 10), ((0, 5), (0, 1)), False),
+    ],
+)
+def test_auto_with_no_slot_moving_says_why(tmp_path, value, dscps, moves, why):
+    """qdisc.csv's auto counters per class (flow slots that left the class up / down): when no
+    slot left the class of unmarked traffic the automatic packets went where the map puts them."""
+    head = "node,device,scheduler,class,enqueued_packets,overload_drops,auto_promotions,"
+    qdisc = head + "auto_demotions\n"
+    qdisc += "".join(f"R,0,Msfc,{c},10,0,{up},{down}\n" for c, (up, down) in enumerate(moves))
+    flows = "".join(f"{i},a,1,down,s{i},c{i},100,{d}\n" for i, d in enumerate(dscps))
+    runs = [
+        _run(tmp_path, f"{r}1", a, "", None) for r, a in (("off", {}), ("on", {"Msfc.Auto": value}))
+    ]
+    for d in runs:
+        (d / "flows.csv").write_text(FLOWS.rstrip("\n") + ",dscp\n" + flows)
+        sha = hashlib.sha256((d / "flows.csv").read_bytes()).hexdigest()
+        (d / "done.json").write_text(json.dumps({"files": {"flows.csv": {"sha256": sha}}}))
+        (d / "qdisc.csv").write_text(qdisc)
+    (note,) = unchanged_notes(runs)
+    text = note.split(": ", 1)[1]
+    assert text.startswith("no flow slot left the class of unmarked traffic") == why, note
+
+
 def test_no_note_without_identical_records_in_every_run(tmp_path):
     off = [_run(tmp_path, f"off{n}", {}, TWO_HOSTS, rng_run=n) for n in (1, 2)]
     on1 = _run(tmp_path, "on1", {"Msfc.Boost": "on"}, TWO_HOSTS, rng_run=1)

@@ -317,3 +317,19 @@ def test_the_diffserv4_preset_keeps_its_own_map():
     assert not set(differ) & set(D.dscp_names.values())
     assert differ[0] == 4 and len(differ) == 32
     assert all(d >> 3 >= 2 and named[d] == 1 for d in differ[1:])
+
+
+def test_ce_threshold_ranges_are_the_header_and_documented():
+    """L4S marking's ranges: the words state the numbers; the man page, docs/algorithm.md and
+    tc-msfc(8) use the header's words; the off marker lies outside the threshold's range."""
+    for p in D.ce.values():
+        assert P.range_bounds(p) == (p.min, p.max), p.name
+    assert not D.ce["ce_threshold"].contains(D.ce_threshold_off)
+    assert D.ce_threshold_off == 2**32 - 1
+    # the default selector is ECT(1) (RFC 9331), within its mask
+    assert (D.ce["ce_threshold_selector"].default, D.ce["ce_threshold_mask"].default) == (1, 3)
+    man = (ROOT / "kernel/iproute2/tc-msfc.8").read_text().replace("\n", " ")
+    alg = (ROOT / "docs/algorithm.md").read_text().replace("\n", " ")
+    for text in (man, alg):
+        assert D.ce["ce_threshold"].range in text
+    assert f"each {D.ce['ce_threshold_selector'].range}" in alg

@@ -77,6 +77,35 @@ def test_describe_follows_the_contract():
             assert info.default_preset in info.presets
 
 
+@needs_scenarios
+@needs_describe
+def test_options_that_set_an_attribute_take_its_default_and_range():
+    """A scenario option that sets a scheduler attribute (``sets``) has the attribute's default
+    and limits, exactly (isp-tree's ratio down to 1/65536), a scenario's own lower maximum
+    apart; msfc folds the attribute into the option through ``sets``."""
+    from msfc.model import params as P
+
+    s = describe_schedulers(DESCRIBE_BUILD)
+    seen = 0
+    for name in find_scenarios(BUILD):
+        info = describe_scenario(name, BUILD)
+        for p in info.params.values():
+            if not p.sets:
+                continue
+            seen += 1
+            owner, attr = p.sets.rsplit("::", 1)
+            sched = next(x for x in s.values() if x.type_id == owner)
+            assert float(p.default) == float(sched.attributes[attr].default), (name, p.name)
+            if owner == "ns3::MsfcQueueDisc":
+                lim = P.param(P.NS3_ATTRIBUTES[attr])
+                one = P.RATIO_ONE if attr == "Ratio" else 1
+                assert p.min == lim.min / one, (name, p.name, p.min)
+                assert p.max <= lim.max / one, (name, p.name, p.max)
+                assert p.max == lim.max / one or (name, p.name) == ("isp-tree", "prios")
+            assert option_aliases(info)[p.sets] == p.name
+    assert seen >= 4  # isp-tree's prios and ratio, msfc-prios of sfq-fairness and seed 001
+
+
 @needs_describe
 def test_msfc_describe_attributes_are_understood():
     s = describe_schedulers(DESCRIBE_BUILD)

@@ -4,6 +4,7 @@ results, the hosts test's tables, the boot's failure log and the selftest's chec
 
 import gzip
 import json
+import re
 import shutil
 import subprocess
 
@@ -271,8 +272,9 @@ def test_cost_refuses_bad_options_before_booting(tmp_path):
 
 def test_msfc_modes_are_tc_words_in_both_benchmarks():
     """Each msfc mode of make bench-linux is `<parameter> <value>` pairs of tc's keywords, in
-    each direction: modes of msfc.model.params' CHOICES other than the thesis's, or numeric
-    parameters of msfc.model.params' NAMES (CoDel's low-rate setting); measured under the same name
+    each direction: modes of msfc.model.params' CHOICES other than the thesis's, numeric
+    parameters of msfc.model.params' NAMES (CoDel's low-rate setting), quanta, or L4S marking
+    (a ce_threshold time and a selector within its mask); measured under the same name
     by make bench-linux-cost (a mode with words per direction with its upstream words)."""
     from msfc.model import params as P
 
@@ -288,6 +290,11 @@ def test_msfc_modes_are_tc_words_in_both_benchmarks():
                     assert value in P.CHOICES[key][1:], (name, key, value)  # not the default
                 elif key == "quanta":  # explicit class quanta: one byte count per class
                     assert all(b.isdigit() for b in value.split(",")), (name, value)
+                elif key == "ce_threshold":  # L4S marking: a time with its unit
+                    assert re.fullmatch(r"\d+(us|ms|s)", value), (name, value)
+                elif key == "ce_threshold_selector":  # VALUE/MASK, each 0 .. 255
+                    sel, mask = (int(x, 0) for x in value.split("/"))
+                    assert sel <= 255 and mask <= 255 and not sel & ~mask, (name, value)
                 else:
                     assert key in P.NAMES and value[:1].isdigit(), (name, key, value)
     assert records.MSFC_MODES["msfc_recommended"].startswith(

@@ -116,7 +116,9 @@ static void explain(void)
 		"                [ quantum BYTES ] [ target TIME ] [ interval TIME ]\n"
 		"                [ limit PACKETS ] [ memory_limit BYTES ]\n"
 		"                [ drop_batch PACKETS ] [ ecn | noecn ]\n"
-		"                [ quanta { BYTES,BYTES[,...] | ratio } ]\n");
+		"                [ quanta { BYTES,BYTES[,...] | ratio } ]\n"
+		"                [ ce_threshold { TIME | TIME,TIME[,...] | off } ]\n"
+		"                [ ce_threshold_selector VALUE/MASK ]\n");
 	/* the modes' words from the tables tc parses them with */
 	for (m = 0; m < ARRAY_SIZE(msfc_modes); m++) {
 		fprintf(stderr, "                [ %s {", msfc_modes[m].name);
@@ -150,6 +152,13 @@ static void explain(void)
 		"  drop_batch  packets dropped at most per overload, " TC_MSFC_DROP_BATCH_RANGE
 		" (64)\n"
 		"  ecn       CE-mark ECN-capable packets instead of dropping them (noecn)\n"
+		"  ce_threshold  L4S: CE-mark an ECT packet the selector takes when it\n"
+		"            leaves after more than TIME (" TC_MSFC_CE_THRESHOLD_RANGE ", with a unit:\n"
+		"            1ms), in every class, or one TIME (or off) per class from\n"
+		"            class 0; Classic traffic is left to CoDel (off)\n"
+		"  ce_threshold_selector  the TOS bytes ce_threshold applies to: those\n"
+		"            with (tos & MASK) == VALUE (0x01/0x03: ECT(1), L4S; 0/0: every\n"
+		"            ECT packet)\n"
 		"  overload  victim of drops over limit: the fattest flow (flow), or the\n"
 		"            class most above its share, then its fattest flow (class)\n"
 		"  weights   class quanta in whole bytes (rounded) or 1/65536 byte (exact)\n"
@@ -320,7 +329,10 @@ static int parse_dscp_map(__u8 *map, char *arg, const struct msfc_dscp_map **bas
 	return 0;
 }
 
-/* decimal ratio -> 16.16 fixed point, rounded half up (the range is checked by the caller) */
+/* decimal ratio -> 16.16 fixed point: the nearest double times 65536 (exact), rounded to the
+ * nearest integer, halves away from 0 (the ns-3 model and msfc.model.params.ratio_fixed round
+ * alike); the range is checked by the caller
+ */
 static int get_ratio(__u32 *fp, const char *arg)
 {
 	char *end;
@@ -330,8 +342,8 @@ static int get_ratio(__u32 *fp, const char *arg)
 	r = strtod(arg, &end);
 	if (errno || end == arg || *end || !(r >= 0))
 		return -1;
-	r = floor(r * 65536.0 + 0.5);
-	*fp = r > 0xffffffffU ? 0xffffffffU : (__u32)r;
+	r *= 65536.0;
+	*fp = r >= 4294967295.0 ? 0xffffffffU : (__u32)llround(r);
 	return 0;
 }
 
@@ -365,6 +377,76 @@ static int parse_quanta(__u32 *quanta, unsigned int *n, char *arg)
 			return -1;
 		}
 		quanta[(*n)++] = v;
+	}
+	return 0;
+}
+
+/* "1ms" (every class), "off,1ms,500us" (one per class) -> us, TC_MSFC_CE_THRESHOLD_OFF for an
+ * entry off, *n of them; "off" -> none (*n = 0)
+ */
+static int parse_ce_threshold(__u32 *us, unsigned int *n, char *arg)
+{
+	char *tok, *save = NULL;
+	unsigned int v;
+	size_t len;
+
+	*n = 0;
+	if (strcmp(arg, "off") == 0)
+		return 0;
+	if (!*arg || arg[strlen(arg) - 1] == ',' || strstr(arg, ",,") || *arg == ',') {
+		fprintf(stderr, "msfc: ce_threshold must be a time (1ms), one time or off per class joined by commas (off,1ms,500us), or off, got \"%s\"\n",
+			arg);
+		return -1;
+	}
+	for (tok = strtok_r(arg, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (*n == TC_MSFC_MAX_PRIOS) {
+			fprintf(stderr, "msfc: " TC_MSFC_CE_THRESHOLD_COUNT_MSG " (prios is at most %u)\n",
+				TC_MSFC_MAX_PRIOS);
+			return -1;
+		}
+		if (strcmp(tok, "off") == 0) {
+			us[(*n)++] = TC_MSFC_CE_THRESHOLD_OFF;
+			continue;
+		}
+		/* tc reads a bare number as seconds: a unit is required */
+		len = strlen(tok);
+		if (!isalpha((unsigned char)tok[len - 1]) || get_time(&v, tok)) {
+			fprintf(stderr, "msfc: ce_threshold must be %s, got \"%s\": not a time with a unit (us, ms or s: 1ms) or off\n",
+				TC_MSFC_CE_THRESHOLD_RANGE, tok);
+			return -1;
+		}
+		if (v > TC_MSFC_CE_THRESHOLD_MAX) {
+			fprintf(stderr, "msfc: %s, got \"%s\"\n", TC_MSFC_CE_THRESHOLD_RANGE_MSG,
+				tok);
+			return -1;
+		}
+		us[(*n)++] = v;
+	}
+	return 0;
+}
+
+/* "0x01/0x03" (fq_codel's form) -> the selector's value and mask, each 0 .. 255 */
+static int parse_ce_selector(__u32 *value, __u32 *mask, char *arg)
+{
+	char *slash = strchr(arg, '/');
+	bool bad = !slash;
+
+	if (slash) {
+		*slash = '\0';
+		bad = get_unsigned(value, arg, 0) || get_unsigned(mask, slash + 1, 0) ||
+		      *value > TC_MSFC_CE_THRESHOLD_SELECTOR_MAX ||
+		      *mask > TC_MSFC_CE_THRESHOLD_MASK_MAX;
+		*slash = '/';
+	}
+	if (bad) {
+		fprintf(stderr, "msfc: ce_threshold_selector must be VALUE/MASK, each %s (0x01/0x03: ECT(1)), got \"%s\"\n",
+			TC_MSFC_CE_THRESHOLD_SELECTOR_RANGE, arg);
+		return -1;
+	}
+	if (*value & ~*mask) {
+		fprintf(stderr, "msfc: " TC_MSFC_CE_SELECTOR_MSG ", got 0x%02x/0x%02x\n", *value,
+			*mask);
+		return -1;
 	}
 	return 0;
 }
@@ -448,6 +530,8 @@ struct msfc_args {
 	bool have[TCA_MSFC_MAX + 1];
 	__u32 quanta[TC_MSFC_MAX_PRIOS];
 	unsigned int nquanta;
+	__u32 ce_threshold[TC_MSFC_MAX_PRIOS];
+	unsigned int nce_threshold;
 	__u8 map[TC_MSFC_DSCP_MAP_LEN];
 	const struct msfc_dscp_map *map_base;
 	__u64 bandwidth;
@@ -609,6 +693,18 @@ static int msfc_parse_words(int argc, char **argv, struct msfc_args *a, int dept
 			if (parse_quanta(a->quanta, &a->nquanta, *argv))
 				return -1;
 			a->have[TCA_MSFC_QUANTA] = true;
+		} else if (strcmp(*argv, "ce_threshold") == 0) {
+			NEXT_ARG();
+			if (parse_ce_threshold(a->ce_threshold, &a->nce_threshold, *argv))
+				return -1;
+			a->have[TCA_MSFC_CE_THRESHOLD] = true;
+		} else if (strcmp(*argv, "ce_threshold_selector") == 0) {
+			NEXT_ARG();
+			if (parse_ce_selector(&a->val[TCA_MSFC_CE_THRESHOLD_SELECTOR],
+					      &a->val[TCA_MSFC_CE_THRESHOLD_MASK], *argv))
+				return -1;
+			a->have[TCA_MSFC_CE_THRESHOLD_SELECTOR] = true;
+			a->have[TCA_MSFC_CE_THRESHOLD_MASK] = true;
 		} else {
 			if (strcmp(*argv, "help") != 0)
 				fprintf(stderr, "msfc: unknown option \"%s\"\n", *argv);
@@ -669,6 +765,12 @@ static int msfc_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 			a.nquanta, val[TCA_MSFC_PRIOS]);
 		return -1;
 	}
+	if (have[TCA_MSFC_CE_THRESHOLD] && a.nce_threshold > 1 && have[TCA_MSFC_PRIOS] &&
+	    a.nce_threshold != val[TCA_MSFC_PRIOS]) {
+		fprintf(stderr, "msfc: " TC_MSFC_CE_THRESHOLD_COUNT_MSG " (%u thresholds, prios %u)\n",
+			a.nce_threshold, val[TCA_MSFC_PRIOS]);
+		return -1;
+	}
 
 	/* the kernel parses TCA_OPTIONS strictly: it must carry NLA_F_NESTED */
 	tail = addattr_nest(n, 1024, TCA_OPTIONS | NLA_F_NESTED);
@@ -691,6 +793,14 @@ static int msfc_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 	if (have[TCA_MSFC_OVERHEAD])
 		addattr32(n, 1024, TCA_MSFC_OVERHEAD, (__u32)a.overhead);
 	for (t = TCA_MSFC_RAW; t <= TCA_MSFC_INGRESS; t++) {
+		if (have[t])
+			addattr32(n, 1024, t, val[t]);
+	}
+	/* empty with "ce_threshold off": no L4S marking */
+	if (have[TCA_MSFC_CE_THRESHOLD])
+		addattr_l(n, 1024, TCA_MSFC_CE_THRESHOLD, a.ce_threshold,
+			  a.nce_threshold * sizeof(__u32));
+	for (t = TCA_MSFC_CE_THRESHOLD_SELECTOR; t <= TCA_MSFC_CE_THRESHOLD_MASK; t++) {
 		if (have[t])
 			addattr32(n, 1024, t, val[t]);
 	}
@@ -769,6 +879,37 @@ static int msfc_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 	if (tb[TCA_MSFC_ECN])
 		print_bool(PRINT_ANY, "ecn", get_u32_attr(tb, TCA_MSFC_ECN, 0) ? "ecn " : "noecn ",
 			   get_u32_attr(tb, TCA_MSFC_ECN, 0));
+	/* L4S marking, only when set: us per entry in JSON (null: off in that class) */
+	if (tb[TCA_MSFC_CE_THRESHOLD] && RTA_PAYLOAD(tb[TCA_MSFC_CE_THRESHOLD]) >= sizeof(__u32)) {
+		unsigned int nc = RTA_PAYLOAD(tb[TCA_MSFC_CE_THRESHOLD]) / sizeof(__u32), k;
+		const __u8 *data = RTA_DATA(tb[TCA_MSFC_CE_THRESHOLD]);
+
+		open_json_array(PRINT_JSON, "ce_threshold");
+		print_string(PRINT_FP, NULL, "%s", "ce_threshold ");
+		for (k = 0; k < nc; k++) {
+			memcpy(&v, data + k * sizeof(__u32), sizeof(__u32));
+			if (k)
+				print_string(PRINT_FP, NULL, "%s", ",");
+			if (v == TC_MSFC_CE_THRESHOLD_OFF) {
+				print_null(PRINT_JSON, NULL, NULL, NULL);
+				print_string(PRINT_FP, NULL, "%s", "off");
+			} else {
+				print_uint(PRINT_JSON, NULL, NULL, v);
+				print_string(PRINT_FP, NULL, "%s", sprint_time(v, b1));
+			}
+		}
+		close_json_array(PRINT_JSON, NULL);
+		print_string(PRINT_FP, NULL, "%s", " ");
+		if (tb[TCA_MSFC_CE_THRESHOLD_SELECTOR] && tb[TCA_MSFC_CE_THRESHOLD_MASK]) {
+			__u32 sel = get_u32_attr(tb, TCA_MSFC_CE_THRESHOLD_SELECTOR, 0);
+			__u32 mask = get_u32_attr(tb, TCA_MSFC_CE_THRESHOLD_MASK, 0);
+
+			print_uint(PRINT_JSON, "ce_threshold_selector", NULL, sel);
+			print_uint(PRINT_JSON, "ce_threshold_mask", NULL, mask);
+			print_0xhex(PRINT_FP, NULL, "ce_threshold_selector %#llx", sel);
+			print_0xhex(PRINT_FP, NULL, "/%#llx ", mask);
+		}
+	}
 	for (i = 0; i < ARRAY_SIZE(msfc_modes); i++) {
 		t = msfc_modes[i].type;
 		if (tb[t])
@@ -873,13 +1014,18 @@ static int msfc_print_xstats(struct qdisc_util *qu, FILE *f, struct rtattr *xsta
 		}
 		/* auto's counters, from kernels that send them */
 		if (RTA_PAYLOAD(xstats) >= offsetof(struct tc_msfc_xstats, qdisc_stats) +
-					   sizeof(struct tc_msfc_qd_stats)) {
+					   offsetof(struct tc_msfc_qd_stats, ce_threshold_marks)) {
 			print_nl();
 			print_lluint(PRINT_ANY, "auto_promotions", "  auto_promotions %llu",
 				     s->auto_promotions);
 			print_lluint(PRINT_ANY, "auto_demotions", " auto_demotions %llu",
 				     s->auto_demotions);
 		}
+		/* ce_threshold's marks, from kernels that send them */
+		if (RTA_PAYLOAD(xstats) >= offsetof(struct tc_msfc_xstats, qdisc_stats) +
+					   sizeof(struct tc_msfc_qd_stats))
+			print_lluint(PRINT_ANY, "ce_threshold_marks", " ce_threshold_marks %llu",
+				     s->ce_threshold_marks);
 	} else if (st->type == TCA_MSFC_XSTATS_CLASS) {
 		const struct tc_msfc_cl_stats *s = &st->class_stats;
 
@@ -893,6 +1039,9 @@ static int msfc_print_xstats(struct qdisc_util *qu, FILE *f, struct rtattr *xsta
 		print_lluint(PRINT_ANY, "quantum", "  quantum %llu", s->quantum);
 		print_s64(PRINT_ANY, "deficit", " deficit %lld", s->deficit);
 		print_uint(PRINT_ANY, "active_flows", " active_flows %u", s->active_flows);
+		/* older kernels send a shorter record, zeroed above: no L4S marks */
+		print_lluint(PRINT_ANY, "ce_threshold_marks", " ce_threshold_marks %llu",
+			     s->ce_threshold_marks);
 	}
 	return 0;
 }

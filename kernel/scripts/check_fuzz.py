@@ -10,8 +10,8 @@ signal"), both result files written (a guest that died or hung writes none), no 
 failure, memory back to its baseline, and, for a run of MIN_OPS_COVERAGE operations or more,
 the states the fuzzer exists to reach were reached (changes of isolate and boost on an idle
 msfc that still lists flows, and changes, of order, to or from boost across, of quanta, of
-auto and of the shaper's bandwidth too, while packets were queued; auto's flow slots moved
-up and down).
+auto, of the shaper's bandwidth and of ce_threshold too, while packets were queued; auto's
+flow slots moved up and down).
 On a failure the fuzzer's last operations before the first kernel report are printed: the
 log names each operation before it is sent ("fuzz: #N PARENT ...").
 """
@@ -39,6 +39,7 @@ COVERAGE = {
     "changed_order@busy": "order changed while packets were queued (classes in the round)",
     "changed_boost_across@busy": "boost changed to or from across while packets were queued",
     "changed_quanta@busy": "quanta changed while packets were queued",
+    "changed_ce_threshold@busy": "ce_threshold changed while packets were queued",
     "changed_bandwidth@busy": "the shaper's bandwidth changed while packets were queued",
     "changed_auto@busy": "auto changed while packets were queued (auto packets queued)",
     "dumps_auto_promoted": "auto moved a flow slot up (a dump counted auto_promotions)",

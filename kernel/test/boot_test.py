@@ -914,6 +914,148 @@ def auto_checks():
     tc("qdisc", "del", "dev", "va", "root", check=False)
 
 
+def udp_flood(seconds, mbit, tos, port):
+    """An iperf3 UDP flood from a to b at `mbit` Mbit/s with TOS byte `tos` (its own server on
+    `port`); returns the server and the client."""
+    server = subprocess.Popen(
+        ["ip", "netns", "exec", "b", "iperf3", "-s", "-1", "-B", "10.0.0.2", "-p", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    time.sleep(1)
+    client = subprocess.Popen(
+        ["ip", "netns", "exec", "a", "iperf3", "-c", "10.0.0.2", "-p", str(port), "-u"]
+        + ["-b", f"{mbit}M", "-l", "1400", "-t", str(seconds), "-S", str(tos)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    return server, client
+
+
+def wait_all(procs):
+    for proc in procs:
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def ce_threshold_checks():
+    """ce_threshold (L4S marking): tc adds, shows (text and -j) and changes it, one threshold
+    or one per class; tc and the kernel refuse what the header's rules refuse, in its words;
+    under a 4 Mbit/s shaper a Classic ECT(0) flood is left to CoDel (no threshold mark) and an
+    ECT(1) flood is CE-marked by the threshold, counted in tc -s (text and -j, qdisc and
+    class) apart from CoDel's ecn_marks.  On a root msfc of va."""
+    defs = msfc_params().definitions()
+    tc("qdisc", "del", "dev", "va", "root", check=False)
+    p = tc(
+        "qdisc", "add", "dev", "va", "root", "handle", "30:", "msfc", "bandwidth", "4mbit",
+        "prios", "2", "ce_threshold", "1ms", check=False,
+    )  # fmt: skip
+    o = (msfc_qdisc() or {}).get("options", {})
+    text = tc("qdisc", "show", "dev", "va").stdout
+    report(
+        p.returncode == 0
+        and o.get("ce_threshold") == [1000]
+        and (o.get("ce_threshold_selector"), o.get("ce_threshold_mask")) == (1, 3)
+        and "ce_threshold 1ms ce_threshold_selector 0x1/0x3 " in text,
+        "tc qdisc add ... msfc prios 2 ce_threshold 1ms: the default selector ECT(1) (0x1/0x3), "
+        "tc -j and tc qdisc show",
+        p.stderr.strip() + text.strip()[:300],
+    )
+    bad = []
+    for args, msg in (
+        (["ce_threshold", "5"], f"msfc: ce_threshold must be {defs.ce['ce_threshold'].range}"),
+        (["ce_threshold", "2001s"], f"msfc: {defs.ce_threshold_range_msg}"),
+        (["ce_threshold", "1ms,,2ms"], "msfc: ce_threshold must be a time"),
+        (["ce_threshold_selector", "2/1"], f"msfc: {defs.ce_selector_msg}"),
+        (["ce_threshold_selector", "0x100/0xff"], "msfc: ce_threshold_selector must be VALUE/MASK"),
+        (["prios", "3", "ce_threshold", "1ms,2ms"], f"msfc: {defs.ce_threshold_count_msg}"),
+    ):
+        p = tc("qdisc", "change", "dev", "va", "root", "msfc", *args, check=False)
+        if p.returncode == 0 or msg not in p.stderr:
+            bad.append(f"{' '.join(args)}: rc {p.returncode}, {p.stderr.strip()!r}")
+    for payload, atype, want in (
+        (
+            struct_u32(256),
+            tca_msfc("ce_threshold_selector"),
+            defs.ce["ce_threshold_selector"].message,
+        ),
+        (struct_u32(256), tca_msfc("ce_threshold_mask"), defs.ce["ce_threshold_mask"].message),
+        (struct_u32(0), tca_msfc("ce_threshold_mask"), defs.ce_selector_msg),
+        ("0100", tca_msfc("ce_threshold"), defs.ce_threshold_len_msg),
+        (struct_u32(2000000001), tca_msfc("ce_threshold"), defs.ce_threshold_range_msg),
+        (struct_u32(1000) * 3, tca_msfc("ce_threshold"), defs.ce_threshold_count_msg),
+    ):
+        out = sh(
+            [sys.executable, "-c", NETLINK_CHANGE, "va", "0x300000", str(atype), payload],
+            ns="a",
+            check=False,
+        ).stdout.splitlines()
+        err, msg = (int(out[0]), out[1] if len(out) > 1 else "") if out else (0, "")
+        if err not in (22, 34) or msg != want:
+            bad.append(f"attribute {atype} {payload}: errno {err}, {msg!r} (want {want!r})")
+    o = (msfc_qdisc() or {}).get("options", {})
+    report(
+        not bad and o.get("ce_threshold") == [1000] and o.get("ce_threshold_mask") == 3,
+        "tc and the kernel refuse a time without a unit, above 2000 s or a malformed list, a "
+        "selector outside its mask or above 255, a list other than one or prios entries, in "
+        "the header's words; the qdisc unchanged",
+        "; ".join(bad),
+    )
+
+    # DSCP 0 is class 1 (of 2): an 8 Mbit/s flood through 4 Mbit/s keeps a standing queue
+    # of tens of ms, far above the 1 ms threshold
+    def marks():
+        st = msfc_qdisc("-s") or {}
+        return st.get("ce_threshold_marks", 0), st.get("ecn_marks", 0), st.get("codel_drops", 0)
+
+    # each flood's queue drains (2 s) before the counters are read
+    m0 = marks()
+    wait_all(udp_flood(3, 8, 0x02, 5501))
+    time.sleep(2)
+    m1 = marks()
+    wait_all(udp_flood(3, 8, 0x01, 5502))
+    time.sleep(2)
+    m2 = marks()
+    text = tc("-s", "qdisc", "show", "dev", "va").stdout
+    cls = tc("-s", "class", "show", "dev", "va").stdout
+    class1 = re.search(r"class msfc 30:2 .*?ce_threshold_marks (\d+)", cls, re.S)
+    report(
+        m1[0] == m0[0]
+        and m1[2] > m0[2]
+        and m2[0] - m1[0] > 100
+        and m2[1] == m0[1] == 0
+        and re.search(r"ce_threshold_marks \d+", text) is not None
+        and class1 is not None
+        and int(class1.group(1)) == m2[0],
+        "ce_threshold 1ms at 4 Mbit/s: a Classic ECT(0) UDP flood gets CoDel's drops and no "
+        "threshold mark, an ECT(1) flood is CE-marked by the threshold (tc -s qdisc and class "
+        "show, text and -j; ecn_marks stay 0)",
+        json.dumps({"before": m0, "after_ect0": m1, "after_ect1": m2})
+        + " | "
+        + (class1.group(0)[-80:] if class1 else cls[-200:]),
+    )
+    got = []
+    for args, want in (
+        (["ce_threshold", "off,500us"], [None, 500]),
+        (["ce_threshold_selector", "0/0"], [None, 500]),
+        (["prios", "3", "ce_threshold", "2ms"], [2000]),
+        (["ce_threshold", "off"], None),
+    ):
+        p = tc("qdisc", "change", "dev", "va", "root", "msfc", *args, check=False)
+        o = (msfc_qdisc() or {}).get("options", {})
+        got.append((args, p.returncode, o.get("ce_threshold"), want))
+    text = tc("qdisc", "show", "dev", "va").stdout
+    report(
+        all(rc == 0 and shown == want for _, rc, shown, want in got) and "ce_threshold" not in text,
+        "tc qdisc change: ce_threshold off,500us (null in tc -j for off), selector 0/0, prios 3 "
+        "with one threshold, ce_threshold off (not shown afterwards)",
+        json.dumps(got),
+    )
+    tc("qdisc", "del", "dev", "va", "root", check=False)
+
+
 def struct_u32(v):
     """A u32 netlink payload in hex (host byte order)."""
     return v.to_bytes(4, sys.byteorder).hex()
@@ -1352,6 +1494,7 @@ def main():
     dscp_map_checks()
     shaper_rate()
     auto_checks()
+    ce_threshold_checks()
 
 
 if __name__ == "__main__":

@@ -90,11 +90,17 @@ TCA_STATS_BASIC, TCA_STATS_QUEUE, TCA_STATS_APP = 1, 3, 4
     FRAMING,
     INGRESS,
     AUTO,
-) = range(1, 27)
-MSFC_MAX = AUTO
+    CE_THRESHOLD,
+    CE_SELECTOR,
+    CE_MASK,
+) = range(1, 30)
+MSFC_MAX = CE_MASK
 # PAD only aligns the dumped u64: the qdisc's policy refuses it (sent as an unknown attribute)
 ATTRS = [t for t in range(PRIOS, MSFC_MAX + 1) if t != PAD]
-U32_ATTRS = [t for t in ATTRS if t not in (DSCP_MAP, QUANTA, BANDWIDTH, OVERHEAD)]
+U32_ATTRS = [t for t in ATTRS if t not in (DSCP_MAP, QUANTA, BANDWIDTH, OVERHEAD, CE_THRESHOLD)]
+# the attributes that are lists of u32s (their entries checked by the qdisc, in the last
+# instance of a duplicate only)
+LIST_ATTRS = (QUANTA, CE_THRESHOLD)
 # the shaper's attributes: dumped only when they differ from no shaper (OVERHEAD: None when
 # the length is raw, the default); RAW is never dumped, the model has OVERHEAD None for it
 SHAPER_DEFAULTS = {BANDWIDTH: 0, OVERHEAD: None, MPU: 0, FRAMING: 0, INGRESS: 0}
@@ -125,12 +131,17 @@ NAMES = {
     FRAMING: "framing",
     INGRESS: "ingress",
     AUTO: "auto",
+    CE_THRESHOLD: "ce_threshold",
+    CE_SELECTOR: "ce_threshold_selector",
+    CE_MASK: "ce_threshold_mask",
 }
 U32_MAX = 2**32 - 1
 # the ranges and defaults of include/uapi/linux/pkt_sched_msfc.h, through the msfc package's
 # reader of that header (python/msfc/model/params.py needs nothing but the standard library; the
 # boot's init puts the checkout's python/ on PYTHONPATH, test/uml_env.sh)
 from msfc.model import params as _params  # noqa: E402
+from msfc.model.reference import TraceError as _TraceError  # noqa: E402
+from msfc.model.reference import class_quanta as _class_quanta  # noqa: E402
 
 _DEFS = _params.definitions()
 RANGES = {
@@ -148,6 +159,12 @@ RANGES.update(
         for t in (BANDWIDTH, OVERHEAD, RAW, MPU, FRAMING, INGRESS)
     }
 )
+RANGES.update(
+    {
+        t: (_DEFS.ce[NAMES[t]].min, _DEFS.ce[NAMES[t]].max)
+        for t in (CE_THRESHOLD, CE_SELECTOR, CE_MASK)
+    }
+)
 BANDWIDTH_MAX = RANGES[BANDWIDTH][1]
 # bandwidths (bytes/s) at which CoDel's target stays the default even for the largest charged
 # MTU (1500 + 256 bytes in ATM cells, 1961 bytes: 1.5 of them take under 5 ms at 600000
@@ -161,6 +178,10 @@ BOOST_ACROSS = _params.CHOICES["boost"].index("across")
 # quanta: u32 byte counts, one per class, each in quantum's range (an empty list: from ratio)
 QUANTA_RANGE = (_DEFS.params["quantum"].min, _DEFS.params["quantum"].max)
 QUANTA_VALUES = [1, 95, 378, 757, 1514, 3000, QUANTA_RANGE[1]]
+# ce_threshold (L4S marking): u32 us, one for every class or one per class, an entry OFF
+# for none in its class (an empty list: none)
+CE_OFF = _DEFS.ce_threshold_off
+CE_VALUES = [0, 1, 500, 1000, 5000, CE_OFF, RANGES[CE_THRESHOLD][1]]
 
 DEV = "va"
 HANDLE = 0x000A0000  # 10:
@@ -193,6 +214,9 @@ def defaults():
     d[QUANTUM] = 1514  # the device's MTU + link header: psched_mtu() of the veth
     d[DSCP_MAP] = default_dscp_map()
     d[QUANTA] = []  # the class quanta from quantum and ratio
+    d[CE_THRESHOLD] = []  # no L4S marking
+    d[CE_SELECTOR] = _DEFS.ce["ce_threshold_selector"].default
+    d[CE_MASK] = _DEFS.ce["ce_threshold_mask"].default
     d.update(SHAPER_DEFAULTS)
     d.update(
         {
@@ -220,21 +244,18 @@ def config_valid(c):
     """The documented cross-parameter rules (ranges are checked per attribute)."""
     if codel_units(c[TARGET]) < 1 or codel_units(c[TARGET]) >= codel_units(c[INTERVAL]):
         return False
+    if len(c.get(CE_THRESHOLD, [])) > 1 and len(c[CE_THRESHOLD]) != c[PRIOS]:
+        return False  # one threshold for every class, or one per class
+    if c.get(CE_SELECTOR, 0) & ~c.get(CE_MASK, 0):
+        return False  # the selector's bits within its mask
     if c.get(QUANTA):  # explicit class quanta: one per class; within both bounds
         return len(c[QUANTA]) == c[PRIOS]
-    exact = c.get(WEIGHTS, 0) == 1  # class quanta in 1/65536 byte (docs/algorithm.md)
-    shift = 16 if exact else 0
-    qp = c[QUANTUM] << shift
-    quanta = [qp]
-    for _ in range(1, c[PRIOS]):
-        qp = (qp * c[RATIO] + 32768) >> 16
-        if not exact:
-            qp = max(1, qp)
-        if qp > 1 << (40 + shift):
-            return False
-        quanta.append(qp)
-    if exact and (0 in quanta or sum((1 << 32) // q for q in quanta) > (1 << 32) // 200):
-        return False  # shares could be off by more than 0.5 %
+    # the class quanta as the reference model derives them: refused above 2^40 bytes, and
+    # with weights exact (1/65536 byte) when a share could be off by more than 0.5 %
+    try:
+        _class_quanta(c[PRIOS], c[QUANTUM], c[RATIO], c.get(WEIGHTS, 0) == 1)
+    except _TraceError:
+        return False
     return True
 
 
@@ -352,6 +373,9 @@ def msfc_stats(entry):
     if app and len(app) >= 8 + 88 and struct.unpack_from("=I", app)[0] == 0:
         # auto's counters, after the shaper's bandwidth and throttled
         out["auto_promotions"], out["auto_demotions"] = struct.unpack_from("=QQ", app, 8 + 72)
+    if app and len(app) >= 8 + 112 and struct.unpack_from("=I", app)[0] == 0:
+        # ce_threshold's marks, after auto's counters
+        (out["ce_threshold_marks"],) = struct.unpack_from("=Q", app, 8 + 104)
     if app and len(app) >= 8 + 56:
         (t,) = struct.unpack_from("=I", app)
         if t == 0:
@@ -378,6 +402,8 @@ def decode_options(opts):
         c[DSCP_MAP] = list(opts[DSCP_MAP][:64])
     q = opts.get(QUANTA, b"")  # dumped only when set
     c[QUANTA] = list(struct.unpack(f"={len(q) // 4}I", q[: len(q) // 4 * 4]))
+    q = opts.get(CE_THRESHOLD, b"")  # dumped only when set
+    c[CE_THRESHOLD] = list(struct.unpack(f"={len(q) // 4}I", q[: len(q) // 4 * 4]))
     c.update(SHAPER_DEFAULTS)  # the shaper's attributes: dumped only when set
     for t in (MPU, FRAMING, INGRESS):
         if t in opts:
@@ -397,11 +423,22 @@ def quanta_valid(v):
     )
 
 
+def ce_threshold_valid(v):
+    """Entries in range or off, and no more than classes can be (the count is
+    config_valid's)."""
+    lo, hi = RANGES[CE_THRESHOLD]
+    return len(v) <= _DEFS.params["prios"].max and all(x == CE_OFF or lo <= x <= hi for x in v)
+
+
+def list_valid(t, v):
+    return quanta_valid(v) if t == QUANTA else ce_threshold_valid(v)
+
+
 def payload_of(t, v):
-    """An attribute's payload: the DSCP map's bytes, the quanta's u32s, or a u32."""
+    """An attribute's payload: the DSCP map's bytes, a list's u32s, or a u32."""
     if t == DSCP_MAP:
         return bytes(v)
-    if t == QUANTA:
+    if t in LIST_ATTRS:
         return struct.pack(f"={len(v)}I", *v)
     if t == BANDWIDTH:
         return struct.pack("=Q", v)
@@ -649,6 +686,9 @@ TWEAK_WEIGHTS = {
     ECN: 1,
     DSCP_MAP: 1,
     QUANTA: 2,
+    CE_THRESHOLD: 2,
+    CE_SELECTOR: 1,
+    CE_MASK: 1,
     BANDWIDTH: 2,
     OVERHEAD: 1,
     RAW: 1,
@@ -673,6 +713,8 @@ TWEAK_VALUES = {
     MPU: [0, 64, 84, 256],
     FRAMING: [0, 1, 2],
     INGRESS: [0, 1],
+    CE_SELECTOR: [0, 1, 2, 3],
+    CE_MASK: [0, 1, 3, 0xFF],
 }
 CHOICE_ATTRS = (OVERLOAD, WEIGHTS, INVERSION, ISOLATE, BOOST, ORDER, AUTO)
 
@@ -843,6 +885,14 @@ class Fuzzer:
             if r.random() < 0.15 and v:
                 v[r.randrange(n)] = r.choice([0, QUANTA_RANGE[1] + 1, U32_MAX])
             return v, quanta_valid(v)
+        if t == CE_THRESHOLD:
+            prios = self.cur[PRIOS] if self.cur else _DEFS.params["prios"].default
+            kind = r.random()
+            n = r.choice([1, prios]) if kind < 0.6 else r.randint(0, 17)
+            v = [r.choice(CE_VALUES) for _ in range(n)]
+            if r.random() < 0.15 and v:
+                v[r.randrange(n)] = r.choice([RANGES[CE_THRESHOLD][1] + 1, U32_MAX - 1])
+            return v, ce_threshold_valid(v)
         if t == BANDWIDTH:
             if r.random() < 0.85:
                 return r.choice(BANDWIDTH_VALUES), True
@@ -877,6 +927,8 @@ class Fuzzer:
                 MPU: (0, 256),
                 FRAMING: (0, 2),
                 INGRESS: (0, 1),
+                CE_SELECTOR: (0, 3),
+                CE_MASK: (0, 3),
             }[t]
             v = r.randint(*typical)
         elif kind < 0.9:  # boundaries
@@ -901,7 +953,7 @@ class Fuzzer:
         types = r.sample(ATTRS, r.randint(0, 4))
         if r.random() < 0.1:
             # duplicate: the last counts (not of quanta, whose form only the last is checked for)
-            types.append(r.choice([t for t in types if t != QUANTA] or [LIMIT]))
+            types.append(r.choice([t for t in types if t not in LIST_ATTRS] or [LIMIT]))
         for t in types:
             v, good = self.value(t)
             if force_valid and not good:
@@ -910,7 +962,7 @@ class Fuzzer:
             atype = t
             mutation = r.random() if not force_valid else 1.0
             if mutation < 0.04:  # wrong length
-                if t == QUANTA:  # not a whole number of u32s
+                if t in LIST_ATTRS:  # not a whole number of u32s
                     payload = payload + bytes(r.choice([1, 2, 3]))
                 else:
                     payload = (
@@ -921,7 +973,7 @@ class Fuzzer:
                 good = False
                 desc.append(f"{NAMES[t]}:short")
             elif mutation < 0.07:
-                payload = payload + bytes(r.choice([1, 4, 8] if t != QUANTA else [1, 2, 3]))
+                payload = payload + bytes(r.choice([1, 4, 8] if t not in LIST_ATTRS else [1, 2, 3]))
                 good = False
                 desc.append(f"{NAMES[t]}:long")
             elif mutation < 0.09:
@@ -937,7 +989,7 @@ class Fuzzer:
                 # but the policy's ranges check every u32 instance, a duplicate too (the
                 # DSCP map's and the quanta's entries are checked by the qdisc in the last
                 # one only)
-                good = good or t in (DSCP_MAP, QUANTA)
+                good = good or t in (DSCP_MAP, *LIST_ATTRS)
             ok &= good
             body += nla(atype, payload)
         roll = r.random() if not force_valid else 1.0
@@ -1007,6 +1059,8 @@ class Fuzzer:
             self.count("dumps_auto_promoted")
         if st.get("auto_demotions"):
             self.count("dumps_auto_demoted")
+        if st.get("ce_threshold_marks"):
+            self.count("dumps_ce_threshold_marked")
         if "memory_usage" in st and st["memory_usage"] > self.cur[MEMORY_LIMIT]:
             self.fail(
                 f"{what}: memory_usage {st['memory_usage']} over memory_limit "
@@ -1105,6 +1159,12 @@ class Fuzzer:
                 return []  # back to quantum * ratio^p
             n = self.cur[PRIOS] if kind < 0.85 else r.randint(1, 16)
             return [r.choice(QUANTA_VALUES) for _ in range(n)]
+        if t == CE_THRESHOLD:
+            kind = r.random()
+            if kind < 0.2:
+                return []  # no L4S marking
+            n = r.choice([1, self.cur[PRIOS]]) if kind < 0.85 else r.randint(1, 16)
+            return [r.choice(CE_VALUES) for _ in range(n)]
         return r.choice(TWEAK_VALUES[t])
 
     def op_tweak(self):
@@ -1125,7 +1185,9 @@ class Fuzzer:
         for t, v in attrs.items():
             body += nla(t, payload_of(t, v))
         valid = all(
-            quanta_valid(v) if t == QUANTA else t == DSCP_MAP or RANGES[t][0] <= v <= RANGES[t][1]
+            list_valid(t, v)
+            if t in LIST_ATTRS
+            else t == DSCP_MAP or RANGES[t][0] <= v <= RANGES[t][1]
             for t, v in attrs.items()
         )
         new = apply_attrs(self.cur, attrs)
@@ -1133,7 +1195,7 @@ class Fuzzer:
         mode = "change" if r.random() < 0.85 else "replace"
         flags = 0 if mode == "change" else NLM_F_CREATE | NLM_F_REPLACE
         what = " ".join(
-            f"{NAMES[t]}={'map' if t == DSCP_MAP else ','.join(map(str, v)) if t == QUANTA else v}"
+            f"{NAMES[t]}={'map' if t == DSCP_MAP else ','.join(map(str, v)) if t in LIST_ATTRS else v}"
             for t, v in attrs.items()
         )
         self.note(f"tweak {mode} {what} {self.where()}")

@@ -20,11 +20,14 @@
 #                                KVER's headers in the build root; the .ko files land in MODDIR
 #   deb13.sh run DIR CMD...      CMD in the build root (/proc mounted, in a private mount
 #                                namespace); DIR/deb13-root/msfc is the place to share files
+#   deb13.sh bpf-root DIR        the BPF build root DIR/deb13-bpf-root: Debian 13's clang,
+#                                llvm, libbpf-dev and bpftool (the BPF qdisc, bpf/Makefile)
+#   deb13.sh bpf-run DIR CMD...  CMD in the BPF build root, as run does
 #
 # DIR is the VM build directory (kernel/build/vm).  MSFC_DEBIAN_MIRROR= names the archive
 # (default: the one this machine's apt uses).
 set -eu
-cmd=${1:?usage: deb13.sh newest|deps|dkms|kbuild|run DIR ...}
+cmd=${1:?usage: deb13.sh newest|deps|dkms|kbuild|run|bpf-root|bpf-run DIR ...}
 dir=${2:?usage: deb13.sh $cmd DIR ...}
 shift 2
 mkdir -p "$dir"
@@ -32,6 +35,8 @@ dir=$(cd "$dir" && pwd)
 KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
 APT_DIR=$dir/apt
 ROOT=$dir/deb13-root
+BPF_ROOT=$dir/deb13-bpf-root
+BPF_PKGS="clang,llvm,libbpf-dev,bpftool,make,gcc,libc6-dev,libelf-dev,zlib1g-dev,libzstd-dev,pkg-config,xz-utils,zstd"
 
 mirror() {
 	if [ -n "${MSFC_DEBIAN_MIRROR:-}" ]; then
@@ -157,6 +162,33 @@ kbuild)
 	"$0" run "$dir" make -s -C "/lib/modules/$kver/build" M="/msfc/kbuild-$kver" modules
 	cp "$ROOT/msfc/kbuild-$kver"/*.ko "$mod/"
 	;;
+bpf-root)
+	m=$(mirror)
+	[ -n "$m" ] || { echo "deb13.sh: no Debian archive in this machine's apt sources: give one with MSFC_DEBIAN_MIRROR=" >&2; exit 1; }
+	stamp="$m $BPF_PKGS"
+	if [ -f "$BPF_ROOT/.msfc-root" ] && [ "$(cat "$BPF_ROOT/.msfc-root")" = "$stamp" ]; then
+		exit 0
+	fi
+	command -v mmdebstrap > /dev/null || DEBIAN_FRONTEND=noninteractive \
+		apt-get -o DPkg::Lock::Timeout=900 install -y -qq --no-install-recommends mmdebstrap > /dev/null
+	rm -rf "$BPF_ROOT.new"
+	echo "deb13.sh: mmdebstrap trixie into $BPF_ROOT ($BPF_PKGS)"
+	mmdebstrap --quiet --variant=apt --include="$BPF_PKGS" trixie "$BPF_ROOT.new" \
+		"deb [signed-by=$KEYRING] $m trixie main" || {
+		rm -rf "$BPF_ROOT.new"
+		echo "deb13.sh: mmdebstrap of the Debian 13 BPF build root failed" >&2
+		exit 1
+	}
+	mkdir -p "$BPF_ROOT.new/msfc"
+	echo "$stamp" > "$BPF_ROOT.new/.msfc-root"
+	rm -rf "$BPF_ROOT"
+	mv "$BPF_ROOT.new" "$BPF_ROOT"
+	;;
+bpf-run)
+	[ -f "$BPF_ROOT/.msfc-root" ] || { echo "deb13.sh: no BPF build root $BPF_ROOT (deb13.sh bpf-root)" >&2; exit 1; }
+	exec unshare --mount --propagation private sh -c \
+		'mount -t proc proc "$0/proc" && exec chroot "$0" "$@"' "$BPF_ROOT" "$@"
+	;;
 run)
 	[ -f "$ROOT/.msfc-root" ] || { echo "deb13.sh: no build root $ROOT (make -C kernel vm-deps)" >&2; exit 1; }
 	# objtool and dkms read /proc; the mount ends with the namespace
@@ -164,7 +196,7 @@ run)
 		'mount -t proc proc "$0/proc" && exec chroot "$0" "$@"' "$ROOT" "$@"
 	;;
 *)
-	echo "usage: deb13.sh newest|deps|dkms|kbuild|run DIR ..." >&2
+	echo "usage: deb13.sh newest|deps|dkms|kbuild|run|bpf-root|bpf-run DIR ..." >&2
 	exit 2
 	;;
 esac

@@ -278,6 +278,9 @@ def _check_choices(args) -> None:
 
 
 def _scenario_and_assignments(args):
+    """The first set-up step of run, compare and sweep: conflicting choices refused
+    (_check_choices), the build directory, the scenario's description, and the assignments of
+    --config then --set (the later wins)."""
     from .sim.config import parse_assignments, read_config_file
     from .sim.programs import describe_scenario, resolve_build_dir
 
@@ -349,6 +352,87 @@ def _run_with_bar(program, cfg, out_root, args, label: str):
         return run_simulation(
             program, cfg, out_root, on_progress=on_progress, force=args.force, timeout=args.timeout
         )
+
+
+# --------------------------------------------------------------------------- run, compare, sweep
+# What the three share. Each command reads: its own options, the set-up (scenario and
+# assignments, configurations checked, study directory), the simulations, the tables.
+
+
+def _at_least_one(option: str, value: int) -> None:
+    """A count option (--seeds, --jobs) below 1 is refused."""
+    if value < 1:
+        raise UserError(f"{option} {value} is out of range; it must be >= 1")
+
+
+def _check_configs(info, cfgs) -> None:
+    """Before anything is written: the scenario program checks the configurations, and what a
+    comparison or sweep over schedulers leaves out of some runs is said (config.ignored_note;
+    a run leaves nothing out: build_config refuses another scheduler's keys)."""
+    from .sim.config import check_with_program, ignored_note
+
+    check_with_program(info.program, cfgs)
+    note = ignored_note(cfgs)
+    if note:
+        _stderr(f"msfc: {note}")
+
+
+def _open_study(args, kind: str, info, request: dict, fields: dict) -> Path:
+    """The study directory, locked for this command (see _study_out; ``request`` names it by
+    its hash), with its study.json: the kind, scenario, time, direction, then ``fields`` and
+    the command line."""
+    from .sim.runner import write_study
+
+    out = _study_out(args, kind, {"scenario": info.name, **request})
+    write_study(
+        out,
+        {
+            "kind": kind,
+            "scenario": info.name,
+            "created_utc": _utc(),
+            "direction": args.direction,
+            **fields,
+            "argv": args.raw_argv,
+        },
+        force=args.force,
+    )
+    return out
+
+
+def _simulate(info, cfg, out: Path, args, label: str):
+    """One simulation with a progress bar of simulated time: its run directory and whether it
+    ran (False: already done). A stop request (Ctrl-C, SIGTERM) unwinds the command."""
+    from .sim.runner import Interrupted
+
+    try:
+        return _run_with_bar(info.program, cfg, out, args, label)
+    except Interrupted:
+        raise KeyboardInterrupt from None
+
+
+def _run_pool(args, info, cfgs, out: Path, address: str | None = None) -> list[dict]:
+    """Several simulations at once, on this machine (--jobs) or on the Dask cluster at
+    ``address``: one result dict per configuration (sweep.run_sweep)."""
+    from .sim import sweep as S
+
+    return S.run_sweep(
+        info.program,
+        cfgs,
+        out,
+        address=address,
+        workers=args.jobs,
+        show_progress=_progress_enabled(args),
+        timeout=args.timeout,
+        force=args.force,
+    )
+
+
+def _collected(out: Path, hashes: list[str]):
+    """The tidy summary of the finished runs (written beside them, runner.write_collected)."""
+    from .sim.runner import write_collected
+
+    summary, _ = write_collected(out, hashes)
+    return summary
 
 
 # --------------------------------------------------------------------------- commands
@@ -440,12 +524,29 @@ def cmd_list(args) -> int:
 
 
 def cmd_run(args) -> int:
-    from .analysis import tables as T
-    from .sim.config import build_config, check_with_program
-    from .sim.runner import Interrupted, write_collected, write_study
-
     build, info, assign = _scenario_and_assignments(args)
-    cfg = build_config(
+    cfg = _run_config(args, build, info, assign)
+    _check_configs(info, [cfg])
+    out = _open_study(args, "run", info, {"hash": cfg.hash()}, {"configs": [cfg.hash()]})
+    try:
+        d, ran = _simulate(info, cfg, out, args, f"{info.name} {cfg.scheduler}".strip())
+    except SimulationError as e:
+        _print_failure(e)
+        return 1
+    if not ran:
+        _stderr(f"already done: {d} (use --force to run again)")
+    summary = _collected(out, [cfg.hash()])
+    _clamped_priorities_note(summary)
+    _print_run_tables(args, info, cfg, d, summary)
+    _print_results(out)
+    return 0
+
+
+def _run_config(args, build, info, assign):
+    """The one configuration of ``msfc run``: --preset, --scheduler, --run and the assignments."""
+    from .sim.config import build_config
+
+    return build_config(
         info,
         assign,
         preset=args.preset,
@@ -453,32 +554,13 @@ def cmd_run(args) -> int:
         rng_run=args.rng_run,
         schedulers_loader=_loader(build),
     )
-    check_with_program(info.program, [cfg])
-    out = _study_out(args, "run", {"scenario": info.name, "hash": cfg.hash()})
-    write_study(
-        out,
-        {
-            "kind": "run",
-            "scenario": info.name,
-            "created_utc": _utc(),
-            "direction": args.direction,
-            "configs": [cfg.hash()],
-            "argv": args.raw_argv,
-        },
-        force=args.force,
-    )
-    try:
-        d, ran = _run_with_bar(info.program, cfg, out, args, f"{info.name} {cfg.scheduler}".strip())
-    except Interrupted:
-        raise KeyboardInterrupt from None
-    except SimulationError as e:
-        _print_failure(e)
-        return 1
-    if not ran:
-        _stderr(f"already done: {d} (use --force to run again)")
-    summary, _ = write_collected(out, [cfg.hash()])
-    _clamped_priorities_note(summary)
-    print(f"{info.name} | {cfg.label()} | {d}\n")
+
+
+def _print_run_tables(args, info, cfg, run_dir: Path, summary) -> None:
+    """The run's tables: overall, per flow type and per priority."""
+    from .analysis import tables as T
+
+    print(f"{info.name} | {cfg.label()} | {run_dir}\n")
     for level, title, key in (
         ("overall", "Overall", ""),
         ("type", "Per flow type", "type"),
@@ -493,7 +575,45 @@ def cmd_run(args) -> int:
                 style=args.format,
             )
         )
+
+
+def cmd_compare(args) -> int:
+    build, info, assign = _scenario_and_assignments(args)
+    scheds = _schedulers_arg(info, args.schedulers)
+    _at_least_one("--seeds", args.seeds)
+    if args.jobs is None:
+        args.jobs = 1
+    _at_least_one("--jobs", args.jobs)
+    cfgs = _compare_configs(args, build, info, assign, scheds)
+    _check_configs(info, cfgs)
+    basis = _thesis_basis(args, info, cfgs)
+    hashes = [c.hash() for c in cfgs]
+    out = _open_study(
+        args,
+        "compare",
+        info,
+        {"hashes": hashes},
+        {
+            "schedulers": scheds,
+            "seeds": args.seeds,
+            "configs": hashes,
+            "thesis": basis.to_json() if basis else None,
+        },
+    )
+    _stderr(f"{len(cfgs)} simulations -> {out}")
+    failed = _run_compare(args, info, cfgs, out)
+    summary = _collected(out, hashes)
+    if summary.empty:
+        _stderr("msfc: error: no simulation finished")
+        return 1
+    _clamped_priorities_note(summary)
+    _print_compare_tables(args, summary, basis)
     _print_results(out)
+    if failed:
+        _stderr(
+            f"msfc: {failed} of {len(cfgs)} simulations failed (see above); finished ones are kept"
+        )
+        return 1
     return 0
 
 
@@ -515,19 +635,11 @@ def _schedulers_arg(info, text: str) -> list[str]:
     return out
 
 
-def cmd_compare(args) -> int:
-    from .analysis import tables as T
-    from .sim.config import build_config
-    from .sim.runner import Interrupted, write_collected, write_study
+def _compare_configs(args, build, info, assign, scheds: list[str]):
+    """RNG runs 1..--seeds of every scheduler; a scheduler's attributes are left out of the
+    others' runs, and a key that applies to none of them is refused (config.check_applies)."""
+    from .sim.config import build_config, check_applies
 
-    build, info, assign = _scenario_and_assignments(args)
-    scheds = _schedulers_arg(info, args.schedulers)
-    if args.seeds < 1:
-        raise UserError(f"--seeds {args.seeds} is out of range; it must be >= 1")
-    if args.jobs is None:
-        args.jobs = 1
-    if args.jobs < 1:
-        raise UserError(f"--jobs {args.jobs} is out of range; it must be >= 1")
     assign = [(k, v) for k, v in assign if k != "scheduler"]
     cfgs = [
         build_config(
@@ -542,73 +654,48 @@ def cmd_compare(args) -> int:
         for s in scheds
         for r in range(1, args.seeds + 1)
     ]
-    from .sim.config import check_applies, check_with_program, ignored_note
-
     check_applies(cfgs, f"--schedulers {','.join(scheds)}")
-    check_with_program(info.program, cfgs)
-    note = ignored_note(cfgs)
-    if note:
-        _stderr(f"msfc: {note}")
-    basis = None
-    if args.thesis:
-        from .analysis import thesis
+    return cfgs
 
-        thesis.load(args.thesis_tables)  # fail early when the tables are missing
-        basis = thesis.basis_for(info, cfgs, None if args.thesis_given_bare else args.thesis)
-        args.thesis = basis.simulation
-    out = _study_out(args, "compare", {"scenario": info.name, "hashes": [c.hash() for c in cfgs]})
-    write_study(
-        out,
-        {
-            "kind": "compare",
-            "scenario": info.name,
-            "created_utc": _utc(),
-            "direction": args.direction,
-            "schedulers": scheds,
-            "seeds": args.seeds,
-            "configs": [c.hash() for c in cfgs],
-            "thesis": basis.to_json() if basis else None,
-            "argv": args.raw_argv,
-        },
-        force=args.force,
-    )
-    _stderr(f"{len(cfgs)} simulations -> {out}")
-    failed = 0
+
+def _thesis_basis(args, info, cfgs):
+    """With --thesis: how these runs relate to the thesis's simulation (thesis.basis_for, which
+    refuses runs that measure other traffic); it sets --thesis to that simulation."""
+    if not args.thesis:
+        return None
+    from .analysis import thesis
+
+    thesis.load(args.thesis_tables)  # fail early when the tables are missing
+    basis = thesis.basis_for(info, cfgs, None if args.thesis_given_bare else args.thesis)
+    args.thesis = basis.simulation
+    return basis
+
+
+def _run_compare(args, info, cfgs, out: Path) -> int:
+    """Every simulation of the comparison, --jobs at once or one after another with a progress
+    bar each; how many failed (each said on stderr, or by run_sweep)."""
     if args.jobs > 1:
-        from .sim import sweep as S
-
-        results = S.run_sweep(
-            info.program,
-            cfgs,
-            out,
-            workers=args.jobs,
-            show_progress=_progress_enabled(args),
-            timeout=args.timeout,
-            force=args.force,
-        )
-        failed = sum(1 for r in results if r["status"] == "failed")
+        results = _run_pool(args, info, cfgs, out)
         if any(r["status"] == "interrupted" for r in results):
             raise KeyboardInterrupt
-        cfgs_to_run = []
-    else:
-        cfgs_to_run = cfgs
-    for i, cfg in enumerate(cfgs_to_run, 1):
+        return sum(1 for r in results if r["status"] == "failed")
+    failed = 0
+    for i, cfg in enumerate(cfgs, 1):
         try:
-            d, ran = _run_with_bar(
-                info.program, cfg, out, args, f"[{i}/{len(cfgs)}] {cfg.scheduler} run {cfg.rng_run}"
-            )
+            label = f"[{i}/{len(cfgs)}] {cfg.scheduler} run {cfg.rng_run}"
+            _, ran = _simulate(info, cfg, out, args, label)
             if not ran:
-                _stderr(f"[{i}/{len(cfgs)}] {cfg.scheduler} run {cfg.rng_run}: already done")
-        except Interrupted:
-            raise KeyboardInterrupt from None
+                _stderr(f"{label}: already done")
         except SimulationError as e:
             failed += 1
             _print_failure(e)
-    summary, _ = write_collected(out, [c.hash() for c in cfgs])
-    if summary.empty:
-        _stderr("msfc: error: no simulation finished")
-        return 1
-    _clamped_priorities_note(summary)
+    return failed
+
+
+def _print_compare_tables(args, summary, basis) -> None:
+    """The comparison's tables, and with --thesis the thesis's published tables beside them."""
+    from .analysis import tables as T
+
     print(T.compare_text(summary, args.direction, args.level, style=args.format))
     if args.thesis:
         from .analysis import thesis
@@ -623,33 +710,18 @@ def cmd_compare(args) -> int:
                 basis=basis,
             )
         )
-    _print_results(out)
-    if failed:
-        _stderr(
-            f"msfc: {failed} of {len(cfgs)} simulations failed (see above); finished ones are kept"
-        )
-        return 1
-    return 0
 
 
 def cmd_sweep(args) -> int:
     from .sim import sweep as S
-    from .sim.runner import write_collected, write_study
 
-    if args.old_scheduler_address:
-        _stderr("msfc: note: --scheduler-address is now --dask (the old name still works)")
-        args.dask = args.dask or args.old_scheduler_address
-    if args.old_workers is not None:
-        _stderr(
-            "msfc: note: --workers is now --jobs, as in msfc compare (the old name still works)"
-        )
-        args.jobs = args.jobs if args.jobs is not None else args.old_workers
+    _old_sweep_options(args)
     if args.dask:
         S.check_dask_address(args.dask)  # before anything is written
     build, info, assign = _scenario_and_assignments(args)
     grid = S.parse_grid(args.grid)
-    if args.jobs is not None and args.jobs < 1:
-        raise UserError(f"--jobs {args.jobs} is out of range; it must be >= 1")
+    if args.jobs is not None:
+        _at_least_one("--jobs", args.jobs)
     cfgs = S.expand(
         info,
         grid,
@@ -659,46 +731,62 @@ def cmd_sweep(args) -> int:
         seeds=args.seeds,
         schedulers_loader=_loader(build),
     )
-    from .sim.config import check_with_program, ignored_note
-
-    check_with_program(info.program, cfgs)
-    note = ignored_note(cfgs)
-    if note:
-        _stderr(f"msfc: {note}")
+    _check_configs(info, cfgs)
     hashes = list(dict.fromkeys(c.hash() for c in cfgs))
-    out = _study_out(args, "sweep", {"scenario": info.name, "hashes": hashes})
-    write_study(
-        out,
+    grid_columns = S.grid_columns(grid, cfgs, info)
+    out = _open_study(
+        args,
+        "sweep",
+        info,
+        {"hashes": hashes},
         {
-            "kind": "sweep",
-            "scenario": info.name,
-            "created_utc": _utc(),
-            "direction": args.direction,
             "grid": [{"key": k, "values": v} for k, v in grid],
-            "grid_columns": S.grid_columns(grid, cfgs, info),
+            "grid_columns": grid_columns,
             "seeds": args.seeds,
             "configs": hashes,
             "dask": args.dask,
-            "argv": args.raw_argv,
         },
-        force=args.force,
     )
     _stderr(
         f"sweep: {len(hashes)} configurations ({len(hashes) // args.seeds} grid points x {args.seeds} "
         f"seeds) -> {out}"
     )
-    results = S.run_sweep(
-        info.program,
-        cfgs,
-        out,
-        address=args.dask,
-        workers=args.jobs,
-        show_progress=_progress_enabled(args),
-        timeout=args.timeout,
-        force=args.force,
-    )
+    results = _run_pool(args, info, cfgs, out, address=args.dask)
+    summary = _collected(out, hashes)
+    _sweep_status(out, results, hashes)
+    if not summary.empty:
+        _print_sweep_table(args, summary, grid_columns)
+        from .analysis.modes import study_notes
+
+        for note in study_notes(out, hashes):
+            print(f"Note: {note}\n")
+    _print_results(out)
     failed = [r for r in results if r["status"] == "failed"]
-    summary, _ = write_collected(out, hashes)
+    if failed:
+        _stderr(
+            f"msfc: {len(failed)} simulations failed (listed above, details in {out / 'sweep-status.json'}); "
+            f"re-run the same command to retry only those"
+        )
+        return 1
+    return 0
+
+
+def _old_sweep_options(args) -> None:
+    """The spellings of version 0.x (--scheduler-address, --workers): a note, and their value
+    where the new option is not given."""
+    if args.old_scheduler_address:
+        _stderr("msfc: note: --scheduler-address is now --dask (the old name still works)")
+        args.dask = args.dask or args.old_scheduler_address
+    if args.old_workers is not None:
+        _stderr(
+            "msfc: note: --workers is now --jobs, as in msfc compare (the old name still works)"
+        )
+        args.jobs = args.jobs if args.jobs is not None else args.old_workers
+
+
+def _sweep_status(out: Path, results: list[dict], hashes: list[str]) -> None:
+    """sweep-status.json, and on stderr how many configurations ran, were already done, failed;
+    an interrupted sweep says what finished and unwinds the command."""
     from .sim.runner import write_json_atomic
 
     write_json_atomic(out / "sweep-status.json", {"finished_utc": _utc(), "results": results})
@@ -719,49 +807,38 @@ def cmd_sweep(args) -> int:
         f"sweep finished: {counts['done']} ran, {counts['cached']} already done, "
         f"{counts['failed']} failed"
     )
-    if not summary.empty:
-        from .analysis import tables as T
 
-        cols = S.grid_columns(grid, cfgs, info)
-        s = summary[(summary["level"] == "overall") & (summary["direction"] == args.direction)]
-        from .analysis import metrics as M
 
-        agg = s.groupby(cols, sort=False, dropna=False)[
-            [
-                "throughput_total_kbps",
-                "delay_hmean_ms",
-                "delay_p99_ms",
-                "jitter_mean_ms",
-                "loss_ratio",
-            ]
-        ].mean()
-        agg["runs"] = s.groupby(cols, sort=False, dropna=False).size()
-        names = [c.split(".", 1)[1] if c.startswith(("cfg.", "attr.")) else c for c in cols]
-        agg.index = [
-            T.point_label(zip(names, key if isinstance(key, tuple) else (key,), strict=False))
-            for key in agg.index
+def _print_sweep_table(args, summary, cols: list[str]) -> None:
+    """The overall metrics of every grid point, mean over its seeds."""
+    from .analysis import metrics as M
+    from .analysis import tables as T
+
+    s = summary[(summary["level"] == "overall") & (summary["direction"] == args.direction)]
+    agg = s.groupby(cols, sort=False, dropna=False)[
+        [
+            "throughput_total_kbps",
+            "delay_hmean_ms",
+            "delay_p99_ms",
+            "jitter_mean_ms",
+            "loss_ratio",
         ]
-        print(
-            T.render_text(
-                agg,
-                f"Overall ({args.direction}), mean over seeds",
-                "configuration",
-                fmt_for=lambda c: c if c in M.METRICS else None,
-                style=args.format,
-            )
+    ].mean()
+    agg["runs"] = s.groupby(cols, sort=False, dropna=False).size()
+    names = [c.split(".", 1)[1] if c.startswith(("cfg.", "attr.")) else c for c in cols]
+    agg.index = [
+        T.point_label(zip(names, key if isinstance(key, tuple) else (key,), strict=False))
+        for key in agg.index
+    ]
+    print(
+        T.render_text(
+            agg,
+            f"Overall ({args.direction}), mean over seeds",
+            "configuration",
+            fmt_for=lambda c: c if c in M.METRICS else None,
+            style=args.format,
         )
-        from .analysis.modes import study_notes
-
-        for note in study_notes(out, hashes):
-            print(f"Note: {note}\n")
-    _print_results(out)
-    if failed:
-        _stderr(
-            f"msfc: {len(failed)} simulations failed (listed above, details in {out / 'sweep-status.json'}); "
-            f"re-run the same command to retry only those"
-        )
-        return 1
-    return 0
+    )
 
 
 def cmd_report(args) -> int:

@@ -3,6 +3,7 @@
 #include "json.h"
 
 #include "ns3/config.h"
+#include "ns3/double.h"
 #include "ns3/string.h"
 #include "ns3/type-id.h"
 
@@ -294,7 +295,96 @@ ApplyNs3Default(const std::string& key, const std::string& value)
     }
 }
 
+/// The attribute an option sets (a programming error if ns-3 has none).
+ns3::TypeId::AttributeInformation
+AttributeOf(const std::string& path)
+{
+    std::string type;
+    std::string attr;
+    SplitNs3Key(path, &type, &attr, "scenario option");
+    ns3::TypeId tid;
+    ns3::TypeId::AttributeInformation info;
+    if (!ns3::TypeId::LookupByNameFailSafe(type, &tid) || !tid.LookupAttributeByName(attr, &info))
+    {
+        throw std::logic_error("scenario option sets " + path + ", which ns-3 does not have");
+    }
+    return info;
+}
+
+/// A double checker prints its limits with 6 digits ("double 1.52588e-05:16"): the exact limit
+/// near `approx`, the accepted value closest to the refused side, found by asking the checker.
+double
+ExactDoubleLimit(const ns3::Ptr<const ns3::AttributeChecker>& checker, double approx, bool lower)
+{
+    auto ok = [&](double x) { return checker->Check(ns3::DoubleValue(x)); };
+    const double step = std::max(std::abs(approx) * 1e-5, std::numeric_limits<double>::min());
+    double in = lower ? approx + step : approx - step;
+    double out = lower ? approx - step : approx + step;
+    if (!std::isfinite(approx) || !ok(in) || ok(out))
+    {
+        return approx; // not a rounded finite limit
+    }
+    while (true)
+    {
+        const double mid = in + (out - in) / 2;
+        if (mid == in || mid == out)
+        {
+            return in;
+        }
+        (ok(mid) ? in : out) = mid;
+    }
+}
+
 } // namespace
+
+Param
+AttributeOption(std::string name,
+                const std::string& attribute,
+                std::string help,
+                std::vector<std::string> schedulers,
+                std::optional<double> max)
+{
+    const ns3::TypeId::AttributeInformation info = AttributeOf(attribute);
+    const std::string vt = info.checker->GetValueTypeName();
+    Param p{std::move(name), ParamType::Int, "", std::move(help)};
+    if (vt == "ns3::DoubleValue")
+    {
+        p.type = ParamType::Double;
+    }
+    else if (vt != "ns3::UintegerValue" && vt != "ns3::IntegerValue")
+    {
+        throw std::logic_error("option '" + p.name + "': " + attribute + " is a " + vt +
+                               "; AttributeOption takes integer and double attributes");
+    }
+    p.def = info.initialValue->SerializeToString(info.checker);
+    // the checker's limits, "<type> <min>:<max>"
+    const std::string range = info.checker->GetUnderlyingTypeInformation();
+    const size_t sp = range.rfind(' ');
+    const size_t colon = range.rfind(':');
+    double lo = 0;
+    double hi = 0;
+    if (sp == std::string::npos || colon == std::string::npos || colon < sp ||
+        !ParseDouble(range.substr(sp + 1, colon - sp - 1), &lo) ||
+        !ParseDouble(range.substr(colon + 1), &hi))
+    {
+        throw std::logic_error("option '" + p.name + "': cannot read the limits of " + attribute +
+                               " from '" + range + "'");
+    }
+    if (p.type == ParamType::Double)
+    {
+        lo = ExactDoubleLimit(info.checker, lo, true);
+        hi = ExactDoubleLimit(info.checker, hi, false);
+    }
+    if (max && *max > hi)
+    {
+        throw std::logic_error("option '" + p.name + "': its maximum is above " + attribute + "'s");
+    }
+    p.min = lo;
+    p.max = max ? *max : hi;
+    p.schedulers = std::move(schedulers);
+    p.sets = attribute;
+    return p;
+}
 
 Options::Options(ScenarioSpec spec)
     : m_spec(std::move(spec))
@@ -611,6 +701,10 @@ Options::DescribeJson() const
             }
             os << "]";
         }
+        if (!p.sets.empty())
+        {
+            os << ", \"sets\": " << json::Quote(p.sets);
+        }
         os << ", \"help\": " << json::Quote(p.help) << "}"
            << (i + 1 < m_spec.params.size() ? "," : "") << "\n";
     }
@@ -657,6 +751,10 @@ Options::HelpText(const std::string& program) const
     for (const auto& p : m_spec.params)
     {
         os << "  --" << p.name << "=<" << ParamTypeName(p.type) << ">  " << p.help;
+        if (!p.sets.empty())
+        {
+            os << " (sets " << p.sets << ")";
+        }
         if (!p.choices.empty())
         {
             os << " [";

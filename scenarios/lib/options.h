@@ -65,7 +65,26 @@ struct Param
     /// The schedulers (values of the option `scheduler`) whose runs the option affects; empty:
     /// every run.  Under another scheduler it changes nothing (msfc refuses or drops it).
     std::vector<std::string> schedulers{};
+    /// The scheduler attribute the option sets (ns3::Type::Attribute), "" for none; made by
+    /// AttributeOption, which takes type, default and range from the attribute.
+    std::string sets{};
 };
+
+/**
+ * A scenario option that sets a scheduler attribute. Its type, default and range are the
+ * attribute's (the TypeId's initial value and checker), declared nowhere else; the option's
+ * values are also checked by the attribute's checker.
+ * @param name option name
+ * @param attribute ns3::Type::Attribute (a programming error if ns-3 has none: throws)
+ * @param help what the option does (the attribute it sets is added by --help and --describe)
+ * @param schedulers the schedulers whose runs it affects (empty: every run)
+ * @param max a maximum of the scenario's own below the attribute's (say why in `help`)
+ */
+Param AttributeOption(std::string name,
+                      const std::string& attribute,
+                      std::string help,
+                      std::vector<std::string> schedulers = {},
+                      std::optional<double> max = std::nullopt);
 
 /// Option values as (name, value) pairs, in the order they are listed.
 using Values = std::vector<std::pair<std::string, std::string>>;

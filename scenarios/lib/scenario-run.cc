@@ -302,7 +302,8 @@ WriteQdiscFile(RunOutput& out, const std::vector<QdiscRecord>& qdiscs)
 {
     std::ofstream& qd = out.Open("qdisc.csv");
     qd << "node,device,scheduler,class,enqueued_packets,enqueued_bytes,dequeued_packets,"
-          "dequeued_bytes,codel_drops,overload_drops,ecn_marks\n";
+          "dequeued_bytes,codel_drops,overload_drops,ecn_marks,ce_threshold_marks,auto_promotions,"
+          "auto_demotions\n";
     // one row: the queue disc's identity, then the counters in the header's order
     auto row = [&qd](const QdiscRecord& r, int64_t cls, std::initializer_list<uint64_t> counters) {
         qd << r.node << "," << r.device << "," << r.scheduler << "," << cls;
@@ -329,7 +330,10 @@ WriteQdiscFile(RunOutput& out, const std::vector<QdiscRecord>& qdiscs)
                      cs.dequeuedBytes,
                      cs.codelDrops,
                      cs.overloadDrops,
-                     cs.ecnMarks});
+                     cs.ecnMarks,
+                     cs.ceThresholdMarks,
+                     cs.autoPromotions,
+                     cs.autoDemotions});
             }
             continue;
         }
@@ -346,7 +350,10 @@ WriteQdiscFile(RunOutput& out, const std::vector<QdiscRecord>& qdiscs)
                      cs.dequeuedBytes,
                      cs.aqmDrops,
                      cs.overflowDrops,
-                     cs.aqmMarks});
+                     cs.aqmMarks,
+                     0,
+                     0,
+                     0});
             }
             continue;
         }
@@ -362,7 +369,10 @@ WriteQdiscFile(RunOutput& out, const std::vector<QdiscRecord>& qdiscs)
              st.nTotalDequeuedBytes - st.nTotalDroppedBytesAfterDequeue,
              aqm,
              overload,
-             st.nTotalMarkedPackets});
+             st.nTotalMarkedPackets,
+             0,
+             0,
+             0});
     }
 }
 

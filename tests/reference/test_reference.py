@@ -17,6 +17,15 @@ class ReferenceTest(unittest.TestCase):
         self.assertEqual(ref.ratio_to_fp("2"), 131072)
         self.assertEqual(ref.ratio_to_fp("1.5"), 98304)
         self.assertEqual(ref.ratio_to_fp("1.3"), 85197)  # 85196.8 rounds up
+        # the value read is the nearest double, as tc's strtod and ns-3 read it: this text is
+        # a hair below 1 + 2^-17 in decimal, but its double is 1 + 2^-17 exactly, whose half
+        # unit rounds away from 0 (llround in tc and ns-3)
+        self.assertEqual(ref.ratio_to_fp("1.0000076293945312"), 65537)
+        self.assertEqual(ref.ratio_to_fp("1.00000762939453125"), 65537)
+        self.assertEqual(ref.ratio_to_fp("1.0000076293945"), 65536)
+        for bad in ("nan", "inf", "-inf", "x", "1e999"):
+            with self.assertRaises(ref.TraceError):
+                ref.ratio_to_fp(bad)
         self.assertEqual(ref.class_quanta(3, 1514, 98304), [1514, 2271, 3407])  # 3406.5 -> 3407
         self.assertEqual(ref.class_quanta(3, 1, 32768), [1, 1, 1])  # never below 1
         with self.assertRaises(ref.TraceError):
@@ -721,7 +730,7 @@ class ReferenceTest(unittest.TestCase):
             ["P prios=2", "T 5"],  # time steps need version 2
             ["P prios=2", "E 0 0 100 1"],  # so does the ECT field
             ["P prios=2 target=5000"],
-            ["P version=6 prios=2"],
+            ["P version=7 prios=2"],
             ["P version=4 prios=2 auto=all"],  # auto needs version 5
             ["P version=4 prios=2", "E a 0 100"],  # so does the auto class
             ["P version=4 prios=2", "C auto=all"],
@@ -808,3 +817,114 @@ class ExplicitQuanta(unittest.TestCase):
         eff = q.effective_quanta()
         self.assertEqual(eff[3], 400)
         self.assertEqual(eff[2], 250)
+
+
+class CeThreshold(unittest.TestCase):
+    """ce_threshold (docs/algorithm.md, "L4S marking"): ECT packets the selector takes are
+    CE-marked when their sojourn, in CoDel's 1024 ns units, is above the threshold."""
+
+    # the trace's ECN fields: Not-ECT, ECT(0), ECT(1), CE
+    FIELDS = (0, 1, 2, 3)
+
+    def round_of(self, q, c, at_ns, fields=FIELDS):
+        """One packet of each ECN field in its own flow of class c, dequeued at at_ns after
+        their enqueue: the output lines."""
+        for f, ect in enumerate(fields):
+            q.enqueue(c, f, 100, ect)
+        q.advance(at_ns)
+        q.events.clear()
+        for _ in fields:
+            q.dequeue()
+        return sorted(ref.format_event(e) for e in q.events)  # the DRR's order aside
+
+    def test_strictly_above_the_threshold_in_codel_units(self):
+        # 1000 us is 976 units: a sojourn of 976 units is not above it, 977 is
+        q = ref.Msfc(prios=2, flows=8, ce_threshold=(1000,))
+        self.assertEqual(q.ce_thr, [976, 976])
+        self.assertEqual(
+            self.round_of(q, 1, 976 * 1024), ["1 0 100", "1 1 100", "1 2 100", "1 3 100 ce"]
+        )
+        self.assertEqual(q.ce_threshold_marks, 0)
+        self.assertEqual(
+            self.round_of(q, 1, 977 * 1024),
+            ["1 0 100", "1 1 100", "1 2 100 ce threshold", "1 3 100 ce"],
+        )
+        self.assertEqual((q.ce_threshold_marks, q.class_ce_threshold_marks[1]), (1, 1))
+        self.assertEqual(q.ecn_marks, 0)
+
+    def test_selector_every_ect_and_per_class_lists(self):
+        q = ref.Msfc(
+            prios=3,
+            flows=8,
+            ce_threshold=(None, 500, 0),
+            ce_threshold_selector=0,
+            ce_threshold_mask=0,
+        )
+        self.assertEqual(q.ce_thr, [None, 488, 0])
+        # class 0 has none; class 1 marks ECT(0) and ECT(1) above 488 units, class 2 above 0
+        self.assertEqual(
+            self.round_of(q, 0, 10**6), ["0 0 100", "0 1 100", "0 2 100", "0 3 100 ce"]
+        )
+        self.assertEqual(
+            self.round_of(q, 1, 10**6),
+            ["1 0 100", "1 1 100 ce threshold", "1 2 100 ce threshold", "1 3 100 ce"],
+        )
+        self.assertEqual(self.round_of(q, 2, 0, (2,)), ["2 0 100"])  # sojourn 0: not above 0
+        self.assertEqual(self.round_of(q, 2, 1024, (2,)), ["2 0 100 ce threshold"])
+
+    def test_codel_marks_are_not_threshold_marks(self):
+        # ecn on, 100 packets of one ECT(1) flow standing far above target for an interval:
+        # CoDel marks some (then the packet is CE and the threshold leaves it), the threshold
+        # the rest of those above 1 ms
+        q = ref.Msfc(prios=1, flows=1, quantum=300, ecn=1, target=1000, interval=5000,
+                     ce_threshold=(1000,))  # fmt: skip
+        for _ in range(100):
+            q.enqueue(0, 0, 1000, 2)
+        out = []
+        for _ in range(100):
+            q.advance(1_000_000)
+            q.dequeue()
+        out = [ref.format_event(e) for e in q.events]
+        codel = sum(line.endswith(" ce") for line in out)
+        threshold = sum(line.endswith(" ce threshold") for line in out)
+        self.assertGreater(codel, 0)
+        self.assertEqual(codel, q.ecn_marks)
+        self.assertEqual(threshold, q.ce_threshold_marks)
+        # every packet but the first waited more than 1 ms: the first left after exactly
+        # 1 ms, 976 units, not above the threshold's 976
+        self.assertEqual(codel + threshold, 99)
+        self.assertEqual(out[0], "0 0 1000")
+
+    def test_changes_and_refusals(self):
+        d = ref.P.definitions()
+        q = ref.Msfc(prios=2, ce_threshold=(1000, None))
+        self.assertFalse(q.change(prios=3))  # a list of 2 for prios 3
+        self.assertEqual(q.events[-1], ("change", "invalid"))
+        self.assertTrue(q.change(prios=3, ce_threshold=(2000,)))  # one entry: every class
+        self.assertEqual(q.ce_thr, [1953] * 3)
+        self.assertTrue(q.change(prios=4))
+        self.assertFalse(q.change(ce_threshold_selector=2, ce_threshold_mask=1))
+        self.assertTrue(q.change(ce_threshold=None))
+        self.assertEqual(q.ce_thr, [None] * 4)
+        for kw, msg in (
+            (dict(ce_threshold=(1000, 2000)), d.ce_threshold_count_msg),
+            (dict(ce_threshold=(2000000001,)), d.ce_threshold_range_msg),
+            (dict(ce_threshold_selector=256), d.ce["ce_threshold_selector"].message),
+            (dict(ce_threshold_mask=0), d.ce_selector_msg),  # the default selector 1
+        ):
+            with self.assertRaises(ref.TraceError) as e:
+                ref.Msfc(prios=3, **kw)
+            self.assertIn(msg, str(e.exception))
+        for bad in (
+            ["P version=5 prios=2 ce_threshold=1000"],  # needs version 6
+            ["P version=5 prios=2", "E 0 0 100 2"],  # so do ECT(1) and CE
+            ["P version=5 prios=2", "C ce_threshold_mask=0"],
+            ["P version=6 prios=2 ce_threshold=1ms"],  # whole us, no unit
+            ["P version=6 prios=2 ce_threshold=4294967295"],  # the off marker: write off
+            ["P version=6 prios=2", "C ce_threshold=1000,,off"],
+            ["P version=6 prios=2", "E 0 0 100 4"],
+        ):
+            with self.assertRaises(ref.TraceError):
+                run(bad)
+        self.assertEqual(ref.parse_ce_threshold("off,1000"), (None, 1000))
+        self.assertEqual(ref.format_ce_threshold((None, 1000)), "off,1000")

@@ -1,6 +1,7 @@
 """Tests of the ISP-tree scenario program (scenarios/scenario-isp-tree.cc).
 
-Runs the built program: `pytest tests/scenarios` (or `python3 -m unittest discover -s tests/scenarios -v`)
+Runs the built program: `pytest tests/scenarios` (or `.venv/bin/python -m unittest discover -s
+tests/scenarios -v`; the file formats come from the msfc package, msfc.analysis.metrics)
 (the build directory is taken from $MSFC_BUILD_DIR, default ./build).
 Every simulation here uses the `tiny` preset (about a second each).
 """
@@ -14,51 +15,13 @@ import unittest
 from collections import defaultdict
 from pathlib import Path
 
+from msfc.analysis.metrics import FLOW_FILE_COLUMNS, HIST_COLUMNS, QDISC_COLUMNS
+
 ROOT = Path(__file__).resolve().parents[2]
 BUILD = Path(os.environ.get("MSFC_BUILD_DIR", ROOT / "build"))
 PROGRAM = BUILD / "scenario-isp-tree"
 FLOW_TYPES = ROOT / "scenarios" / "flow-types"
 
-FLOW_COLUMNS = [
-    "flow_id",
-    "app_id",
-    "type",
-    "priority",
-    "direction",
-    "protocol",
-    "src",
-    "dst",
-    "src_port",
-    "dst_port",
-    "tx_packets",
-    "tx_bytes",
-    "rx_packets",
-    "rx_bytes",
-    "lost_packets",
-    "delay_sum_s",
-    "jitter_sum_s",
-    "first_tx_s",
-    "last_tx_s",
-    "first_rx_s",
-    "last_rx_s",
-    "active_s",
-    "kind",
-    "dscp",
-]
-HIST_COLUMNS = ["flow_id", "bin_start_s", "bin_width_s", "count"]
-QDISC_COLUMNS = [
-    "node",
-    "device",
-    "scheduler",
-    "class",
-    "enqueued_packets",
-    "enqueued_bytes",
-    "dequeued_packets",
-    "dequeued_bytes",
-    "codel_drops",
-    "overload_drops",
-    "ecn_marks",
-]
 META_KEYS = [
     "scenario",
     "config",
@@ -195,7 +158,7 @@ class TinyRunTest(unittest.TestCase):
         for s, (_p, out) in self.results.items():
             with self.subTest(scheduler=s):
                 header, rows = read_csv(out / "flows.csv")
-                self.assertEqual(header, FLOW_COLUMNS)
+                self.assertEqual(header, FLOW_FILE_COLUMNS)
                 apps = defaultdict(list)
                 for r in rows:
                     apps[int(r["app_id"])].append(r)

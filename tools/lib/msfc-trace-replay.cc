@@ -33,7 +33,7 @@ namespace
 {
 
 /// Newest trace format version this replayer reads.
-constexpr int TRACE_VERSION = 5;
+constexpr int TRACE_VERSION = 6;
 
 /// A trace's class field for an auto packet, whose class the queue disc decides (version 5).
 constexpr const char* AUTO_CLASS = "a";
@@ -47,14 +47,14 @@ class TraceItem : public QueueDiscItem, public MsfcQueueDisc::HostHashItem
     TraceItem(uint32_t cls,
               uint32_t flow,
               uint32_t len,
-              bool ect,
+              uint8_t ecn,
               uint32_t src,
               uint32_t dst,
               bool autoPacket = false)
         : QueueDiscItem(Create<Packet>(len), Address(), 0),
           m_cls(cls),
           m_flow(flow),
-          m_ect(ect),
+          m_tos(ecn),
           m_src(src),
           m_dst(dst),
           m_auto(autoPacket)
@@ -69,9 +69,9 @@ class TraceItem : public QueueDiscItem, public MsfcQueueDisc::HostHashItem
 
     bool GetUint8Value(Uint8Values field, uint8_t& value) const override
     {
-        if (m_auto && field == IP_DSFIELD)
+        if (field == IP_DSFIELD)
         {
-            value = 0; // unmarked
+            value = m_tos; // DSCP 0 (an auto packet: unmarked) and the ECN field
             return true;
         }
         return false;
@@ -81,13 +81,15 @@ class TraceItem : public QueueDiscItem, public MsfcQueueDisc::HostHashItem
     {
     }
 
+    /// As INET_ECN_set_ce(): an ECN-capable packet (ECT or CE already) leaves CE.
     bool Mark() override
     {
-        if (m_ect)
+        if ((m_tos & 0x3) == 0)
         {
-            m_ce = true;
+            return false;
         }
-        return m_ect;
+        m_tos |= 0x3;
+        return true;
     }
 
     uint32_t Hash(uint32_t) const override
@@ -107,14 +109,25 @@ class TraceItem : public QueueDiscItem, public MsfcQueueDisc::HostHashItem
                std::to_string(GetSize());
     }
 
-    uint32_t m_cls;   //!< class from the trace, or (auto) the queue disc's
-    uint32_t m_flow;  //!< flow from the trace
-    bool m_ect;       //!< ECN-capable transport
-    uint32_t m_src;   //!< source host slot from the trace
-    uint32_t m_dst;   //!< destination host slot from the trace
-    bool m_auto;      //!< an auto packet (E a): unmarked, no class of its own
-    bool m_ce{false}; //!< CE-marked by the queue disc
+    uint32_t m_cls;          //!< class from the trace, or (auto) the queue disc's
+    uint32_t m_flow;         //!< flow from the trace
+    uint8_t m_tos;           //!< the TOS byte: DSCP 0 and the trace's ECN field
+    uint32_t m_src;          //!< source host slot from the trace
+    uint32_t m_dst;          //!< destination host slot from the trace
+    bool m_auto;             //!< an auto packet (E a): unmarked, no class of its own
+    bool m_threshold{false}; //!< CE-marked by CeThreshold
 };
+
+/// Notes a packet CeThreshold marked ("Mark" trace source of the queue disc).
+void
+RecordMark(Ptr<const QueueDiscItem> item, const char* reason)
+{
+    auto t = DynamicCast<TraceItem>(ConstCast<QueueDiscItem>(item));
+    if (t && std::strcmp(reason, MsfcQueueDisc::CE_THRESHOLD_MARK) == 0)
+    {
+        t->m_threshold = true;
+    }
+}
 
 /// The class the queue disc put a packet in ("Classified"): an auto packet's is its decision.
 void
@@ -146,23 +159,27 @@ RecordDrop(std::vector<std::string>* output, Ptr<const QueueDiscItem> item, cons
 std::pair<std::string, std::string>
 AttributeOf(const std::string& key, const std::string& value)
 {
-    static const std::map<std::string, std::string> names = {{"prios", "Prios"},
-                                                             {"flows", "Flows"},
-                                                             {"quantum", "Quantum"},
-                                                             {"ratio", "Ratio"},
-                                                             {"limit", "MaxSize"},
-                                                             {"drop_batch", "DropBatchSize"},
-                                                             {"target", "Target"},
-                                                             {"interval", "Interval"},
-                                                             {"ecn", "UseEcn"},
-                                                             {"overload", "Overload"},
-                                                             {"weights", "Weights"},
-                                                             {"inversion", "Inversion"},
-                                                             {"isolate", "Isolate"},
-                                                             {"boost", "Boost"},
-                                                             {"order", "Order"},
-                                                             {"auto", "Auto"},
-                                                             {"quanta", "Quanta"}};
+    static const std::map<std::string, std::string> names = {
+        {"prios", "Prios"},
+        {"flows", "Flows"},
+        {"quantum", "Quantum"},
+        {"ratio", "Ratio"},
+        {"limit", "MaxSize"},
+        {"drop_batch", "DropBatchSize"},
+        {"target", "Target"},
+        {"interval", "Interval"},
+        {"ecn", "UseEcn"},
+        {"overload", "Overload"},
+        {"weights", "Weights"},
+        {"inversion", "Inversion"},
+        {"isolate", "Isolate"},
+        {"boost", "Boost"},
+        {"order", "Order"},
+        {"auto", "Auto"},
+        {"quanta", "Quanta"},
+        {"ce_threshold", "CeThreshold"},
+        {"ce_threshold_selector", "CeThresholdSelector"},
+        {"ce_threshold_mask", "CeThresholdMask"}};
     const std::string& name = names.at(key);
     if (key == "limit")
     {
@@ -175,6 +192,19 @@ AttributeOf(const std::string& key, const std::string& value)
     if (key == "ecn")
     {
         return {name, value == "1" ? "true" : "false"};
+    }
+    if (key == "ce_threshold")
+    {
+        // microseconds (or off) joined by commas -> times with their unit
+        std::string spec;
+        for (size_t start = 0; start <= value.size();)
+        {
+            const size_t comma = std::min(value.find(',', start), value.size());
+            const std::string part = value.substr(start, comma - start);
+            spec += (start ? "," : "") + (part == "off" ? part : part + "us");
+            start = comma + 1;
+        }
+        return {name, spec};
     }
     return {name, value};
 }
@@ -243,6 +273,28 @@ CheckModes(std::map<std::string, std::string>& params)
 std::string
 CheckU32(const std::string& key, std::string& value)
 {
+    if (key == "ce_threshold")
+    {
+        // off (an empty attribute), or u32 microseconds or off joined by commas
+        bool ok = value == "off";
+        for (size_t start = 0; !ok && start <= value.size();)
+        {
+            const size_t comma = std::min(value.find(',', start), value.size());
+            const std::string part = value.substr(start, comma - start);
+            if (part != "off" && (part.empty() || part.size() > 10 ||
+                                  part.find_first_not_of("0123456789") != std::string::npos ||
+                                  std::stoull(part) >= UINT32_MAX))
+            {
+                break;
+            }
+            ok = comma == value.size();
+            start = comma + 1;
+        }
+        return ok ? ""
+                  : "ce_threshold=" + value + " is not a list of times in us: write e.g. " +
+                        "ce_threshold=1000 (every class), ce_threshold=off,1000,500 (one per " +
+                        "class) or ce_threshold=off";
+    }
     if (key == "quanta")
     {
         // ratio (an empty attribute), or u32 byte counts joined by commas
@@ -329,7 +381,10 @@ ReplayLines(std::istream& in,
                                                  {"boost", "off"},
                                                  {"order", "round"},
                                                  {"auto", "off"},
-                                                 {"quanta", "ratio"}};
+                                                 {"quanta", "ratio"},
+                                                 {"ce_threshold", "off"},
+                                                 {"ce_threshold_selector", "1"},
+                                                 {"ce_threshold_mask", "3"}};
     const std::set<std::string> known = {"version",
                                          "prios",
                                          "flows",
@@ -347,7 +402,10 @@ ReplayLines(std::istream& in,
                                          "boost",
                                          "order",
                                          "auto",
-                                         "quanta"};
+                                         "quanta",
+                                         "ce_threshold",
+                                         "ce_threshold_selector",
+                                         "ce_threshold_mask"};
     Ptr<MsfcQueueDisc> q;
     int version = 1;
     std::string line;
@@ -373,6 +431,7 @@ ReplayLines(std::istream& in,
             bool orderGiven = false;  // the key itself needs version 4, even order=round
             bool quantaGiven = false; // as does quanta
             bool autoGiven = false;   // auto needs version 5
+            bool ceGiven = false;     // ce_threshold and its selector need version 6
             while (ls >> kv)
             {
                 auto eq = kv.find('=');
@@ -384,6 +443,7 @@ ReplayLines(std::istream& in,
                 orderGiven = orderGiven || kv.substr(0, eq) == "order";
                 quantaGiven = quantaGiven || kv.substr(0, eq) == "quanta";
                 autoGiven = autoGiven || kv.substr(0, eq) == "auto";
+                ceGiven = ceGiven || kv.compare(0, 12, "ce_threshold") == 0;
                 if (!known.count(kv.substr(0, eq)))
                 {
                     error = where() + "unknown parameter '" + kv.substr(0, eq) + "'";
@@ -395,6 +455,13 @@ ReplayLines(std::istream& in,
             if (bad.empty())
             {
                 bad = CheckU32("quanta", params["quanta"]);
+            }
+            for (const char* key : {"ce_threshold", "ce_threshold_selector", "ce_threshold_mask"})
+            {
+                if (bad.empty())
+                {
+                    bad = CheckU32(key, params[key]);
+                }
             }
             if (!bad.empty())
             {
@@ -430,6 +497,11 @@ ReplayLines(std::istream& in,
                 error = where() + "auto needs version=5 on the P line";
                 return false;
             }
+            if (ceGiven && version < 6)
+            {
+                error = where() + "ce_threshold and its selector need version=6 on the P line";
+                return false;
+            }
             ObjectFactory f;
             f.SetTypeId("ns3::MsfcQueueDisc");
             for (const auto& [key, value] : params)
@@ -454,6 +526,7 @@ ReplayLines(std::istream& in,
             q->TraceConnectWithoutContext("DropBeforeEnqueue",
                                           MakeBoundCallback(&RecordDrop, &output));
             q->TraceConnectWithoutContext("Classified", MakeCallback(&RecordClass));
+            q->TraceConnectWithoutContext("Mark", MakeCallback(&RecordMark));
         }
         else if (!q)
         {
@@ -496,9 +569,10 @@ ReplayLines(std::istream& in,
             {
                 return malformed();
             }
-            if ((ls >> ect) && (version < 2 || ect > 1))
+            if ((ls >> ect) && (version < 2 || ect > 3 || (ect > 1 && version < 6)))
             {
-                error = where() + "the ECT field is 0 or 1 and needs version=2";
+                error = where() + "the ECT field is 0 or 1 (version 2), 2 (ECT(1)) or 3 (CE) " +
+                        "from version 6";
                 return false;
             }
             // the configuration in force (a change refused keeps the old prios and flows)
@@ -523,7 +597,9 @@ ReplayLines(std::istream& in,
                     return false;
                 }
             }
-            q->Enqueue(Create<TraceItem>(cls, flow, len, ect == 1, src, dst, autoPacket));
+            // the trace's ECN field -> the ECN bits: Not-ECT, ECT(0), ECT(1), CE
+            static const uint8_t ecnBits[4] = {0x0, 0x2, 0x1, 0x3};
+            q->Enqueue(Create<TraceItem>(cls, flow, len, ecnBits[ect], src, dst, autoPacket));
         }
         else if (op == "D")
         {
@@ -535,7 +611,9 @@ ReplayLines(std::istream& in,
             else
             {
                 auto t = DynamicCast<TraceItem>(item);
-                output.push_back(t->Describe() + (t->m_ce ? " ce" : ""));
+                output.push_back(t->Describe() + (t->m_threshold            ? " ce threshold"
+                                                  : (t->m_tos & 0x3) == 0x3 ? " ce"
+                                                                            : ""));
             }
         }
         else if (op == "C" && version >= 4)
@@ -564,6 +642,11 @@ ReplayLines(std::istream& in,
                 if (key == "auto" && version < 5)
                 {
                     error = where() + "auto needs version=5 on the P line";
+                    return false;
+                }
+                if (key.compare(0, 12, "ce_threshold") == 0 && version < 6)
+                {
+                    error = where() + key + " needs version=6 on the P line";
                     return false;
                 }
                 const bool mode = key == "overload" || key == "weights" || key == "inversion" ||

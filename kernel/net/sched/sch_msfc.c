@@ -17,6 +17,11 @@
  * that rate has passed, and arms the watchdog otherwise.  It changes when a
  * packet leaves, never which one.
  *
+ * With ce_threshold (L4S, RFC 9330-9332) a packet that CoDel delivers after
+ * more than its class's threshold is CE-marked when its TOS byte matches the
+ * selector (ECT(1) by default) and it is ECT: L4S senders see the queue
+ * early, Classic traffic is left to CoDel.
+ *
  * Classification: skb->priority (major = qdisc handle, minor 1..prios),
  * then the tc filters attached to the qdisc (classid minor 1..prios), then
  * the DSCP of the packet through a 64-entry map.  With auto, a packet the
@@ -131,6 +136,7 @@ struct msfc_class {
 	u64		  codel_drops;
 	u64		  overload_drops;
 	u64		  ecn_marks;
+	u64		  ce_threshold_marks;
 };
 
 struct msfc_sched_data {
@@ -171,6 +177,17 @@ struct msfc_sched_data {
 	u64		overload_events;
 	u64		auto_promotions;
 	u64		auto_demotions;
+	/* L4S marking: the threshold attribute as given (1 or prios entries in
+	 * us, TC_MSFC_CE_THRESHOLD_OFF: none; 0 entries: none), each class's in
+	 * CoDel units and the classes that have one
+	 */
+	u32		n_ce_threshold;
+	u32		ce_threshold_us[MSFC_MAX_PRIOS];
+	codel_time_t	ce_threshold[MSFC_MAX_PRIOS];
+	u32		ce_classes;	/* bit p: class p has a threshold */
+	u32		ce_selector;
+	u32		ce_mask;
+	u64		ce_threshold_marks;
 	/* the shaper (bandwidth 0: none) */
 	u64		bandwidth;	/* bytes/s */
 	u64		ns_per_byte;	/* 2^-32 ns, (10^9 << 32) / bandwidth */
@@ -1067,6 +1084,34 @@ static void msfc_skip_class_rounds(struct msfc_sched_data *q)
 		cl->deficit += (k - 1) * msfc_class_quantum(q, cl);
 }
 
+/* L4S marking (docs/algorithm.md, "L4S marking"): @skb has just left @flow
+ * of class @cl through codel_dequeue(), whose ldelay is its sojourn in CoDel
+ * units.  Above the class's threshold (codel_time_after(), as CoDel compares
+ * times; both stay below 2^31 units) an ECT(0) or ECT(1) packet whose TOS
+ * byte matches the selector is CE-marked.  A packet already CE (it came so,
+ * or CoDel has just marked it) is left as it is and not counted: the
+ * threshold's marks and CoDel's are counted apart.
+ */
+static void msfc_threshold_mark(struct msfc_sched_data *q, struct msfc_class *cl,
+				const struct msfc_flow *flow, struct sk_buff *skb)
+{
+	u32 p = cl - q->classes;
+	int dsfield;
+
+	if (!(q->ce_classes & BIT(p)) ||
+	    !codel_time_after(flow->cvars.ldelay, q->ce_threshold[p]))
+		return;
+	dsfield = skb_get_dsfield(skb);
+	if (dsfield < 0 || ((dsfield & INET_ECN_MASK) != INET_ECN_ECT_0 &&
+			    (dsfield & INET_ECN_MASK) != INET_ECN_ECT_1) ||
+	    (dsfield & q->ce_mask) != q->ce_selector)
+		return;
+	if (INET_ECN_set_ce(skb)) {
+		cl->ce_threshold_marks++;
+		q->ce_threshold_marks++;
+	}
+}
+
 /* Inner DRR over the active flows of one class: its new flows first (boost
  * on or across; the list stays empty with boost off), then its old flows.  A
  * new flow moves to the old flows when it has spent its quantum, or when it
@@ -1143,6 +1188,8 @@ static struct sk_buff *msfc_class_dequeue(struct Qdisc *sch,
 			q->active_flows--;
 			continue;
 		}
+		if (q->ce_classes)
+			msfc_threshold_mark(q, cl, flow, skb);
 		if (q->auto_mode != TC_MSFC_AUTO_OFF && msfc_skb_cb(skb)->is_auto)
 			msfc_auto_dequeued(q, flow, skb);
 		if (!host) {
@@ -1458,6 +1505,10 @@ static const struct nla_policy msfc_policy[TCA_MSFC_MAX + 1] = {
 	[TCA_MSFC_FRAMING]	= NLA_POLICY_MAX(NLA_U32, TC_MSFC_FRAMING_MAX),
 	[TCA_MSFC_INGRESS]	= NLA_POLICY_MAX(NLA_U32, TC_MSFC_INGRESS_MAX),
 	[TCA_MSFC_AUTO]		= NLA_POLICY_MAX(NLA_U32, TC_MSFC_AUTO_MAX),
+	[TCA_MSFC_CE_THRESHOLD]	= { .type = NLA_BINARY },	/* msfc_parse_ce_threshold() */
+	[TCA_MSFC_CE_THRESHOLD_SELECTOR] = NLA_POLICY_MAX(NLA_U32,
+							  TC_MSFC_CE_THRESHOLD_SELECTOR_MAX),
+	[TCA_MSFC_CE_THRESHOLD_MASK] = NLA_POLICY_MAX(NLA_U32, TC_MSFC_CE_THRESHOLD_MASK_MAX),
 };
 
 struct msfc_config {
@@ -1473,6 +1524,8 @@ struct msfc_config {
 	s32 overhead;	/* TCA_MSFC_OVERHEAD: also sets raw to 0 */
 	u32 raw, mpu, framing, ingress;
 	bool target_given, interval_given;
+	u32 n_ce_threshold, ce_threshold_us[MSFC_MAX_PRIOS];	/* ce_threshold */
+	u32 ce_selector, ce_mask;
 };
 
 /* Where each u32 attribute goes and the message naming its range (msfc_policy) */
@@ -1507,6 +1560,10 @@ static const struct msfc_field msfc_fields[TCA_MSFC_MAX + 1] = {
 	[TCA_MSFC_FRAMING]	= MSFC_FIELD(framing, "framing", TC_MSFC_FRAMING_RANGE),
 	[TCA_MSFC_INGRESS]	= MSFC_FIELD(ingress, "ingress", TC_MSFC_INGRESS_RANGE),
 	[TCA_MSFC_AUTO]		= MSFC_FIELD(auto_mode, "auto", TC_MSFC_AUTO_RANGE),
+	[TCA_MSFC_CE_THRESHOLD_SELECTOR] = MSFC_FIELD(ce_selector, "ce_threshold_selector",
+						      TC_MSFC_CE_THRESHOLD_SELECTOR_RANGE),
+	[TCA_MSFC_CE_THRESHOLD_MASK] = MSFC_FIELD(ce_mask, "ce_threshold_mask",
+						  TC_MSFC_CE_THRESHOLD_MASK_RANGE),
 };
 
 /* Range messages of the attributes that are not u32s */
@@ -1551,6 +1608,38 @@ static int msfc_parse_quanta(const struct nlattr *attr, struct msfc_config *c,
 		c->explicit_quanta[p] = v;
 	}
 	c->n_explicit = n;
+	return 0;
+}
+
+/* TCA_MSFC_CE_THRESHOLD: u32 times in us, one for every class or one per
+ * class, each in its range or TC_MSFC_CE_THRESHOLD_OFF (none in that class);
+ * an empty attribute sets no threshold.  A list of more than one entry is
+ * checked against prios once prios is known.
+ */
+static int msfc_parse_ce_threshold(const struct nlattr *attr, struct msfc_config *c,
+				   struct netlink_ext_ack *extack)
+{
+	u32 len = nla_len(attr), n = len / sizeof(u32), p, v;
+	const u8 *data = nla_data(attr);
+
+	if (len % sizeof(u32)) {
+		NL_SET_ERR_MSG_ATTR(extack, attr, TC_MSFC_CE_THRESHOLD_LEN_MSG);
+		return -EINVAL;
+	}
+	if (n > MSFC_MAX_PRIOS) {
+		NL_SET_ERR_MSG_ATTR(extack, attr, TC_MSFC_CE_THRESHOLD_COUNT_MSG);
+		return -EINVAL;
+	}
+	for (p = 0; p < n; p++) {
+		memcpy(&v, data + p * sizeof(u32), sizeof(u32));
+		if (v != TC_MSFC_CE_THRESHOLD_OFF &&
+		    (v < TC_MSFC_CE_THRESHOLD_MIN || v > TC_MSFC_CE_THRESHOLD_MAX)) {
+			NL_SET_ERR_MSG_ATTR(extack, attr, TC_MSFC_CE_THRESHOLD_RANGE_MSG);
+			return -ERANGE;
+		}
+		c->ce_threshold_us[p] = v;
+	}
+	c->n_ce_threshold = n;
 	return 0;
 }
 
@@ -1603,6 +1692,22 @@ static int msfc_parse(struct Qdisc *sch, struct nlattr *opt,
 		/* also a new prios without new quanta */
 		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_MSFC_QUANTA] ?: tb[TCA_MSFC_PRIOS],
 				    TC_MSFC_QUANTA_COUNT_MSG);
+		return -EINVAL;
+	}
+	if (tb[TCA_MSFC_CE_THRESHOLD]) {
+		err = msfc_parse_ce_threshold(tb[TCA_MSFC_CE_THRESHOLD], c, extack);
+		if (err)
+			return err;
+	}
+	if (c->n_ce_threshold > 1 && c->n_ce_threshold != c->prios) {
+		/* also a new prios without a new list */
+		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_MSFC_CE_THRESHOLD] ?: tb[TCA_MSFC_PRIOS],
+				    TC_MSFC_CE_THRESHOLD_COUNT_MSG);
+		return -EINVAL;
+	}
+	if (c->ce_selector & ~c->ce_mask) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_MSFC_CE_THRESHOLD_SELECTOR] ?:
+				    tb[TCA_MSFC_CE_THRESHOLD_MASK], TC_MSFC_CE_SELECTOR_MSG);
 		return -EINVAL;
 	}
 
@@ -1692,6 +1797,10 @@ static void msfc_get_config(struct Qdisc *sch, struct msfc_config *c)
 	c->ingress = q->ingress;
 	c->target_given = q->target_given;
 	c->interval_given = q->interval_given;
+	c->n_ce_threshold = q->n_ce_threshold;
+	memcpy(c->ce_threshold_us, q->ce_threshold_us, sizeof(c->ce_threshold_us));
+	c->ce_selector = q->ce_selector;
+	c->ce_mask = q->ce_mask;
 }
 
 /* New tables: every flow record idle, and (auto) every flow slot at the home
@@ -1930,6 +2039,22 @@ static int msfc_change(struct Qdisc *sch, struct nlattr *opt,
 	 */
 	q->auto_up = min_t(u64, (u64)TC_MSFC_AUTO_UP_INTERVALS * c.interval, S32_MAX);
 	memcpy(q->dscp_map, c.dscp_map, TC_MSFC_DSCP_MAP_LEN);
+	/* L4S marking from the next dequeue on: one entry applies to every class */
+	q->ce_classes = 0;
+	for (p = 0; p < MSFC_MAX_PRIOS; p++) {
+		u32 us = c.n_ce_threshold == 1 ? c.ce_threshold_us[0] :
+			 p < c.n_ce_threshold ? c.ce_threshold_us[p] : TC_MSFC_CE_THRESHOLD_OFF;
+
+		WRITE_ONCE(q->ce_threshold_us[p], c.ce_threshold_us[p]);
+		q->ce_threshold[p] = 0;
+		if (p >= c.prios || us == TC_MSFC_CE_THRESHOLD_OFF)
+			continue;
+		q->ce_threshold[p] = ((u64)us * NSEC_PER_USEC) >> CODEL_SHIFT;
+		q->ce_classes |= BIT(p);
+	}
+	WRITE_ONCE(q->n_ce_threshold, c.n_ce_threshold);
+	WRITE_ONCE(q->ce_selector, c.ce_selector);
+	WRITE_ONCE(q->ce_mask, c.ce_mask);
 	q->target_given = c.target_given;
 	q->interval_given = c.interval_given;
 	if (c.bandwidth != q->bandwidth) {
@@ -2014,6 +2139,8 @@ static int msfc_init(struct Qdisc *sch, struct nlattr *opt,
 	q->auto_mode = TC_MSFC_AUTO_DEFAULT;
 	q->round = 1;
 	q->memory_limit = TC_MSFC_MEMORY_LIMIT_DEFAULT;
+	q->ce_selector = TC_MSFC_CE_THRESHOLD_SELECTOR_DEFAULT;
+	q->ce_mask = TC_MSFC_CE_THRESHOLD_MASK_DEFAULT;
 	memcpy(q->dscp_map, msfc_default_dscp_map, TC_MSFC_DSCP_MAP_LEN);
 	get_random_bytes(&q->perturbation, sizeof(q->perturbation));
 	INIT_LIST_HEAD(&q->active_classes);
@@ -2043,12 +2170,15 @@ static int msfc_init(struct Qdisc *sch, struct nlattr *opt,
 static int msfc_dump(struct Qdisc *sch, struct sk_buff *skb)
 {
 	struct msfc_sched_data *q = qdisc_priv(sch);
-	u32 quanta[MSFC_MAX_PRIOS], n, p;
+	u32 quanta[MSFC_MAX_PRIOS], thresholds[MSFC_MAX_PRIOS], n, n_ce, p;
 	struct nlattr *opts;
 
 	n = min_t(u32, READ_ONCE(q->n_explicit), MSFC_MAX_PRIOS);
 	for (p = 0; p < n; p++)
 		quanta[p] = READ_ONCE(q->explicit_quanta[p]);
+	n_ce = min_t(u32, READ_ONCE(q->n_ce_threshold), MSFC_MAX_PRIOS);
+	for (p = 0; p < n_ce; p++)
+		thresholds[p] = READ_ONCE(q->ce_threshold_us[p]);
 	opts = nla_nest_start(skb, TCA_OPTIONS);
 	if (!opts)
 		goto nla_put_failure;
@@ -2074,6 +2204,14 @@ static int msfc_dump(struct Qdisc *sch, struct sk_buff *skb)
 		goto nla_put_failure;
 	/* only when set: without it the class quanta come from quantum and ratio */
 	if (n && nla_put(skb, TCA_MSFC_QUANTA, n * sizeof(u32), quanta))
+		goto nla_put_failure;
+	/* L4S marking: the thresholds only when set, the selector always (it is
+	 * kept while no threshold is set, and checked against a new mask)
+	 */
+	if (n_ce && nla_put(skb, TCA_MSFC_CE_THRESHOLD, n_ce * sizeof(u32), thresholds))
+		goto nla_put_failure;
+	if (nla_put_u32(skb, TCA_MSFC_CE_THRESHOLD_SELECTOR, READ_ONCE(q->ce_selector)) ||
+	    nla_put_u32(skb, TCA_MSFC_CE_THRESHOLD_MASK, READ_ONCE(q->ce_mask)))
 		goto nla_put_failure;
 	/* the shaper's attributes only when they differ from no shaper */
 	if (READ_ONCE(q->bandwidth) &&
@@ -2117,6 +2255,7 @@ static int msfc_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 	st.qdisc_stats.throttled = q->throttled;
 	st.qdisc_stats.auto_promotions = q->auto_promotions;
 	st.qdisc_stats.auto_demotions = q->auto_demotions;
+	st.qdisc_stats.ce_threshold_marks = q->ce_threshold_marks;
 	list_for_each(pos, &q->active_classes)
 		st.qdisc_stats.active_classes++;
 	sch_tree_unlock(sch);
@@ -2222,6 +2361,7 @@ static int msfc_dump_class_stats(struct Qdisc *sch, unsigned long arg,
 	xstats.class_stats.deficit = list_empty(&cl->node) ? 0 : cl->deficit;
 	xstats.class_stats.quantum = cl->quantum;
 	xstats.class_stats.active_flows = cl->active_flows;
+	xstats.class_stats.ce_threshold_marks = cl->ce_threshold_marks;
 	sch_tree_unlock(sch);
 
 	if (gnet_stats_copy_basic(d, NULL, &cl->bstats, true) < 0 ||

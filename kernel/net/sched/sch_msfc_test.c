@@ -12,10 +12,11 @@
 /* attribute list terminated by type 0; DSCP map passed separately */
 struct msfc_test_attr {
 	int type;
-	u64 val;		/* TCA_MSFC_QUANTA: the attribute's length in bytes;
-				 * TCA_MSFC_BANDWIDTH is a u64, every other a u32
+	u64 val;		/* TCA_MSFC_QUANTA, TCA_MSFC_CE_THRESHOLD: the
+				 * attribute's length in bytes; TCA_MSFC_BANDWIDTH is
+				 * a u64, every other a u32
 				 */
-	const void *data;	/* TCA_MSFC_QUANTA: its payload */
+	const void *data;	/* TCA_MSFC_QUANTA, TCA_MSFC_CE_THRESHOLD: its payload */
 };
 
 struct msfc_vec_op {
@@ -28,7 +29,10 @@ struct msfc_vec_op {
 			 * as busy, 'I' change refused as invalid
 			 */
 	u8 cls;
-	u8 ect;		/* E: an ECT(0) packet; P: dequeued CE-marked */
+	u8 ect;		/* E: the trace's ECN field (0 Not-ECT, 1 ECT(0), 2
+			 * ECT(1), 3 CE); P: 1 dequeued CE-marked, 2 CE-marked
+			 * by ce_threshold
+			 */
 	u16 flow;
 	u32 len;	/* T: nanoseconds */
 	u16 src;	/* E: host slots (isolate) */
@@ -47,6 +51,9 @@ struct msfc_vector {
 	const struct msfc_test_attr *const *changes;	/* of the 'C' operations */
 	const u32 *quanta;	/* explicit class quanta, or NULL: from ratio */
 	u32 nquanta;
+	const u32 *ce_threshold;	/* us per entry, or NULL: none */
+	u32 nce_threshold;
+	u32 ce_selector, ce_mask;
 };
 
 #include "sch_msfc_vectors.h"
@@ -70,7 +77,7 @@ static int msfc_test_change(struct Qdisc *sch, const struct msfc_test_attr *attr
 		return -ENOMEM;
 	nest = nla_nest_start(nskb, TCA_OPTIONS);
 	for (; attrs && attrs->type; attrs++) {
-		if (attrs->type == TCA_MSFC_QUANTA)
+		if (attrs->type == TCA_MSFC_QUANTA || attrs->type == TCA_MSFC_CE_THRESHOLD)
 			nla_put(nskb, attrs->type, attrs->val, attrs->data);
 		else if (attrs->type == TCA_MSFC_BANDWIDTH)
 			nla_put_u64_64bit(nskb, attrs->type, attrs->val, TCA_MSFC_PAD);
@@ -266,9 +273,14 @@ static void msfc_test_expect(struct kunit *test, const struct msfc_vector *vec,
 			      mark & 0xffff, len);
 }
 
+/* the trace's ECN field -> the packet's ECN bits */
+static const u8 msfc_test_trace_ecn[4] = {
+	INET_ECN_NOT_ECT, INET_ECN_ECT_0, INET_ECN_ECT_1, INET_ECN_CE,
+};
+
 static struct sk_buff *msfc_test_vec_skb(const struct msfc_vec_op *op)
 {
-	struct sk_buff *skb = msfc_test_ip_skb(op->len, op->ect ? INET_ECN_ECT_0 : 0, 0);
+	struct sk_buff *skb = msfc_test_ip_skb(op->len, msfc_test_trace_ecn[op->ect & 3], 0);
 
 	if (!skb)
 		return NULL;
@@ -283,7 +295,8 @@ static struct sk_buff *msfc_test_vec_skb(const struct msfc_vec_op *op)
  */
 static void msfc_test_vectors(struct kunit *test)
 {
-	u64 nops = 0, ndec = 0, deq = 0, marks = 0, cdrops = 0, odrops = 0, changes = 0;
+	u64 nops = 0, ndec = 0, deq = 0, marks = 0, thr = 0, cdrops = 0, odrops = 0;
+	u64 changes = 0;
 	int v;
 
 	for (v = 0; v < ARRAY_SIZE(msfc_vectors); v++) {
@@ -307,11 +320,16 @@ static void msfc_test_vectors(struct kunit *test)
 			{ TCA_MSFC_INTERVAL, vec->interval_us },
 			{ TCA_MSFC_ECN, vec->ecn },
 			{ TCA_MSFC_QUANTA, vec->nquanta * sizeof(u32), vec->quanta },
+			{ TCA_MSFC_CE_THRESHOLD, vec->nce_threshold * sizeof(u32),
+			  vec->ce_threshold },
+			{ TCA_MSFC_CE_THRESHOLD_SELECTOR, vec->ce_selector },
+			{ TCA_MSFC_CE_THRESHOLD_MASK, vec->ce_mask },
 			{ 0 }
 		};
 		struct msfc_sched_data *q;
 		struct Qdisc *sch;
 		u32 i, k, d = 0;
+		u64 marked;
 
 		/* the trace's clock from 0, also for the flow slots' clean
 		 * times that the qdisc's tables start with (auto)
@@ -401,6 +419,7 @@ static void msfc_test_vectors(struct kunit *test)
 				continue;
 			}
 			msfc_test_ndropped = 0;
+			marked = q->ce_threshold_marks;
 			skb = msfc_dequeue(sch);
 			KUNIT_ASSERT_LE_MSG(test, msfc_test_ndropped, MSFC_TEST_MAX_DROPS,
 					    "%s: too many drops in one dequeue", vec->name);
@@ -417,7 +436,12 @@ static void msfc_test_vectors(struct kunit *test)
 			KUNIT_ASSERT_EQ_MSG(test, INET_ECN_is_ce(ipv4_get_dsfield(ip_hdr(skb))),
 					    !!vec->exp[d - 1].ect, "%s: decision %u: CE mark",
 					    vec->name, d);
-			marks += vec->exp[d - 1].ect;
+			/* and who set it: ce_threshold's counter moves iff it did */
+			KUNIT_ASSERT_EQ_MSG(test, q->ce_threshold_marks - marked,
+					    (u64)(vec->exp[d - 1].ect == 2),
+					    "%s: decision %u: mark of ce_threshold", vec->name, d);
+			marks += !!vec->exp[d - 1].ect;
+			thr += vec->exp[d - 1].ect == 2;
 			deq++;
 			kfree_skb(skb);
 		}
@@ -428,8 +452,8 @@ static void msfc_test_vectors(struct kunit *test)
 		msfc_test_release(test);
 	}
 	kunit_info(test,
-		   "%zu traces, %llu operations, %llu decisions identical to the reference: %llu dequeued (%llu CE-marked), %llu CoDel drops, %llu overload drops, %llu changes\n",
-		   ARRAY_SIZE(msfc_vectors), nops, ndec, deq, marks, cdrops, odrops, changes);
+		   "%zu traces, %llu operations, %llu decisions identical to the reference: %llu dequeued (%llu CE-marked, %llu of them by ce_threshold), %llu CoDel drops, %llu overload drops, %llu changes\n",
+		   ARRAY_SIZE(msfc_vectors), nops, ndec, deq, marks, thr, cdrops, odrops, changes);
 }
 
 /* Backlogged classes share bytes as 1 : ratio : ratio^2 (+- one quantum). */
@@ -899,6 +923,11 @@ static void msfc_test_small_quantum_isolate(struct kunit *test)
 /* diffserv4-like class quanta: bulk 1/16, best effort, video 1/2, voice 1/4 */
 static const u32 msfc_test_quanta[4] = { 95, 1514, 757, 378 };
 static const u32 msfc_test_quanta_zero[3] = { 1514, 0, 757 };
+/* ce_threshold lists: 1 ms; 1 ms, none, 2 ms; one above 2000 s; the bounds */
+static const u32 msfc_test_ce_list[3] = { 1000, TC_MSFC_CE_THRESHOLD_OFF, 2000 };
+static const u32 msfc_test_ce_big[1] = { TC_MSFC_CE_THRESHOLD_MAX + 1 };
+static const u32 msfc_test_ce_min[1] = { TC_MSFC_CE_THRESHOLD_MIN };
+static const u32 msfc_test_ce_max[1] = { TC_MSFC_CE_THRESHOLD_MAX };
 static const u32 msfc_test_quanta_big[18] = {
 	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, (1 << 20) + 1, 1
 };
@@ -984,6 +1013,29 @@ static void msfc_test_invalid(struct kunit *test)
 		{ "quanta entry 2^20+1",
 		  { { TCA_MSFC_QUANTA, 64, msfc_test_quanta_big + 1 } }, 0, 0,
 		  TC_MSFC_QUANTA_RANGE_MSG },
+		{ "ce_threshold length 6", { { TCA_MSFC_CE_THRESHOLD, 6, msfc_test_ce_list } }, 0,
+		  0, TC_MSFC_CE_THRESHOLD_LEN_MSG },
+		{ "ce_threshold 2 entries for prios 3",
+		  { { TCA_MSFC_CE_THRESHOLD, 8, msfc_test_ce_list } }, 0, 0,
+		  TC_MSFC_CE_THRESHOLD_COUNT_MSG },
+		{ "ce_threshold 3 entries with prios 2",
+		  { { TCA_MSFC_PRIOS, 2 }, { TCA_MSFC_CE_THRESHOLD, 12, msfc_test_ce_list } },
+		  0, 0, TC_MSFC_CE_THRESHOLD_COUNT_MSG },
+		{ "ce_threshold 17 entries",
+		  { { TCA_MSFC_CE_THRESHOLD, 68, msfc_test_quanta_big } }, 0, 0,
+		  TC_MSFC_CE_THRESHOLD_COUNT_MSG },
+		{ "ce_threshold above 2000 s",
+		  { { TCA_MSFC_CE_THRESHOLD, 4, msfc_test_ce_big } }, 0, 0,
+		  TC_MSFC_CE_THRESHOLD_RANGE_MSG },
+		{ "ce_threshold_selector 256", { { TCA_MSFC_CE_THRESHOLD_SELECTOR, 256 } }, 0, 0,
+		  MSFC_MSG("ce_threshold_selector", CE_THRESHOLD_SELECTOR) },
+		{ "ce_threshold_mask 256", { { TCA_MSFC_CE_THRESHOLD_MASK, 256 } }, 0, 0,
+		  MSFC_MSG("ce_threshold_mask", CE_THRESHOLD_MASK) },
+		{ "ce_threshold_selector outside its mask",
+		  { { TCA_MSFC_CE_THRESHOLD_SELECTOR, 2 }, { TCA_MSFC_CE_THRESHOLD_MASK, 1 } },
+		  0, 0, TC_MSFC_CE_SELECTOR_MSG },
+		{ "ce_threshold_mask 0 under the default selector",
+		  { { TCA_MSFC_CE_THRESHOLD_MASK, 0 } }, 0, 0, TC_MSFC_CE_SELECTOR_MSG },
 		{ "dscp map short", { { 0 } }, 63, 0 },
 		{ "dscp map long", { { 0 } }, 65, 0 },
 		{ "dscp map entry 16", { { 0 } }, 64, 16, TC_MSFC_DSCP_MAP_MSG },
@@ -1037,6 +1089,14 @@ static void msfc_test_invalid(struct kunit *test)
 		{ { TCA_MSFC_FRAMING, TC_MSFC_FRAMING_MAX } },
 		{ { TCA_MSFC_RAW, TC_MSFC_RAW_MAX } },
 		{ { TCA_MSFC_INGRESS, TC_MSFC_INGRESS_MAX } },
+		{ { TCA_MSFC_CE_THRESHOLD, 4, msfc_test_ce_min } },
+		{ { TCA_MSFC_CE_THRESHOLD, 4, msfc_test_ce_max } },
+		{ { TCA_MSFC_CE_THRESHOLD, 12, msfc_test_ce_list } },
+		{ { TCA_MSFC_CE_THRESHOLD_SELECTOR, TC_MSFC_CE_THRESHOLD_SELECTOR_MAX },
+		  { TCA_MSFC_CE_THRESHOLD_MASK, TC_MSFC_CE_THRESHOLD_MASK_MAX } },
+		{ { TCA_MSFC_CE_THRESHOLD_SELECTOR, TC_MSFC_CE_THRESHOLD_SELECTOR_MIN },
+		  { TCA_MSFC_CE_THRESHOLD_MASK, TC_MSFC_CE_THRESHOLD_MASK_MIN } },
+		{ { TCA_MSFC_CE_THRESHOLD, 0, NULL } },
 	};
 	struct Qdisc *sch = msfc_test_create(test, NULL);
 	struct msfc_sched_data *q = qdisc_priv(sch);
@@ -1079,6 +1139,123 @@ static void msfc_test_invalid(struct kunit *test)
 		KUNIT_EXPECT_EQ_MSG(test, err, 0, "bound %d (attribute %d = %llu) refused: %s", i,
 				    bounds[i][0].type, bounds[i][0].val, extack._msg ?: "");
 	}
+}
+
+/* One packet of each TOS byte in @tos into class @cls at 0 ns, dequeued at
+ * @at_ns: returns the TOS bytes they leave with, in @out.
+ */
+static void msfc_test_ce_round(struct kunit *test, struct Qdisc *sch, u32 cls,
+			       const u8 *tos, int n, u64 at_ns, u8 *out)
+{
+	struct sk_buff *skb;
+	int i;
+
+	WRITE_ONCE(msfc_test_now_ns, 0);
+	for (i = 0; i < n; i++) {
+		skb = msfc_test_ip_skb(100, tos[i], 1000 + i);	/* one flow each */
+		KUNIT_ASSERT_NOT_NULL(test, skb);
+		skb->priority = MSFC_TEST_HANDLE | (cls + 1);
+		KUNIT_ASSERT_EQ(test, msfc_test_enqueue(sch, skb), NET_XMIT_SUCCESS);
+	}
+	WRITE_ONCE(msfc_test_now_ns, at_ns);
+	for (i = 0; i < n; i++) {
+		skb = msfc_dequeue(sch);
+		KUNIT_ASSERT_NOT_NULL(test, skb);
+		/* the flows are served in their order of arrival: match by port */
+		out[ntohs(((__be16 *)(ip_hdr(skb) + 1))[0]) - 1000] = ip_hdr(skb)->tos;
+		kfree_skb(skb);
+	}
+	KUNIT_ASSERT_NULL(test, msfc_dequeue(sch));
+}
+
+/* L4S marking: above the threshold (strictly, in CoDel's 1024 ns units) an
+ * ECT packet whose TOS byte matches the selector leaves CE; Not-ECT, CE and
+ * packets the selector does not take are left alone, as is every packet at
+ * or below the threshold; per-class lists, the selector on the DSCP, and the
+ * counters, apart from CoDel's.
+ */
+static void msfc_test_ce_threshold(struct kunit *test)
+{
+	/* ECT(1), ECT(0), Not-ECT, CE, EF + ECT(1) */
+	static const u8 tos[] = { 0x01, 0x02, 0x00, 0x03, 0xb9 };
+	static const u32 one_ms[1] = { 1000 };
+	static const u32 second_only[2] = { TC_MSFC_CE_THRESHOLD_OFF, 1000 };
+	const struct msfc_test_attr attrs[] = {
+		{ TCA_MSFC_PRIOS, 2 }, { TCA_MSFC_ECN, 1 },
+		{ TCA_MSFC_CE_THRESHOLD, sizeof(one_ms), one_ms }, { 0 }
+	};
+	const struct msfc_test_attr dscp_too[] = {
+		{ TCA_MSFC_CE_THRESHOLD_MASK, 0xff }, { 0 }
+	};
+	const struct msfc_test_attr every_ect[] = {
+		{ TCA_MSFC_CE_THRESHOLD_SELECTOR, 0 }, { TCA_MSFC_CE_THRESHOLD_MASK, 0 }, { 0 }
+	};
+	const struct msfc_test_attr per_class[] = {
+		{ TCA_MSFC_CE_THRESHOLD, sizeof(second_only), second_only }, { 0 }
+	};
+	const struct msfc_test_attr none[] = { { TCA_MSFC_CE_THRESHOLD, 0, NULL }, { 0 } };
+	const struct msfc_test_attr prios3[] = { { TCA_MSFC_PRIOS, 3 }, { 0 } };
+	struct netlink_ext_ack extack = {};
+	struct msfc_sched_data *q;
+	struct Qdisc *sch;
+	u8 out[ARRAY_SIZE(tos)];
+
+	WRITE_ONCE(msfc_test_clock, true);
+	sch = msfc_test_create(test, attrs);
+	q = qdisc_priv(sch);
+	/* 1 ms is 976 units of 1024 ns: a sojourn of 976 units is not above it */
+	KUNIT_EXPECT_EQ(test, q->ce_threshold[0], 976);
+	KUNIT_EXPECT_EQ(test, q->ce_threshold[1], 976);
+	msfc_test_ce_round(test, sch, 1, tos, ARRAY_SIZE(tos), 976 * 1024, out);
+	KUNIT_EXPECT_EQ(test, memcmp(out, tos, sizeof(tos)), 0);
+	KUNIT_EXPECT_EQ(test, q->ce_threshold_marks, 0);
+	/* 977 units: ECT(1) with any DSCP (the default mask 0x03) leaves CE */
+	msfc_test_ce_round(test, sch, 1, tos, ARRAY_SIZE(tos), 977 * 1024, out);
+	KUNIT_EXPECT_EQ(test, out[0], 0x03);
+	KUNIT_EXPECT_EQ(test, out[1], 0x02);
+	KUNIT_EXPECT_EQ(test, out[2], 0x00);
+	KUNIT_EXPECT_EQ(test, out[3], 0x03);
+	KUNIT_EXPECT_EQ(test, out[4], 0xbb);
+	KUNIT_EXPECT_EQ(test, q->classes[1].ce_threshold_marks, 2);
+	KUNIT_EXPECT_EQ(test, q->ce_threshold_marks, 2);
+	/* the packet that came CE is not counted; CoDel (5 ms target) marked none */
+	KUNIT_EXPECT_EQ(test, q->cstats.ecn_mark, 0);
+
+	/* the selector on the whole TOS byte: DSCP 0 and ECT(1) only */
+	KUNIT_ASSERT_EQ(test, msfc_test_change(sch, dscp_too, NULL, 0, &extack), 0);
+	msfc_test_ce_round(test, sch, 0, tos, ARRAY_SIZE(tos), 2 * NSEC_PER_MSEC, out);
+	KUNIT_EXPECT_EQ(test, out[0], 0x03);
+	KUNIT_EXPECT_EQ(test, out[4], 0xb9);
+	KUNIT_EXPECT_EQ(test, q->classes[0].ce_threshold_marks, 1);
+
+	/* mask 0: every ECT packet, Classic ECT(0) too */
+	KUNIT_ASSERT_EQ(test, msfc_test_change(sch, every_ect, NULL, 0, &extack), 0);
+	msfc_test_ce_round(test, sch, 0, tos, ARRAY_SIZE(tos), 2 * NSEC_PER_MSEC, out);
+	KUNIT_EXPECT_EQ(test, out[0], 0x03);
+	KUNIT_EXPECT_EQ(test, out[1], 0x03);
+	KUNIT_EXPECT_EQ(test, out[2], 0x00);
+	KUNIT_EXPECT_EQ(test, out[4], 0xbb);
+	KUNIT_EXPECT_EQ(test, q->classes[0].ce_threshold_marks, 4);
+
+	/* one threshold per class: none in class 0, 1 ms in class 1 */
+	KUNIT_ASSERT_EQ(test, msfc_test_change(sch, per_class, NULL, 0, &extack), 0);
+	KUNIT_EXPECT_EQ(test, q->ce_classes, BIT(1));
+	msfc_test_ce_round(test, sch, 0, tos, ARRAY_SIZE(tos), 2 * NSEC_PER_MSEC, out);
+	KUNIT_EXPECT_EQ(test, memcmp(out, tos, sizeof(tos)), 0);
+	msfc_test_ce_round(test, sch, 1, tos, 1, 2 * NSEC_PER_MSEC, out);
+	KUNIT_EXPECT_EQ(test, out[0], 0x03);
+	KUNIT_EXPECT_EQ(test, q->classes[1].ce_threshold_marks, 3);
+	/* a new prios must bring its own list; one threshold follows any prios */
+	KUNIT_EXPECT_EQ(test, msfc_test_change(sch, prios3, NULL, 0, &extack), -EINVAL);
+	KUNIT_EXPECT_STREQ(test, extack._msg, TC_MSFC_CE_THRESHOLD_COUNT_MSG);
+
+	/* off: nothing is marked, the counters stay */
+	KUNIT_ASSERT_EQ(test, msfc_test_change(sch, none, NULL, 0, &extack), 0);
+	KUNIT_EXPECT_EQ(test, q->ce_classes, 0);
+	msfc_test_ce_round(test, sch, 1, tos, ARRAY_SIZE(tos), 2 * NSEC_PER_MSEC, out);
+	KUNIT_EXPECT_EQ(test, memcmp(out, tos, sizeof(tos)), 0);
+	KUNIT_EXPECT_EQ(test, q->ce_threshold_marks, 7);
+	WRITE_ONCE(msfc_test_clock, false);
 }
 
 /* change and reset with packets queued */
@@ -2303,6 +2480,7 @@ static struct kunit_case msfc_test_cases[] = {
 	KUNIT_CASE(msfc_test_small_quantum),
 	KUNIT_CASE(msfc_test_small_quantum_isolate),
 	KUNIT_CASE(msfc_test_invalid),
+	KUNIT_CASE(msfc_test_ce_threshold),
 	KUNIT_CASE(msfc_test_change_reset),
 	KUNIT_CASE(msfc_test_change_listed_flows),
 	KUNIT_CASE(msfc_test_graft),

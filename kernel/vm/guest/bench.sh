@@ -140,6 +140,26 @@ for test in $TESTS; do
 		iperf_client_in cli2 5703 hostB_down_dscp0 -t "$DUR" -P "$HOST_B_FLOWS" -R
 		end
 		;;
+	l4s)	# a scalable sender beside a Classic one in one class: a DCTCP upload from cli
+		# (DSCP 4; Linux 6.12's DCTCP sends ECT(0)) and a CUBIC upload from cli2 (DSCP 0,
+		# Not-ECT), both class 1 of the default map.  DCTCP is the default of cli while the
+		# test runs, so that its connection negotiates ECN in its SYN (iperf3 -C sets the
+		# algorithm after connecting: DCTCP without ECN falls back to Reno); the server's
+		# sockets take DCTCP's ECE rule (an ACK at every change of CE).  A namespace's
+		# default must be an algorithm the initial namespace allows
+		sysctl -qw net.ipv4.tcp_allowed_congestion_control="reno cubic dctcp"
+		$IP netns exec srv sysctl -qw net.ipv4.tcp_congestion_control=dctcp
+		$IP netns exec cli sysctl -qw net.ipv4.tcp_congestion_control=dctcp
+		iperf_server 5800
+		iperf_server 5801
+		begin l4s
+		iperf_client_in cli 5800 dctcp_dscp4 -t "$DUR" -C dctcp --dscp 4
+		iperf_client_in cli2 5801 cubic_dscp0 -t "$DUR" -C cubic
+		end
+		for ns in srv cli; do
+			$IP netns exec $ns sysctl -qw net.ipv4.tcp_congestion_control=cubic
+		done
+		;;
 	*) echo "bench.sh: unknown test $test"; exit 1 ;;
 	esac
 	sleep 1

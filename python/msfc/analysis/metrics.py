@@ -159,7 +159,28 @@ FLOW_COLUMNS = [
     "last_rx_s",
     "active_s",
 ]
+#: flows.csv as the programs and the Linux testbeds write it: FLOW_COLUMNS (what every metric
+#: needs; results older than ``kind`` and ``dscp`` have only these), then the flow's kind and DSCP
+FLOW_FILE_COLUMNS = [*FLOW_COLUMNS, "kind", "dscp"]
+#: delay_hist.csv and jitter_hist.csv
 HIST_COLUMNS = ["flow_id", "bin_start_s", "bin_width_s", "count"]
+#: qdisc.csv (docs/data-format.md): a queue disc's identity, its class (-1: none), counters
+QDISC_COLUMNS = [
+    "node",
+    "device",
+    "scheduler",
+    "class",
+    "enqueued_packets",
+    "enqueued_bytes",
+    "dequeued_packets",
+    "dequeued_bytes",
+    "codel_drops",
+    "overload_drops",
+    "ecn_marks",
+    "ce_threshold_marks",
+    "auto_promotions",
+    "auto_demotions",
+]
 
 
 def metric(name: str) -> Metric:

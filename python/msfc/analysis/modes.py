@@ -18,7 +18,10 @@ runs' own records show it:
   isolates): ``Isolate`` then gives each host's one flow a flow's share, as the thesis does;
 * no class holds more than one flow (``flows.csv``): ``Boost=on`` reorders flows of one class;
 * every flow carries a DSCP mark (``flows.csv``'s ``dscp``): ``Auto=unmarked`` classifies
-  unmarked packets only.
+  unmarked packets only;
+* no flow slot left the class of unmarked traffic (``qdisc.csv``'s ``auto_promotions`` and
+  ``auto_demotions``: no promotion, no demotion out of a class above 0), with ``Auto=all``
+  also no flow carrying a mark: the automatic packets then went where the DSCP map puts them.
 
 Otherwise the line says only that the per-flow records are the same.
 """
@@ -137,11 +140,26 @@ def _most_flows(runs: list[_Run], by: list[str]) -> int | None:
     return most
 
 
-def _all_marked(runs: list[_Run]) -> bool:
-    """Every flow of every run has a DSCP other than 0 (flows.csv's ``dscp``)."""
+def _every_flow(runs: list[_Run], marked: bool) -> bool:
+    """Every flow of every run carries a DSCP other than 0 (``marked``) or DSCP 0 (not
+    ``marked``), by flows.csv's ``dscp``; False where a run has no such column or no flow."""
     for r in runs:
         f = _csv(r.path, "flows.csv")
-        if f is None or "dscp" not in f.columns or not len(f) or (f["dscp"] == 0).any():
+        if f is None or "dscp" not in f.columns or not len(f) or ((f["dscp"] != 0) != marked).any():
+            return False
+    return True
+
+
+def _no_auto_move(runs: list[_Run]) -> bool:
+    """No flow slot of any MSFC queue disc changed class in any run: qdisc.csv counts no
+    automatic promotion and no demotion out of a class above 0 (a demotion at class 0 keeps the
+    slot where it is). False where qdisc.csv or its auto counters are missing."""
+    for r in runs:
+        q = _csv(r.path, "qdisc.csv")
+        need = {"class", "auto_promotions", "auto_demotions"}
+        if q is None or not need <= set(q.columns):
+            return False
+        if q["auto_promotions"].sum() != 0 or q.loc[q["class"] > 0, "auto_demotions"].sum() != 0:
             return False
     return True
 
@@ -164,8 +182,17 @@ def reason(mode: str, value: str, runs: list[_Run]) -> str:
             return f"no {hosts} host has more than one flow in a class"
     if mode == "Boost" and value == "on" and _most_flows(runs, ["priority"]) == 1:
         return "no class holds more than one flow"
-    if mode == "Auto" and value == "unmarked" and _all_marked(runs):
+    if mode == "Auto" and value == "unmarked" and _every_flow(runs, marked=True):
         return "every flow carries a DSCP mark (Auto=unmarked classifies unmarked packets only)"
+    if (
+        mode == "Auto"
+        and (value == "unmarked" or _every_flow(runs, marked=False))
+        and _no_auto_move(runs)
+    ):
+        return (
+            "no flow slot left the class of unmarked traffic (qdisc.csv: no automatic promotion "
+            "or demotion)"
+        )
     return ""
 
 

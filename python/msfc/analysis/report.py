@@ -21,6 +21,7 @@ import json
 import math
 import os
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -1147,8 +1148,46 @@ def _metric_glossary(names) -> str:
     return f"<table class='data'><caption>Metrics</caption>{rows}</table>"
 
 
+@dataclass
+class _Results:
+    """A results directory as the report reads it: its study.json, the runs that finished and
+    their tidy tables, and where the report goes."""
+
+    root: Path
+    out: Path
+    study: dict
+    kind: str
+    direction: str
+    hashes: list[str]  # every configuration of the study
+    done: list[str]  # those that finished
+    summary: pd.DataFrame
+    flows: pd.DataFrame
+    schedulers: list[str]
+
+    def runs_per_scheduler(self) -> int:
+        """The most RNG runs any scheduler has (what the figures' titles count)."""
+        return int(self.summary.groupby("scheduler")["rng_run"].nunique().max())
+
+
 def make_report(root: Path, out: Path | None = None, direction: str | None = None) -> Path:
-    root = Path(root)
+    """``msfc report DIR``: the page ``OUT/index.html`` (default OUT: DIR/report) with its
+    figures (PNG, SVG, PDF and the CSV they draw) and tables (LaTeX beside them)."""
+    r = _load_results(Path(root), out, direction)
+    if r.kind in ("run", "compare"):
+        sections, metrics = _run_sections(r)
+    elif r.kind == "sweep":
+        sections, metrics = _sweep_sections(r)
+    else:
+        raise UserError(f"{r.root}/study.json has an unknown kind '{r.kind}'", 1)
+    shown = set(M.OVERALL_TABLE) | set(M.TYPE_TABLES) | metrics
+    body = _heading(r) + sections + _definitions(shown)
+    title = f"MSFC {html.escape(r.kind)} {html.escape(r.study.get('scenario', ''))}"
+    return _write_page(r.out, title, body)
+
+
+def _load_results(root: Path, out: Path | None, direction: str | None) -> _Results:
+    """Read the study and the tidy tables of its finished runs, and make the report directory
+    (refused when it is not one msfc may write, see runner.check_out_dir)."""
     study = read_study(root)
     out = Path(out) if out else root / "report"
     check_out_dir(out, "the report directory", f"write it elsewhere: msfc report {root} --out DIR")
@@ -1162,333 +1201,436 @@ def make_report(root: Path, out: Path | None = None, direction: str | None = Non
             f"(it resumes) and then `msfc report {root}`",
             1,
         )
-    kind = study.get("kind", "run")
-    done = [h for h in hashes if (root / "runs" / h / "done.json").exists()]
-    scheds = [str(s) for s in pd.unique(summary["scheduler"])]
-    body = [
-        f"<h1>MSFC {html.escape(kind)}: {html.escape(study.get('scenario', ''))}</h1>",
-        f"<p>Results directory <code>{html.escape(str(root.resolve()))}</code>; {len(done)} of "
-        f"{len(hashes)} configurations finished; flows shown: direction <b>{html.escape(direction)}</b>. "
-        f"Command: <code>msfc {html.escape(' '.join(study.get('argv', [])))}</code></p>",
-    ]
-    metrics_used = set(M.OVERALL_TABLE) | set(M.TYPE_TABLES)
-
-    if kind in ("run", "compare"):
-        body.append("<h2>Overall</h2>")
-        body.append(
-            _table(
-                out,
-                "table-overall",
-                T.overall_table(
-                    summary,
-                    M.OVERALL_TABLE + ["delay_mean_ms", "delay_p99_ms", "loss_ratio"],
-                    direction,
-                ),
-                "Overall results (like thesis Table 3.4; mean over RNG runs)",
-                "metric",
-                metric_rows=True,
-            )
-        )
-        metrics_used |= {"delay_mean_ms", "delay_p99_ms", "loss_ratio"}
-        for level in ("type", "priority"):
-            body.append(f"<h2>Per flow {level}</h2>")
-            for m in M.TYPE_TABLES:
-                body.append(
-                    _table(
-                        out,
-                        f"table-{m}-{level}",
-                        T.group_table(summary, m, level, direction),
-                        f"{M.heading(m)} per flow {level}",
-                        level,
-                        metric=m,
-                    )
-                )
-        runs = int(summary.groupby("scheduler")["rng_run"].nunique().max())
-        thesis_thr, thesis_delay, thesis_label = _thesis_markers(summary, study.get("thesis"))
-        hists = load_histograms(root, done, direction)
-        types = [str(t) for t in pd.unique(hists["type"])] if len(hists) else []
-        prios = (
-            sorted({str(p) for p in hists["priority"]}, key=lambda v: -float(v))
-            if len(hists)
-            else []
-        )
-        body.append("<h2>Delay distributions</h2>")
-        if types:
-            files, note = fig_violins(
-                hists,
-                "type",
-                scheds,
-                types,
-                out,
-                "delay-violin-type",
-                "Packet delay per flow type",
-                runs,
-                thesis_delay,
-            )
-            body.append(_figure(files, "Packet delay per flow type. " + note))
-            files, note = fig_violins(
-                hists,
-                "priority",
-                scheds,
-                prios,
-                out,
-                "delay-violin-priority",
-                "Packet delay per priority",
-                runs,
-            )
-            body.append(_figure(files, "Packet delay per priority. " + note))
-            body.append(
-                _figure(
-                    fig_cdf(
-                        hists,
-                        scheds,
-                        None,
-                        out,
-                        "delay-cdf-overall",
-                        "Packet delay, all flows",
-                        runs,
-                    ),
-                    "Cumulative distribution of packet delay, all flows (log axis), packets of "
-                    "all RNG runs pooled.",
-                    "half",
-                )
-            )
-            body.append(
-                _figure(
-                    fig_cdf(
-                        hists,
-                        scheds,
-                        types,
-                        out,
-                        "delay-cdf-type",
-                        "Packet delay per flow type",
-                        runs,
-                    ),
-                    "Cumulative distribution of packet delay per flow type (log axis).",
-                )
-            )
-            body.append(
-                _figure(
-                    fig_ccdf(
-                        hists,
-                        scheds,
-                        types,
-                        out,
-                        "delay-ccdf-type",
-                        "Tail of packet delay per flow type, P(delay > x)",
-                        runs,
-                    ),
-                    "The tail of packet delay per flow type: the share of packets delayed more "
-                    "than x (1 - CDF), log-log axes, packets of all RNG runs pooled; a CDF squeezes "
-                    "the last per cent into its top edge, here each power of ten of the tail has "
-                    "the same height, down to one packet. A line ends where its longest delay ends.",
-                )
-            )
-        else:
-            body.append("<p>No delay histograms (no packets received).</p>")
-        if not T.group_table(summary, "throughput_kbps", "type", direction).empty:
-            body.append("<h2>Throughput</h2>")
-            body.append(
-                _figure(
-                    fig_throughput(
-                        summary,
-                        direction,
-                        out,
-                        "throughput-type",
-                        "Mean flow throughput per flow type",
-                        runs,
-                        thesis_thr,
-                        thesis_label,
-                    ),
-                    "Mean throughput of a flow of each type (each type on its own linear axis "
-                    f"from 0), mean over RNG runs ({_BARS})."
-                    + (f" Diamonds: {thesis_label} (Table 3.7 or 3.9)." if thesis_thr else ""),
-                )
-            )
-        fair = fairness_tables(flows, direction, out)
-        if fair:
-            body.append(
-                "<h2>Fairness</h2><p>Jain's fairness index of the throughputs (metrics.py "
-                "<code>jain_index</code>) and the throughput of every client host, per run, mean "
-                "over the RNG runs.</p>"
-            )
-            body.extend(fair)
-            metrics_used.add("jain_index")
-        shares = class_shares(root, done)
-        if not shares.empty:
-            body.append("<h2>Class shares</h2>")
-            hops = ", ".join(dict.fromkeys(shares["hop"]))
-            body.append(
-                _figure(
-                    fig_class_share(shares, out, "class-share", runs, scheds),
-                    f"Each class's share of the bytes sent by the queue disc that dropped most "
-                    f"(the bottleneck: {hops}), against the share Ratio^p / sum of Ratio^q that "
-                    f"MSFC gives classes that are all backlogged (red); a class that offers less "
-                    f"than its share leaves the rest to the others.",
-                    "half",
-                )
-            )
-        body.append("<h2>Over time</h2>")
-        ts = load_time_series(root, done, direction)
-        kinds = set(ts["kind"]) if not ts.empty else set()
-        path_series = not ts.empty and "class_series.csv" in set(ts["source"])
-        if "goodput_mbps" in kinds:
-            body.append(
-                _figure(
-                    fig_time_series(ts, "goodput_mbps", out, "goodput-time", "goodput (Mbit/s)"),
-                    "Goodput per class over time (per priority label, DSCP, for schedulers "
-                    "without classes): application bytes received"
-                    + (
-                        f" by the sinks of the class's {direction} flows per sampling interval"
-                        if path_series
-                        else ""
-                    )
-                    + f"; mean over the RNG runs (shaded: the {_BARS}).",
-                )
-            )
-        if "qdelay_ms" in kinds:
-            body.append(
-                _figure(
-                    fig_time_series(ts, "qdelay_ms", out, "qdelay-time", "queue delay (ms)"),
-                    (
-                        f"Queueing delay per class over time: the time the class's packets "
-                        f"delivered to "
-                        f"{dict(down='the clients', up='the server').get(direction, 'any node')}"
-                        f" spent in queue discs, summed over their path (every hop's scheduler), "
-                        f"mean per sampling interval; log axis"
-                        if path_series
-                        else "Queueing delay in the scheduler per class over time, mean per 0.1 s"
-                    )
-                    + f"; mean over the RNG runs (shaded: the {_BARS}).",
-                )
-            )
-        if kinds != {"goodput_mbps", "qdelay_ms"}:
-            missing = [
-                w
-                for k, w in (
-                    (
-                        "goodput_mbps",
-                        "goodput per class over time (timeseries.csv or class_timeseries.csv)",
-                    ),
-                    ("qdelay_ms", "queue delay per packet over time (qdelay.csv)"),
-                )
-                if k not in kinds
-            ]
-            body.append(
-                f"<p>This scenario's runs record no {html.escape(' and no '.join(missing))}, so "
-                f"these plots are not drawn; docs/data-format.md describes the files.</p>"
-            )
-        qd = qdisc_tables(root, done, out)
-        if qd:
-            body.append(
-                "<h2>Queue discs</h2><p>From <code>qdisc.csv</code>: totals over every device of "
-                "every node at the end of the run, mean over RNG runs.</p>"
-            )
-            body.extend(qd)
-        if kind == "compare" and study.get("thesis"):
-            body.append(_thesis_section(summary, direction, study["thesis"], out))
-
-    elif kind == "sweep":
-        cols = study.get("grid_columns") or []
-        cols = [c for c in cols if c in summary.columns]
-        if not cols:
-            raise UserError(f"{root}/study.json names no swept columns found in the results", 1)
-        x, series = cols[0], cols[1:]
-        body.append("<h2>Overall metrics against the swept parameter</h2>")
-        body.append(
-            f"<p>Swept: {html.escape(', '.join(_short(c) for c in cols))}; "
-            f"{study.get('seeds', 1)} RNG runs per point; error bars are 95% confidence intervals "
-            f"of the mean over runs (Student's t) where a point has {M.CI_MIN_RUNS} or more runs, "
-            f"the spread min..max where it has 2 (too few for a meaningful interval), never "
-            f"below 0; each figure's title says which.</p>"
-        )
-        for m in SWEEP_METRICS:
-            body.append(
-                _figure(
-                    fig_sweep(summary, x, series, m, out, f"sweep-{m}", direction),
-                    f"{M.heading(m)} against {_short(x)}: {M.METRICS[m].definition}.",
-                    "half",
-                )
-            )
-        metrics_used |= set(SWEEP_METRICS)
-        prios = sorted(
-            {g for g in summary[summary["level"] == "priority"]["group"]}, key=lambda v: -float(v)
-        )
-        if prios and not series:
-            for m in ("throughput_kbps", "delay_mean_ms"):
-                body.append(
-                    _figure(
-                        fig_sweep(
-                            summary,
-                            x,
-                            [],
-                            m,
-                            out,
-                            f"sweep-priority-{m}",
-                            direction,
-                            level="priority",
-                            groups=prios,
-                        ),
-                        f"{M.heading(m)} per priority against {_short(x)}.",
-                        "half",
-                    )
-                )
-        # table of means
-        s = summary[(summary["level"] == "overall") & (summary["direction"] == direction)]
-        agg = T.estimates(s, cols, SWEEP_METRICS)
-        agg["runs"] = s.groupby(cols, sort=False, dropna=False).size().to_numpy()
-        agg.index = [
-            T.point_label(
-                zip([_short(c) for c in cols], k if isinstance(k, tuple) else (k,), strict=False)
-            )
-            for k in agg.index
-        ]
-        body.append(
-            _table(
-                out,
-                "table-sweep",
-                agg,
-                "Overall metrics, mean over RNG runs",
-                "configuration",
-                fmt_for=lambda c: c if c in M.METRICS else None,
-            )
-        )
-        body.extend(_mode_notes(root / "runs" / h for h in done))
-        failed = [
-            h
-            for h in hashes
-            if (root / "runs" / h / "failed.json").exists()
-            and not (root / "runs" / h / "done.json").exists()
-        ]
-        if failed:
-            items = []
-            for h in failed:
-                f = json.loads((root / "runs" / h / "failed.json").read_text())
-                items.append(
-                    f"<li><code>{html.escape(' '.join(f.get('argv', [])))}</code> exit code "
-                    f"{f.get('returncode')}<pre>{html.escape(f.get('stderr_tail', ''))}</pre></li>"
-                )
-            body.append(f"<h2>Failed configurations ({len(failed)})</h2><ul>{''.join(items)}</ul>")
-    else:
-        raise UserError(f"{root}/study.json has an unknown kind '{kind}'", 1)
-
-    body.append("<h2>Definitions</h2>")
-    body.append(_metric_glossary([m for m in M.METRICS if m in metrics_used]))
-    body.append(
-        "<p>Tidy data: <code>summary.parquet</code>/<code>.csv</code> (per group) and "
-        "<code>flows.parquet</code>/<code>.csv</code> (per flow) in the results directory.</p>"
+    return _Results(
+        root=root,
+        out=out,
+        study=study,
+        kind=study.get("kind", "run"),
+        direction=direction,
+        hashes=hashes,
+        done=[h for h in hashes if (root / "runs" / h / "done.json").exists()],
+        summary=summary,
+        flows=flows,
+        schedulers=[str(s) for s in pd.unique(summary["scheduler"])],
     )
+
+
+def _heading(r: _Results) -> list[str]:
+    """The page's title and what it shows: the results directory, how many configurations
+    finished, the direction of the flows, the command that made the results."""
+    return [
+        f"<h1>MSFC {html.escape(r.kind)}: {html.escape(r.study.get('scenario', ''))}</h1>",
+        f"<p>Results directory <code>{html.escape(str(r.root.resolve()))}</code>; {len(r.done)} of "
+        f"{len(r.hashes)} configurations finished; flows shown: direction <b>{html.escape(r.direction)}</b>. "
+        f"Command: <code>msfc {html.escape(' '.join(r.study.get('argv', [])))}</code></p>",
+    ]
+
+
+def _definitions(metrics: set[str]) -> list[str]:
+    """The closing section: the definition of every metric the page shows, and where the tidy
+    data are."""
+    return [
+        "<h2>Definitions</h2>",
+        _metric_glossary([m for m in M.METRICS if m in metrics]),
+        "<p>Tidy data: <code>summary.parquet</code>/<code>.csv</code> (per group) and "
+        "<code>flows.parquet</code>/<code>.csv</code> (per flow) in the results directory.</p>",
+    ]
+
+
+def _write_page(out: Path, title: str, body: list[str]) -> Path:
+    """``OUT/index.html`` with this (already escaped) title and body, written whole."""
     page = (
-        f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>MSFC {html.escape(kind)} "
-        f"{html.escape(study.get('scenario', ''))}</title><style>{CSS}</style></head><body>"
-        + "\n".join(body)
-        + "</body></html>\n"
+        f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{title}</title>"
+        f"<style>{CSS}</style></head><body>" + "\n".join(body) + "</body></html>\n"
     )
     index = out / "index.html"
-    tmp = out / ".index.html.tmp"
-    tmp.write_text(page)
-    os.replace(tmp, index)
+    _write(index, page)
     return index
+
+
+# --------------------------------------------------------------------------- run and compare
+
+
+#: rows of a run's or comparison's overall table beyond the thesis's (M.OVERALL_TABLE)
+OVERALL_EXTRA = ["delay_mean_ms", "delay_p99_ms", "loss_ratio"]
+
+
+def _run_sections(r: _Results) -> tuple[list[str], set[str]]:
+    """The page of a run or comparison: the thesis-style tables, then the figures of delay and
+    throughput, the fairness tables, class shares, time series and queue-disc tables (and the
+    thesis's tables beside ours); and the metrics it shows beyond the overall and per-type
+    tables."""
+    thesis_thr, thesis_delay, thesis_label = _thesis_markers(r.summary, r.study.get("thesis"))
+    body = _result_tables(r)
+    body += _delay_figures(r, thesis_delay)
+    body += _throughput_figure(r, thesis_thr, thesis_label)
+    fairness = _fairness_section(r)
+    body += fairness
+    body += _class_share_figure(r)
+    body += _time_series_figures(r)
+    body += _qdisc_section(r)
+    if r.kind == "compare" and r.study.get("thesis"):
+        body.append(_thesis_section(r.summary, r.direction, r.study["thesis"], r.out))
+    return body, set(OVERALL_EXTRA) | ({"jain_index"} if fairness else set())
+
+
+def _result_tables(r: _Results) -> list[str]:
+    """The overall table (like thesis Table 3.4) and the per flow type and per priority tables
+    of every metric of M.TYPE_TABLES, mean over RNG runs."""
+    body = [
+        "<h2>Overall</h2>",
+        _table(
+            r.out,
+            "table-overall",
+            T.overall_table(
+                r.summary,
+                M.OVERALL_TABLE + OVERALL_EXTRA,
+                r.direction,
+            ),
+            "Overall results (like thesis Table 3.4; mean over RNG runs)",
+            "metric",
+            metric_rows=True,
+        ),
+    ]
+    for level in ("type", "priority"):
+        body.append(f"<h2>Per flow {level}</h2>")
+        for m in M.TYPE_TABLES:
+            body.append(
+                _table(
+                    r.out,
+                    f"table-{m}-{level}",
+                    T.group_table(r.summary, m, level, r.direction),
+                    f"{M.heading(m)} per flow {level}",
+                    level,
+                    metric=m,
+                )
+            )
+    return body
+
+
+def _delay_figures(r: _Results, thesis_delay) -> list[str]:
+    """Delay distributions from the FlowMonitor histograms: violins per flow type and per
+    priority, CDFs overall and per type, the tail (CCDF) per type."""
+    runs = r.runs_per_scheduler()
+    hists = load_histograms(r.root, r.done, r.direction)
+    types = [str(t) for t in pd.unique(hists["type"])] if len(hists) else []
+    prios = (
+        sorted({str(p) for p in hists["priority"]}, key=lambda v: -float(v)) if len(hists) else []
+    )
+    body = ["<h2>Delay distributions</h2>"]
+    if not types:
+        return body + ["<p>No delay histograms (no packets received).</p>"]
+    files, note = fig_violins(
+        hists,
+        "type",
+        r.schedulers,
+        types,
+        r.out,
+        "delay-violin-type",
+        "Packet delay per flow type",
+        runs,
+        thesis_delay,
+    )
+    body.append(_figure(files, "Packet delay per flow type. " + note))
+    files, note = fig_violins(
+        hists,
+        "priority",
+        r.schedulers,
+        prios,
+        r.out,
+        "delay-violin-priority",
+        "Packet delay per priority",
+        runs,
+    )
+    body.append(_figure(files, "Packet delay per priority. " + note))
+    body.append(
+        _figure(
+            fig_cdf(
+                hists,
+                r.schedulers,
+                None,
+                r.out,
+                "delay-cdf-overall",
+                "Packet delay, all flows",
+                runs,
+            ),
+            "Cumulative distribution of packet delay, all flows (log axis), packets of "
+            "all RNG runs pooled.",
+            "half",
+        )
+    )
+    body.append(
+        _figure(
+            fig_cdf(
+                hists,
+                r.schedulers,
+                types,
+                r.out,
+                "delay-cdf-type",
+                "Packet delay per flow type",
+                runs,
+            ),
+            "Cumulative distribution of packet delay per flow type (log axis).",
+        )
+    )
+    body.append(
+        _figure(
+            fig_ccdf(
+                hists,
+                r.schedulers,
+                types,
+                r.out,
+                "delay-ccdf-type",
+                "Tail of packet delay per flow type, P(delay > x)",
+                runs,
+            ),
+            "The tail of packet delay per flow type: the share of packets delayed more "
+            "than x (1 - CDF), log-log axes, packets of all RNG runs pooled; a CDF squeezes "
+            "the last per cent into its top edge, here each power of ten of the tail has "
+            "the same height, down to one packet. A line ends where its longest delay ends.",
+        )
+    )
+    return body
+
+
+def _throughput_figure(r: _Results, thesis_thr, thesis_label: str) -> list[str]:
+    """Mean flow throughput per flow type (with the thesis's markers where they compare), when
+    there is a throughput per type to draw."""
+    if T.group_table(r.summary, "throughput_kbps", "type", r.direction).empty:
+        return []
+    files = fig_throughput(
+        r.summary,
+        r.direction,
+        r.out,
+        "throughput-type",
+        "Mean flow throughput per flow type",
+        r.runs_per_scheduler(),
+        thesis_thr,
+        thesis_label,
+    )
+    return [
+        "<h2>Throughput</h2>",
+        _figure(
+            files,
+            "Mean throughput of a flow of each type (each type on its own linear axis "
+            f"from 0), mean over RNG runs ({_BARS})."
+            + (f" Diamonds: {thesis_label} (Table 3.7 or 3.9)." if thesis_thr else ""),
+        ),
+    ]
+
+
+def _fairness_section(r: _Results) -> list[str]:
+    """Jain's index and the throughput per client host (fairness_tables), if there are any."""
+    fair = fairness_tables(r.flows, r.direction, r.out)
+    if not fair:
+        return []
+    return [
+        "<h2>Fairness</h2><p>Jain's fairness index of the throughputs (metrics.py "
+        "<code>jain_index</code>) and the throughput of every client host, per run, mean "
+        "over the RNG runs.</p>",
+        *fair,
+    ]
+
+
+def _class_share_figure(r: _Results) -> list[str]:
+    """Each class's share of the bottleneck's bytes against MSFC's share, when the runs
+    recorded per-class counters."""
+    shares = class_shares(r.root, r.done)
+    if shares.empty:
+        return []
+    hops = ", ".join(dict.fromkeys(shares["hop"]))
+    return [
+        "<h2>Class shares</h2>",
+        _figure(
+            fig_class_share(shares, r.out, "class-share", r.runs_per_scheduler(), r.schedulers),
+            f"Each class's share of the bytes sent by the queue disc that dropped most "
+            f"(the bottleneck: {hops}), against the share Ratio^p / sum of Ratio^q that "
+            f"MSFC gives classes that are all backlogged (red); a class that offers less "
+            f"than its share leaves the rest to the others.",
+            "half",
+        ),
+    ]
+
+
+def _time_series_figures(r: _Results) -> list[str]:
+    """Goodput and queueing delay per class over time, and a note naming the series that the
+    runs did not record."""
+    body = ["<h2>Over time</h2>"]
+    ts = load_time_series(r.root, r.done, r.direction)
+    kinds = set(ts["kind"]) if not ts.empty else set()
+    path_series = not ts.empty and "class_series.csv" in set(ts["source"])
+    if "goodput_mbps" in kinds:
+        body.append(
+            _figure(
+                fig_time_series(ts, "goodput_mbps", r.out, "goodput-time", "goodput (Mbit/s)"),
+                "Goodput per class over time (per priority label, DSCP, for schedulers "
+                "without classes): application bytes received"
+                + (
+                    f" by the sinks of the class's {r.direction} flows per sampling interval"
+                    if path_series
+                    else ""
+                )
+                + f"; mean over the RNG runs (shaded: the {_BARS}).",
+            )
+        )
+    if "qdelay_ms" in kinds:
+        body.append(
+            _figure(
+                fig_time_series(ts, "qdelay_ms", r.out, "qdelay-time", "queue delay (ms)"),
+                (
+                    f"Queueing delay per class over time: the time the class's packets "
+                    f"delivered to "
+                    f"{dict(down='the clients', up='the server').get(r.direction, 'any node')}"
+                    f" spent in queue discs, summed over their path (every hop's scheduler), "
+                    f"mean per sampling interval; log axis"
+                    if path_series
+                    else "Queueing delay in the scheduler per class over time, mean per 0.1 s"
+                )
+                + f"; mean over the RNG runs (shaded: the {_BARS}).",
+            )
+        )
+    if kinds != {"goodput_mbps", "qdelay_ms"}:
+        missing = [
+            w
+            for k, w in (
+                (
+                    "goodput_mbps",
+                    "goodput per class over time (timeseries.csv or class_timeseries.csv)",
+                ),
+                ("qdelay_ms", "queue delay per packet over time (qdelay.csv)"),
+            )
+            if k not in kinds
+        ]
+        body.append(
+            f"<p>This scenario's runs record no {html.escape(' and no '.join(missing))}, so "
+            f"these plots are not drawn; docs/data-format.md describes the files.</p>"
+        )
+    return body
+
+
+def _qdisc_section(r: _Results) -> list[str]:
+    """The queue discs' counters from qdisc.csv (qdisc_tables), if the runs wrote them."""
+    qd = qdisc_tables(r.root, r.done, r.out)
+    if not qd:
+        return []
+    return [
+        "<h2>Queue discs</h2><p>From <code>qdisc.csv</code>: totals over every device of "
+        "every node at the end of the run, mean over RNG runs.</p>",
+        *qd,
+    ]
+
+
+# --------------------------------------------------------------------------- sweep
+
+
+def _sweep_sections(r: _Results) -> tuple[list[str], set[str]]:
+    """The page of a sweep: each overall metric (and, for a one-dimensional grid, throughput
+    and delay per priority) against the swept parameter, the table of means, the notes on
+    modes that changed nothing and the configurations that failed; and the metrics it shows
+    beyond the overall and per-type tables."""
+    cols = _swept_columns(r)
+    body = _sweep_figures(r, cols)
+    body.append(_sweep_table(r, cols))
+    body += _mode_notes(r.root / "runs" / h for h in r.done)
+    body += _failed_configurations(r)
+    return body, set(SWEEP_METRICS)
+
+
+def _swept_columns(r: _Results) -> list[str]:
+    """The summary's columns of the swept parameters (study.json's grid_columns), the first one
+    the x axis."""
+    cols = r.study.get("grid_columns") or []
+    cols = [c for c in cols if c in r.summary.columns]
+    if not cols:
+        raise UserError(f"{r.root}/study.json names no swept columns found in the results", 1)
+    return cols
+
+
+def _sweep_figures(r: _Results, cols: list[str]) -> list[str]:
+    """Every metric of SWEEP_METRICS against the first swept column, one series per value of
+    the others; throughput and delay per priority when only one column is swept."""
+    x, series = cols[0], cols[1:]
+    body = [
+        "<h2>Overall metrics against the swept parameter</h2>",
+        f"<p>Swept: {html.escape(', '.join(_short(c) for c in cols))}; "
+        f"{r.study.get('seeds', 1)} RNG runs per point; error bars are 95% confidence intervals "
+        f"of the mean over runs (Student's t) where a point has {M.CI_MIN_RUNS} or more runs, "
+        f"the spread min..max where it has 2 (too few for a meaningful interval), never "
+        f"below 0; each figure's title says which.</p>",
+    ]
+    for m in SWEEP_METRICS:
+        body.append(
+            _figure(
+                fig_sweep(r.summary, x, series, m, r.out, f"sweep-{m}", r.direction),
+                f"{M.heading(m)} against {_short(x)}: {M.METRICS[m].definition}.",
+                "half",
+            )
+        )
+    prios = sorted(
+        {g for g in r.summary[r.summary["level"] == "priority"]["group"]}, key=lambda v: -float(v)
+    )
+    if prios and not series:
+        for m in ("throughput_kbps", "delay_mean_ms"):
+            body.append(
+                _figure(
+                    fig_sweep(
+                        r.summary,
+                        x,
+                        [],
+                        m,
+                        r.out,
+                        f"sweep-priority-{m}",
+                        r.direction,
+                        level="priority",
+                        groups=prios,
+                    ),
+                    f"{M.heading(m)} per priority against {_short(x)}.",
+                    "half",
+                )
+            )
+    return body
+
+
+def _sweep_table(r: _Results, cols: list[str]) -> str:
+    """The overall metrics of every grid point, mean over its RNG runs."""
+    s = r.summary[(r.summary["level"] == "overall") & (r.summary["direction"] == r.direction)]
+    agg = T.estimates(s, cols, SWEEP_METRICS)
+    agg["runs"] = s.groupby(cols, sort=False, dropna=False).size().to_numpy()
+    agg.index = [
+        T.point_label(
+            zip([_short(c) for c in cols], k if isinstance(k, tuple) else (k,), strict=False)
+        )
+        for k in agg.index
+    ]
+    return _table(
+        r.out,
+        "table-sweep",
+        agg,
+        "Overall metrics, mean over RNG runs",
+        "configuration",
+        fmt_for=lambda c: c if c in M.METRICS else None,
+    )
+
+
+def _failed_configurations(r: _Results) -> list[str]:
+    """The configurations that failed and did not finish since: command, exit code and the
+    end of their stderr (from failed.json)."""
+    runs = r.root / "runs"
+    failed = [
+        h
+        for h in r.hashes
+        if (runs / h / "failed.json").exists() and not (runs / h / "done.json").exists()
+    ]
+    if not failed:
+        return []
+    items = []
+    for h in failed:
+        f = json.loads((runs / h / "failed.json").read_text())
+        items.append(
+            f"<li><code>{html.escape(' '.join(f.get('argv', [])))}</code> exit code "
+            f"{f.get('returncode')}<pre>{html.escape(f.get('stderr_tail', ''))}</pre></li>"
+        )
+    return [f"<h2>Failed configurations ({len(failed)})</h2><ul>{''.join(items)}</ul>"]
 
 
 QDISC_COUNTERS = [
@@ -1497,7 +1639,12 @@ QDISC_COUNTERS = [
     "codel_drops",
     "overload_drops",
     "ecn_marks",
+    "ce_threshold_marks",
+    "auto_promotions",
+    "auto_demotions",
 ]
+#: counters shown only where some queue disc counted one (MSFC with CeThreshold or Auto)
+_QDISC_IF_USED = {"ce_threshold_marks", "auto_promotions", "auto_demotions"}
 
 
 def qdisc_tables(root: Path, hashes: list[str], out: Path) -> list[str]:
@@ -1516,7 +1663,11 @@ def qdisc_tables(root: Path, hashes: list[str], out: Path) -> list[str]:
     if not parts:
         return []
     q = pd.concat(parts, ignore_index=True)
-    cols = [c for c in QDISC_COUNTERS if c in q.columns]
+    cols = [
+        c
+        for c in QDISC_COUNTERS
+        if c in q.columns and (c not in _QDISC_IF_USED or q[c].fillna(0).any())
+    ]
     if not cols:
         return []
     # the counters of each run summed over its devices; the cells are means over the RNG runs
@@ -1977,14 +2128,4 @@ def make_against_report(
                 runs=True,
             )
         )
-    page = (
-        f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>MSFC {html.escape(la)} against "
-        f"{html.escape(lb)}</title><style>{CSS}</style></head><body>"
-        + "\n".join(body)
-        + "</body></html>\n"
-    )
-    index = out / "index.html"
-    tmp = out / ".index.html.tmp"
-    tmp.write_text(page)
-    os.replace(tmp, index)
-    return index
+    return _write_page(out, f"MSFC {html.escape(la)} against {html.escape(lb)}", body)

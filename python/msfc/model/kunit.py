@@ -39,6 +39,8 @@ CHANGE_ATTRS = {
     "boost": ("TCA_MSFC_BOOST", ref.BOOST_MODES.index),
     "order": ("TCA_MSFC_ORDER", ref.ORDER_MODES.index),
     "auto": ("TCA_MSFC_AUTO", ref.AUTO_MODES.index),
+    "ce_threshold_selector": ("TCA_MSFC_CE_THRESHOLD_SELECTOR", int),
+    "ce_threshold_mask": ("TCA_MSFC_CE_THRESHOLD_MASK", int),
 }
 
 
@@ -49,12 +51,24 @@ def _c_quanta(quanta) -> str:
     return "(const u32[]){ " + ", ".join(str(x) for x in quanta) + " }"
 
 
+def _c_ce_threshold(thresholds) -> str:
+    """ce_threshold (a tuple of us, None for an entry off; or None: none) as a C array
+    expression, an entry off as TC_MSFC_CE_THRESHOLD_OFF."""
+    if thresholds is None:
+        return "NULL"
+    entries = ("TC_MSFC_CE_THRESHOLD_OFF" if t is None else str(t) for t in thresholds)
+    return "(const u32[]){ " + ", ".join(entries) + " }"
+
+
 def _c_attr(key, value) -> str:
-    """One change's attribute as a struct msfc_test_attr initialiser (TCA_MSFC_QUANTA: its
-    length in bytes and its payload, empty to take the quanta from ratio again)."""
+    """One change's attribute as a struct msfc_test_attr initialiser (TCA_MSFC_QUANTA and
+    TCA_MSFC_CE_THRESHOLD: the length in bytes and the payload, empty for none)."""
     if key == "quanta":
         n = 0 if value is None else len(value)
         return f"{{ TCA_MSFC_QUANTA, {4 * n}, {_c_quanta(value)} }}"
+    if key == "ce_threshold":
+        n = 0 if value is None else len(value)
+        return f"{{ TCA_MSFC_CE_THRESHOLD, {4 * n}, {_c_ce_threshold(value)} }}"
     return f"{{ {CHANGE_ATTRS[key][0]}, {CHANGE_ATTRS[key][1](value)} }}"
 
 
@@ -117,7 +131,7 @@ def _c_decisions(lines):
             kind = {"codel": "C", "overload": "O"}[f[1]]
             out.append(f"{{ '{kind}', {int(f[2])}, 0, {int(f[3])}, {int(f[4])} }}")
         else:
-            ce = 1 if f[3:] == ["ce"] else 0
+            ce = {(): 0, ("ce",): 1, ("ce", "threshold"): 2}[tuple(f[3:])]
             out.append(f"{{ 'P', {int(f[0])}, {ce}, {int(f[1])}, {int(f[2])} }}")
     return out
 
@@ -175,6 +189,10 @@ def vectors_header(generated: int, vdir: str) -> str:
             chg_name,
             _c_quanta(params["quanta"]),
             0 if params["quanta"] is None else len(params["quanta"]),
+            _c_ce_threshold(params["ce_threshold"]),
+            0 if params["ce_threshold"] is None else len(params["ce_threshold"]),
+            params["ce_threshold_selector"],
+            params["ce_threshold_mask"],
         ]
         tables.append("\t{ " + ", ".join(str(x) for x in fields) + " },")
     out.append("static const struct msfc_vector msfc_vectors[] = {")

@@ -12,9 +12,10 @@ the command line, the testbed and the docs' tables (tests/test_params.py) use th
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import Decimal
 from functools import cache
 from pathlib import Path
 
@@ -66,9 +67,13 @@ UNITS = {
     "interval": "us",
     "ratio": "16.16",
     "limit": "packets",
+    "ce_threshold": "us",
 }
 #: the built-in shaper's parameters (Linux only: ns-3 links carry their own rate)
 SHAPER = ("bandwidth", "overhead", "mpu", "framing", "raw", "ingress")
+#: L4S marking (docs/algorithm.md, "L4S marking"): the threshold's entries (us; no default: off)
+#: and the TOS selector's value and mask
+CE = ("ce_threshold", "ce_threshold_selector", "ce_threshold_mask")
 #: ns-3 attributes of ns3::MsfcQueueDisc -> the parameter whose range they have
 NS3_ATTRIBUTES = {
     "Prios": "prios",
@@ -124,6 +129,14 @@ class Definitions:
     shaper: dict[str, Param]
     #: auto: CoDel intervals a flow slot keeps its class before it may climb one
     auto_up_intervals: int
+    #: L4S marking: ce_threshold (an entry in us), ce_threshold_selector and ce_threshold_mask
+    ce: dict[str, Param]
+    #: a ce_threshold entry that sets no threshold in its class
+    ce_threshold_off: int
+    ce_threshold_len_msg: str
+    ce_threshold_range_msg: str
+    ce_threshold_count_msg: str
+    ce_selector_msg: str
 
     @property
     def max_class(self) -> int:
@@ -214,6 +227,12 @@ def parse_header(text: str, where: str = "pkt_sched_msfc.h") -> Definitions:
         dscp_maps=dscp_maps,
         shaper={name: param(name) for name in SHAPER},
         auto_up_intervals=value("TC_MSFC_AUTO_UP_INTERVALS"),
+        ce={name: param(name) for name in CE},
+        ce_threshold_off=value("TC_MSFC_CE_THRESHOLD_OFF"),
+        ce_threshold_len_msg=value("TC_MSFC_CE_THRESHOLD_LEN_MSG"),
+        ce_threshold_range_msg=value("TC_MSFC_CE_THRESHOLD_RANGE_MSG"),
+        ce_threshold_count_msg=value("TC_MSFC_CE_THRESHOLD_COUNT_MSG"),
+        ce_selector_msg=value("TC_MSFC_CE_SELECTOR_MSG"),
     )
 
 
@@ -274,9 +293,18 @@ def dscp_of(text: str) -> int | None:
     return definitions().dscp_names.get(t.lower())
 
 
-def ratio_fixed(value: float | str) -> int:
-    """A ratio in 16.16 fixed point, rounded half up (as tc and the ns-3 model round it)."""
-    return int((Decimal(str(value)) * RATIO_ONE).quantize(Decimal(1), rounding=ROUND_HALF_UP))
+def ratio_fixed(value: float | str | Decimal) -> int:
+    """A ratio in 16.16 fixed point: the nearest double (as tc's strtod and ns-3's DoubleValue
+    read it) times 65536, which is exact, rounded to the nearest integer, halves away from 0
+    (C's llround, which tc and the ns-3 model call). The one conversion of the project: the
+    kernel and the cross-check traces carry the fixed-point value. ValueError for a text that
+    is not a finite number."""
+    x = float(value) * RATIO_ONE
+    if not math.isfinite(x):
+        raise ValueError(f"ratio {value!r} is not a finite number")
+    n = math.floor(abs(x))
+    n += abs(x) - n >= 0.5  # exact: |x| < 2^52 leaves the fraction exact
+    return int(math.copysign(n, x))
 
 
 _UNIT_US = {"us": 1, "ms": 1000, "s": 1000000}
@@ -324,7 +352,7 @@ def main() -> int:
     print(f"dscp map:        '{d.dscp_map_msg}'")
     print("default map:", " ".join(map(str, d.default_dscp_map)))
     print("names:", ", ".join(f"{n}={v}" for n, v in d.dscp_names.items()))
-    for p in d.shaper.values():
+    for p in (*d.shaper.values(), *d.ce.values()):
         print(f"{p.name:13} {p.min:>10} .. {p.max:<12} default {p.default}  '{p.message}'")
     for name, words in d.presets.items():
         print(f"preset {name}: {words}")

@@ -3,7 +3,8 @@ CoDel with the arithmetic of Linux's codel_impl.h.
 
 It replays a cross-check trace (docs/algorithm.md, "Cross-check traces") and prints every
 decision in order: one line per dequeue ("<class> <flow> <len>", with " ce" when the packet
-was CE-marked, or "-" when nothing was dequeued) and one line per dropped packet
+leaves CE-marked and " ce threshold" when ce_threshold marked it, or "-" when nothing was
+dequeued) and one line per dropped packet
 ("drop <reason> <class> <flow> <len>").  The ns-3 model and the Linux qdisc must produce the
 same output byte for byte.
 
@@ -17,16 +18,20 @@ import inspect
 import re
 import sys
 from collections import deque
-from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
 from . import params as P
 
-TRACE_VERSION = 5  # the newest trace format this reference reads
+TRACE_VERSION = 6  # the newest trace format this reference reads
 CODEL_SHIFT = 10  # CoDel time unit: 1024 ns (Linux codel_time_t)
 # a trace's clock stays below 2^31 CoDel units, so no time comparison wraps around
 MAX_TRACE_NS = ((1 << 31) - 1) << CODEL_SHIFT
 REC_INV_SQRT_SHIFT = 16
 U32 = 0xFFFFFFFF
+#: the ECN field of the TOS byte (RFC 3168): Not-ECT, ECT(1), ECT(0), CE
+ECN_MASK, ECT_1, ECT_0, ECN_CE = 3, 1, 2, 3
+#: a trace's ECN field of 'E' -> the packet's ECN bits: 0 Not-ECT, 1 ECT(0) (version 2),
+#: 2 ECT(1), 3 CE (version 6)
+TRACE_ECN = (0, ECT_0, ECT_1, ECN_CE)
 
 # header keys of version 1 (CoDel is then never acting since time does not advance); every key
 # and its default: DEFAULTS, Msfc's keyword arguments
@@ -74,20 +79,18 @@ class TraceError(ValueError):
 
 
 def ratio_fp_unchecked(text: str) -> int:
-    """ratio as a decimal string -> 16.16 fixed point, rounded half up, any size."""
+    """ratio as a decimal string -> 16.16 fixed point (params.ratio_fixed: as tc and ns-3
+    convert it), any size."""
     try:
-        value = Decimal(text)
-        if not value.is_finite():
-            raise InvalidOperation
-        return int((value * 65536).quantize(Decimal(1), rounding=ROUND_HALF_UP))
-    except InvalidOperation:
+        return P.ratio_fixed(text)
+    except ValueError:
         raise TraceError(
             f"ratio '{text}' is not a number: write e.g. ratio=2 or ratio=1.5"
         ) from None
 
 
 def ratio_to_fp(text: str) -> int:
-    """ratio as a decimal string -> 16.16 fixed point, rounded half up, in its range."""
+    """ratio as a decimal string -> 16.16 fixed point, in its range."""
     fp = ratio_fp_unchecked(text)
     if not P.param("ratio").contains(fp):
         raise TraceError(f"ratio={text}: {P.param('ratio').message}")
@@ -104,6 +107,50 @@ def check_quanta(prios: int, quanta) -> None:
         raise TraceError(
             f"quanta={format_quanta(quanta)}, prios={prios}: {P.definitions().quanta_count_msg}"
         )
+
+
+def check_ce_threshold(prios: int, thresholds, selector: int, mask: int) -> None:
+    """L4S marking (docs/algorithm.md, "L4S marking"): one threshold (every class) or one per
+    class, each in its range or None (off in that class); the selector a TOS value within its
+    mask."""
+    d = P.definitions()
+    for name, v in (("ce_threshold_selector", selector), ("ce_threshold_mask", mask)):
+        if not d.ce[name].contains(v):
+            raise TraceError(f"{name}={v}: {d.ce[name].message}")
+    if selector & ~mask:
+        raise TraceError(
+            f"ce_threshold_selector={selector}, ce_threshold_mask={mask}: {d.ce_selector_msg}"
+        )
+    if thresholds is None:
+        return
+    text = format_ce_threshold(thresholds)
+    if not all(t is None or d.ce["ce_threshold"].contains(t) for t in thresholds):
+        raise TraceError(f"ce_threshold={text}: {d.ce_threshold_range_msg}")
+    if len(thresholds) not in (1, prios):
+        raise TraceError(f"ce_threshold={text}, prios={prios}: {d.ce_threshold_count_msg}")
+
+
+def format_ce_threshold(thresholds) -> str:
+    """``ce_threshold`` as the traces write it: microseconds (or ``off``) joined by commas, or
+    ``off`` for none."""
+    if thresholds is None:
+        return "off"
+    return ",".join("off" if t is None else str(t) for t in thresholds)
+
+
+def parse_ce_threshold(text: str):
+    """A trace's ``ce_threshold`` value -> None (off) or a tuple of microseconds, None for an
+    entry ``off``; only what the netlink attribute cannot carry (not a list of u32) is an error
+    here."""
+    if text == "off":
+        return None
+    parts = text.split(",")
+    if not all(t == "off" or (re.fullmatch(r"[0-9]{1,10}", t) and int(t) < U32) for t in parts):
+        raise TraceError(
+            f"ce_threshold={text} is not a list of times in us: write e.g. ce_threshold=1000 "
+            "(every class), ce_threshold=off,1000,500 (one per class) or ce_threshold=off"
+        )
+    return tuple(None if t == "off" else int(t) for t in parts)
 
 
 def format_quanta(quanta) -> str:
@@ -183,11 +230,25 @@ def control_law(t: int, interval: int, rec_inv_sqrt: int) -> int:
 
 
 class Packet:
-    __slots__ = ("length", "enq", "ect", "ce", "auto")
+    __slots__ = ("length", "enq", "tos", "threshold", "auto")
 
-    def __init__(self, length: int, enq: int, ect: bool, auto: bool = False):
-        self.length, self.enq, self.ect, self.ce = length, enq, ect, False
+    def __init__(self, length: int, enq: int, tos: int, auto: bool = False):
+        self.length, self.enq = length, enq
+        self.tos = tos  # the TOS byte (DSCP 0 in a trace: the ECN field only)
+        self.threshold = False  # CE-marked by ce_threshold
         self.auto = auto  # classified by auto (its flow slot's level)
+
+    def mark(self) -> bool:
+        """INET_ECN_set_ce(): an ECN-capable packet (ECT or already CE) leaves with CE."""
+        if self.tos & ECN_MASK == 0:
+            return False
+        self.tos |= ECN_CE
+        return True
+
+    @property
+    def ce(self) -> int:
+        """The output's mark: 0 none, 1 CE, 2 CE set by ce_threshold."""
+        return 2 if self.threshold else int(self.tos & ECN_MASK == ECN_CE)
 
 
 class Flow:
@@ -206,6 +267,7 @@ class Flow:
         "lastcount",
         "rec_inv_sqrt",
         "dropping",
+        "ldelay",
         "src",
         "dst",
         "level",
@@ -229,6 +291,7 @@ class Flow:
         self.lastcount = 0
         self.rec_inv_sqrt = 0
         self.dropping = False
+        self.ldelay = 0  # the sojourn of the packet tested last (codel_vars.ldelay)
         # isolate != flow: the host slots of the packet that made the flow active
         self.src = 0
         self.dst = 0
@@ -290,6 +353,9 @@ def check_params(
     order="round",
     quanta=None,
     auto="off",
+    ce_threshold=None,
+    ce_threshold_selector=1,
+    ce_threshold_mask=3,
 ) -> dict:
     """A configuration checked as the qdisc checks it (msfc.model.params: its ranges and words), as a
     dict of Msfc's keyword arguments; raises TraceError naming the first bad value."""
@@ -326,6 +392,7 @@ def check_params(
     if inversion not in INVERSION_MODES:
         raise TraceError(f"inversion={inversion} unknown: use inversion=allow or inversion=prevent")
     check_quanta(prios, quanta)
+    check_ce_threshold(prios, ce_threshold, ce_threshold_selector, ce_threshold_mask)
     class_quanta(prios, quantum, ratio_to_fp(str(ratio)), weights == "exact", quanta)  # bounds
     return dict(
         given,
@@ -339,6 +406,9 @@ def check_params(
         order=order,
         quanta=quanta,
         auto=auto,
+        ce_threshold=ce_threshold,
+        ce_threshold_selector=ce_threshold_selector,
+        ce_threshold_mask=ce_threshold_mask,
     )
 
 
@@ -366,6 +436,9 @@ class Msfc:
         order="round",
         quanta=None,
         auto="off",
+        ce_threshold=None,
+        ce_threshold_selector=1,
+        ce_threshold_mask=3,
     ):
         # the keyword arguments, as given (the signature is DEFAULTS: the trace's header keys)
         self.params = check_params(**{k: v for k, v in locals().items() if k != "self"})
@@ -380,6 +453,8 @@ class Msfc:
         self.overload_drops = 0
         self.codel_drops = 0
         self.ecn_marks = 0
+        self.ce_threshold_marks = 0
+        self.class_ce_threshold_marks = [0] * 16  # per class (kept across changes)
         self.events: list[tuple] = []
 
     def _configure(self, p: dict) -> None:
@@ -390,6 +465,11 @@ class Msfc:
         self.limit, self.drop_batch = p["limit"], p["drop_batch"]
         self.target, self.interval = us_to_codel(p["target"]), us_to_codel(p["interval"])
         self.ecn = p["ecn"]
+        # L4S marking: each class's threshold in CoDel units (None: none), the TOS selector
+        thr = p["ce_threshold"] or (None,)
+        thr = thr * self.prios if len(thr) == 1 else thr
+        self.ce_thr = [None if t is None else us_to_codel(t) for t in thr]
+        self.ce_sel, self.ce_mask = p["ce_threshold_selector"], p["ce_threshold_mask"]
         self.overload, self.inversion, self.isolate = p["overload"], p["inversion"], p["isolate"]
         self.boost = p["boost"] != "off"  # flows that become active join the new-flow list
         self.across = p["boost"] == "across"  # and new flows go ahead of the class round
@@ -576,10 +656,9 @@ class Msfc:
         elif fl.backlog > self.quantum:  # more than a quantum left: not sparse, wait again
             slot.clean = now
 
-    def enqueue(
-        self, c, f: int, length: int, ect: bool = False, src: int = 0, dst: int = 0
-    ) -> bool:
-        """Returns False if the enqueued packet itself was dropped by overload_drop().  `src`
+    def enqueue(self, c, f: int, length: int, ect: int = 0, src: int = 0, dst: int = 0) -> bool:
+        """Returns False if the enqueued packet itself was dropped by overload_drop().  `ect` is
+        the trace's ECN field (0 Not-ECT, 1 ECT(0), 2 ECT(1), 3 CE).  `src`
         and `dst` are the host slots of the packet (0 .. flows-1), used with isolate != flow.
         `c` is the class, or AUTO_CLASS for an unmarked packet: with auto on, the class its
         flow slot has earned, else the home class."""
@@ -588,7 +667,7 @@ class Msfc:
             c = self.auto_class(f) if auto else self.home
         cl = self.classes[c]
         fl = self.flow[c][f]
-        fl.pkts.append(Packet(length, self._now_c(), ect, auto))
+        fl.pkts.append(Packet(length, self._now_c(), TRACE_ECN[int(ect)], auto))
         fl.backlog += length
         cl.packets += 1
         self.packets += 1
@@ -790,6 +869,8 @@ class Msfc:
                 cl.flows.append(fl)  # a new flow that spent its quantum becomes old
                 continue
             p = self._codel_dequeue(fl)
+            if p is not None:
+                self._threshold_mark(cl, fl, p)
             if p is not None and p.auto and self.auto != "off":
                 self._auto_dequeued(fl, p)
             if p is None:
@@ -829,18 +910,33 @@ class Msfc:
         self.events.append(("drop", "codel", fl.cls, fl.idx, p.length))
 
     def _mark(self, p: Packet) -> bool:
-        if self.ecn and p.ect:
-            p.ce = True
+        if self.ecn and p.mark():
             self.ecn_marks += 1
             return True
         return False
+
+    def _threshold_mark(self, cl: Class, fl: Flow, p: Packet) -> None:
+        """L4S marking (docs/algorithm.md, "L4S marking"): a packet CoDel delivers is CE-marked
+        when its class has a threshold, its sojourn (CoDel's, in CoDel units) is strictly above
+        it, it is ECT(0) or ECT(1) (not CE already) and its TOS byte matches the selector."""
+        thr = self.ce_thr[cl.idx]
+        if (
+            thr is not None
+            and _before(thr, fl.ldelay)  # codel_time_after(ldelay, threshold)
+            and p.tos & ECN_MASK in (ECT_0, ECT_1)
+            and p.tos & self.ce_mask == self.ce_sel
+        ):
+            p.mark()
+            p.threshold = True
+            self.ce_threshold_marks += 1
+            self.class_ce_threshold_marks[cl.idx] += 1
 
     def _should_drop(self, fl: Flow, p, now: int) -> bool:
         """codel_should_drop(); the backlog is the flow's after taking p."""
         if p is None:
             fl.first_above_time = 0
             return False
-        sojourn = (now - p.enq) & U32
+        sojourn = fl.ldelay = (now - p.enq) & U32
         if _before(sojourn, self.target) or fl.backlog <= self.quantum:
             fl.first_above_time = 0
             return False
@@ -903,6 +999,9 @@ CHANGE_MODES = {
     "auto": AUTO_MODES,
 }
 
+#: the keys of L4S marking (version 6)
+CE_KEYS = {"ce_threshold", "ce_threshold_selector", "ce_threshold_mask"}
+
 #: header keys -> default: the keyword arguments of Msfc
 DEFAULTS = {
     k: v.default for k, v in inspect.signature(Msfc.__init__).parameters.items() if k != "self"
@@ -920,6 +1019,8 @@ def parse_settings(items, extra=()) -> dict:
             params[key] = value
         elif key == "quanta":  # byte counts joined by commas, or ratio
             params[key] = parse_quanta(value)
+        elif key == "ce_threshold":  # times in us (or off) joined by commas, or off
+            params[key] = parse_ce_threshold(value)
         elif key in DEFAULTS or key in extra:
             try:
                 params[key] = int(value)
@@ -956,6 +1057,8 @@ def parse_header(line: str) -> dict:
         raise TraceError("quanta needs version=4 on the P line")
     if "auto" in params and version < 5:
         raise TraceError("auto needs version=5 on the P line")
+    if CE_KEYS & set(params) and version < 6:
+        raise TraceError(f"{' '.join(sorted(CE_KEYS & set(params)))} need version=6 on the P line")
     return params
 
 
@@ -971,7 +1074,7 @@ def format_event(ev: tuple) -> str:
         return " ".join(ev)
     if ev[0] == "deq":
         _, c, f, length, ce = ev
-        return f"{c} {f} {length}" + (" ce" if ce else "")
+        return f"{c} {f} {length}" + ("", " ce", " ce threshold")[ce]
     _, reason, c, f, length = ev
     return f"drop {reason} {c} {f} {length}"
 
@@ -985,7 +1088,7 @@ def parse_change(items) -> dict:
         modes = CHANGE_MODES.get(key)
         if modes is not None and value not in modes:
             raise TraceError(f"{key}={value} unknown: use {key}={f', {key}='.join(modes)}")
-        if key == "quanta":  # parse_quanta checked it
+        if key in ("quanta", "ce_threshold"):  # parse_quanta, parse_ce_threshold checked them
             continue
         raw = ratio_fp_unchecked(value) if key == "ratio" else value
         if modes is None and not 0 <= raw <= U32:
@@ -1003,6 +1106,10 @@ def parse_op(line: str, cfg: dict, version: int):
         changes = parse_change(f[1:])
         if "auto" in changes and version < 5:
             raise TraceError("auto needs version=5 on the P line")
+        if CE_KEYS & set(changes) and version < 6:
+            raise TraceError(
+                f"{' '.join(sorted(CE_KEYS & set(changes)))} need version=6 on the P line"
+            )
         for key in ("prios", "flows"):
             cfg[key] = max(cfg[key], changes.get(key, 0))
         return ("C", changes)
@@ -1016,19 +1123,21 @@ def parse_op(line: str, cfg: dict, version: int):
         c = AUTO_CLASS if f[1] == AUTO_CLASS else int(f[1])
         fl, length = int(f[2]), int(f[3])
         ect = int(f[4]) if len(f) >= 5 else 0
+        if ect > 1 and version < 6:
+            raise TraceError("the ECN fields 2 (ECT(1)) and 3 (CE) of 'E' need version=6")
         src, dst = (int(f[5]), int(f[6])) if len(f) == 7 else (0, 0)
         prios, nflows = cfg["prios"], cfg["flows"]
         if not (
             (c == AUTO_CLASS or 0 <= c < prios)
             and 0 <= fl < nflows
             and length >= 1
-            and ect in (0, 1)
+            and ect in (0, 1, 2, 3)
             and 0 <= src < nflows
             and 0 <= dst < nflows
         ):
             raise TraceError(
                 f"enqueue '{line}' out of range (prios={prios}, flows={nflows}, "
-                f"class 0 .. prios-1 or {AUTO_CLASS}, len >= 1, ect 0 or 1, host slots "
+                f"class 0 .. prios-1 or {AUTO_CLASS}, len >= 1, ect 0 .. 3, host slots "
                 "0 .. flows-1)"
             )
         return ("E", c, fl, length, ect, src, dst)
@@ -1088,7 +1197,7 @@ def run(params: dict, ops) -> Msfc:
                     f"{op[5]} {op[6]} is out of range of the configuration then in force "
                     f"(prios={q.prios}, flows={q.nflows})"
                 )
-            q.enqueue(op[1], op[2], op[3], bool(op[4]), op[5], op[6])
+            q.enqueue(op[1], op[2], op[3], op[4], op[5], op[6])
         elif op[0] == "D":
             q.dequeue()
         elif op[0] == "C":

@@ -508,8 +508,9 @@ TRACES = [
 # queues (CoDel's drop test fires) and thin ones do not.  name, seed, header parameters,
 # phases; a phase is (ticks, sources), a C line or "drain"; every tick advances the clock by
 # TIMED_TICK_US, enqueues what the sources send then and dequeues `deq` packets.  A source is
-# (class or "a", flow, period in ticks, sizes): one packet every `period` ticks at a random
-# phase (period 1: every tick).
+# (class or "a", flow, period in ticks, sizes[, ECN field]): one packet every `period` ticks at
+# a random phase (period 1: every tick), ECT(0) or not at random unless the source gives its
+# trace ECN field (0 Not-ECT, 1 ECT(0), 2 ECT(1), 3 CE; format version 6).
 TIMED_TICK_US = 1000
 BULK = "mtu"
 THIN = "small"
@@ -591,6 +592,70 @@ TIMED_TRACES = [
             (30, [], 3),
         ],
     ),
+    (
+        # L4S marking (format version 6): in one class an ECT(1) bulk flow, a Classic ECT(0)
+        # bulk flow, a Not-ECT flow and a thin ECT(1) flow, beside an ECT(1) flow in class 0.
+        # Queues above the 1 ms threshold CE-mark the ECT(1) packets only, CoDel drops (then,
+        # with ecn, marks) the Classic ones at its 5 ms target; light load stays below the
+        # threshold.  Then per-class thresholds, a selector for every ECT packet, packets that
+        # arrive CE, refused changes (selector bits outside the mask, a list of the wrong
+        # length, prios without a new list), prios 3 with a list of three and threshold 0,
+        # and the threshold off again.
+        "l4s-threshold-2x8",
+        193,
+        dict(
+            version=6,
+            prios=2,
+            flows=8,
+            quantum=1514,
+            ratio="2",
+            limit=80,
+            drop_batch=4,
+            target=5000,
+            interval=50000,
+            ecn=0,
+            ce_threshold=1000,
+        ),
+        [
+            (
+                300,
+                [
+                    (1, 1, 1, BULK, 2),
+                    (1, 2, 1, BULK, 1),
+                    (1, 3, 3, "mix", 0),
+                    (1, 4, 25, THIN, 2),
+                    (0, 5, 2, BULK, 2),
+                ],
+                2,
+            ),
+            (120, [(1, 1, 3, BULK, 2), (1, 2, 3, BULK, 1), (1, 4, 7, THIN, 2)], 2),
+            "C ecn=1",
+            (200, [(1, 1, 1, BULK, 2), (1, 2, 1, BULK, 1), (0, 5, 1, BULK, 2)], 2),
+            "C ce_threshold=3000,500",
+            (
+                200,
+                [(1, 1, 1, BULK, 2), (1, 2, 1, BULK, 1), (0, 5, 1, BULK, 2), (1, 6, 4, "mix", 3)],
+                2,
+            ),
+            "C ce_threshold_selector=0 ce_threshold_mask=0",
+            (150, [(1, 1, 1, BULK, 2), (1, 2, 1, BULK, 1), (1, 3, 2, "mix", 0)], 2),
+            "C ce_threshold_selector=2 ce_threshold_mask=1",
+            "C ce_threshold=1000,2000,3000",
+            "C ce_threshold_selector=1 ce_threshold_mask=3 ce_threshold=off,1000",
+            (100, [(1, 1, 1, BULK, 2), (0, 5, 1, BULK, 2)], 2),
+            "drain",
+            "C prios=3",
+            "C prios=3 ce_threshold=0,off,2000",
+            (
+                200,
+                [(2, 1, 1, BULK, 2), (2, 2, 1, BULK, 1), (0, 5, 1, BULK, 2), (1, 4, 2, "mix", 2)],
+                2,
+            ),
+            "C ce_threshold=off",
+            (100, [(2, 1, 1, BULK, 2), (2, 2, 1, BULK, 1)], 2),
+            (60, [], 3),
+        ],
+    ),
 ]
 
 
@@ -613,12 +678,12 @@ def make_timed_trace(name, seed, params, phases) -> str:
             lines.append(phase)
             continue
         ticks, sources, deq = phase
-        offsets = [rng.randrange(period) for _, _, period, _ in sources]
+        offsets = [rng.randrange(src[2]) for src in sources]
         for t in range(ticks):
             lines.append(f"T {TIMED_TICK_US * 1000}")
-            for (c, f, period, kind), off in zip(sources, offsets, strict=True):
+            for (c, f, period, kind, *ecn), off in zip(sources, offsets, strict=True):
                 if t % period == off:
-                    ect = rng.randint(0, 1)
+                    ect = ecn[0] if ecn else rng.randint(0, 1)
                     extra = f" {f % 3} 0" if hosts else ""
                     lines.append(f"E {c} {f} {size(rng, kind)} {ect}{extra}")
             lines += ["D"] * deq
@@ -770,9 +835,25 @@ def random_trace(seed: int, max_ops: int = 400) -> str:
     if auto:
         params["version"] = 5
         params["auto"] = autos.choice(ref.AUTO_MODES[1:])
+    # L4S marking in a quarter of the traces (format version 6), from a generator of its own:
+    # a threshold for every class or one per class, sometimes a selector other than ECT(1),
+    # and the ECN-capable flows ECT(1) or ECT(0) (a few packets arrive CE)
+    l4s_rng = random.Random(f"l4s-{seed}")
+    l4s = l4s_rng.random() < 1 / 4
+    if l4s:
+        params["version"] = 6
+        params["ce_threshold"] = random_ce_threshold(l4s_rng, prios, target, valid=True)
+        if l4s_rng.random() < 0.3:
+            params["ce_threshold_selector"], params["ce_threshold_mask"] = l4s_rng.choice(
+                ((0, 0), (2, 3), (1, 1), (1, 3))
+            )
     hdr = " ".join(f"{k}={v}" for k, v in params.items())
     lines = [f"# gen-{seed}: python -m msfc.model.vectors --generated {seed}", f"P {hdr}"]
     ect = {(c, f): rng.random() < 0.5 for c in range(prios) for f in range(flows)}
+    # the trace's ECN field of each flow: 0 Not-ECT, 1 ECT(0), with L4S also 2 ECT(1)
+    field = {k: int(v) for k, v in ect.items()}
+    if l4s:
+        field = {k: (l4s_rng.choice((1, 2, 2)) if v else 0) for k, v in ect.items()}
     n_ops = rng.randint(max_ops // 6, max_ops)
     ops = 0
     while ops < n_ops:
@@ -790,7 +871,10 @@ def random_trace(seed: int, max_ops: int = 400) -> str:
                 f = rng.choice(used[c] + used[c][:1])
                 extra = " {} {}".format(*hosts[c, f]) if isolate != "flow" or changing else ""
                 cls = ref.AUTO_CLASS if auto and c == home and autos.random() < 0.8 else c
-                lines.append(f"E {cls} {f} {size(rng, kind)} {int(ect[c, f])}{extra}")
+                ecn = field[c, f]
+                if l4s and ecn and l4s_rng.random() < 0.03:
+                    ecn = 3  # arrives CE
+                lines.append(f"E {cls} {f} {size(rng, kind)} {ecn}{extra}")
             else:
                 lines.append("D")
             ops += 1
@@ -800,17 +884,37 @@ def random_trace(seed: int, max_ops: int = 400) -> str:
             drained = changes.random() < 0.4
             if drained:  # drain first, so that isolate, prios or flows apply
                 lines += drain(lines)
-            lines.append(random_change(changes, prios, flows, "isolate" if drained else None, auto))
+            lines.append(
+                random_change(changes, prios, flows, "isolate" if drained else None, auto, l4s)
+            )
     return "\n".join(lines) + "\n"
 
 
+def random_ce_threshold(rng: random.Random, prios: int, target: int, valid: bool = False) -> str:
+    """A ce_threshold value: one threshold for every class, or one per class (some off), in us
+    around a fraction of the CoDel target; unless `valid`, now and then a list of the wrong
+    length (refused)."""
+    pick = lambda: rng.choice((0, 100, 250, 500, 1000, 2000, target // 4, target))  # noqa: E731
+    r = rng.random()
+    if r < 0.5:
+        return str(pick())
+    n = prios if r < 0.9 or valid else prios + 1
+    return ",".join("off" if rng.random() < 0.25 else str(pick()) for _ in range(n))
+
+
 def random_change(
-    rng: random.Random, prios: int, flows: int, key: str | None = None, auto: bool = False
+    rng: random.Random,
+    prios: int,
+    flows: int,
+    key: str | None = None,
+    auto: bool = False,
+    l4s: bool = False,
 ) -> str:
     """A C line of one to three random parameters, mostly valid.  prios and flows only grow
     (or are invalid): the trace's enqueues stay within the configuration whether the change
     is taken or refused while packets are queued.  `key`: one of the parameters; `auto`:
-    auto is one of the choices (a version 5 trace)."""
+    auto is one of the choices (a version 5 trace); `l4s`: so are ce_threshold and its
+    selector (a version 6 trace)."""
     choices = {
         "prios": lambda: rng.choice((rng.randint(prios, 5), 17)),
         "flows": lambda: rng.choice([f for f in (1, 2, 3, 4, 8, 16) if f >= flows]),
@@ -830,6 +934,12 @@ def random_change(
     }
     if auto:
         choices["auto"] = lambda: rng.choice(ref.AUTO_MODES)
+    if l4s:
+        choices["ce_threshold"] = lambda: rng.choice(
+            ("off", random_ce_threshold(rng, prios, 5000), random_ce_threshold(rng, prios, 1000))
+        )
+        choices["ce_threshold_selector"] = lambda: rng.choice((0, 1, 2, 3))
+        choices["ce_threshold_mask"] = lambda: rng.choice((0, 1, 3, 255))
     keys = rng.sample(sorted(choices), k=rng.randint(1, 3))
     if key and key not in keys:
         keys[0] = key

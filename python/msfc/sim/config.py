@@ -600,18 +600,10 @@ def build_config(
     return cfg
 
 
-_SETS_RE = re.compile(r"\bsets\s+(ns3::[A-Za-z0-9_]+::[A-Za-z0-9_]+)")
-
-
 def option_aliases(info: ScenarioInfo) -> dict[str, str]:
-    """Scheduler attributes a scenario option sets, as the option's help says ("sets
-    ns3::MsfcQueueDisc::Ratio"): attribute id -> option name."""
-    out = {}
-    for p in info.params.values():
-        m = _SETS_RE.search(p.help or "")
-        if m:
-            out[m.group(1)] = p.name
-    return out
+    """Scheduler attributes a scenario option sets (``--describe``'s ``sets``, e.g.
+    ``ns3::MsfcQueueDisc::Ratio``): attribute id -> option name."""
+    return {p.sets: p.name for p in info.params.values() if p.sets}
 
 
 def scheduler_of(type_id: str) -> str:
@@ -906,16 +898,16 @@ DEFAULT_MTU = 1500
 
 def class_quanta_overflow(quantum: int, ratio: float, prios: int) -> bool:
     """True when ``quantum * ratio^(prios-1)`` exceeds the largest class quantum of
-    pkt_sched_msfc.h, computed as the model and the kernel do it (16.16 fixed-point ratio,
-    rounded at every class)."""
-    limit = P.definitions().class_quantum_max
-    fixed = round(ratio * 65536)
-    cur = quantum or DEFAULT_MTU
-    for _ in range(1, prios):
-        cur = max(1, (cur * fixed + 32768) >> 16)
-        if cur > limit:
-            return True
-    return cur > limit
+    pkt_sched_msfc.h, computed as the model and the kernel do it
+    (msfc.model.reference.class_quanta). Quantum 0 counts as 1500 bytes, as the model counts
+    it before it knows its device."""
+    from ..model.reference import TraceError, class_quanta
+
+    try:
+        class_quanta(prios, quantum or DEFAULT_MTU, P.ratio_fixed(ratio))
+    except TraceError as e:
+        return str(e) == P.definitions().class_quantum_msg
+    return False
 
 
 def exact_weights_possible(quantum: int, ratio: float, prios: int) -> bool:

@@ -98,6 +98,8 @@ class Param:
     help: str = ""
     #: the schedulers whose runs the option affects (None: every run)
     schedulers: list | None = None
+    #: the scheduler attribute the option sets (``ns3::MsfcQueueDisc::Ratio``), None for none
+    sets: str | None = None
 
     def range_text(self) -> str:
         if self.choices:
@@ -145,6 +147,7 @@ def _param_from_json(d: dict) -> Param:
         unit=d.get("unit", "") or "",
         help=d.get("help", "") or "",
         schedulers=d.get("schedulers") or None,
+        sets=d.get("sets") or None,
     )
 
 

@@ -35,6 +35,11 @@ enum {
 	TCA_MSFC_FRAMING,	/* u32, enum tc_msfc_framing: link-layer cells */
 	TCA_MSFC_INGRESS,	/* u32, 0 or 1: dropped packets are charged to the shaper too */
 	TCA_MSFC_AUTO,		/* u32, enum tc_msfc_auto: automatic priorities */
+	TCA_MSFC_CE_THRESHOLD,	/* binary, 1 or prios x u32: L4S CE-mark threshold in us
+				 * (TC_MSFC_CE_THRESHOLD_OFF: none in that class; empty: none)
+				 */
+	TCA_MSFC_CE_THRESHOLD_SELECTOR,	/* u32, TOS byte value the threshold applies to */
+	TCA_MSFC_CE_THRESHOLD_MASK,	/* u32, TOS bits it compares (0: every ECT packet) */
 	__TCA_MSFC_MAX
 };
 
@@ -217,6 +222,27 @@ enum tc_msfc_framing {
 #define TC_MSFC_INGRESS_RANGE		"0 or 1"
 
 /*
+ * L4S marking (docs/algorithm.md, "L4S marking"): a packet whose TOS byte matches the
+ * selector ((tos & mask) == selector) and that is ECT(0) or ECT(1) is CE-marked when it leaves
+ * its flow queue after more than ce_threshold, CoDel's sojourn time in its 1024 ns units.  One
+ * threshold applies to every class, or one per class (an entry TC_MSFC_CE_THRESHOLD_OFF: none
+ * in that class); none by default.  The selector defaults to ECT(1), the L4S identifier of
+ * RFC 9331 (value 0x01, mask 0x03); with mask 0 every ECT packet is marked.
+ */
+#define TC_MSFC_CE_THRESHOLD_MIN	0
+#define TC_MSFC_CE_THRESHOLD_MAX	2000000000
+#define TC_MSFC_CE_THRESHOLD_OFF	4294967295
+#define TC_MSFC_CE_THRESHOLD_RANGE	"0 us .. 2000 s"
+#define TC_MSFC_CE_THRESHOLD_SELECTOR_MIN	0
+#define TC_MSFC_CE_THRESHOLD_SELECTOR_MAX	255
+#define TC_MSFC_CE_THRESHOLD_SELECTOR_DEFAULT	1
+#define TC_MSFC_CE_THRESHOLD_SELECTOR_RANGE	"0 .. 255"
+#define TC_MSFC_CE_THRESHOLD_MASK_MIN	0
+#define TC_MSFC_CE_THRESHOLD_MASK_MAX	255
+#define TC_MSFC_CE_THRESHOLD_MASK_DEFAULT	3
+#define TC_MSFC_CE_THRESHOLD_MASK_RANGE	"0 .. 255"
+
+/*
  * With a bandwidth and no target (interval) given, CoDel's target is at least the time
  * TC_MSFC_SCALED_TARGET_MTUS (in tenths) MTU-sized packets take at that rate, and the
  * interval at least the target plus TC_MSFC_SCALED_INTERVAL_EXTRA us.
@@ -253,6 +279,14 @@ enum tc_msfc_framing {
 #define TC_MSFC_QUANTA_RANGE_MSG	"quanta entries must be 1 .. 1048576 bytes"
 #define TC_MSFC_QUANTA_COUNT_MSG \
 	"quanta must have one entry per class (prios entries): give as many as prios, with a new prios in the same change, or quanta ratio"
+#define TC_MSFC_CE_THRESHOLD_LEN_MSG \
+	"ce_threshold must be a list of u32 times in us: one for every class, or one per class (attribute length 4 or 4 x prios, or 0 for none)"
+#define TC_MSFC_CE_THRESHOLD_RANGE_MSG \
+	"ce_threshold entries must be 0 us .. 2000 s, or off"
+#define TC_MSFC_CE_THRESHOLD_COUNT_MSG \
+	"ce_threshold must have one entry (every class) or one per class (prios entries): give a new list with a new prios in the same change, or one threshold"
+#define TC_MSFC_CE_SELECTOR_MSG \
+	"ce_threshold_selector must have no bits outside its mask (value & ~mask must be 0)"
 
 /*
  * Default DSCP map (class of each DSCP, clamped to prios - 1 when used): LE (1) and CS1 (8)
@@ -390,6 +424,7 @@ struct tc_msfc_qd_stats {
 	__u64	throttled;		/* dequeues the shaper deferred (watchdog armed) */
 	__u64	auto_promotions;	/* auto: flow slots moved one class up */
 	__u64	auto_demotions;		/* auto: flow slots moved down (or kept at 0) */
+	__u64	ce_threshold_marks;	/* packets CE-marked by ce_threshold (L4S) */
 };
 
 struct tc_msfc_cl_stats {
@@ -402,6 +437,7 @@ struct tc_msfc_cl_stats {
 	__u64	quantum;		/* outer DRR quantum Q_p, bytes (weights exact: 2^-16) */
 	__u32	active_flows;
 	__u32	pad;
+	__u64	ce_threshold_marks;	/* packets CE-marked by ce_threshold (L4S) */
 };
 
 struct tc_msfc_xstats {
