@@ -145,7 +145,7 @@ def test_a_directory_without_a_bench_run_is_refused(tmp_path):
 
 
 def test_every_linux_table_names_its_data_commit_and_command():
-    linux = [t for t in D.TABLES.values() if t.provenance]
+    linux = [t for t in D.TABLES.values() if t.collected]
     assert {t.data for t in linux} == {g.data for g in L.GROUPS.values()}
     for t in linux:
         meta = json.loads(D.stamp_path(t).read_text())
@@ -161,7 +161,7 @@ def test_a_kernel_change_makes_the_linux_tables_stale(monkeypatch):
         D, "digest", lambda p, c=None: "changed" if p == "kernel/net/sched" else real(p, c)
     )
     bad = [b for b in D.problems() if "kernel/net/sched" in b]
-    assert len(bad) == sum(t.provenance for t in D.TABLES.values())
+    assert len(bad) == sum(t.collected for t in D.TABLES.values())
     assert all("--accept" in b and "python -m msfc.linux bench" in b for b in bad)
 
 
