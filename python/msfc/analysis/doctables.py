@@ -405,6 +405,27 @@ TABLES = {
             _seed("thin-streams", "thin_streams"),
         ),
         _seed_table(
+            "seed004-sfq-fairness",
+            "sfq_fairness_100Mbps.csv",
+            _columns(
+                {
+                    "scheduler": "under the TBF",
+                    "cubic_mbps": "CUBIC",
+                    "bbr_mbps": "BBR",
+                    "jain": "Jain",
+                    "seed_cubic_mbps": "seed (1 Gbps): CUBIC",
+                    "seed_bbr_mbps": "BBR",
+                    "seed_jain": "Jain",
+                }
+            ),
+            _bench(
+                "seed004-sfq-fairness",
+                "results/seeds",
+                "sfq_fairness_100Mbps.csv sfq_fairness_100Mbps.md",
+            ),
+            _seed("sfq-fairness", "sfq_fairness"),
+        ),
+        _seed_table(
             "seed003-s1",
             "seed003_s1.csv",
             _seed003_phases,
