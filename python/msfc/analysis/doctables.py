@@ -405,6 +405,39 @@ TABLES = {
             _seed("thin-streams", "thin_streams"),
         ),
         _seed_table(
+            "seed001-starvation",
+            "starvation.csv",
+            _seed001_starvation,
+            STARVATION,
+            _seed("starvation", "starvation"),
+        ),
+        _seed_table(
+            "seed001-dos",
+            "starvation_dos.csv",
+            _seed001_dos,
+            STARVATION,
+            _seed("starvation", "starvation"),
+        ),
+        _seed_table(
+            "seed001-hosts",
+            "starvation_hosts.csv",
+            _columns(
+                {
+                    c: c
+                    for c in (
+                        "flows",
+                        "isolate",
+                        "one_flow_host_kbps",
+                        "fifty_flow_host_kbps",
+                        "ratio",
+                        "alone_at_half_rate_kbps",
+                    )
+                }
+            ),
+            STARVATION,
+            _seed("starvation", "starvation"),
+        ),
+        _seed_table(
             "seed004-sfq-fairness",
             "sfq_fairness_100Mbps.csv",
             _columns(
