@@ -101,6 +101,8 @@ def test_a_stamp_at_a_commit_records_the_dependencies_there(monkeypatch, tmp_pat
     assert meta["depends"] == {p: D.digest(p, sha) for p in t.depends}
     with pytest.raises(UserError, match="not a commit"):
         D.stamp(t, commit="no-such-commit")
+    with pytest.raises(UserError, match="not a date"):
+        D.stamp(t, commit="HEAD", measured="yesterday")
 
 
 def test_a_dependency_the_stamp_does_not_list_counts_as_at_its_commit():

@@ -603,6 +603,13 @@ def stamp(
     `commit`, at that commit (the digests as they were there), `measured` the date of the run
     (default: now)."""
     now = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    if measured:
+        try:
+            dt.datetime.fromisoformat(measured.replace("Z", "+00:00"))
+        except ValueError:
+            raise UserError(
+                f"--measured {measured}: not a date (e.g. 2026-11-27 or 2026-11-27T10:05:00Z)", 2
+            ) from None
     if commit:
         sha = _git("rev-parse", "--verify", "--quiet", f"{commit}^{{commit}}")
         if not sha:
