@@ -9,8 +9,8 @@ A generated table sits between two marker lines in a Markdown file::
 and :data:`TABLES` says where its data is (a CSV committed beside the docs), how the rows
 become the table, which command measures the data again, and which source paths the data
 depends on. Beside each data file a ``<data>.stamp.json`` records what it was measured with:
-when it was stamped, the command, the machine, the commit the tree was at and, per dependency path, a
-digest of the tracked files under it as they were when the data was measured.
+the date, the command, the machine, the commit and, per dependency path, a digest of the
+tracked files under it.
 
     python -m msfc.analysis.doctables --list          the tables, their data and commands
     python -m msfc.analysis.doctables --check         every table equals what its data gives, and no
@@ -18,12 +18,52 @@ digest of the tracked files under it as they were when the data was measured.
     python -m msfc.analysis.doctables --write         rewrite the tables from their data
     python -m msfc.analysis.doctables --stamp NAME    after measuring NAME's data again: record the
                                              digests of its dependencies as they are now
+        [--commit C] [--measured DATE]       ... as they were at commit C, the run made on DATE
+    python -m msfc.analysis.doctables --collect-linux GROUP RESULTS --commit C
+                                             the UML testbed's data of GROUP (uml, rrul_be,
+                                             ds4: msfc.analysis.linuxtables) from the --out of
+                                             its bench run, measured at commit C, and its stamp
+    python -m msfc.analysis.doctables --accept NAME --why TEXT
+                                             NAME's dependencies changed after its measuring
+                                             commit in a way that cannot change its data (TEXT
+                                             says how): record them as they are now
 
-"Depends on" is decided by the paths listed per table (the simulation model, the scenario
-and the experiment's driver): a digest over the content of every file git tracks under a
-path, so a change anywhere in them, committed or not, makes the data stale, and a change
-elsewhere (docs, other scenarios, the kernel) does not. The check fails naming the paths
-that changed and the command that measures the data again.
+"Depends on" is decided by the paths listed per table: a digest over the content of every
+file git tracks under a path, so a change anywhere in them, committed or not, makes the data
+stale, and a change elsewhere does not. The check fails naming the paths that changed (for
+the Linux tables also the commits since the measuring commit that changed them) and the
+command that measures the data again. The paths per kind of table:
+
+- the ns-3 tables (:data:`NS3`): the simulation model (model/, helper/'s scheduler registry,
+  the UAPI header it compiles in), the scenarios' shared code and the build files, and the
+  scenario program; for the seeds' tables also the Python that runs the simulations and turns
+  their files into the CSV (:data:`SEED_PY`) and the experiment's driver (not the docs, other
+  scenarios, other drivers or the kernel's qdisc);
+- the UML testbed's tables (:data:`LINUX`): what decides what the testbed measures and how
+  its raw results become numbers: the qdisc (kernel/net/sched) and its UAPI header, tc's plugin
+  and its build, the UML kernel's config and the build that prepares its tree, msfc's KUnit
+  suite, which that kernel runs at every boot, with the trace replay it compiles in
+  (test/vectors, written by python/msfc/model's reference and generator), the guest's
+  side of the testbed (init, Flent and iperf3 jobs, network, fixed randomness, sandbox, root
+  tree) and the Python that writes the jobs, boots UML and converts the guest's files
+  (python/msfc/linux: flent, records, tables, uml, umlbench). Not the qemu VM's files, the
+  docs, nor the code that collects and prints the tables (that is what --check compares).
+
+A stamp that does not list a dependency (one named after it was written) counts as measured
+with that path as it was at the stamp's commit.
+
+The seeds' tables (docs/seeds.md, data in docs/seeds/) end with a line naming their data, the
+commit and date of its run and the command (the stamp's); --check also requires the Markdown
+table the seeds' writer puts beside each of their CSVs (<data>.md) to be what it makes of the
+CSV.
+
+A Linux table's stamp is written with its data by --collect-linux: ``commit`` is the commit
+the testbed was measured at (the results do not record it: the one the UML kernel was built
+at), ``measured`` the date of its last run, and the digests are those of the dependencies at
+that commit, taken from git, so a later change to any of them makes the check fail until the
+data is measured again, or the change is reviewed and --accept records it (the stamp keeps the
+measuring commit and lists, under ``accepted``, the commits since it, and why). Each Linux
+table ends with a line naming its data, the measuring commit, the date and the command.
 """
 
 from __future__ import annotations
@@ -41,7 +81,9 @@ from pathlib import Path
 
 import pandas as pd
 
+from .. import seeds as S
 from ..errors import UserError
+from . import linuxtables as LT
 
 ROOT = Path(__file__).resolve().parents[3]
 BEGIN = "<!-- table: {} -->"
@@ -56,44 +98,141 @@ class DocTable:
     render: Callable[[pd.DataFrame], str]
     command: str  # measures the data again (then copy its CSV to `data` and --stamp)
     depends: tuple[str, ...]  # paths whose content the data depends on
+    #: the table ends with a line naming its data, the commit it was measured at, the date and
+    #: the command (from the data's stamp)
+    provenance: bool = False
+    #: the UML testbed's: the stamp is written with the data (--collect-linux), the data is
+    #: read by msfc.analysis.linuxtables and the renderer also takes the stamp (the run's
+    #: settings)
+    collected: bool = False
+    #: the data is a table of the seeds' writer (msfc.seeds.write_table), whose Markdown
+    #: rendering lies beside it (<data>.md) and must be what the writer makes of it
+    beside_md: bool = False
 
 
 def _f1(x: float) -> str:
     return f"{x:.1f}"
 
 
+def _table(header: list[str], rows: list[list]) -> str:
+    """A table as the seeds' writer renders it (msfc.seeds.markdown_table: its cell format),
+    without the last newline."""
+    return S.markdown_table(header, rows).rstrip("\n")
+
+
+def _cell(x):
+    """A data cell for the writer: an empty CSV cell (NaN to pandas) stays empty."""
+    return "" if isinstance(x, float) and x != x else x
+
+
+def _columns(heads: dict[str, str]) -> Callable[[pd.DataFrame], str]:
+    """A renderer of the data's rows, in order, with the columns of `heads` (column -> its
+    heading)."""
+
+    def render(d: pd.DataFrame) -> str:
+        rows = [[_cell(r[c]) for c in heads] for _, r in d.iterrows()]
+        return _table(list(heads.values()), rows)
+
+    return render
+
+
 def _seed001_thin(d: pd.DataFrame) -> str:
     """Seed 001 sec. IV-A/B: median / p90 of the gaming flow's delay per scheduler and load."""
     loads = sorted(d["bulk_flows"].unique())
-    head = "| scheduler | " + " | ".join(f"{n} bulk" for n in loads) + " |"
-    lines = [head, "|---|" + "---|" * len(loads)]
+    rows = []
     for sched in pd.unique(d["scheduler"]):
-        rows = d[d["scheduler"] == sched].set_index("bulk_flows")
-        cells = [
-            f"{_f1(rows.at[n, 'delay_p50_ms'])} / {_f1(rows.at[n, 'delay_p90_ms'])}"
-            if n in rows.index
-            else ""
-            for n in loads
-        ]
-        lines.append(f"| {sched} | " + " | ".join(cells) + " |")
+        r = d[d["scheduler"] == sched].set_index("bulk_flows")
+        rows.append(
+            [sched]
+            + [
+                f"{_f1(r.at[n, 'delay_p50_ms'])} / {_f1(r.at[n, 'delay_p90_ms'])}"
+                if n in r.index
+                else ""
+                for n in loads
+            ]
+        )
     published = d[d["seed_001"].fillna("").astype(str) != ""]
     for _, r in published.iterrows():
-        cells = [r["seed_001"] if n == r["bulk_flows"] else "" for n in loads]
-        lines.append(f"| seed 001, {r['scheduler']} | " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+        rows.append(
+            [f"seed 001, {r['scheduler']}"]
+            + [r["seed_001"] if n == r["bulk_flows"] else "" for n in loads]
+        )
+    return _table(["scheduler"] + [f"{n} bulk" for n in loads], rows)
 
 
 def _seed001_voip(d: pd.DataFrame) -> str:
     """Seed 001 sec. IV-C: median delay of the gaming and the VoIP flow per case."""
     cases = list(pd.unique(d["case"]))
-    lines = ["| scheduler | " + " | ".join(cases) + " |", "|---|" + "---|" * len(cases)]
+    rows = []
     for sched in pd.unique(d["scheduler"]):
-        rows = d[d["scheduler"] == sched].set_index("case")
-        cells = [
-            f"{_f1(rows.at[c, 'gaming_p50_ms'])} / {_f1(rows.at[c, 'voip_p50_ms'])}" for c in cases
-        ]
-        lines.append(f"| {sched} | " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+        r = d[d["scheduler"] == sched].set_index("case")
+        rows.append(
+            [sched]
+            + [f"{_f1(r.at[c, 'gaming_p50_ms'])} / {_f1(r.at[c, 'voip_p50_ms'])}" for c in cases]
+        )
+    return _table(["scheduler", *cases], rows)
+
+
+def _seed001_starvation(d: pd.DataFrame) -> str:
+    """Seed 001 sec. V: the TCP flow's kbit/s per scheduler and number of thin flows; what the
+    thin flows got under the first scheduler; the seed's finding per scheduler it names."""
+    n = sorted(d["thin_flows"].unique())
+
+    def line(sched: str, col: str) -> list:
+        r = d[d["scheduler"] == sched].set_index("thin_flows")[col]
+        return [_cell(r[k]) if k in r.index else "" for k in n]
+
+    scheds = list(pd.unique(d["scheduler"]))
+    rows = [[s, *line(s, "tcp_kbps")] for s in scheds]
+    rows.append([f"thin flows' traffic (under {scheds[0]})", *line(scheds[0], "thin_total_kbps")])
+    findings: dict[tuple, list[str]] = {}
+    for s in scheds:
+        cells = tuple(line(s, "seed_001"))
+        if any(cells):
+            findings.setdefault(cells, []).append(s)
+    for cells, names in findings.items():
+        rows.append([f"seed 001, {' and '.join(names)}", *cells])
+    return _table(["scheduler", *(str(k) for k in n)], rows)
+
+
+def _seed001_dos(d: pd.DataFrame) -> str:
+    """Seed 001's DoS case: the TCP flow's kbit/s per scheduler and buffer."""
+    pre = "tcp_kbps_buffer"
+    heads = {"scheduler": "scheduler"}
+    for c in (c for c in d.columns if c.startswith(pre)):
+        heads[c] = "TCP kbit/s, buffer " + c[len(pre) :].replace(
+            "_one_host", ", flood from one host"
+        )
+    return _columns(heads)(d)
+
+
+def _seed003_phases(d: pd.DataFrame) -> str:
+    """Seed 003 scenarios 1 and 2: per scheduler and phase the rate of every seed class, the
+    largest deviation from the shares, the backlog and the utilisation (not the shares)."""
+    classes = sorted(
+        int(c[5:-5])
+        for c in d.columns
+        if c.startswith("class") and c.endswith("_kbps") and "share" not in c
+    )
+    heads = {"scheduler": "scheduler", "phase_s": "phase (s)"}
+    heads |= {f"class{k}_kbps": f"class {k}" for k in classes}
+    heads |= {
+        "max_dev_from_share": "max dev. from share",
+        "mean_backlog_pkts": "backlog (pkts)",
+        "utilisation": "utilisation",
+    }
+    return _columns(heads)(d)
+
+
+_seed003_s3 = _columns(
+    {
+        "scheduler": "scheduler",
+        "sessions": "sessions",
+        "rt_within_deadline_mbps": "class 1 within 50 ms (Mbit/s)",
+        "rt_served_mbps": "class 1 served",
+        "bulk_served_mbps": "class 2 served",
+    }
+)
 
 
 ISP_TYPES = {
@@ -142,27 +281,212 @@ def _isp_auto_unmarked(d: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-NS3 = ("model", "scenarios/lib", "CMakeLists.txt")
+#: what every ns-3 table's numbers depend on: the model library (model/ and helper/'s scheduler
+#: registry, which names the schedulers' settings), the UAPI header it compiles in (MSFC's
+#: defaults), the scenarios' shared code and the build (which ns-3, the flags)
+NS3 = (
+    "model",
+    "helper",
+    "kernel/include/uapi/linux/pkt_sched_msfc.h",
+    "scenarios/lib",
+    "CMakeLists.txt",
+    "cmake",
+)
+
+#: what the seeds' drivers (python/msfc/seeds/) share: how a run's options become the
+#: program's arguments and its raw files tables (msfc.sim), the flow metrics, the benchmarks'
+#: common options (--rng-run's default), the CSV writer and the seeds' published numbers that
+#: the CSVs carry beside ours
+SEED_PY = (
+    "python/msfc/sim/runner.py",
+    "python/msfc/sim/config.py",
+    "python/msfc/sim/programs.py",
+    "python/msfc/analysis/metrics.py",
+    "python/msfc/bench.py",
+    "python/msfc/seeds/__init__.py",
+    "python/msfc/data/seeds-published.json",
+)
+
+
+def _seed(scenario: str, driver: str) -> tuple[str, ...]:
+    """The dependencies of a seed experiment's data: the ns-3 model, its scenario program,
+    the drivers' shared code and its driver."""
+    return (*NS3, f"scenarios/scenario-{scenario}.cc", *SEED_PY, f"python/msfc/seeds/{driver}.py")
+
+
+def _bench(name: str, out: str, files: str, opts: str = "") -> str:
+    """The command that measures a seed table's data: the benchmark, then its CSV and
+    Markdown tables copied into docs/seeds/."""
+    return f"msfc bench {name} {out}{opts} && cp {' '.join(f'{out}/{f}' for f in files.split())} docs/seeds/"
+
+
+def _seed_table(name: str, data: str, render, command: str, depends) -> DocTable:
+    return DocTable(
+        name,
+        "docs/seeds.md",
+        f"docs/seeds/{data}",
+        render,
+        command,
+        depends,
+        provenance=True,
+        beside_md=True,
+    )
+
+
+STARVATION = _bench("seed001-starvation", "results/seeds", "starvation*.csv starvation*.md")
+THIN = _bench("seed001-thin-streams", "results/seeds", "thin_streams*.csv thin_streams*.md")
+SEED003 = _bench("seed003", "results/seeds", "seed003_s?.csv seed003_s?.md")
+
+#: what the UML testbed's numbers depend on: the qdisc and its UAPI header; tc's plugin and
+#: its build; the UML kernel's config and the build that prepares its tree (with the KUnit
+#: suite it builds in and runs at boot, and that suite's trace replay); the guest's side of
+#: the testbed (init, Flent and iperf3 jobs, network, fixed randomness, sandbox, root tree); the
+#: Python that writes the jobs, boots UML and turns the guest's files into records and tables
+LINUX = (
+    "kernel/net/sched",
+    "kernel/include",
+    "kernel/iproute2/q_msfc.c",
+    "kernel/scripts/build_tc.sh",
+    "kernel/Makefile",
+    "kernel/scripts/prepare_tree.py",
+    "kernel/scripts/uml_selectable_hz.py",
+    "kernel/scripts/uml_host_xstate.py",
+    "kernel/test/uml.config",
+    "kernel/test/uml_env.sh",
+    "kernel/test/uml_fixed_random.c",
+    "kernel/test/uml_root.sh",
+    "kernel/test/uml_sandbox.sh",
+    "kernel/test/uml_testbed_flent.sh",
+    "kernel/test/uml_testbed_init.sh",
+    "kernel/vm/guest/bench.sh",
+    "kernel/vm/guest/net.sh",
+    "python/msfc/linux/flent.py",
+    "python/msfc/linux/records.py",
+    "python/msfc/linux/tables.py",
+    "python/msfc/linux/uml.py",
+    "python/msfc/linux/umlbench.py",
+    # the testbed's kernel runs msfc's KUnit suite at every boot, with the trace replay that
+    # kernel/scripts/prepare_tree.py compiles in from these (python -m msfc.model.kunit)
+    "test/vectors",
+    "python/msfc/model",
+)
+
+
+def _linux(name: str, doc: str, group: str, render) -> DocTable:
+    g = LT.GROUPS[group]
+    return DocTable(
+        name,
+        doc,
+        g.data,
+        render,
+        f"{g.command}, then python -m msfc.analysis.doctables --collect-linux {group} RESULTS"
+        " --commit COMMIT (RESULTS: the --out above, COMMIT: the commit the kernel was built at)",
+        LINUX,
+        provenance=True,
+        collected=True,
+    )
+
+
 TABLES = {
     t.name: t
     for t in (
-        DocTable(
+        _seed_table(
             "seed001-thin",
-            "docs/seeds.md",
-            "docs/seeds/thin_streams.csv",
+            "thin_streams.csv",
             _seed001_thin,
-            "msfc bench seed001-thin-streams results/seeds"
-            " && cp results/seeds/thin_streams*.csv results/seeds/thin_streams*.md docs/seeds/",
-            (*NS3, "scenarios/scenario-thin-streams.cc", "python/msfc/seeds/thin_streams.py"),
+            THIN,
+            _seed("thin-streams", "thin_streams"),
         ),
-        DocTable(
+        _seed_table(
             "seed001-voip",
-            "docs/seeds.md",
-            "docs/seeds/thin_streams_voip.csv",
+            "thin_streams_voip.csv",
             _seed001_voip,
-            "msfc bench seed001-thin-streams results/seeds"
-            " && cp results/seeds/thin_streams*.csv results/seeds/thin_streams*.md docs/seeds/",
-            (*NS3, "scenarios/scenario-thin-streams.cc", "python/msfc/seeds/thin_streams.py"),
+            THIN,
+            _seed("thin-streams", "thin_streams"),
+        ),
+        _seed_table(
+            "seed001-starvation",
+            "starvation.csv",
+            _seed001_starvation,
+            STARVATION,
+            _seed("starvation", "starvation"),
+        ),
+        _seed_table(
+            "seed001-dos",
+            "starvation_dos.csv",
+            _seed001_dos,
+            STARVATION,
+            _seed("starvation", "starvation"),
+        ),
+        _seed_table(
+            "seed001-hosts",
+            "starvation_hosts.csv",
+            _columns(
+                {
+                    c: c
+                    for c in (
+                        "flows",
+                        "isolate",
+                        "one_flow_host_kbps",
+                        "fifty_flow_host_kbps",
+                        "ratio",
+                        "alone_at_half_rate_kbps",
+                    )
+                }
+            ),
+            STARVATION,
+            _seed("starvation", "starvation"),
+        ),
+        _seed_table(
+            "seed004-sfq-fairness",
+            "sfq_fairness_100Mbps.csv",
+            _columns(
+                {
+                    "scheduler": "under the TBF",
+                    "cubic_mbps": "CUBIC",
+                    "bbr_mbps": "BBR",
+                    "jain": "Jain",
+                    "seed_cubic_mbps": "seed (1 Gbps): CUBIC",
+                    "seed_bbr_mbps": "BBR",
+                    "seed_jain": "Jain",
+                }
+            ),
+            _bench(
+                "seed004-sfq-fairness",
+                "results/seeds",
+                "sfq_fairness_100Mbps.csv sfq_fairness_100Mbps.md",
+            ),
+            _seed("sfq-fairness", "sfq_fairness"),
+        ),
+        _seed_table(
+            "seed003-s1",
+            "seed003_s1.csv",
+            _seed003_phases,
+            SEED003,
+            _seed("class-aqm", "seed003"),
+        ),
+        _seed_table(
+            "seed003-s2",
+            "seed003_s2.csv",
+            _seed003_phases,
+            SEED003,
+            _seed("class-aqm", "seed003"),
+        ),
+        _seed_table(
+            "seed003-s3",
+            "seed003_s3.csv",
+            _seed003_s3,
+            SEED003,
+            _seed("class-aqm", "seed003"),
+        ),
+        _seed_table(
+            "seed003-s3-test",
+            "seed003_s3_test.csv",
+            _seed003_s3,
+            "msfc bench seed003 results/seeds-quick --quick --only s3"
+            " && cp results/seeds-quick/seed003_s3.csv docs/seeds/seed003_s3_test.csv"
+            " && cp results/seeds-quick/seed003_s3.md docs/seeds/seed003_s3_test.md",
+            _seed("class-aqm", "seed003"),
         ),
         DocTable(
             "isp-auto-unmarked",
@@ -174,6 +498,45 @@ TABLES = {
             " directory)",
             (*NS3, "scenarios/scenario-isp-tree.cc", "scenarios/flow-types"),
         ),
+        _linux(
+            "linux-uml-all",
+            "docs/linux-testbed-uml-tables.md",
+            "uml",
+            LT.every_table,
+        ),
+        _linux(
+            "linux-rrul-voice",
+            "docs/linux-testbed.md",
+            "uml",
+            lambda d, m: LT.headline(d, "rrul", "voice"),
+        ),
+        _linux(
+            "linux-rrul-ping",
+            "docs/linux-testbed.md",
+            "uml",
+            lambda d, m: LT.headline(d, "rrul", "ping"),
+        ),
+        _linux(
+            "linux-rrul-probes-20",
+            "docs/linux-testbed.md",
+            "uml",
+            lambda d, m: LT.probes_by_qdisc(d, "20mbit", "rrul"),
+        ),
+        _linux(
+            "linux-rrul_cs8-probes",
+            "docs/linux-testbed.md",
+            "uml",
+            lambda d, m: LT.probes_by_rate(
+                d, "rrul_cs8", ["msfc_across", "cake_ds4", "fq_codel"], ["CS5", "BE", "CS1"]
+            ),
+        ),
+        _linux(
+            "linux-rrul_be-voice",
+            "docs/linux-testbed.md",
+            "rrul_be",
+            lambda d, m: LT.headline(d, "rrul_be", "voice"),
+        ),
+        _linux("linux-ds4", "docs/linux-testbed.md", "ds4", lambda d, m: LT.ds4(d)),
     )
 }
 
@@ -181,11 +544,15 @@ TABLES = {
 # -- digests of the dependencies ------------------------------------------------------------
 
 
-def _tracked(path: str) -> list[str]:
-    """The files git tracks under `path` (a file or a directory), sorted."""
+def _tracked(path: str, commit: str | None = None) -> list[str]:
+    """The files git tracks under `path` (a file or a directory), sorted: in the index, or
+    in `commit`'s tree."""
+    args = ["ls-files", "-z", "--", path]
+    if commit:
+        args = ["ls-tree", "-r", "-z", "--name-only", commit, "--", path]
     try:
         out = subprocess.run(
-            ["git", "-C", str(ROOT), "ls-files", "-z", "--", path],
+            ["git", "-C", str(ROOT), *args],
             capture_output=True,
             check=True,
         ).stdout
@@ -198,14 +565,24 @@ def _tracked(path: str) -> list[str]:
     return sorted(p for p in out.decode().split("\0") if p)
 
 
-def digest(path: str) -> str:
+def digest(path: str, commit: str | None = None) -> str:
     """SHA-256 over the names and contents of the tracked files under `path`, as they are in
-    the working tree (a file git tracks but the tree lacks counts as empty)."""
+    the working tree (a file git tracks but the tree lacks counts as empty), or as they were
+    at `commit`."""
     h = hashlib.sha256()
-    for rel in _tracked(path):
-        f = ROOT / rel
+    for rel in _tracked(path, commit):
         h.update(rel.encode() + b"\0")
-        h.update(f.read_bytes() if f.is_file() else b"")
+        if commit:
+            h.update(
+                subprocess.run(
+                    ["git", "-C", str(ROOT), "show", f"{commit}:{rel}"],
+                    capture_output=True,
+                    check=True,
+                ).stdout
+            )
+        else:
+            f = ROOT / rel
+            h.update(f.read_bytes() if f.is_file() else b"")
         h.update(b"\0")
     return h.hexdigest()
 
@@ -219,23 +596,56 @@ def _git(*args: str) -> str:
     return r.stdout.strip() if r.returncode == 0 else ""
 
 
-def stamp(t: DocTable, command: str | None = None) -> Path:
-    """Record that t's data was measured with the dependencies as they are now."""
-    dirty = bool(_git("status", "--porcelain", "--", *t.depends))
+def stamp(
+    t: DocTable, command: str | None = None, commit: str | None = None, measured: str | None = None
+) -> Path:
+    """Record that t's data was measured with the dependencies as they are now; or, given
+    `commit`, at that commit (the digests as they were there), `measured` the date of the run
+    (default: now)."""
+    now = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    if measured:
+        try:
+            dt.datetime.fromisoformat(measured.replace("Z", "+00:00"))
+        except ValueError:
+            raise UserError(
+                f"--measured {measured}: not a date (e.g. 2026-11-27 or 2026-11-27T10:05:00Z)", 2
+            ) from None
+    if commit:
+        sha = _git("rev-parse", "--verify", "--quiet", f"{commit}^{{commit}}")
+        if not sha:
+            raise UserError(f"--commit {commit}: not a commit of this repository", 2)
+        depends = {p: digest(p, sha) for p in t.depends}
+    else:
+        dirty = bool(_git("status", "--porcelain", "--", *t.depends))
+        sha = _git("rev-parse", "HEAD") + (" (with uncommitted changes)" if dirty else "")
+        depends = {p: digest(p) for p in t.depends}
     meta = {
         "table": t.name,
         "data": t.data,
-        "stamped": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "measured": measured or now,
+        "stamped": now,
         "command": command or t.command,
         "machine": f"{platform.node()} {platform.machine()}",
-        "commit": _git("rev-parse", "HEAD") + (" (with uncommitted changes)" if dirty else ""),
-        "depends": {p: digest(p) for p in t.depends},
+        "commit": sha,
+        "depends": depends,
     }
     out = stamp_path(t)
     tmp = out.with_suffix(".tmp")
     tmp.write_text(json.dumps(meta, indent=1) + "\n")
     tmp.replace(out)
     return out
+
+
+def recorded_digest(meta: dict, path: str) -> str | None:
+    """The digest of `path` when the data of a stamp was measured: as the stamp records it,
+    or, for a path the stamp does not list (a dependency named after it was written), its
+    digest at the stamp's commit (none if that commit had uncommitted changes)."""
+    if path in meta.get("depends", {}):
+        return meta["depends"][path]
+    commit = meta.get("commit", "")
+    if not commit or " " in commit:
+        return None
+    return digest(path, commit)
 
 
 # -- the tables in the docs -----------------------------------------------------------------
@@ -256,17 +666,55 @@ def _span(text: str, name: str, doc: str) -> tuple[int, int]:
 
 def rendered(t: DocTable) -> str:
     try:
-        data = pd.read_csv(ROOT / t.data)
+        data = LT.read(ROOT / t.data) if t.collected else pd.read_csv(ROOT / t.data)
     except (OSError, ValueError) as e:
         raise UserError(f"{t.data} (the data of {t.name}) cannot be read: {e}", 1) from None
-    return t.render(data) + "\n"
+    if not t.provenance:
+        return t.render(data) + "\n"
+    sp = stamp_path(t)
+    if not sp.is_file():
+        raise UserError(f"{t.data} has no {sp.name}: {_measure(t)}", 1)
+    meta = json.loads(sp.read_text())
+    table = t.render(data, meta) if t.collected else t.render(data)
+    rel = Path(t.data).relative_to(Path(t.doc).parent).as_posix()
+    # (stamps written before they recorded the run's date: the date of the stamp)
+    when = meta.get("measured", meta.get("stamped", ""))
+    return (
+        table.rstrip("\n") + f"\n\nData: [{rel}]({rel}), measured {when[:10]} at commit "
+        f"{meta['commit'][:7]} by `{meta['command']}`.\n"
+    )
+
+
+def _measure(t: DocTable) -> str:
+    """What to do when t's data is missing its stamp."""
+    if t.collected:
+        return f"collect it ({t.command})"
+    return f"measure it ({t.command}) and --stamp {t.name}"
+
+
+def beside_md(t: DocTable) -> str | None:
+    """What is wrong with the Markdown table beside t's data (the writer's rendering of it)."""
+    md = (ROOT / t.data).with_suffix(".md")
+    if not md.is_file():
+        return f"{t.data} has no {md.name} beside it: {t.command}"
+    header, rows = S.read_table(ROOT / t.data)
+    if md.read_text() != S.markdown_table(header, rows):
+        return (
+            f"{md.relative_to(ROOT)} is not what the seeds' writer makes of {t.data}: {t.command}"
+        )
+    return None
 
 
 def problems() -> list[str]:
     """What is wrong with every table: differs from its data, data without a stamp, data
-    older than the code it depends on."""
+    older than the code it depends on, a Markdown table beside the data that is not the
+    writer's rendering of it."""
     out = []
     for t in TABLES.values():
+        sp = stamp_path(t)
+        if not sp.is_file():
+            out.append(f"{t.data} has no {sp.name}: {_measure(t)}")
+            continue
         text = (ROOT / t.doc).read_text()
         start, end = _span(text, t.name, t.doc)
         if text[start:end] != rendered(t):
@@ -274,17 +722,24 @@ def problems() -> list[str]:
                 f"{t.doc}: the table {t.name} is not what {t.data} gives: "
                 "python -m msfc.analysis.doctables --write"
             )
-        sp = stamp_path(t)
-        if not sp.is_file():
-            out.append(f"{t.data} has no {sp.name}: measure it ({t.command}) and --stamp {t.name}")
-            continue
-        recorded = json.loads(sp.read_text()).get("depends", {})
-        changed = [p for p in t.depends if recorded.get(p) != digest(p)]
+        if t.beside_md and (bad := beside_md(t)):
+            out.append(bad)
+        meta = json.loads(sp.read_text())
+        changed = [p for p in t.depends if recorded_digest(meta, p) != digest(p)]
         if changed:
+            commit = meta.get("commit", "").split(" ")[0]
+            since = changes_since(commit, changed) if commit else []
             out.append(
                 f"{t.data} (table {t.name} in {t.doc}) was measured before the last change to "
-                f"{', '.join(changed)}: measure it again ({t.command}), then "
-                f"python -m msfc.analysis.doctables --stamp {t.name}"
+                f"{', '.join(changed)}"
+                + (f" (since {commit[:7]}: {'; '.join(since)})" if since else "")
+                + f": measure it again ({t.command}"
+                + (
+                    "); or, if those changes cannot change the data, "
+                    f"python -m msfc.analysis.doctables --accept {t.name} --why TEXT"
+                    if t.collected
+                    else f"), then python -m msfc.analysis.doctables --stamp {t.name}"
+                )
             )
     return out
 
@@ -340,6 +795,76 @@ def collect_isp_auto(results: Path) -> Path:
     return out
 
 
+def collect_linux(group: str, results: Path, commit: str) -> Path:
+    """The data of one group of the UML testbed's tables (linuxtables.GROUPS) from the
+    results directory of its bench run, and its stamp: measured at `commit` (the results do
+    not record it: the commit the UML kernel and the testbed were built at), the
+    dependencies' digests as they were at that commit."""
+    if group not in LT.GROUPS:
+        raise UserError(f"--collect-linux {group}: no such group ({', '.join(LT.GROUPS)})", 2)
+    g = LT.GROUPS[group]
+    sha = _git("rev-parse", "--verify", "--quiet", f"{commit}^{{commit}}")
+    if not sha:
+        raise UserError(f"--commit {commit}: not a commit of this repository", 2)
+    rows, settings = LT.collect_rows(results)
+    out = ROOT / g.data
+    LT.write_csv(rows, out)
+    tables = [t for t in TABLES.values() if t.data == g.data]
+    meta = {
+        "tables": [t.name for t in tables],
+        "data": g.data,
+        "measured": settings.pop("measured"),
+        "command": g.command,
+        "commit": sha,
+        "machine": f"{platform.node()} {platform.machine()}",
+        "collected": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "collect": f"python -m msfc.analysis.doctables --collect-linux {group} {results}"
+        f" --commit {commit}",
+        "settings": {**settings, "seed": g.seed},
+        "depends": {p: digest(p, sha) for p in (tables[0].depends if tables else ())},
+    }
+    sp = out.with_name(out.stem + ".stamp.json")
+    sp.write_text(json.dumps(meta, indent=1) + "\n")
+    return out
+
+
+def changes_since(commit: str, paths: list[str]) -> list[str]:
+    """The commits after `commit` (up to HEAD) that changed `paths` ("<sha> <subject>")."""
+    log = _git("log", "--format=%h %s", f"{commit}..HEAD", "--", *paths)
+    return [x for x in log.splitlines() if x]
+
+
+def accept(name: str, why: str, paths: list[str] | None = None) -> Path:
+    """t's dependencies (`paths` of them, default: every one that changed) changed since its
+    data was measured, in ways that do not change the data (`why`): record their digests as
+    they are now, keep the measuring commit, and list the commits since it that touched them,
+    with `why`."""
+    t = TABLES[name]
+    for p in paths or ():
+        if p not in t.depends:
+            raise UserError(f"--accept {name} --paths {p}: not one of its dependencies", 2)
+    sp = stamp_path(t)
+    if not sp.is_file():
+        raise UserError(f"{t.data} has no {sp.name}: measure it first ({t.command})", 1)
+    meta = json.loads(sp.read_text())
+    changed = [
+        p for p in t.depends if recorded_digest(meta, p) != digest(p) and (not paths or p in paths)
+    ]
+    if not changed:
+        raise UserError(f"{t.name}: its dependencies are as they were measured; nothing to do", 1)
+    meta.setdefault("accepted", []).append(
+        {
+            "at": _git("rev-parse", "HEAD"),
+            "paths": changed,
+            "commits": changes_since(meta["commit"].split()[0], changed),
+            "why": why,
+        }
+    )
+    meta["depends"] = {**meta["depends"], **{p: digest(p) for p in changed}}
+    sp.write_text(json.dumps(meta, indent=1) + "\n")
+    return sp
+
+
 #: the --out directory names of the four sweeps behind docs/isp-tree/auto.csv
 ISP_AUTO_STUDIES = ("isp-unmarked-base", "isp-unmarked-auto", "isp-marked", "isp-wrong")
 
@@ -356,6 +881,31 @@ def main(argv: list[str] | None = None) -> int:
     g.add_argument(
         "--collect-isp-auto", metavar="RESULTS", type=Path, help="docs/isp-tree/auto.csv again"
     )
+    g.add_argument(
+        "--collect-linux",
+        nargs=2,
+        metavar=("GROUP", "RESULTS"),
+        help=f"one group of the UML testbed's tables ({', '.join(LT.GROUPS)}) from the --out"
+        " of its bench run; needs --commit",
+    )
+    g.add_argument(
+        "--accept",
+        metavar="NAME",
+        help="NAME's dependencies changed since its measuring commit without changing its data"
+        " (--why says how): record them as they are now",
+    )
+    ap.add_argument(
+        "--commit",
+        help="--collect-linux, --stamp: the commit the run was measured at (--stamp's default:"
+        " HEAD and the working tree)",
+    )
+    ap.add_argument(
+        "--measured",
+        metavar="DATE",
+        help="--stamp: when the run was made (UTC, e.g. 2026-11-27T10:05:00Z; default: now)",
+    )
+    ap.add_argument("--why", help="--accept: why the changes do not change the data")
+    ap.add_argument("--paths", nargs="+", help="--accept: only these dependencies")
     a = ap.parse_args(argv)
     try:
         if a.list:
@@ -377,7 +927,26 @@ def main(argv: list[str] | None = None) -> int:
         elif a.stamp:
             if a.stamp not in TABLES:
                 raise UserError(f"--stamp {a.stamp}: no such table ({', '.join(TABLES)})", 2)
-            print(f"wrote {stamp(TABLES[a.stamp]).relative_to(ROOT)}")
+            if TABLES[a.stamp].collected:
+                raise UserError(
+                    f"--stamp {a.stamp}: its stamp comes with its data (--collect-linux), "
+                    "or --accept after a change that does not change the data",
+                    2,
+                )
+            out = stamp(TABLES[a.stamp], commit=a.commit, measured=a.measured)
+            print(f"wrote {out.relative_to(ROOT)}")
+        elif a.collect_linux:
+            if not a.commit:
+                raise UserError("--collect-linux needs --commit (the commit it was measured at)", 2)
+            group, results = a.collect_linux
+            print(f"wrote {collect_linux(group, Path(results), a.commit).relative_to(ROOT)}")
+        elif a.accept:
+            if a.accept not in TABLES or not TABLES[a.accept].collected:
+                names = ", ".join(n for n, t in TABLES.items() if t.collected)
+                raise UserError(f"--accept {a.accept}: not a collected table ({names})", 2)
+            if not a.why:
+                raise UserError("--accept needs --why (what the changes are)", 2)
+            print(f"wrote {accept(a.accept, a.why, a.paths).relative_to(ROOT)}")
         else:
             print(f"wrote {collect_isp_auto(a.collect_isp_auto).relative_to(ROOT)}")
     except UserError as e:
