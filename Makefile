@@ -231,9 +231,9 @@ PREFIX ?= /usr/local
 # the msfc command's own Python environment (Debian's Python is externally managed)
 MSFC_HOME = $(PREFIX)/lib/msfc
 PIP_INSTALL_ARGS ?=
-# what the wheel is built from; setup.py copies the UAPI header into the package
+# what the wheel is built from; setup.py copies the UAPI header and the trace keys into the package
 WHEEL_SOURCES := pyproject.toml setup.py MANIFEST.in VERSION LICENSE docs/cli.md python \
-                 kernel/include/uapi/linux/pkt_sched_msfc.h
+                 kernel/include/uapi/linux/pkt_sched_msfc.h tools/lib/msfc-trace-keys.def
 # $(call build-wheel,SOURCE-TREE): the wheel of a copy of SOURCE-TREE's WHEEL_SOURCES into DIST
 define build-wheel
 	@mkdir -p $(DIST)

@@ -15,6 +15,7 @@ import pytest
 from conftest import REPO
 from msfc.errors import UserError
 from msfc.model import params as P
+from msfc.model import traceformat as TF
 
 VERSION = (REPO / "VERSION").read_text().strip()
 PLUGIN_SOURCE = REPO / "kernel" / "build" / "iproute2-src" / "iproute2-6.1.0" / ".unpacked"
@@ -139,6 +140,17 @@ def test_the_wheel_works_outside_the_checkout(wheel, tmp_path):
         [sys.executable, "-m", "msfc.model.params"], capture_output=True, text=True, check=True
     )
     assert rest == here.stdout.splitlines()[1:]
+
+    # the reference model reads the trace format's keys from the wheel's copy
+    keys = site / "msfc" / "data" / "msfc-trace-keys.def"
+    assert keys.read_text() == TF.CHECKOUT_DEF.read_text()
+    (work / "t.trace").write_text("P version=2 prios=2 flows=2\nE 1 0 100\nE 0 1 200\nD\nD\nD\n")
+    replayed = run(str(venv / "bin" / "python"), "-m", "msfc.model.reference", "t.trace")
+    assert replayed.returncode == 0 and replayed.stdout == "1 0 100\n0 1 200\n-\n", replayed
+    where = run(
+        str(venv / "bin" / "python"), "-c", "from msfc.model import traceformat as t; print(t.DEF)"
+    )
+    assert where.stdout.strip() == str(keys), where
 
     # what needs the ns-3 programs says where they come from
     missing = run(msfc_cmd, "run", "isp-tree", "--preset", "tiny")

@@ -21,7 +21,6 @@
 #include <cstring>
 #include <fstream>
 #include <map>
-#include <set>
 #include <sstream>
 #include <utility>
 #include <vector>
@@ -32,8 +31,90 @@ namespace ns3
 namespace
 {
 
+/// What a header key's value is (msfc-trace-keys.def says what each kind takes).
+enum class Kind
+{
+    INT,
+    RATIO,
+    MODE,
+    QUANTA,
+    TIMES
+};
+
+/// A header key of the trace format: its one definition is msfc-trace-keys.def.
+struct TraceKey
+{
+    const char* name;         ///< the word before '=' on a P or C line
+    int version;              ///< the first trace version that may name it
+    const char* defaultValue; ///< its value when a P line omits it
+    Kind kind;                ///< what its value is
+    const char* attribute;    ///< the MsfcQueueDisc attribute it sets
+};
+
 /// Newest trace format version this replayer reads.
-constexpr int TRACE_VERSION = 6;
+#define MSFC_TRACE_FORMAT(v) constexpr int TRACE_VERSION = v;
+#define MSFC_TRACE_KEY(key, version, def, kind, attribute, netlink)
+#include "msfc-trace-keys.def"
+#undef MSFC_TRACE_FORMAT
+#undef MSFC_TRACE_KEY
+
+/// Every header key, in the order of msfc-trace-keys.def.
+const TraceKey TRACE_KEYS[] = {
+#define MSFC_TRACE_FORMAT(v)
+#define MSFC_TRACE_KEY(key, version, def, kind, attribute, netlink)                                \
+    {#key, version, def, Kind::kind, attribute},
+#include "msfc-trace-keys.def"
+#undef MSFC_TRACE_FORMAT
+#undef MSFC_TRACE_KEY
+};
+
+/**
+ * Look up a header key.
+ * @param name the key's word
+ * @return its entry, or nullptr for a word that is no header key ("version" is none)
+ */
+const TraceKey*
+FindKey(const std::string& name)
+{
+    for (const TraceKey& k : TRACE_KEYS)
+    {
+        if (name == k.name)
+        {
+            return &k;
+        }
+    }
+    return nullptr;
+}
+
+/**
+ * The keys of a P or C line that its trace's version cannot have.
+ * @param keys the keys the line names
+ * @param version the trace's version
+ * @param line "P" or "C"
+ * @return an empty string, or the error (the same words as the reference model's)
+ */
+std::string
+NeedsVersion(const std::vector<std::string>& keys, int version, const std::string& line)
+{
+    std::string late;
+    int need = 0;
+    size_t count = 0;
+    for (const std::string& key : keys)
+    {
+        const TraceKey* k = FindKey(key);
+        if (k && k->version > version)
+        {
+            late += (count++ ? " " : "") + key;
+            need = std::max(need, k->version);
+        }
+    }
+    if (late.empty())
+    {
+        return "";
+    }
+    return late + (line == "P" ? "" : " on a C line") + (count == 1 ? " needs" : " need") +
+           " version=" + std::to_string(need) + " on the P line";
+}
 
 /// A trace's class field for an auto packet, whose class the queue disc decides (version 5).
 constexpr const char* AUTO_CLASS = "a";
@@ -159,28 +240,7 @@ RecordDrop(std::vector<std::string>* output, Ptr<const QueueDiscItem> item, cons
 std::pair<std::string, std::string>
 AttributeOf(const std::string& key, const std::string& value)
 {
-    static const std::map<std::string, std::string> names = {
-        {"prios", "Prios"},
-        {"flows", "Flows"},
-        {"quantum", "Quantum"},
-        {"ratio", "Ratio"},
-        {"limit", "MaxSize"},
-        {"drop_batch", "DropBatchSize"},
-        {"target", "Target"},
-        {"interval", "Interval"},
-        {"ecn", "UseEcn"},
-        {"overload", "Overload"},
-        {"weights", "Weights"},
-        {"inversion", "Inversion"},
-        {"isolate", "Isolate"},
-        {"boost", "Boost"},
-        {"order", "Order"},
-        {"auto", "Auto"},
-        {"quanta", "Quanta"},
-        {"ce_threshold", "CeThreshold"},
-        {"ce_threshold_selector", "CeThresholdSelector"},
-        {"ce_threshold_mask", "CeThresholdMask"}};
-    const std::string& name = names.at(key);
+    const std::string name = FindKey(key)->attribute;
     if (key == "limit")
     {
         return {name, value + "p"};
@@ -211,22 +271,22 @@ AttributeOf(const std::string& key, const std::string& value)
 
 /**
  * Check a mode's word (the trace's words, which are the attributes').
- * @param key overload, weights, inversion, isolate, boost, order or auto
+ * @param key a key of kind MODE
  * @param value its value in the trace
  * @return an empty string, or what is wrong
  */
 std::string
 CheckMode(const std::string& key, const std::string& value)
 {
-    static const std::map<std::string, std::vector<std::string>> modes = {
-        {"overload", {"flow", "class"}},
-        {"weights", {"rounded", "exact"}},
-        {"inversion", {"allow", "prevent"}},
-        {"isolate", {"flow", "src", "dst", "both"}},
-        {"boost", {"off", "on", "across"}},
-        {"order", {"round", "priority"}},
-        {"auto", {"off", "unmarked", "all"}}};
-    const std::vector<std::string>& words = modes.at(key);
+    // the words of the attribute's enum, "flow|class"
+    TypeId::AttributeInformation info;
+    MsfcQueueDisc::GetTypeId().LookupAttributeByName(FindKey(key)->attribute, &info);
+    std::vector<std::string> words;
+    std::istringstream names(info.checker->GetUnderlyingTypeInformation());
+    for (std::string word; std::getline(names, word, '|');)
+    {
+        words.push_back(word);
+    }
     if (std::find(words.begin(), words.end(), value) != words.end())
     {
         return "";
@@ -251,10 +311,9 @@ CheckModes(std::map<std::string, std::string>& params)
     {
         return "ecn=" + params["ecn"] + " must be 0 or 1";
     }
-    for (const char* key :
-         {"overload", "weights", "inversion", "isolate", "boost", "order", "auto"})
+    for (const TraceKey& k : TRACE_KEYS)
     {
-        std::string bad = CheckMode(key, params[key]);
+        std::string bad = k.kind == Kind::MODE ? CheckMode(k.name, params[k.name]) : "";
         if (!bad.empty())
         {
             return bad;
@@ -363,49 +422,12 @@ ReplayLines(std::istream& in,
             std::vector<std::string>& output,
             std::string& error)
 {
-    // the defaults of docs/algorithm.md, "Cross-check traces"
-    std::map<std::string, std::string> params = {{"version", "1"},
-                                                 {"prios", "3"},
-                                                 {"flows", "1024"},
-                                                 {"quantum", "1514"},
-                                                 {"ratio", "2"},
-                                                 {"limit", "10240"},
-                                                 {"drop_batch", "64"},
-                                                 {"target", "5000"},
-                                                 {"interval", "100000"},
-                                                 {"ecn", "0"},
-                                                 {"overload", "flow"},
-                                                 {"weights", "rounded"},
-                                                 {"inversion", "allow"},
-                                                 {"isolate", "flow"},
-                                                 {"boost", "off"},
-                                                 {"order", "round"},
-                                                 {"auto", "off"},
-                                                 {"quanta", "ratio"},
-                                                 {"ce_threshold", "off"},
-                                                 {"ce_threshold_selector", "1"},
-                                                 {"ce_threshold_mask", "3"}};
-    const std::set<std::string> known = {"version",
-                                         "prios",
-                                         "flows",
-                                         "quantum",
-                                         "ratio",
-                                         "limit",
-                                         "drop_batch",
-                                         "target",
-                                         "interval",
-                                         "ecn",
-                                         "overload",
-                                         "weights",
-                                         "inversion",
-                                         "isolate",
-                                         "boost",
-                                         "order",
-                                         "auto",
-                                         "quanta",
-                                         "ce_threshold",
-                                         "ce_threshold_selector",
-                                         "ce_threshold_mask"};
+    // the defaults of the trace format (docs/algorithm.md, "Cross-check traces")
+    std::map<std::string, std::string> params = {{"version", "1"}};
+    for (const TraceKey& k : TRACE_KEYS)
+    {
+        params[k.name] = k.defaultValue;
+    }
     Ptr<MsfcQueueDisc> q;
     int version = 1;
     std::string line;
@@ -428,10 +450,7 @@ ReplayLines(std::istream& in,
                 return false;
             }
             std::string kv;
-            bool orderGiven = false;  // the key itself needs version 4, even order=round
-            bool quantaGiven = false; // as does quanta
-            bool autoGiven = false;   // auto needs version 5
-            bool ceGiven = false;     // ce_threshold and its selector need version 6
+            std::vector<std::string> given; // the keys the line names
             while (ls >> kv)
             {
                 auto eq = kv.find('=');
@@ -440,16 +459,14 @@ ReplayLines(std::istream& in,
                     error = where() + "parameter '" + kv + "' is not key=value";
                     return false;
                 }
-                orderGiven = orderGiven || kv.substr(0, eq) == "order";
-                quantaGiven = quantaGiven || kv.substr(0, eq) == "quanta";
-                autoGiven = autoGiven || kv.substr(0, eq) == "auto";
-                ceGiven = ceGiven || kv.compare(0, 12, "ce_threshold") == 0;
-                if (!known.count(kv.substr(0, eq)))
+                const std::string key = kv.substr(0, eq);
+                if (key != "version" && !FindKey(key))
                 {
-                    error = where() + "unknown parameter '" + kv.substr(0, eq) + "'";
+                    error = where() + "unknown parameter '" + key + "'";
                     return false;
                 }
-                params[kv.substr(0, eq)] = kv.substr(eq + 1);
+                given.push_back(key);
+                params[key] = kv.substr(eq + 1);
             }
             std::string bad = CheckModes(params);
             if (bad.empty())
@@ -468,7 +485,6 @@ ReplayLines(std::istream& in,
                 error = where() + bad;
                 return false;
             }
-            const std::string& iso = params["isolate"];
             version = std::atoi(params["version"].c_str());
             if (version < 1 || version > TRACE_VERSION)
             {
@@ -477,29 +493,10 @@ ReplayLines(std::istream& in,
                         std::to_string(TRACE_VERSION) + ")";
                 return false;
             }
-            if (iso != "flow" && version < 3)
+            bad = NeedsVersion(given, version, "P");
+            if (!bad.empty())
             {
-                error = where() + "isolate needs version=3 on the P line";
-                return false;
-            }
-            if (orderGiven && version < 4)
-            {
-                error = where() + "order needs version=4 on the P line";
-                return false;
-            }
-            if (quantaGiven && version < 4)
-            {
-                error = where() + "quanta needs version=4 on the P line";
-                return false;
-            }
-            if (autoGiven && version < 5)
-            {
-                error = where() + "auto needs version=5 on the P line";
-                return false;
-            }
-            if (ceGiven && version < 6)
-            {
-                error = where() + "ce_threshold and its selector need version=6 on the P line";
+                error = where() + bad;
                 return false;
             }
             ObjectFactory f;
@@ -634,24 +631,19 @@ ReplayLines(std::istream& in,
                 }
                 const std::string key = kv.substr(0, eq);
                 std::string value = kv.substr(eq + 1);
-                if (!known.count(key) || key == "version")
+                const TraceKey* k = FindKey(key);
+                if (!k)
                 {
                     error = where() + "unknown parameter '" + key + "' of a C line";
                     return false;
                 }
-                if (key == "auto" && version < 5)
+                const std::string late = NeedsVersion({key}, version, "C");
+                if (!late.empty())
                 {
-                    error = where() + "auto needs version=5 on the P line";
+                    error = where() + late;
                     return false;
                 }
-                if (key.compare(0, 12, "ce_threshold") == 0 && version < 6)
-                {
-                    error = where() + key + " needs version=6 on the P line";
-                    return false;
-                }
-                const bool mode = key == "overload" || key == "weights" || key == "inversion" ||
-                                  key == "isolate" || key == "boost" || key == "order" ||
-                                  key == "auto";
+                const bool mode = k->kind == Kind::MODE;
                 std::string bad = mode ? CheckMode(key, value) : CheckU32(key, value);
                 if (!bad.empty())
                 {

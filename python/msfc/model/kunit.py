@@ -20,27 +20,14 @@ import sys
 
 from . import reference as ref
 from . import vectors
+from .traceformat import KEYS as TRACE_KEYS
 
-# C line keys -> the netlink attribute a change sends (pkt_sched_msfc.h) and its value
-CHANGE_ATTRS = {
-    "prios": ("TCA_MSFC_PRIOS", int),
-    "flows": ("TCA_MSFC_FLOWS", int),
-    "quantum": ("TCA_MSFC_QUANTUM", int),
-    "ratio": ("TCA_MSFC_RATIO", ref.ratio_fp_unchecked),
-    "limit": ("TCA_MSFC_LIMIT", int),
-    "drop_batch": ("TCA_MSFC_DROP_BATCH", int),
-    "target": ("TCA_MSFC_TARGET", int),
-    "interval": ("TCA_MSFC_INTERVAL", int),
-    "ecn": ("TCA_MSFC_ECN", int),
-    "overload": ("TCA_MSFC_OVERLOAD", ref.OVERLOAD_MODES.index),
-    "weights": ("TCA_MSFC_WEIGHTS", ref.WEIGHT_MODES.index),
-    "inversion": ("TCA_MSFC_INVERSION", ref.INVERSION_MODES.index),
-    "isolate": ("TCA_MSFC_ISOLATE", ref.ISOLATE_MODES.index),
-    "boost": ("TCA_MSFC_BOOST", ref.BOOST_MODES.index),
-    "order": ("TCA_MSFC_ORDER", ref.ORDER_MODES.index),
-    "auto": ("TCA_MSFC_AUTO", ref.AUTO_MODES.index),
-    "ce_threshold_selector": ("TCA_MSFC_CE_THRESHOLD_SELECTOR", int),
-    "ce_threshold_mask": ("TCA_MSFC_CE_THRESHOLD_MASK", int),
+#: how a C line's value travels in its netlink attribute (pkt_sched_msfc.h), by the key's
+#: kind in the trace format's key table (msfc.model.traceformat); QUANTA and TIMES are arrays
+_NETLINK_VALUE = {
+    "INT": lambda key, value: int(value),
+    "RATIO": lambda key, value: ref.ratio_fp_unchecked(value),
+    "MODE": lambda key, value: ref.CHANGE_MODES[key].index(value),
 }
 
 
@@ -63,13 +50,12 @@ def _c_ce_threshold(thresholds) -> str:
 def _c_attr(key, value) -> str:
     """One change's attribute as a struct msfc_test_attr initialiser (TCA_MSFC_QUANTA and
     TCA_MSFC_CE_THRESHOLD: the length in bytes and the payload, empty for none)."""
-    if key == "quanta":
+    k = TRACE_KEYS[key]
+    if k.kind in ("QUANTA", "TIMES"):
         n = 0 if value is None else len(value)
-        return f"{{ TCA_MSFC_QUANTA, {4 * n}, {_c_quanta(value)} }}"
-    if key == "ce_threshold":
-        n = 0 if value is None else len(value)
-        return f"{{ TCA_MSFC_CE_THRESHOLD, {4 * n}, {_c_ce_threshold(value)} }}"
-    return f"{{ {CHANGE_ATTRS[key][0]}, {CHANGE_ATTRS[key][1](value)} }}"
+        array = _c_quanta(value) if k.kind == "QUANTA" else _c_ce_threshold(value)
+        return f"{{ {k.netlink}, {4 * n}, {array} }}"
+    return f"{{ {k.netlink}, {_NETLINK_VALUE[k.kind](key, value)} }}"
 
 
 def _c_changes(i, ops):

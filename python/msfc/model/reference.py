@@ -14,14 +14,14 @@ Usage: python -m msfc.model.reference TRACE [-o OUT]
 from __future__ import annotations
 
 import argparse
-import inspect
 import re
 import sys
 from collections import deque
 
 from . import params as P
+from .traceformat import KEYS as TRACE_KEYS
+from .traceformat import TRACE_VERSION  # the newest trace format this reference reads
 
-TRACE_VERSION = 6  # the newest trace format this reference reads
 CODEL_SHIFT = 10  # CoDel time unit: 1024 ns (Linux codel_time_t)
 # a trace's clock stays below 2^31 CoDel units, so no time comparison wraps around
 MAX_TRACE_NS = ((1 << 31) - 1) << CODEL_SHIFT
@@ -33,20 +33,6 @@ ECN_MASK, ECT_1, ECT_0, ECN_CE = 3, 1, 2, 3
 #: 2 ECT(1), 3 CE (version 6)
 TRACE_ECN = (0, ECT_0, ECT_1, ECN_CE)
 
-# header keys of version 1 (CoDel is then never acting since time does not advance); every key
-# and its default: DEFAULTS, Msfc's keyword arguments
-V1_KEYS = (
-    "prios",
-    "flows",
-    "quantum",
-    "ratio",
-    "limit",
-    "drop_batch",
-    "overload",
-    "weights",
-    "inversion",
-    "boost",
-)
 #: values of the ``overload`` parameter (docs/algorithm.md): the thesis's rule first
 OVERLOAD_MODES = P.CHOICES["overload"]
 #: values of the ``weights`` parameter: whole-byte class quanta (the thesis), or 1/65536 byte
@@ -417,31 +403,13 @@ class Msfc:
     is appended to `events` as it happens: ("deq", cls, flow, len, ce), ("none",) or
     ("drop", reason, cls, flow, len)."""
 
-    def __init__(
-        self,
-        prios=3,
-        flows=1024,
-        quantum=1514,
-        ratio="2",
-        limit=10240,
-        drop_batch=64,
-        target=5000,
-        interval=100000,
-        ecn=0,
-        overload="flow",
-        weights="rounded",
-        inversion="allow",
-        isolate="flow",
-        boost="off",
-        order="round",
-        quanta=None,
-        auto="off",
-        ce_threshold=None,
-        ce_threshold_selector=1,
-        ce_threshold_mask=3,
-    ):
-        # the keyword arguments, as given (the signature is DEFAULTS: the trace's header keys)
-        self.params = check_params(**{k: v for k, v in locals().items() if k != "self"})
+    def __init__(self, **params):
+        """Keyword arguments: the trace's header keys (msfc.model.traceformat), each
+        defaulting to the trace format's default (DEFAULTS)."""
+        unknown = sorted(set(params) - set(DEFAULTS))
+        if unknown:
+            raise TypeError(f"Msfc() got unknown parameters {', '.join(unknown)}")
+        self.params = check_params(**{**DEFAULTS, **params})
         self.now = 0  # ns
         self._configure(self.params)
         self._allocate()
@@ -989,23 +957,17 @@ class Msfc:
 
 
 #: the parameters whose values are names, and the names
-CHANGE_MODES = {
-    "overload": OVERLOAD_MODES,
-    "weights": WEIGHT_MODES,
-    "inversion": INVERSION_MODES,
-    "isolate": ISOLATE_MODES,
-    "boost": BOOST_MODES,
-    "order": ORDER_MODES,
-    "auto": AUTO_MODES,
-}
+CHANGE_MODES = {k: P.CHOICES[k] for k, t in TRACE_KEYS.items() if t.kind == "MODE"}
 
-#: the keys of L4S marking (version 6)
-CE_KEYS = {"ce_threshold", "ce_threshold_selector", "ce_threshold_mask"}
 
-#: header keys -> default: the keyword arguments of Msfc
-DEFAULTS = {
-    k: v.default for k, v in inspect.signature(Msfc.__init__).parameters.items() if k != "self"
-}
+def _needs_version(keys, version: int, line: str) -> None:
+    """A TraceError naming the keys of a P or C line that its trace's version cannot have."""
+    late = [k for k in keys if k in TRACE_KEYS and TRACE_KEYS[k].version > version]
+    if late:
+        need = max(TRACE_KEYS[k].version for k in late)
+        where = "" if line == "P" else " on a C line"
+        verb = "needs" if len(late) == 1 else "need"
+        raise TraceError(f"{' '.join(late)}{where} {verb} version={need} on the P line")
 
 
 def parse_settings(items, extra=()) -> dict:
@@ -1015,21 +977,26 @@ def parse_settings(items, extra=()) -> dict:
         key, sep, value = item.partition("=")
         if not sep:
             raise TraceError(f"parameter '{item}' is not key=value")
-        if key == "ratio" or key in CHANGE_MODES:  # the values that are not integers
+        kind = TRACE_KEYS[key].kind if key in TRACE_KEYS else "INT"
+        if kind in ("RATIO", "MODE"):  # the values that are not integers
             params[key] = value
-        elif key == "quanta":  # byte counts joined by commas, or ratio
+        elif kind == "QUANTA":
             params[key] = parse_quanta(value)
-        elif key == "ce_threshold":  # times in us (or off) joined by commas, or off
+        elif kind == "TIMES":
             params[key] = parse_ce_threshold(value)
-        elif key in DEFAULTS or key in extra:
+        elif key in TRACE_KEYS or key in extra:
             try:
                 params[key] = int(value)
             except ValueError:
                 raise TraceError(f"parameter {key}={value} is not an integer") from None
         else:
-            known = " ".join((*extra, *DEFAULTS))
+            known = " ".join((*extra, *TRACE_KEYS))
             raise TraceError(f"unknown parameter '{key}' (known: {known})")
     return params
+
+
+#: header keys -> default (parsed as a trace's P line gives them): Msfc's keyword arguments
+DEFAULTS = parse_settings(f"{k}={t.default}" for k, t in TRACE_KEYS.items())
 
 
 def parse_header(line: str) -> dict:
@@ -1045,20 +1012,7 @@ def parse_header(line: str) -> dict:
         raise TraceError(
             f"trace version {version} is not supported (this reference reads 1..{TRACE_VERSION})"
         )
-    if version == 1:
-        extra = sorted(set(params) - set(V1_KEYS) - {"version"})
-        if extra:
-            raise TraceError(f"{' '.join(extra)} need version=2 on the P line")
-    if "isolate" in params and version < 3:
-        raise TraceError("isolate needs version=3 on the P line")
-    if "order" in params and version < 4:
-        raise TraceError("order needs version=4 on the P line")
-    if "quanta" in params and version < 4:
-        raise TraceError("quanta needs version=4 on the P line")
-    if "auto" in params and version < 5:
-        raise TraceError("auto needs version=5 on the P line")
-    if CE_KEYS & set(params) and version < 6:
-        raise TraceError(f"{' '.join(sorted(CE_KEYS & set(params)))} need version=6 on the P line")
+    _needs_version(params, version, "P")
     return params
 
 
@@ -1104,12 +1058,7 @@ def parse_op(line: str, cfg: dict, version: int):
     f = line.split()
     if f[0] == "C" and len(f) > 1 and version >= 4:
         changes = parse_change(f[1:])
-        if "auto" in changes and version < 5:
-            raise TraceError("auto needs version=5 on the P line")
-        if CE_KEYS & set(changes) and version < 6:
-            raise TraceError(
-                f"{' '.join(sorted(CE_KEYS & set(changes)))} need version=6 on the P line"
-            )
+        _needs_version(changes, version, "C")
         for key in ("prios", "flows"):
             cfg[key] = max(cfg[key], changes.get(key, 0))
         return ("C", changes)
