@@ -369,6 +369,7 @@ LINUX = (
     # kernel/scripts/prepare_tree.py compiles in from these (python -m msfc.model.kunit)
     "test/vectors",
     "python/msfc/model",
+    "tools/lib/msfc-trace-keys.def",
 )
 
 
