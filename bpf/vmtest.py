@@ -5,7 +5,9 @@ Checks: bad parameters refused with the UAPI header's messages, the program load
 registers msfc_bpf, tc adds it as root qdisc, ping passes, a second instance is refused,
 three saturating TCP uploads of CS1, BE and AF41 (classes 0, 1, 2) share the shaped link
 as their class quanta 1:2:4 within TOLERANCE, the loader's stats count every class, and the
-kernel logs no warning.  Writes OUT/result.json and OUT/boot.log; exit 1 on a failed check.
+kernel logs no warning.  With --fuzz-ops N the same boot then runs N operations of the fuzz
+step (bpf/fuzz.py, bpf/fuzz.sh) and adds its checks.  Writes OUT/result.json and
+OUT/boot.log; exit 1 on a failed check.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import shutil
 import sys
 from pathlib import Path
 
+import fuzz
 from msfc.linux import qemu
 
 TOLERANCE = 0.15
@@ -33,12 +36,21 @@ def main() -> int:
     ap.add_argument("--rate-kbit", type=int, default=4000)
     ap.add_argument("--duration", type=int, default=10)
     ap.add_argument("--accel", default="tcg", help="tcg (default), kvm or auto")
+    ap.add_argument(
+        "--fuzz-ops", type=int, default=0, help="then this many fuzz operations (bpf/fuzz.py)"
+    )
+    ap.add_argument("--fuzz-seed", type=int, default=1)
     a = ap.parse_args()
     env = f"export RATE={a.rate_kbit}\nexport DURATION={a.duration}\n"
+    run = env + a.job.read_text()
+    ops = fuzz.operations(a.fuzz_seed, a.fuzz_ops) if a.fuzz_ops else []
+    if ops:  # after the checks of the job, in the same boot
+        run += "\n# the fuzz step: bpf/fuzz.sh\n. /job/fuzz.sh\nfuzz_bpf\n"
     job = {
-        "job/run.sh": (env + a.job.read_text()).encode(),
+        "job/run.sh": run.encode(),
         "job/net.sh": a.net.read_bytes(),
         "job/msfc-bpf": a.loader.read_bytes(),
+        **(fuzz.job_files(ops) if ops else {}),
     }
     shutil.rmtree(a.out / "files", ignore_errors=True)
     a.out.mkdir(parents=True, exist_ok=True)
@@ -254,6 +266,13 @@ def main() -> int:
     dmesg = res.text("dmesg.txt")
     bad = [x for x in dmesg.splitlines() if "WARNING" in x or "BUG" in x or "Oops" in x]
     check("no kernel warning", not bad, "\n".join(bad[:5]))
+    fuzz_counts = {}
+    if ops:
+        fuzz_checks, fuzz_counts = fuzz.check(
+            ops, fuzz.parse_results(res.text("fuzz.txt")), res.text("fuzz_dmesg.txt")
+        )
+        for name, ok, detail in fuzz_checks:
+            check(name, ok, detail)
 
     result = {
         "kernel": a.kernel.name,
@@ -269,6 +288,8 @@ def main() -> int:
         "stats_quanta": json.loads(res.text("stats_quanta_j.out") or "{}"),
         "load_output": {r: res.text(f"load_{r}.out") for r in ("modes", "quanta")}
         | {"class": res.text("load.out")},
+        "fuzz": {"seed": a.fuzz_seed, "seconds": res.text("fuzz_seconds.txt").strip()}
+        | fuzz_counts,
         "checks": [{"name": n, "ok": ok, "detail": d} for n, ok, d in checks],
     }
     (a.out / "result.json").write_text(json.dumps(result, indent=1) + "\n")
@@ -283,6 +304,14 @@ def main() -> int:
             )
         )
         failed += not ok
+    if ops:
+        print(
+            f"bpf fuzz: seed {a.fuzz_seed}, {fuzz_counts.get('run', 0)} of {len(ops)} operations in "
+            f"{res.text('fuzz_seconds.txt').strip() or '?'} s: "
+            + ", ".join(
+                f"{k} {v}" for k, v in fuzz_counts.items() if k not in ("operations", "run")
+            )
+        )
     print(
         f"bpf vmtest: {len(checks) - failed}/{len(checks)} checks passed ({res.accel}, {res.wall_seconds:.0f} s)"
     )
