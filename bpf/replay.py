@@ -89,6 +89,78 @@ def compare(got: str, want: str) -> tuple[bool, str]:
     return False, f"{len(g)} decisions, the reference {len(w)}"
 
 
+def traces() -> tuple[dict[str, tuple[list[str], int, list[str]]], dict[str, str]]:
+    """The committed traces a replay drives (name -> plan) and the others (name -> why not)."""
+    driven, skipped = {}, {}
+    for t in sorted(VECTORS.glob("*.trace")):
+        p = plan(t)
+        if isinstance(p, str):
+            skipped[t.stem] = p
+        else:
+            driven[t.stem] = p
+    return driven, skipped
+
+
+def job_files(module: Path) -> dict[str, bytes]:
+    """The guest's part: replay.sh as job/replay.sh, the module, each trace's plan."""
+    job = {
+        "job/replay.sh": (HERE / "replay.sh").read_bytes(),
+        "job/msfc_bpf_replay.ko": module.read_bytes(),
+    }
+    for name, (words, flows, ops) in traces()[0].items():
+        job[f"job/replay/{name}.words"] = (" ".join(words) + "\n").encode()
+        job[f"job/replay/{name}.flows"] = f"{flows}\n".encode()
+        job[f"job/replay/{name}.ops"] = ("\n".join(ops) + "\n").encode()
+    return job
+
+
+def check(res, out: Path | None = None) -> tuple[list[tuple[str, bool, str]], dict]:
+    """[(name, ok, detail)] of a boot that ran replay.sh, and a summary."""
+    sys.path.insert(0, str(TOP / "kernel"))
+    from scripts import splats  # noqa: PLC0415
+
+    driven, skipped = traces()
+    rows = []
+    for name, (_, _, ops) in driven.items():
+        got = res.text(f"replay/{name}.out")
+        want = (VECTORS / f"{name}.expected").read_text()
+        if out is not None:
+            (out / f"{name}.out").write_text(got)
+        rc = res.text(f"replay/{name}.rc").split()
+        ok, why = compare(got, want)
+        if rc != ["0"] * 5:
+            steps = res.text(f"replay/{name}.load").strip()[-300:]
+            ok, why = False, f"steps load add replay del unload: {rc}: {steps}"
+        rows.append(
+            {
+                "trace": name,
+                "operations": len(ops),
+                "decisions": len(want.splitlines()),
+                "identical": ok,
+                "first_difference": why,
+            }
+        )
+    same = [r for r in rows if r["identical"]]
+    checks = [
+        (
+            f"replay: {len(same)} of {len(rows)} traces identical to the reference "
+            f"({sum(r['decisions'] for r in same)} decisions)",
+            bool(rows) and len(same) == len(rows),
+            "\n".join(f"{r['trace']}: {r['first_difference']}" for r in rows if not r["identical"]),
+        )
+    ]
+    dmesg = res.text("replay_dmesg.txt")
+    reports = splats.find(dmesg.splitlines())
+    checks.append(
+        (
+            "replay: no kernel report",
+            bool(dmesg) and not reports,
+            "; ".join(r[2] for r in reports[:3]),
+        )
+    )
+    return checks, {"traces": rows, "not_driven": skipped}
+
+
 def main() -> int:
     from msfc.linux import qemu  # noqa: PLC0415
 
@@ -101,82 +173,32 @@ def main() -> int:
     ap.add_argument("--accel", default="tcg", help="tcg (default), kvm or auto")
     a = ap.parse_args()
     job = {
-        "job/run.sh": (HERE / "replay.sh").read_bytes(),
+        "job/run.sh": b". /job/replay.sh\n",
         "job/net.sh": b"",
         "job/msfc-bpf": a.loader.read_bytes(),
-        "job/msfc_bpf_replay.ko": a.module.read_bytes(),
+        **job_files(a.module),
     }
-    driven: dict[str, int] = {}
-    skipped: dict[str, str] = {}
-    for t in sorted(VECTORS.glob("*.trace")):
-        p = plan(t)
-        if isinstance(p, str):
-            skipped[t.stem] = p
-            continue
-        words, flows, ops = p
-        job[f"job/replay/{t.stem}.words"] = (" ".join(words) + "\n").encode()
-        job[f"job/replay/{t.stem}.flows"] = f"{flows}\n".encode()
-        job[f"job/replay/{t.stem}.ops"] = ("\n".join(ops) + "\n").encode()
-        driven[t.stem] = len(ops)
     a.out.mkdir(parents=True, exist_ok=True)
     res = qemu.boot(
         a.kernel, a.initrd, job, accel=a.accel, timeout=900, failure_log=a.out / "boot.log"
     )
     (a.out / "boot.log").write_text(res.full_log())
-    sys.path.insert(0, str(TOP / "kernel"))
-    from scripts import splats  # noqa: PLC0415
-
-    rows = []
-    failed = 0
-    identical = 0
-    decisions = 0
-    for name in driven:
-        got = res.text(f"replay/{name}.out")
-        want = (VECTORS / f"{name}.expected").read_text()
-        (a.out / f"{name}.out").write_text(got)
-        rc = res.text(f"replay/{name}.rc").split()
-        ok, why = compare(got, want)
-        if rc != ["0"] * 5:
-            ok, why = (
-                False,
-                f"steps load add replay del unload: {rc}: "
-                + res.text(f"replay/{name}.load").strip()[-300:],
-            )
-        n = len(want.splitlines())
-        decisions += n if ok else 0
-        identical += ok
-        failed += not ok
-        rows.append(
-            {
-                "trace": name,
-                "operations": driven[name],
-                "decisions": n,
-                "identical": ok,
-                "first_difference": why,
-            }
+    checks, summary = check(res, a.out)
+    for r in summary["traces"]:
+        print(
+            f"{'ok  ' if r['identical'] else 'FAIL'} {r['trace']}: {r['decisions']} decisions"
+            + (f": {r['first_difference']}" if r["first_difference"] else "")
         )
-        print(f"{'ok  ' if ok else 'FAIL'} {name}: {n} decisions" + (f": {why}" if why else ""))
-    reports = splats.find(res.text("replay_dmesg.txt").splitlines())
-    if reports or not res.text("replay_dmesg.txt"):
-        failed += 1
-        print("FAIL kernel log: " + ("; ".join(r[2] for r in reports[:3]) or "missing"))
-    for name, why in skipped.items():
+    for name, why in summary["not_driven"].items():
         print(f"not driven {name}: {why}")
-    (a.out / "result.json").write_text(
-        json.dumps(
-            {
-                "accel": res.accel,
-                "wall_seconds": round(res.wall_seconds, 1),
-                "traces": rows,
-                "not_driven": skipped,
-            },
-            indent=1,
-        )
-        + "\n"
-    )
+    for name, ok, detail in checks:
+        print(f"{'ok  ' if ok else 'FAIL'} {name}" + (f": {detail}" if detail and not ok else ""))
+    summary |= {"accel": res.accel, "wall_seconds": round(res.wall_seconds, 1)}
+    (a.out / "result.json").write_text(json.dumps(summary, indent=1) + "\n")
+    failed = sum(not ok for _, ok, _ in checks)
     print(
-        f"bpf replay: {identical} of {len(driven)} traces identical to the reference ({decisions} decisions), "
-        f"{len(skipped)} not driven; {res.accel}, {res.wall_seconds:.0f} s"
+        f"bpf replay: {len(checks) - failed}/{len(checks)} checks passed, "
+        f"{len(summary['not_driven'])} traces not driven; {res.accel}, {res.wall_seconds:.0f} s"
     )
     return 1 if failed else 0
 

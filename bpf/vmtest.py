@@ -5,8 +5,9 @@ Checks: bad parameters refused with the UAPI header's messages, the program load
 registers msfc_bpf, tc adds it as root qdisc, ping passes, a second instance is refused,
 three saturating TCP uploads of CS1, BE and AF41 (classes 0, 1, 2) share the shaped link
 as their class quanta 1:2:4 within TOLERANCE, the loader's stats count every class, and the
-kernel logs no warning.  With --fuzz-ops N the same boot then runs N operations of the fuzz
-step (bpf/fuzz.py, bpf/fuzz.sh) and adds its checks.  Writes OUT/result.json and
+kernel logs no warning.  With --replay-module the same boot then replays the cross-check
+traces (bpf/replay.py, bpf/replay.sh), with --fuzz-ops N it runs N operations of the fuzz
+step (bpf/fuzz.py, bpf/fuzz.sh); their checks are added.  Writes OUT/result.json and
 OUT/boot.log; exit 1 on a failed check.
 """
 
@@ -19,6 +20,7 @@ import sys
 from pathlib import Path
 
 import fuzz
+import replay
 from msfc.linux import qemu
 
 TOLERANCE = 0.15
@@ -40,16 +42,24 @@ def main() -> int:
         "--fuzz-ops", type=int, default=0, help="then this many fuzz operations (bpf/fuzz.py)"
     )
     ap.add_argument("--fuzz-seed", type=int, default=1)
+    ap.add_argument(
+        "--replay-module",
+        type=Path,
+        help="msfc_bpf_replay.ko: then replay the traces (bpf/replay.py) in the same boot",
+    )
     a = ap.parse_args()
     env = f"export RATE={a.rate_kbit}\nexport DURATION={a.duration}\n"
     run = env + a.job.read_text()
     ops = fuzz.operations(a.fuzz_seed, a.fuzz_ops) if a.fuzz_ops else []
-    if ops:  # after the checks of the job, in the same boot
+    if a.replay_module:  # after the checks of the job, in the same boot
+        run += "\n# the cross-check traces: bpf/replay.sh\n( . /job/replay.sh )\n"
+    if ops:
         run += "\n# the fuzz step: bpf/fuzz.sh\n. /job/fuzz.sh\nfuzz_bpf\n"
     job = {
         "job/run.sh": run.encode(),
         "job/net.sh": a.net.read_bytes(),
         "job/msfc-bpf": a.loader.read_bytes(),
+        **(replay.job_files(a.replay_module) if a.replay_module else {}),
         **(fuzz.job_files(ops) if ops else {}),
     }
     shutil.rmtree(a.out / "files", ignore_errors=True)
@@ -266,6 +276,11 @@ def main() -> int:
     dmesg = res.text("dmesg.txt")
     bad = [x for x in dmesg.splitlines() if "WARNING" in x or "BUG" in x or "Oops" in x]
     check("no kernel warning", not bad, "\n".join(bad[:5]))
+    replay_summary = {}
+    if a.replay_module:
+        replay_checks, replay_summary = replay.check(res)
+        for name, ok, detail in replay_checks:
+            check(name, ok, detail)
     fuzz_counts = {}
     if ops:
         fuzz_checks, fuzz_counts = fuzz.check(
@@ -288,6 +303,7 @@ def main() -> int:
         "stats_quanta": json.loads(res.text("stats_quanta_j.out") or "{}"),
         "load_output": {r: res.text(f"load_{r}.out") for r in ("modes", "quanta")}
         | {"class": res.text("load.out")},
+        "replay": replay_summary,
         "fuzz": {"seed": a.fuzz_seed, "seconds": res.text("fuzz_seconds.txt").strip()}
         | fuzz_counts,
         "checks": [{"name": n, "ok": ok, "detail": d} for n, ok, d in checks],
