@@ -7,7 +7,7 @@
 # that is not kept.  One line per measurement in /out/cost.txt: ROUND FLOWS LABEL RESULT,
 # RESULT as the probe reports it.  With /job/msfc-bpf (the BPF qdisc's loader) in the job, the
 # kind msfc_bpf is registered with the loader's defaults first (its output in
-# /out/bpf_load.txt) and unregistered at the end.
+# /out/bpf_load.txt) and unregistered at the end (the kernel log then in /out/dmesg.txt).
 . /job/net.sh
 P=/sys/module/sch_msfc_bench/parameters/bench
 insmod /lib/modules/sch_msfc.ko || exit 1
@@ -73,5 +73,5 @@ fi
 if [ -e /job/msfc-bpf ]; then
 	$TC qdisc del dev dum0 root 2> /dev/null
 	/job/msfc-bpf unload || { echo "cost: msfc-bpf unload failed"; exit 1; }
+	dmesg > /out/dmesg.txt
 fi
-dmesg > /out/dmesg.txt

@@ -393,6 +393,14 @@ def cost(args) -> int:
     }
     if set(clocks.values()) != {"tsc"}:
         raise TestbedError(f"cost: the guest's clock source was not the TSC throughout: {clocks}")
+    if bpf:  # a BPF program runs in the kernel: its log must hold no report
+        bad = [
+            x
+            for x in res.text("dmesg.txt").splitlines()
+            if any(w in x for w in ("WARNING:", "BUG:", "Oops", "general protection"))
+        ]
+        if bad or "dmesg.txt" not in res.files:
+            raise TestbedError(f"cost: the kernel reported a problem: {bad[:3] or 'no log'}")
     rows = cost_rows(res.text("cost.txt"), kernel, res.accel)
     summary = cost_summary(rows)
     why = ""
