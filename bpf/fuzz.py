@@ -78,7 +78,6 @@ MODES = {
     "auto": ("off", "unmarked", "all"),
 }
 SIZE_UNITS = {"": 1, "b": 1, "k": 1024, "kb": 1024, "m": 1 << 20, "mb": 1 << 20, "g": 1 << 30}
-TIME_UNITS = {"us": 1, "ms": 1000, "s": 1000000}
 RATE_UNITS = {"bit": 1 / 8, "kbit": 1e3 / 8, "mbit": 1e6 / 8, "gbit": 1e9 / 8, "tbit": 1e12 / 8}
 
 
@@ -237,7 +236,8 @@ def _valid(rng: random.Random) -> tuple[list[list[str]], dict]:
     return groups, c
 
 
-#: rules between parameters, each value valid on its own: (words, what they set, message)
+#: rules between parameters broken, each value valid on its own: (words, what they set);
+#: cross_rules() gives the message
 CROSS = (
     (["target", "100ms", "interval", "100ms"], {"target": 100000, "interval": 100000}),
     (["target", "50ms", "interval", "20ms"], {"target": 50000, "interval": 20000}),
