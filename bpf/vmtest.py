@@ -8,8 +8,10 @@ as their class quanta 1:2:4 within TOLERANCE, the loader's stats count every cla
 kernel logs no warning.  Before those, the boot path of the package (--deb): its files
 unpacked in the guest apply saved configurations in /etc/msfc through the ifupdown hook and
 msfc-apply (load from a .bpf file, again without change, a changed file, a bad file, a second
-interface, the module's .tc file).  Writes OUT/result.json and OUT/boot.log; exit 1 on a
-failed check.
+interface, the module's .tc file).  With --replay-module the same boot then replays the
+cross-check traces (bpf/replay.py, bpf/replay.sh), with --fuzz-ops N it runs N operations of
+the fuzz step (bpf/fuzz.py, bpf/fuzz.sh); their checks are added.  Writes OUT/result.json and
+OUT/boot.log; exit 1 on a failed check.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import fuzz
+import replay
 from msfc.linux import qemu
 
 TOLERANCE = 0.15
@@ -41,16 +45,33 @@ def main() -> int:
     ap.add_argument("--rate-kbit", type=int, default=4000)
     ap.add_argument("--duration", type=int, default=10)
     ap.add_argument("--accel", default="tcg", help="tcg (default), kvm or auto")
+    ap.add_argument(
+        "--fuzz-ops", type=int, default=0, help="then this many fuzz operations (bpf/fuzz.py)"
+    )
+    ap.add_argument("--fuzz-seed", type=int, default=1)
+    ap.add_argument(
+        "--replay-module",
+        type=Path,
+        help="msfc_bpf_replay.ko: then replay the traces (bpf/replay.py) in the same boot",
+    )
     a = ap.parse_args()
     env = f"export RATE={a.rate_kbit}\nexport DURATION={a.duration}\n"
+    run = env + a.job.read_text()
+    ops = fuzz.operations(a.fuzz_seed, a.fuzz_ops) if a.fuzz_ops else []
+    if a.replay_module:  # after the checks of the job, in the same boot
+        run += "\n# the cross-check traces: bpf/replay.sh\n( . /job/replay.sh )\n"
+    if ops:
+        run += "\n# the fuzz step: bpf/fuzz.sh\n. /job/fuzz.sh\nfuzz_bpf\n"
     job = {
-        "job/run.sh": (env + a.job.read_text()).encode(),
+        "job/run.sh": run.encode(),
         "job/net.sh": a.net.read_bytes(),
         "job/msfc-bpf": a.loader.read_bytes(),
         # the package's files as dpkg would unpack them
         "job/root.tar": subprocess.run(
             ["dpkg-deb", "--fsys-tarfile", str(a.deb)], check=True, capture_output=True
         ).stdout,
+        **(replay.job_files(a.replay_module) if a.replay_module else {}),
+        **(fuzz.job_files(ops) if ops else {}),
     }
     shutil.rmtree(a.out / "files", ignore_errors=True)
     a.out.mkdir(parents=True, exist_ok=True)
@@ -358,6 +379,18 @@ def main() -> int:
     dmesg = res.text("dmesg.txt")
     bad = [x for x in dmesg.splitlines() if "WARNING" in x or "BUG" in x or "Oops" in x]
     check("no kernel warning", not bad, "\n".join(bad[:5]))
+    replay_summary = {}
+    if a.replay_module:
+        replay_checks, replay_summary = replay.check(res)
+        for name, ok, detail in replay_checks:
+            check(name, ok, detail)
+    fuzz_counts = {}
+    if ops:
+        fuzz_checks, fuzz_counts = fuzz.check(
+            ops, fuzz.parse_results(res.text("fuzz.txt")), res.text("fuzz_dmesg.txt")
+        )
+        for name, ok, detail in fuzz_checks:
+            check(name, ok, detail)
 
     result = {
         "kernel": a.kernel.name,
@@ -373,6 +406,9 @@ def main() -> int:
         "stats_quanta": json.loads(res.text("stats_quanta_j.out") or "{}"),
         "load_output": {r: res.text(f"load_{r}.out") for r in ("modes", "quanta")}
         | {"class": res.text("load.out")},
+        "replay": replay_summary,
+        "fuzz": {"seed": a.fuzz_seed, "seconds": res.text("fuzz_seconds.txt").strip()}
+        | fuzz_counts,
         "checks": [{"name": n, "ok": ok, "detail": d} for n, ok, d in checks],
     }
     (a.out / "result.json").write_text(json.dumps(result, indent=1) + "\n")
@@ -387,6 +423,14 @@ def main() -> int:
             )
         )
         failed += not ok
+    if ops:
+        print(
+            f"bpf fuzz: seed {a.fuzz_seed}, {fuzz_counts.get('run', 0)} of {len(ops)} operations in "
+            f"{res.text('fuzz_seconds.txt').strip() or '?'} s: "
+            + ", ".join(
+                f"{k} {v}" for k, v in fuzz_counts.items() if k not in ("operations", "run")
+            )
+        )
     print(
         f"bpf vmtest: {len(checks) - failed}/{len(checks)} checks passed ({res.accel}, {res.wall_seconds:.0f} s)"
     )

@@ -5,13 +5,19 @@
 # line: LABEL MODE TC-ARGS..., MODE "clear" or "keephash") is measured for each of FLOWS,
 # interleaved over ROUNDS rounds (the order rotates every round), after one warm-up round
 # that is not kept.  One line per measurement in /out/cost.txt: ROUND FLOWS LABEL RESULT,
-# RESULT as the probe reports it.
+# RESULT as the probe reports it.  With /job/msfc-bpf (the BPF qdisc's loader) in the job, the
+# kind msfc_bpf is registered with the loader's defaults first (its output in
+# /out/bpf_load.txt) and unregistered at the end (the kernel log then in /out/dmesg.txt).
 . /job/net.sh
 P=/sys/module/sch_msfc_bench/parameters/bench
 insmod /lib/modules/sch_msfc.ko || exit 1
 insmod /job/sch_msfc_bench.ko || exit 1
 $IP link add dum0 type dummy || exit 1
 $IP link set dum0 up
+if [ -e /job/msfc-bpf ]; then
+	mount -t bpf bpf /sys/fs/bpf || exit 1
+	/job/msfc-bpf load > /out/bpf_load.txt 2>&1 || { echo "cost: msfc-bpf load: $(cat /out/bpf_load.txt)"; exit 1; }
+fi
 CS=/sys/devices/system/clocksource/clocksource0/current_clocksource
 cat $CS > /out/clocksource_before
 n=$(grep -c . /job/qdiscs.txt)
@@ -63,4 +69,9 @@ if [ -n "$PROFILE" ] && [ -x /usr/bin/perf ]; then
 		echo "$label $(cat $P)" > /out/profile-$label.probe
 		rm -f /tmp/perf.data
 	done
+fi
+if [ -e /job/msfc-bpf ]; then
+	$TC qdisc del dev dum0 root 2> /dev/null
+	/job/msfc-bpf unload || { echo "cost: msfc-bpf unload failed"; exit 1; }
+	dmesg > /out/dmesg.txt
 fi

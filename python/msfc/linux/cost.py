@@ -39,7 +39,14 @@ COST_QDISCS: dict[str, tuple[str, str]] = {
     "cake_bandwidth": ("clear", "cake bandwidth 100gbit"),
     # a mode with words per direction is measured with its upstream words
     **{q: ("clear", f"msfc {msfc_args(q, 'up')}") for q in MSFC_MODES},
+    # the BPF qdisc (bpf/msfc.bpf.c, Linux 6.16 and later): tc gives it no options, the loader
+    # (--bpf-loader) registers the kind with its defaults, those of the module (prios 3,
+    # ratio 2, flows 1024, quantum 1514 = the dummy device's MTU frame) before the first round
+    "msfc_bpf": ("clear", "msfc_bpf"),
+    "msfc_bpf_keephash": ("keephash", "msfc_bpf"),
 }
+#: the qdiscs that need the BPF qdisc's loader in the guest (not measured unless asked for)
+COST_BPF = ("msfc_bpf", "msfc_bpf_keephash")
 COST_BASE = "fq_codel"  # the ratios' denominator
 COST_MAX_FLOWS = 65535 - 10000  # the probe gives flow n the UDP source port 10000 + n
 # The guest's clock stays the TSC: under emulation the clocksource watchdog may otherwise
@@ -118,6 +125,9 @@ PROFILE_GROUPS: list[tuple[str, tuple[str, ...]]] = [
 def profile_group(symbol: str, qdisc_kind: str) -> str:
     """The group of one profiled kernel symbol ("[k] name" as perf report prints it)."""
     name = symbol.split()[-1]
+    if name.startswith("bpf_prog_"):
+        # a JITed BPF program, "bpf_prog_<tag>_<name>": the BPF qdisc's own code
+        return "qdisc's own code" if qdisc_kind.endswith("_bpf") else "other kernel code"
     for group, prefixes in PROFILE_GROUPS:
         if name.startswith(prefixes):
             return group
@@ -317,6 +327,11 @@ def cost(args) -> int:
     for q in qdiscs:
         if q not in COST_QDISCS:
             raise TestbedError(f"unknown qdisc {q}: choose from {', '.join(COST_QDISCS)}")
+    bpf = [q for q in qdiscs if q in COST_BPF]
+    if bpf and not args.bpf_loader:
+        raise TestbedError(f"{', '.join(bpf)} need the BPF qdisc's loader: --bpf-loader msfc-bpf")
+    if bpf and not Path(args.bpf_loader).is_file():
+        raise TestbedError(f"{args.bpf_loader} does not exist: run make bpf")
     if COST_BASE not in qdiscs:
         raise TestbedError(f"--qdiscs must include {COST_BASE}: the ratios are taken to it")
     try:
@@ -352,6 +367,8 @@ def cost(args) -> int:
         f"{q} {COST_QDISCS[q][0]} {COST_QDISCS[q][1]}\n" for q in qdiscs
     ).encode()
     job["job/sch_msfc_bench.ko"] = probe.read_bytes()
+    if bpf:
+        job["job/msfc-bpf"] = Path(args.bpf_loader).read_bytes()
     if profile:
         job.update(_perf_files())
     cache = Path(args.accel_cache) if args.accel_cache else None
@@ -376,6 +393,14 @@ def cost(args) -> int:
     }
     if set(clocks.values()) != {"tsc"}:
         raise TestbedError(f"cost: the guest's clock source was not the TSC throughout: {clocks}")
+    if bpf:  # a BPF program runs in the kernel: its log must hold no report
+        bad = [
+            x
+            for x in res.text("dmesg.txt").splitlines()
+            if any(w in x for w in ("WARNING:", "BUG:", "Oops", "general protection"))
+        ]
+        if bad or "dmesg.txt" not in res.files:
+            raise TestbedError(f"cost: the kernel reported a problem: {bad[:3] or 'no log'}")
     rows = cost_rows(res.text("cost.txt"), kernel, res.accel)
     summary = cost_summary(rows)
     why = ""
@@ -421,6 +446,7 @@ def cost(args) -> int:
         "batch_packets": 256,
         "flows": flows,
         "qdiscs": {q: {"mode": COST_QDISCS[q][0], "tc": COST_QDISCS[q][1]} for q in qdiscs},
+        "bpf_loader": res.text("bpf_load.txt").strip() if bpf else "",
         "hash_ns": _median([r["hash_ns"] for r in rows if r["hash_ns"] != ""]),
         "clock_ns": _median([r["clock_ns"] for r in rows if r["clock_ns"] != ""]),
         "kernel_parameters": COST_APPEND,

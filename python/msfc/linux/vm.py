@@ -24,7 +24,7 @@ import sys
 import time
 from pathlib import Path
 
-from .cost import COST_QDISCS, cost
+from .cost import COST_BPF, COST_QDISCS, cost
 from .qemu import QEMU, BootResult, TestbedError, _job, boot
 from .records import (
     HOST_B_FLOWS,
@@ -193,7 +193,12 @@ def main(argv: list[str] | None = None, prog: str = "python -m msfc.linux.vm") -
     _vm_args(p)
     p.add_argument("--probe", required=True, help="sch_msfc_bench.ko built for this kernel")
     p.add_argument("--out", required=True, help="results directory (OUT/<kernel>/, tables.md)")
-    p.add_argument("--qdiscs", default=",".join(COST_QDISCS))
+    p.add_argument(
+        "--qdiscs",
+        default=",".join(q for q in COST_QDISCS if q not in COST_BPF),
+        help=f"comma-separated; {', '.join(COST_BPF)} (the BPF qdisc) need --bpf-loader",
+    )
+    p.add_argument("--bpf-loader", help="the BPF qdisc's loader msfc-bpf (make bpf), for msfc_bpf")
     p.add_argument("--flows", default="1,64,1024", help="flow counts, comma-separated")
     p.add_argument("--rounds", type=int, default=5, help="interleaved rounds (after a warm-up)")
     p.add_argument(
