@@ -417,6 +417,7 @@ ISP_WRONG = "--set flow-types=wrong-priorities --set priorities="
 
 
 def _isp_sweep(opts: str, out: str, command: str = "sweep") -> str:
+    """An msfc sweep (compare, run) of the ISP tree at `quick` scale into results/`out`."""
     return f"msfc {command} isp-tree --preset quick {opts} --out results/{out}"
 
 
@@ -1181,7 +1182,7 @@ def main(argv: list[str] | None = None) -> int:
         "--collect-isp",
         nargs="+",
         metavar=("NAME", "RESULTS"),
-        help="an ISP-tree table's data (docs/isp-tree/NAME.csv) from the summary.csv of its"
+        help="an ISP-tree table's data (its CSV in docs/isp-tree/) from the summary.csv of its"
         " runs' --out directories RESULTS... (or directories that hold them)",
     )
     g.add_argument(
