@@ -5,6 +5,7 @@ import json
 
 import pytest
 from msfc.analysis import doctables as D
+from msfc.analysis import thesis as TH
 from msfc.errors import UserError
 
 
@@ -128,3 +129,114 @@ def test_the_thin_stream_table_has_a_row_per_scheduler():
     rows = [line for line in text.splitlines() if line.startswith("| ")][1:]
     assert len(rows) == data["scheduler"].nunique() + 1  # and the seed's published SFQ figure
     assert rows[-1].startswith("| seed 001, SFQ |") and rows[-1].endswith(">= 30 ms (5 x 6 ms) |")
+
+
+def _summary(path, study_rows):
+    """A summary.csv as msfc sweep writes it, with the columns the ISP collector reads: per
+    configuration (scheduler, Msfc.Inversion) a row per type and direction, and the totals."""
+    path.mkdir(parents=True)
+    rows = []
+    for sched, attr, group, tp in study_rows:
+        levels = [("type", "down", group), ("type", "up", group)]
+        if group == "torrent":  # once per configuration
+            levels += [("overall", "down", "all"), ("overall", "up", "all")]
+        for level, direction, g in levels:
+            rows.append(
+                {
+                    "scenario": "isp-tree",
+                    "scheduler": sched,
+                    "cfg.flow-types": "thesis",
+                    "cfg.priorities": "download=0",
+                    "cfg.rate-scale": 0.25,
+                    "attr.Msfc.Inversion": attr,
+                    "meta.msfc_version": "0.2.0",
+                    "direction": direction,
+                    "level": level,
+                    "group": g,
+                    "flows": 9,
+                    "throughput_kbps": tp,
+                    "throughput_total_kbps": 74814.08 + tp,
+                    "delay_mean_ms": 67.123,
+                    "delay_hmean_ms": 98.2776,
+                    "delay_p99_ms": 73.8,
+                    "lost_packets": 3,
+                    "loss_ratio": 0.34459,
+                }
+            )
+    D.pd.DataFrame(rows).to_csv(path / "summary.csv", index=False)
+
+
+def test_an_isp_table_is_collected_from_its_runs_summaries(monkeypatch, tmp_path):
+    t = D.DocTable(
+        "isp-x",
+        "docs/isp-tree.md",
+        "x.csv",
+        D._isp_types(
+            D.IspCol("Msfc", "one", attributes="Msfc.Inversion=allow"),
+            D.IspCol("{thesis}", "one", attributes="Msfc.Inversion=allow", thesis="3.7"),
+            D.IspCol("prevent", "two", attributes="Msfc.Inversion=prevent", metric="summary"),
+            D.IspCol("FqCoDel lost", "two", "FqCoDel", metric="lost_packets"),
+        ),
+        "",
+        (),
+        isp=("one", "two"),
+    )
+    monkeypatch.setitem(D.TABLES, "isp-x", t)
+    monkeypatch.setattr(D, "ROOT", tmp_path)
+    types = list(D.ISP_TYPES)
+    _summary(
+        tmp_path / "res" / "one", [("Msfc", "allow", g, 10.0 + i) for i, g in enumerate(types)]
+    )
+    _summary(
+        tmp_path / "two",
+        [("Msfc", "prevent", g, 20.0) for g in types] + [("FqCoDel", "", g, 30.0) for g in types],
+    )
+    # a directory that holds a study, and a study's own --out directory
+    assert D.collect_isp("isp-x", [tmp_path / "res", tmp_path / "two"]) == tmp_path / "x.csv"
+    d = D.pd.read_csv(tmp_path / "x.csv")
+    assert len(d) == 3 * (len(types) + 1)  # the download rows per type, and the totals
+    assert set(d["attributes"].fillna("")) == {
+        "Msfc.Inversion=allow",
+        "Msfc.Inversion=prevent",
+        "",
+    }
+    lines = t.render(d).splitlines()
+    assert lines[0] == "| type | Msfc | thesis/4 | prevent | FqCoDel lost |"
+    # SSH: ours, the thesis's Table 3.7 MSFC value x 0.25, throughput, mean / p99 delay
+    ssh = TH.load()["tables"]["3.7"]["values"]["SSH"]["MSFC"] * 0.25
+    assert lines[2] == f"| SSH | 10.0 | {D._thesis_cell(ssh)} | 20.0, 67.1 / 73.8 | 3 |"
+    assert lines[-1].startswith("| Torrent | 16.0 |")
+    with pytest.raises(UserError, match="no three/summary.csv"):
+        D._isp_summary("three", [tmp_path])
+    with pytest.raises(UserError, match="not an ISP-tree table"):
+        D.collect_isp("seed003-s1", [tmp_path])
+
+
+def test_every_isp_table_names_its_data_commit_date_and_command():
+    for t in (t for t in D.TABLES.values() if t.isp and t.provenance):
+        meta = json.loads(D.stamp_path(t).read_text())
+        last = D.rendered(t).splitlines()[-1]
+        assert last.startswith(f"Data: [isp-tree/{t.name}.csv]"), t.name
+        assert meta["commit"][:7] in last and f"`{meta['command']}`" in last, t.name
+        assert all(f"--out results/{s}" in t.command for s in t.isp), t.name
+
+
+def test_an_isp_totals_table_has_a_row_per_configuration(monkeypatch, tmp_path):
+    types = list(D.ISP_TYPES)
+    _summary(tmp_path / "one", [("Msfc", "allow", g, 10.0) for g in types])
+    _summary(tmp_path / "two", [("Msfc", "prevent", g, 20.0) for g in types])
+    t = D.DocTable("isp-y", "docs/isp-tree.md", "y.csv", None, "", (), isp=("one", "two"))
+    monkeypatch.setitem(D.TABLES, "isp-y", t)
+    monkeypatch.setattr(D, "ROOT", tmp_path)
+    D.collect_isp("isp-y", [tmp_path])
+    render = D._isp_overall(
+        ("priorities", "`Inversion`"),
+        D.IspCol("thesis | `allow`", "one", attributes="Msfc.Inversion=allow"),
+        D.IspCol("thesis | `prevent`", "two", attributes="Msfc.Inversion=prevent"),
+    )
+    assert render(D.pd.read_csv(tmp_path / "y.csv")).splitlines() == [
+        "| priorities | `Inversion` | total kbps | harmonic-mean delay (ms) | loss ratio |",
+        "|---|---|---:|---:|---:|",
+        "| thesis | `allow` | 74824 | 98.3 | 0.3446 |",
+        "| thesis | `prevent` | 74834 | 98.3 | 0.3446 |",
+    ]

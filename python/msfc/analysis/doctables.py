@@ -19,6 +19,11 @@ tracked files under it.
     python -m msfc.analysis.doctables --stamp NAME    after measuring NAME's data again: record the
                                              digests of its dependencies as they are now
         [--commit C] [--measured DATE]       ... as they were at commit C, the run made on DATE
+    python -m msfc.analysis.doctables --collect-isp NAME RESULTS...
+                                             an ISP-tree table's data (docs/isp-tree/, NAME.csv
+                                             but auto.csv for isp-auto-unmarked): the per-type
+                                             rows of the summary.csv of each of its runs (the
+                                             --out directories RESULTS, or their parent)
     python -m msfc.analysis.doctables --collect-linux GROUP RESULTS --commit C
                                              the UML testbed's data of GROUP (uml, rrul_be,
                                              ds4: msfc.analysis.linuxtables) from the --out of
@@ -56,6 +61,12 @@ The seeds' tables (docs/seeds.md, data in docs/seeds/) end with a line naming th
 commit and date of its run and the command (the stamp's); --check also requires the Markdown
 table the seeds' writer puts beside each of their CSVs (<data>.md) to be what it makes of the
 CSV.
+
+The ISP tree's `quick` tables (docs/isp-tree.md, data in docs/isp-tree/) are made from the
+rows ``level == type``, ``direction == down`` of the summary.csv of the sweeps, compares and
+runs the doc gives, one study per --out directory (its name); a column is one configuration of
+one study (:class:`IspCol`), or the thesis's published value (msfc/data/thesis-tables.json)
+times the run's rate scale. They end with the same line as the seeds' tables.
 
 A Linux table's stamp is written with its data by --collect-linux: ``commit`` is the commit
 the testbed was measured at (the results do not record it: the one the UML kernel was built
@@ -108,6 +119,9 @@ class DocTable:
     #: the data is a table of the seeds' writer (msfc.seeds.write_table), whose Markdown
     #: rendering lies beside it (<data>.md) and must be what the writer makes of it
     beside_md: bool = False
+    #: an ISP-tree table's data: the --out directory names of the sweeps, compares and runs
+    #: whose summary.csv rows it is made from (--collect-isp NAME RESULTS...)
+    isp: tuple[str, ...] = ()
 
 
 def _f1(x: float) -> str:
@@ -286,6 +300,181 @@ def _isp_auto_unmarked(d: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
+@dataclass(frozen=True)
+class IspCol:
+    """A column of an ISP-tree table: one value per type from one configuration of one study
+    (the rows of docs/isp-tree/<name>.csv with its study, scheduler and attributes)."""
+
+    heading: str  # "{thesis}": "thesis" and the run's rate scale, "thesis/4" for quick
+    study: str
+    scheduler: str = "Msfc"
+    attributes: str = ""  # the attributes the configuration sets ("Msfc.Inversion=prevent")
+    #: throughput_kbps, delay_mean_ms, delay_p99_ms, lost_packets, flows; "summary": throughput,
+    #: then mean / p99 delay
+    metric: str = "throughput_kbps"
+    #: a thesis table (3.7, 3.9): the thesis's value of `scheduler` in it instead, times the
+    #: configuration's rate scale (msfc/data/thesis-tables.json)
+    thesis: str = ""
+
+
+def _thesis_cell(x: float) -> str:
+    """A thesis value scaled to the run: three significant digits, whole numbers above 1000."""
+    return f"{x:.0f}" if abs(x) >= 1000 else f"{x:.3g}"
+
+
+def _thesis_heading(scale: float) -> str:
+    """The heading of the thesis's values scaled to a run: "thesis/4" at `quick`'s 1/4."""
+    if scale == 1:
+        return "thesis"
+    if (1 / scale).is_integer():
+        return f"thesis/{1 / scale:g}"
+    return f"thesis x{scale:g}"
+
+
+def _isp_cell(r: pd.Series, metric: str) -> str:
+    if metric == "summary":
+        return f"{_f1(r['throughput_kbps'])}, {_f1(r['delay_mean_ms'])} / {_f1(r['delay_p99_ms'])}"
+    if metric in ("lost_packets", "flows"):
+        return str(int(r[metric]))
+    return _f1(r[metric])
+
+
+def _isp_config(d: pd.DataFrame, c: IspCol) -> pd.DataFrame:
+    """The rows of c's configuration, indexed by type."""
+    want = set(c.attributes.split())
+    sel = d[
+        (d["study"] == c.study)
+        & (d["scheduler"] == c.scheduler)
+        & d["attributes"].map(lambda a: set(a.split()) == want)
+    ]
+    if sel.empty:
+        raise UserError(
+            f"no rows of study {c.study}, {c.scheduler} {c.attributes} (column '{c.heading}')", 1
+        )
+    return sel.set_index("type")
+
+
+def _isp_types(*cols: IspCol) -> Callable[[pd.DataFrame], str]:
+    """A renderer of an ISP-tree table: a row per type (ISP_TYPES' order), a column per
+    IspCol."""
+
+    def render(d: pd.DataFrame) -> str:
+        from . import thesis as TH
+
+        d = d.fillna({"attributes": ""})
+        data = TH.load()
+        lines_h, cells = ["type"], {t: [label] for t, label in ISP_TYPES.items()}
+        for c in cols:
+            r = _isp_config(d, c)
+            heading = c.heading
+            if c.thesis:
+                scale = float(r["rate_scale"].iloc[0])
+                heading = heading.format(thesis=_thesis_heading(scale))
+                published = TH.thesis_table(data, c.thesis)[c.scheduler] * scale
+                ours = {v: k for k, v in TH._type_map(data, ISP_TYPES).items()}
+                for t in ISP_TYPES:
+                    cells[t].append(_thesis_cell(published[ours[t]]))
+            else:
+                for t in ISP_TYPES:
+                    cells[t].append(_isp_cell(r.loc[t], c.metric))
+            lines_h.append(heading)
+        lines = ["| " + " | ".join(lines_h) + " |", "|---|" + "---:|" * len(cols)]
+        lines += ["| " + " | ".join(row) + " |" for row in cells.values()]
+        return "\n".join(lines)
+
+    return render
+
+
+def _isp_overall(labels: tuple[str, ...], *rows: IspCol) -> Callable[[pd.DataFrame], str]:
+    """A renderer of the download totals of configurations: a row per IspCol, its heading the
+    row's first cells ("a | b", one per label), then the total throughput, the harmonic-mean
+    delay of the packets and the loss ratio."""
+
+    def render(d: pd.DataFrame) -> str:
+        d = d.fillna({"attributes": ""})
+        out = []
+        for c in rows:
+            r = _isp_config(d, c).loc["all"]
+            out.append(
+                [
+                    *c.heading.split(" | "),
+                    f"{r['throughput_total_kbps']:.0f}",
+                    _f1(r["delay_hmean_ms"]),
+                    f"{r['loss_ratio']:.4f}",
+                ]
+            )
+        heads = [*labels, "total kbps", "harmonic-mean delay (ms)", "loss ratio"]
+        lines = ["| " + " | ".join(heads) + " |", "|" + "---|" * len(labels) + "---:|" * 3]
+        return "\n".join([*lines, *("| " + " | ".join(r) + " |" for r in out)])
+
+    return render
+
+
+#: the ISP tree's `quick` runs behind its tables, as docs/isp-tree.md gives them (each ends with
+#: its --out: the study's name in the data)
+COLLECT_ISP = "python -m msfc.analysis.doctables --collect-isp"
+ISP_WRONG = "--set flow-types=wrong-priorities --set priorities="
+
+
+def _isp_sweep(opts: str, out: str, command: str = "sweep") -> str:
+    """An msfc sweep (compare, run) of the ISP tree at `quick` scale into results/`out`."""
+    return f"msfc {command} isp-tree --preset quick {opts} --out results/{out}"
+
+
+ISP_QUICK = _isp_sweep("--schedulers PfifoFast,CoDel,FqCoDel,Msfc", "isp-quick", "compare")
+ISP_INV = "--scheduler Msfc --grid Msfc.Inversion=allow,prevent"
+ISP_INVERSION = _isp_sweep(ISP_INV, "isp-inversion")
+ISP_INVERSION_WRONG = _isp_sweep(f"{ISP_WRONG} {ISP_INV}", "isp-inversion-wrong")
+ISP_REC = (
+    "--scheduler Msfc --set Msfc.Overload=class --set Msfc.Weights=exact --set Msfc.Boost=on"
+    " --set Msfc.Isolate=dst"
+)
+ISP_RECOMMENDED = _isp_sweep(ISP_REC, "isp-recommended", "run")
+ISP_RECOMMENDED_WRONG = _isp_sweep(f"{ISP_WRONG} {ISP_REC}", "isp-recommended-wrong", "run")
+ISP_MODES = "--scheduler Msfc --grid Msfc.Overload=flow,class --grid Msfc.Weights=rounded,exact"
+ISP_ISOLATE = "--scheduler Msfc --grid Msfc.Isolate=flow,dst"
+ISP_BOOST_ORDER = (
+    "--scheduler Msfc --grid Msfc.Boost=off,on,across --grid Msfc.Order=round,priority"
+)
+
+
+def _isp_boost_order(study: str) -> Callable[[pd.DataFrame], str]:
+    """Table 3.7 or 3.9 at `quick` scale per Boost and Order: throughput, mean / p99 delay."""
+    return _isp_types(
+        *(
+            IspCol(
+                f"`{boost}`, `{order}`",
+                study,
+                attributes=f"Msfc.Boost={boost} Msfc.Order={order}",
+                metric="summary",
+            )
+            for boost in ("off", "on", "across")
+            for order in ("round", "priority")
+        )
+    )
+
+
+def _isp_inversion(study: str, thesis: str, recommended: str) -> Callable[[pd.DataFrame], str]:
+    """Tables 3.7 / 3.9 at `quick` scale with and without Inversion=prevent, and the
+    recommended modes."""
+    allow, prevent = "Msfc.Inversion=allow", "Msfc.Inversion=prevent"
+    return _isp_types(
+        IspCol("flows", study, attributes=allow, metric="flows"),
+        IspCol("Msfc {thesis}", study, attributes=allow, thesis=thesis),
+        IspCol("Msfc", study, attributes=allow),
+        IspCol("Msfc inversion=prevent", study, attributes=prevent),
+        IspCol("delay (ms) Msfc", study, attributes=allow, metric="delay_mean_ms"),
+        IspCol("delay (ms) prevent", study, attributes=prevent, metric="delay_mean_ms"),
+        IspCol("lost Msfc", study, attributes=allow, metric="lost_packets"),
+        IspCol("lost prevent", study, attributes=prevent, metric="lost_packets"),
+        IspCol(
+            "Msfc recommended (kbps)",
+            recommended,
+            attributes="Msfc.Overload=class Msfc.Weights=exact Msfc.Boost=on Msfc.Isolate=dst",
+        ),
+    )
+
+
 #: what every ns-3 table's numbers depend on: the model library (model/ and helper/'s scheduler
 #: registry, which names the schedulers' settings), the UAPI header it compiles in (MSFC's
 #: defaults), the scenarios' shared code and the build (which ns-3, the flags)
@@ -393,6 +582,29 @@ def _linux(name: str, doc: str, group: str, render) -> DocTable:
     )
 
 
+#: what the ISP tree's tables depend on: the ns-3 model, the scenario and its flow types
+ISP = (*NS3, "scenarios/scenario-isp-tree.cc", "scenarios/flow-types")
+#: the --out directory names of the four sweeps behind docs/isp-tree/auto.csv
+ISP_AUTO_STUDIES = ("isp-unmarked-base", "isp-unmarked-auto", "isp-marked", "isp-wrong")
+
+
+def _isp_table(name: str, render, commands: tuple[str, ...]) -> DocTable:
+    """An ISP-tree table of docs/isp-tree.md, its data docs/isp-tree/<name>.csv collected from
+    the --out directories of `commands` (each ends with its --out)."""
+    studies = tuple(c.rsplit("/", 1)[1] for c in commands)
+    dirs = " ".join(c.rsplit(" ", 1)[1] for c in commands)
+    return DocTable(
+        name,
+        "docs/isp-tree.md",
+        f"docs/isp-tree/{name}.csv",
+        render,
+        " && ".join((*commands, f"{COLLECT_ISP} {name} {dirs}")),
+        ISP,
+        provenance=True,
+        isp=studies,
+    )
+
+
 TABLES = {
     t.name: t
     for t in (
@@ -488,9 +700,85 @@ TABLES = {
             "docs/isp-tree/auto.csv",
             _isp_auto_unmarked,
             "the four msfc sweep commands of docs/isp-tree.md's 'Automatic priorities', then"
-            " python -m msfc.analysis.doctables --collect-isp-auto RESULTS (RESULTS: their parent"
-            " directory)",
-            (*NS3, "scenarios/scenario-isp-tree.cc", "scenarios/flow-types"),
+            f" {COLLECT_ISP} isp-auto-unmarked RESULTS (RESULTS: their parent directory)",
+            ISP,
+            isp=ISP_AUTO_STUDIES,
+        ),
+        _isp_table(
+            "isp-quick-thesis",
+            _isp_types(
+                *(
+                    col
+                    for sched in ("PfifoFast", "CoDel", "FqCoDel", "Msfc")
+                    for col in (
+                        IspCol(sched, "isp-quick", sched),
+                        IspCol("{thesis}", "isp-quick", sched, thesis="3.7"),
+                    )
+                ),
+                IspCol(
+                    "Msfc inversion=prevent",
+                    "isp-inversion",
+                    attributes="Msfc.Inversion=prevent",
+                ),
+            ),
+            (ISP_QUICK, ISP_INVERSION),
+        ),
+        _isp_table(
+            "isp-inversion-thesis",
+            _isp_inversion("isp-inversion", "3.7", "isp-recommended"),
+            (ISP_INVERSION, ISP_RECOMMENDED),
+        ),
+        _isp_table(
+            "isp-inversion-wrong",
+            _isp_inversion("isp-inversion-wrong", "3.9", "isp-recommended-wrong"),
+            (ISP_INVERSION_WRONG, ISP_RECOMMENDED_WRONG),
+        ),
+        _isp_table(
+            "isp-modes",
+            _isp_overall(
+                ("priorities", "`Overload`", "`Weights`"),
+                *(
+                    IspCol(
+                        f"{label} | `{overload}` | `{weights}`",
+                        study,
+                        attributes=f"Msfc.Overload={overload} Msfc.Weights={weights}",
+                    )
+                    for label, study in (
+                        ("thesis (Table 3.3)", "isp-modes"),
+                        ("wrong (Table 3.8)", "isp-modes-wrong"),
+                    )
+                    for overload in ("flow", "class")
+                    for weights in ("rounded", "exact")
+                ),
+            ),
+            (
+                _isp_sweep(ISP_MODES, "isp-modes"),
+                _isp_sweep(f"{ISP_WRONG} {ISP_MODES}", "isp-modes-wrong"),
+            ),
+        ),
+        _isp_table(
+            "isp-isolate",
+            _isp_types(
+                *(
+                    IspCol(f"{table} `Isolate={mode}`", study, attributes=f"Msfc.Isolate={mode}")
+                    for table, study in (("3.7", "isp-isolate"), ("3.9", "isp-isolate-wrong"))
+                    for mode in ("flow", "dst")
+                )
+            ),
+            (
+                _isp_sweep(ISP_ISOLATE, "isp-isolate"),
+                _isp_sweep(f"{ISP_WRONG} {ISP_ISOLATE}", "isp-isolate-wrong"),
+            ),
+        ),
+        _isp_table(
+            "isp-boost-order-thesis",
+            _isp_boost_order("isp-quick-boost-order"),
+            (_isp_sweep(ISP_BOOST_ORDER, "isp-quick-boost-order"),),
+        ),
+        _isp_table(
+            "isp-boost-order-wrong",
+            _isp_boost_order("isp-quick-boost-order-wrong"),
+            (_isp_sweep(f"{ISP_WRONG} {ISP_BOOST_ORDER}", "isp-quick-boost-order-wrong"),),
         ),
         _linux(
             "linux-uml-all",
@@ -754,16 +1042,34 @@ def write() -> list[str]:
     return changed
 
 
-def collect_isp_auto(results: Path) -> Path:
-    """docs/isp-tree/auto.csv from the four sweeps of docs/isp-tree.md's 'Automatic
-    priorities' under `results` (their --out directories, named as ISP_AUTO_STUDIES)."""
+def _isp_summary(study: str, results: list[Path]) -> Path:
+    """The summary.csv of `study` among `results`: a directory of that name (the --out of its
+    sweep, compare or run), or one that holds it."""
+    for r in results:
+        for d in (r, r / study):
+            if d.name == study and (d / "summary.csv").is_file():
+                return d / "summary.csv"
+    raise UserError(
+        f"no {study}/summary.csv under {', '.join(map(str, results))}: run the command whose"
+        f" --out is {study} (python -m msfc.analysis.doctables --list)",
+        1,
+    )
+
+
+def collect_isp(name: str, results: list[Path]) -> Path:
+    """The data of the ISP-tree table `name` (docs/isp-tree/<name>.csv): the rows `level ==
+    type` and `overall` (its type "all"), `direction == down`, of the summary.csv of each of its
+    studies (DocTable.isp), found among `results` (their --out directories, or directories that
+    hold them), one row per study, configuration and type."""
+    t = TABLES.get(name)
+    if t is None or not t.isp:
+        names = ", ".join(n for n, t in TABLES.items() if t.isp)
+        raise UserError(f"--collect-isp {name}: not an ISP-tree table ({names})", 2)
     rows = []
-    for study in ISP_AUTO_STUDIES:
-        f = results / study / "summary.csv"
-        if not f.is_file():
-            raise UserError(f"{f} missing: run the sweep whose --out is {results / study}", 1)
-        s = pd.read_csv(f)
-        s = s[(s["direction"] == "down") & (s["level"] == "type")]
+    # (the measures to 6 decimals: a table's cells, to 1, are rounded once, not twice)
+    for study in t.isp:
+        s = pd.read_csv(_isp_summary(study, results))
+        s = s[(s["direction"] == "down") & s["level"].isin(["type", "overall"])]
         attrs = [c for c in s.columns if c.startswith("attr.")]
         for _, r in s.iterrows():
             given = [f"{c[5:]}={r[c]}" for c in attrs if isinstance(r[c], str)]
@@ -775,16 +1081,20 @@ def collect_isp_auto(results: Path) -> Path:
                     attributes=" ".join(given),
                     priorities=pri if isinstance(pri, str) else "",
                     flow_types=r["cfg.flow-types"],
-                    type=r["group"],
+                    type=r["group"] if r["level"] == "type" else "all",
                     flows=int(r["flows"]),
-                    throughput_kbps=round(r["throughput_kbps"], 2),
-                    delay_mean_ms=round(r["delay_mean_ms"], 2),
-                    delay_p99_ms=round(r["delay_p99_ms"], 2),
+                    throughput_kbps=round(r["throughput_kbps"], 6),
+                    delay_mean_ms=round(r["delay_mean_ms"], 6),
+                    delay_p99_ms=round(r["delay_p99_ms"], 6),
                     lost_packets=int(r["lost_packets"]),
                     msfc_version=r["meta.msfc_version"],
+                    rate_scale=r["cfg.rate-scale"],
+                    throughput_total_kbps=round(r["throughput_total_kbps"], 6),
+                    delay_hmean_ms=round(r["delay_hmean_ms"], 6),
+                    loss_ratio=round(r["loss_ratio"], 6),
                 )
             )
-    out = ROOT / TABLES["isp-auto-unmarked"].data
+    out = ROOT / t.data
     pd.DataFrame(rows).to_csv(out, index=False)
     return out
 
@@ -859,10 +1169,6 @@ def accept(name: str, why: str, paths: list[str] | None = None) -> Path:
     return sp
 
 
-#: the --out directory names of the four sweeps behind docs/isp-tree/auto.csv
-ISP_AUTO_STUDIES = ("isp-unmarked-base", "isp-unmarked-auto", "isp-marked", "isp-wrong")
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
         prog="python -m msfc.analysis.doctables", description=__doc__.split("\n")[0]
@@ -873,7 +1179,11 @@ def main(argv: list[str] | None = None) -> int:
     g.add_argument("--write", action="store_true", help="rewrite the tables from their data")
     g.add_argument("--stamp", metavar="NAME", help="record NAME's dependencies as they are now")
     g.add_argument(
-        "--collect-isp-auto", metavar="RESULTS", type=Path, help="docs/isp-tree/auto.csv again"
+        "--collect-isp",
+        nargs="+",
+        metavar=("NAME", "RESULTS"),
+        help="an ISP-tree table's data (its CSV in docs/isp-tree/) from the summary.csv of its"
+        " runs' --out directories RESULTS... (or directories that hold them)",
     )
     g.add_argument(
         "--collect-linux",
@@ -942,7 +1252,10 @@ def main(argv: list[str] | None = None) -> int:
                 raise UserError("--accept needs --why (what the changes are)", 2)
             print(f"wrote {accept(a.accept, a.why, a.paths).relative_to(ROOT)}")
         else:
-            print(f"wrote {collect_isp_auto(a.collect_isp_auto).relative_to(ROOT)}")
+            if len(a.collect_isp) < 2:
+                raise UserError("--collect-isp NAME RESULTS...: name the table and its results", 2)
+            name, *results = a.collect_isp
+            print(f"wrote {collect_isp(name, [Path(r) for r in results]).relative_to(ROOT)}")
     except UserError as e:
         print(f"msfc.analysis.doctables: {e}", file=sys.stderr)
         return e.exit_code
