@@ -20,10 +20,10 @@ tracked files under it.
                                              digests of its dependencies as they are now
         [--commit C] [--measured DATE]       ... as they were at commit C, the run made on DATE
     python -m msfc.analysis.doctables --collect-isp NAME RESULTS...
-                                             an ISP-tree table's data (docs/isp-tree/, NAME.csv
-                                             but auto.csv for isp-auto-unmarked): the per-type
-                                             rows of the summary.csv of each of its runs (the
-                                             --out directories RESULTS, or their parent)
+                                             an ISP-tree table's data (docs/isp-tree/NAME.csv):
+                                             the per-type rows of the summary.csv of each of
+                                             its runs (the --out directories RESULTS, or their
+                                             parent)
     python -m msfc.analysis.doctables --collect-linux GROUP RESULTS --commit C
                                              the UML testbed's data of GROUP (uml, rrul_be,
                                              ds4: msfc.analysis.linuxtables) from the --out of
@@ -584,8 +584,8 @@ def _linux(name: str, doc: str, group: str, render) -> DocTable:
 
 #: what the ISP tree's tables depend on: the ns-3 model, the scenario and its flow types
 ISP = (*NS3, "scenarios/scenario-isp-tree.cc", "scenarios/flow-types")
-#: the --out directory names of the four sweeps behind docs/isp-tree/auto.csv
-ISP_AUTO_STUDIES = ("isp-unmarked-base", "isp-unmarked-auto", "isp-marked", "isp-wrong")
+#: every flow type in class 1: the ISP tree with every packet unmarked
+UNMARKED = "priorities=SSH=1,voip=1,game=1,TVStream=1,http=1,download=1,torrent=1"
 
 
 def _isp_table(name: str, render, commands: tuple[str, ...]) -> DocTable:
@@ -694,15 +694,21 @@ TABLES = {
             " && cp results/seeds-quick/seed003_s3.md docs/seeds/seed003_s3_test.md",
             _seed("class-aqm", "seed003"),
         ),
-        DocTable(
+        _isp_table(
             "isp-auto-unmarked",
-            "docs/isp-tree.md",
-            "docs/isp-tree/auto.csv",
             _isp_auto_unmarked,
-            "the four msfc sweep commands of docs/isp-tree.md's 'Automatic priorities', then"
-            f" {COLLECT_ISP} isp-auto-unmarked RESULTS (RESULTS: their parent directory)",
-            ISP,
-            isp=ISP_AUTO_STUDIES,
+            (
+                f"msfc sweep isp-tree --preset quick --set {UNMARKED} --grid"
+                " scheduler=FqCoDel,FqCobalt,Msfc --jobs 2 --out results/ispauto/isp-unmarked-base",
+                f"msfc sweep isp-tree --preset quick --set {UNMARKED} --scheduler Msfc --grid"
+                " Msfc.Auto=unmarked --grid Msfc.Boost=off,across --jobs 2"
+                " --out results/ispauto/isp-unmarked-auto",
+                "msfc sweep isp-tree --preset quick --scheduler Msfc --grid Msfc.Auto=off,unmarked"
+                " --jobs 2 --out results/ispauto/isp-marked",
+                "msfc sweep isp-tree --preset quick --set flow-types=wrong-priorities --set"
+                " priorities= --scheduler Msfc --grid Msfc.Auto=off,unmarked --jobs 2"
+                " --out results/ispauto/isp-wrong",
+            ),
         ),
         _isp_table(
             "isp-quick-thesis",
