@@ -19,7 +19,7 @@ enum {
 	TCA_MSFC_MEMORY_LIMIT,	/* u32, bytes */
 	TCA_MSFC_DROP_BATCH,	/* u32, packets */
 	TCA_MSFC_ECN,		/* u32, 0 or 1 */
-	TCA_MSFC_DSCP_MAP,	/* binary, 64 x u8: class of each DSCP */
+	TCA_MSFC_DSCP_MAP,	/* binary, 64 x u8: class of each DSCP (TC_MSFC_DSCP_*) */
 	TCA_MSFC_OVERLOAD,	/* u32, enum tc_msfc_overload: victim of overload drops */
 	TCA_MSFC_WEIGHTS,	/* u32, enum tc_msfc_weights: class quanta resolution */
 	TCA_MSFC_INVERSION,	/* u32, enum tc_msfc_inversion: per-flow priority order */
@@ -273,7 +273,8 @@ enum tc_msfc_framing {
 	"isolate cannot change while packets are queued: change it on an idle link, or delete and re-add the qdisc"
 #define TC_MSFC_RESIZE_BUSY_MSG \
 	"prios and flows cannot change while packets are queued: change them on an idle link, or delete and re-add the qdisc"
-#define TC_MSFC_DSCP_MAP_MSG		"dscp map entries must be classes 0 .. 15"
+#define TC_MSFC_DSCP_MAP_MSG \
+	"dscp map entries must be classes 0 .. 15, a class with nqb (64 + class), or le (128)"
 #define TC_MSFC_QUANTA_LEN_MSG \
 	"quanta must be a list of u32 byte counts, one per class (attribute length 4 x prios, or 0 to take the class quanta from ratio again)"
 #define TC_MSFC_QUANTA_RANGE_MSG	"quanta entries must be 1 .. 1048576 bytes"
@@ -289,13 +290,23 @@ enum tc_msfc_framing {
 	"ce_threshold_selector must have no bits outside its mask (value & ~mask must be 0)"
 
 /*
- * Default DSCP map (class of each DSCP, clamped to prios - 1 when used): LE (1) and CS1 (8)
- * -> 0; every other code point of precedence 0 or 1 -> 1; precedence k >= 2 -> k.
+ * A DSCP map entry is a class (0 .. 15, clamped to prios - 1 when used), a class with the NQB
+ * flag (TC_MSFC_DSCP_NQB + class: the packet's flow is served as a non-queue-building flow of
+ * that class, RFC 9956), or TC_MSFC_DSCP_LE (the packet goes to the least-effort lane below
+ * class 0, served only while every class is empty, RFC 8622).  docs/algorithm.md, "LE and NQB".
+ */
+#define TC_MSFC_DSCP_CLASS_MASK		15
+#define TC_MSFC_DSCP_NQB		64
+#define TC_MSFC_DSCP_LE			128
+
+/*
+ * Default DSCP map: LE (1) -> the least-effort lane (128); CS1 (8) -> 0; NQB (45) -> 1 with
+ * the NQB flag (65); every other code point of precedence 0 or 1 -> 1; precedence k >= 2 -> k.
  */
 #define TC_MSFC_DEFAULT_DSCP_MAP {			\
-	1, 0, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1,	\
+	1, 128, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1,	\
 	2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3,	\
-	4, 4, 4, 4, 4, 4, 4, 4, 5, 5, 5, 5, 5, 5, 5, 5,	\
+	4, 4, 4, 4, 4, 4, 4, 4, 5, 5, 5, 5, 5, 65, 5, 5,	\
 	6, 6, 6, 6, 6, 6, 6, 6, 7, 7, 7, 7, 7, 7, 7, 7,	\
 }
 
@@ -304,7 +315,10 @@ enum tc_msfc_framing {
  * base of ns-3's DscpMap), for an operator coming from cake or feeding a Wi-Fi link.  Class 0
  * is the least important, as in every msfc map; a class at or above prios is clamped to
  * prios - 1, so each map names the prios it is meant for (TC_MSFC_DSCP_MAP_<NAME>_PRIOS).
- * DSCP 2 and 4 are the old TOS bits "maximise throughput" and "minimise delay".
+ * DSCP 2 and 4 are the old TOS bits "maximise throughput" and "minimise delay".  NQB (45)
+ * keeps the class cake gives it (best effort; wifi: AC_VI, UP 5 as RFC 9956 maps it) with the
+ * NQB flag; LE stays in class 0 with CS1, as in cake's maps: only the default map has the
+ * least-effort lane ("diffserv4,le:le" adds it).
  *
  * diffserv3, cake's three-tin map, its tins ordered by importance (cake numbers them best
  * effort 0, bulk 1, voice 2):
@@ -318,7 +332,7 @@ enum tc_msfc_framing {
 #define TC_MSFC_DSCP_MAP_DIFFSERV3 {			\
 	1, 0, 1, 1, 2, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1,	\
 	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,	\
-	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 1, 2, 1,	\
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 65, 2, 1,	\
 	2, 1, 1, 1, 1, 1, 1, 1, 2, 1, 1, 1, 1, 1, 1, 1,	\
 }
 
@@ -337,7 +351,7 @@ enum tc_msfc_framing {
 #define TC_MSFC_DSCP_MAP_DIFFSERV4 {			\
 	1, 0, 1, 1, 2, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1,	\
 	2, 1, 2, 1, 2, 1, 2, 1, 2, 1, 2, 1, 2, 1, 2, 1,	\
-	3, 1, 2, 1, 2, 1, 2, 1, 3, 1, 1, 1, 3, 1, 3, 1,	\
+	3, 1, 2, 1, 2, 1, 2, 1, 3, 1, 1, 1, 3, 65, 3, 1,	\
 	3, 1, 1, 1, 1, 1, 1, 1, 3, 1, 1, 1, 1, 1, 1, 1,	\
 }
 
@@ -358,7 +372,7 @@ enum tc_msfc_framing {
 #define TC_MSFC_DSCP_MAP_DIFFSERV8 {			\
 	2, 0, 1, 2, 4, 2, 2, 2, 1, 2, 1, 2, 1, 2, 1, 2,	\
 	5, 2, 4, 2, 4, 2, 4, 2, 3, 2, 3, 2, 3, 2, 3, 2,	\
-	6, 2, 3, 2, 3, 2, 3, 2, 6, 2, 2, 2, 6, 2, 6, 2,	\
+	6, 2, 3, 2, 3, 2, 3, 2, 6, 2, 2, 2, 6, 66, 6, 2,	\
 	7, 2, 2, 2, 2, 2, 2, 2, 7, 2, 2, 2, 2, 2, 2, 2,	\
 }
 
@@ -369,6 +383,7 @@ enum tc_msfc_framing {
  *   1 AC_BE: DF, AF1x, CS2 (UP 0), AF2x (UP 3), every unused code point (UP 0)
  *   2 AC_VI: CS3, AF3x, CS4, AF4x (UP 4), CS5 (UP 5)
  *   3 AC_VO: VA, EF (UP 6), CS6, CS7 (UP 6, 7)
+ * and NQB (45) in AC_VI with the NQB flag (RFC 9956 updates RFC 8325: UP 5).
  * RFC 8325 section 8.2 asks that CS6 and CS7 go to UP 0 where the Wi-Fi link is the
  * network's edge and end hosts mark their own packets: "dscp_map wifi,cs6:1,cs7:1".
  */
@@ -376,7 +391,7 @@ enum tc_msfc_framing {
 #define TC_MSFC_DSCP_MAP_WIFI {				\
 	1, 0, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1,	\
 	1, 1, 1, 1, 1, 1, 1, 1, 2, 1, 2, 1, 2, 1, 2, 1,	\
-	2, 1, 2, 1, 2, 1, 2, 1, 2, 1, 1, 1, 3, 1, 3, 1,	\
+	2, 1, 2, 1, 2, 1, 2, 1, 2, 1, 1, 1, 3, 66, 3, 1,	\
 	3, 1, 1, 1, 1, 1, 1, 1, 3, 1, 1, 1, 1, 1, 1, 1,	\
 }
 
@@ -402,7 +417,8 @@ enum tc_msfc_framing {
 	{ "af21", 18 }, { "af22", 20 }, { "af23", 22 }, { "cs3", 24 },	\
 	{ "af31", 26 }, { "af32", 28 }, { "af33", 30 }, { "cs4", 32 },	\
 	{ "af41", 34 }, { "af42", 36 }, { "af43", 38 }, { "cs5", 40 },	\
-	{ "va", 44 }, { "ef", 46 }, { "cs6", 48 }, { "cs7", 56 },	\
+	{ "va", 44 }, { "nqb", 45 }, { "ef", 46 }, { "cs6", 48 },	\
+	{ "cs7", 56 },							\
 }
 
 enum {
@@ -425,6 +441,7 @@ struct tc_msfc_qd_stats {
 	__u64	auto_promotions;	/* auto: flow slots moved one class up */
 	__u64	auto_demotions;		/* auto: flow slots moved down (or kept at 0) */
 	__u64	ce_threshold_marks;	/* packets CE-marked by ce_threshold (L4S) */
+	__u64	nqb_demotions;		/* NQB flows moved to the old flows by queue protection */
 };
 
 struct tc_msfc_cl_stats {
@@ -438,6 +455,7 @@ struct tc_msfc_cl_stats {
 	__u32	active_flows;
 	__u32	pad;
 	__u64	ce_threshold_marks;	/* packets CE-marked by ce_threshold (L4S) */
+	__u64	nqb_demotions;		/* NQB flows moved to the old flows by queue protection */
 };
 
 struct tc_msfc_xstats {
