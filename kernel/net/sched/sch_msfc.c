@@ -102,14 +102,14 @@ static codel_time_t msfc_codel_time(void)
 struct msfc_flow {
 	struct sk_buff	  *head;
 	struct sk_buff	  *tail;
-	struct list_head  flowchain;	/* in msfc_class.flows or .new_flows while active */
+	struct list_head  flowchain;	/* in msfc_class.flows, .new_flows or .nqb_flows */
 	s64		  deficit;
 	struct codel_vars cvars;
 	u8		  cls;
 	u8		  level;	/* auto, home class's records: the slot's class */
 	u16		  src;		/* isolate: host slots since activation */
 	u16		  dst;
-	u8		  sparse;	/* left from the new (boost across) or NQB flows, deficit kept */
+	u8		  sparse;	/* left from the new (across) or NQB flows: deficit kept */
 	u8		  nqb;		/* on msfc_class.nqb_flows */
 	codel_time_t	  clean;	/* auto: since when the slot has been sparse */
 	codel_time_t	  last;		/* auto: when its last auto packet came */
