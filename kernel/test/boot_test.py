@@ -1030,8 +1030,11 @@ def ce_threshold_checks():
         (struct_u32(1000) * 3, tca_msfc("ce_threshold"), defs.ce_threshold_count_msg),
         # DSCP map entries the UAPI does not define (a class, NQB + class or LE only)
         ("10" * 64, tca_msfc("dscp_map"), defs.dscp_map_msg),
-        (f"{header_int('dscp_le') | header_int('dscp_nqb'):02x}" * 64, tca_msfc("dscp_map"),
-         defs.dscp_map_msg),
+        (
+            f"{header_int('dscp_le') | header_int('dscp_nqb'):02x}" * 64,
+            tca_msfc("dscp_map"),
+            defs.dscp_map_msg,
+        ),
         ("c8" * 64, tca_msfc("dscp_map"), defs.dscp_map_msg),
         ("41" * 63 + "81", tca_msfc("dscp_map"), defs.dscp_map_msg),
     ):
