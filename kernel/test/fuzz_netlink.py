@@ -201,8 +201,9 @@ SRC6_HOSTS = [f"fd00::1:{i}" for i in range(1, 4)]
 DST6_HOSTS = [f"fd00::2:{i}" for i in range(1, 4)]
 UDP_SRC = [f"10.2.0.{i}" for i in range(1, 5)]
 UDP_DST = [f"10.3.0.{i}" for i in range(1, 5)]
-# DSCPs of every class of the default map, and one of them with each ECN codepoint
-DSCPS = [0, 1, 8, 10, 18, 26, 34, 46, 48, 56]
+# DSCPs of every class of the default map (LE: the lane, NQB: class 1 as NQB), and one of
+# them with each ECN codepoint
+DSCPS = [0, 1, 8, 10, 18, 26, 34, 45, 46, 48, 56]
 
 
 def default_dscp_map():
@@ -373,9 +374,12 @@ def msfc_stats(entry):
     if app and len(app) >= 8 + 88 and struct.unpack_from("=I", app)[0] == 0:
         # auto's counters, after the shaper's bandwidth and throttled
         out["auto_promotions"], out["auto_demotions"] = struct.unpack_from("=QQ", app, 8 + 72)
-    if app and len(app) >= 8 + 112 and struct.unpack_from("=I", app)[0] == 0:
+    if app and len(app) >= 8 + 96 and struct.unpack_from("=I", app)[0] == 0:
         # ce_threshold's marks, after auto's counters
-        (out["ce_threshold_marks"],) = struct.unpack_from("=Q", app, 8 + 104)
+        (out["ce_threshold_marks"],) = struct.unpack_from("=Q", app, 8 + 88)
+    if app and len(app) >= 8 + 104 and struct.unpack_from("=I", app)[0] == 0:
+        # NQB flows moved by queue protection, after ce_threshold's marks
+        (out["nqb_demotions"],) = struct.unpack_from("=Q", app, 8 + 96)
     if app and len(app) >= 8 + 56:
         (t,) = struct.unpack_from("=I", app)
         if t == 0:
@@ -1061,6 +1065,8 @@ class Fuzzer:
             self.count("dumps_auto_demoted")
         if st.get("ce_threshold_marks"):
             self.count("dumps_ce_threshold_marked")
+        if st.get("nqb_demotions"):
+            self.count("dumps_nqb_demoted")
         if "memory_usage" in st and st["memory_usage"] > self.cur[MEMORY_LIMIT]:
             self.fail(
                 f"{what}: memory_usage {st['memory_usage']} over memory_limit "
@@ -1069,10 +1075,12 @@ class Fuzzer:
         if "qlen" in st and st["qlen"] > self.cur[LIMIT] + 1:
             self.fail(f"{what}: qlen {st['qlen']} over limit {self.cur[LIMIT]}")
         if self.rng.random() < 0.2:
+            # the classes, then the least-effort lane (class prios + 1)
             err, n = self.q.classes(HANDLE)
-            if err or n != self.cur[PRIOS]:
+            if err or n != self.cur[PRIOS] + 1:
                 self.fail(
-                    f"{what}: class dump gave {n} classes (error {err}), expected {self.cur[PRIOS]}"
+                    f"{what}: class dump gave {n} classes (error {err}), expected "
+                    f"{self.cur[PRIOS] + 1} (prios and the lane)"
                 )
 
     def outcome(self, op, err, msg, expect_ok, busy_possible, what):
