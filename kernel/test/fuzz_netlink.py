@@ -44,6 +44,7 @@ import errno
 import json
 import os
 import random
+import re
 import socket
 import struct
 import subprocess
@@ -208,6 +209,30 @@ DSCPS = [0, 1, 8, 10, 18, 26, 34, 45, 46, 48, 56]
 
 def default_dscp_map():
     return list(_DEFS.default_dscp_map)
+
+
+def _header_number(name):
+    """TC_MSFC_<NAME>, a decimal #define of the header the msfc package reads."""
+    m = re.search(rf"^#define\s+TC_MSFC_{name}\s+(\d+)\s*$", _params.HEADER.read_text(), re.M)
+    if not m:
+        sys.exit(f"fuzz_netlink: {_params.HEADER} has no #define TC_MSFC_{name} with a number")
+    return int(m.group(1))
+
+
+# DSCP map entries (docs/algorithm.md, "LE and NQB"): every entry the UAPI defines (a class,
+# TC_MSFC_DSCP_NQB + a class, TC_MSFC_DSCP_LE), and values it does not (a class above the
+# mask, alone or with NQB; LE with NQB or a class; others)
+DSCP_LE, DSCP_NQB = _header_number("DSCP_LE"), _header_number("DSCP_NQB")
+DSCP_CLASS_MASK = _header_number("DSCP_CLASS_MASK")
+DSCP_ENTRIES = [*range(DSCP_CLASS_MASK + 1)]
+DSCP_ENTRIES += [DSCP_NQB | c for c in range(DSCP_CLASS_MASK + 1)] + [DSCP_LE]
+DSCP_BAD_ENTRIES = [DSCP_CLASS_MASK + 1, DSCP_NQB | (DSCP_CLASS_MASK + 1), 100, 200, 255]
+DSCP_BAD_ENTRIES += [DSCP_LE | DSCP_NQB, DSCP_LE | 1]
+
+
+def dscp_map_valid(m):
+    """64 entries, each one the UAPI defines (the attribute's length is the policy's)."""
+    return len(m) == 64 and all(v in DSCP_ENTRIES for v in m)
 
 
 def defaults():
@@ -874,12 +899,11 @@ class Fuzzer:
         r = self.rng
         if t == DSCP_MAP:
             kind = r.random()
-            if kind < 0.6:
-                return [r.randrange(16) for _ in range(64)], True
             if kind < 0.8:
-                m = [r.randrange(16) for _ in range(64)]
-                m[r.randrange(64)] = r.choice([16, 17, 100, 255])
-                return m, False
+                m = [r.choice(DSCP_ENTRIES) for _ in range(64)]
+                if kind >= 0.6:
+                    m[r.randrange(64)] = r.choice(DSCP_BAD_ENTRIES)
+                return m, dscp_map_valid(m)
             return default_dscp_map(), True
         if t == QUANTA:
             prios = self.cur[PRIOS] if self.cur else _DEFS.params["prios"].default
@@ -1160,7 +1184,7 @@ class Fuzzer:
                 return hi + 1
             return r.choice([v for v in range(lo, hi + 1) if v != self.cur[t]])
         if t == DSCP_MAP:
-            return [r.randrange(16) for _ in range(64)]
+            return [r.choice(DSCP_ENTRIES) for _ in range(64)]
         if t == QUANTA:
             kind = r.random()
             if kind < 0.2:
@@ -1195,7 +1219,9 @@ class Fuzzer:
         valid = all(
             list_valid(t, v)
             if t in LIST_ATTRS
-            else t == DSCP_MAP or RANGES[t][0] <= v <= RANGES[t][1]
+            else dscp_map_valid(v)
+            if t == DSCP_MAP
+            else RANGES[t][0] <= v <= RANGES[t][1]
             for t, v in attrs.items()
         )
         new = apply_attrs(self.cur, attrs)
