@@ -202,9 +202,9 @@ SRC6_HOSTS = [f"fd00::1:{i}" for i in range(1, 4)]
 DST6_HOSTS = [f"fd00::2:{i}" for i in range(1, 4)]
 UDP_SRC = [f"10.2.0.{i}" for i in range(1, 5)]
 UDP_DST = [f"10.3.0.{i}" for i in range(1, 5)]
-# DSCPs of every class of the default map (LE: the lane, NQB: class 1 as NQB), and one of
-# them with each ECN codepoint
-DSCPS = [0, 1, 8, 10, 18, 26, 34, 45, 46, 48, 56]
+# DSCPs of every class of the default map (LE: its lane), and one of them with each ECN
+# codepoint; the random maps give them NQB entries and the lane too
+DSCPS = [0, 1, 8, 10, 18, 26, 34, 46, 48, 56]
 
 
 def default_dscp_map():
@@ -899,7 +899,9 @@ class Fuzzer:
         r = self.rng
         if t == DSCP_MAP:
             kind = r.random()
-            if kind < 0.8:
+            if kind < 0.4:  # classes only
+                return [r.randrange(DSCP_CLASS_MASK + 1) for _ in range(64)], True
+            if kind < 0.8:  # every kind of entry, and from 0.6 one the UAPI does not define
                 m = [r.choice(DSCP_ENTRIES) for _ in range(64)]
                 if kind >= 0.6:
                     m[r.randrange(64)] = r.choice(DSCP_BAD_ENTRIES)
