@@ -1112,9 +1112,10 @@ def le_nqb_checks():
     """The least-effort lane and NQB flows on a root msfc of va at 4 Mbit/s.  An 8 Mbit/s LE
     UDP flood (DSCP 1, the lane in the default map) beside a 12 Mbit/s best-effort flood, which
     keeps class 1 backlogged (CoDel is still raising its drop rate): the lane sends (almost)
-    nothing.  At 1 Mbit/s with limit 50 (and a CoDel target of 500 ms, so that the lane's
-    queue reaches the limit) the same LE flood beside a 0.5 Mbit/s best-effort stream, which
-    the link carries: the overload drops are the lane's only.  The lane is class 40:4
+    nothing.  At 1 Mbit/s with limit 20 (below the packets the LE sender's socket buffer lets
+    it queue) and a CoDel target of 500 ms, so that the lane's queue reaches the limit, the
+    same LE flood beside a 0.5 Mbit/s best-effort stream, which the link carries: the
+    overload drops are the lane's only.  The lane is class 40:4
     (quantum 0) in tc -s class show.  An NQB flood (DSCP 45, class 1 with NQB) queues more
     than a quantum, so queue protection moves it (nqb_demotions in tc -s qdisc and class,
     text and -j)."""
@@ -1144,7 +1145,7 @@ def le_nqb_checks():
     tc("qdisc", "del", "dev", "va", "root", check=False)
     p = tc(
         "qdisc", "add", "dev", "va", "root", "handle", "40:", "msfc", "bandwidth", "1mbit",
-        "limit", "50", "target", "500ms", "interval", "1s", check=False,
+        "limit", "20", "target", "500ms", "interval", "1s", check=False,
     )  # fmt: skip
     wait_all(udp_flood(4, 8, 0x04, 5603) + udp_flood(3, 0.5, 0x00, 5604))
     time.sleep(1)
@@ -1154,7 +1155,7 @@ def le_nqb_checks():
         and end[3]["overload_drops"] > 0
         and end[1]["overload_drops"] == 0
         and end[1]["stats"]["packets"] > 0,
-        "LE beside a 0.5 Mbit/s best-effort stream at 1 Mbit/s, limit 50: the overload drops "
+        "LE beside a 0.5 Mbit/s best-effort stream at 1 Mbit/s, limit 20: the overload drops "
         "are the lane's only",
         json.dumps(
             {
