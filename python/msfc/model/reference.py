@@ -1112,14 +1112,14 @@ def parse_change(items) -> dict:
     is not a number); whether the qdisc takes the change is decided when it is replayed."""
     changes = parse_settings(items)
     for key, value in changes.items():
-        modes = CHANGE_MODES.get(key)
-        if modes is not None and value not in modes:
+        kind = TRACE_KEYS[key].kind
+        if kind == "MODE" and value not in CHANGE_MODES[key]:
+            modes = CHANGE_MODES[key]
             raise TraceError(f"{key}={value} unknown: use {key}={f', {key}='.join(modes)}")
-        if key in ("quanta", "ce_threshold"):  # parse_quanta, parse_ce_threshold checked them
-            continue
-        raw = ratio_fp_unchecked(value) if key == "ratio" else value
-        if modes is None and not 0 <= raw <= U32:
-            raise TraceError(f"{key}={value} does not fit the qdisc's 32-bit attribute")
+        if kind in ("INT", "RATIO"):  # parse_quanta and parse_ce_threshold checked the lists
+            raw = ratio_fp_unchecked(value) if kind == "RATIO" else value
+            if not 0 <= raw <= U32:
+                raise TraceError(f"{key}={value} does not fit the qdisc's 32-bit attribute")
     return changes
 
 
