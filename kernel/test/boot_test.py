@@ -562,7 +562,7 @@ def dscp_map_checks():
         p.stderr.strip() + again.stderr.strip() + text.strip()[:300],
     )
     # the lane and NQB entries: set by name and number, shown as tc reads them back
-    le, nqb = header_int("dscp_le"), header_int("dscp_nqb")
+    le, nqb = defs.dscp_le, defs.dscp_nqb
     words = "cs1:le,ef:2+nqb,nqb:0"
     p = sh(
         [TC, "qdisc", "change", "dev", "vb", "root", "msfc", "dscp_map", "default," + words],
@@ -812,15 +812,6 @@ def tca_msfc(name):
     return names.index(f"TCA_MSFC_{name.upper()}")
 
 
-def header_int(name):
-    """The number TC_MSFC_<NAME> is #defined to in the header (a decimal literal)."""
-    header = os.path.join(KDIR, "include/uapi/linux/pkt_sched_msfc.h")
-    m = re.search(rf"^#define\s+TC_MSFC_{name.upper()}\s+(\d+)\s*$", open(header).read(), re.M)
-    if not m:
-        raise RuntimeError(f"{header}: no #define TC_MSFC_{name.upper()} with a number")
-    return int(m.group(1))
-
-
 def thin_sender(seconds, rate):
     """A thin unmarked UDP flow from a to b (port 9): `rate` 100-byte packets a second."""
     code = (
@@ -1031,7 +1022,7 @@ def ce_threshold_checks():
         # DSCP map entries the UAPI does not define (a class, NQB + class or LE only)
         ("10" * 64, tca_msfc("dscp_map"), defs.dscp_map_msg),
         (
-            f"{header_int('dscp_le') | header_int('dscp_nqb'):02x}" * 64,
+            f"{defs.dscp_le | defs.dscp_nqb:02x}" * 64,
             tca_msfc("dscp_map"),
             defs.dscp_map_msg,
         ),
