@@ -9,7 +9,8 @@ lock; it cannot move the BPF qdisc's clock, change its configuration in place or
 host slots.  A trace with no clock (T), no change (C), no host slots (isolate), no automatic
 classes (auto), no packet that comes CE-marked and no ce_threshold is driven; the CoDel target is set beyond
 any replay's duration, which is what a clock that never moves gives.  The outputs must equal
-the .expected files byte for byte.
+the .expected files byte for byte.  A version 7 trace's NQB packets (`E <c>n`) and packets of
+the least-effort lane (`E l`) are sent with DSCPs the loader's map makes NQB and LE.
 
     make -C bpf replay
 """
@@ -29,8 +30,14 @@ WORDS = ("prios", "flows", "quantum", "ratio", "limit", "drop_batch")
 MODES = ("overload", "weights", "inversion", "boost", "order")
 #: the loader's words for a trace whose clock never moves: CoDel never above its target
 STILL_CLOCK = ["target", "1000s", "interval", "2000s"]
-#: DSCP k -> class k (the packets carry their class as DSCP)
-DSCP_MAP = ["dscp_map", ",".join(f"{k}:{k}" for k in range(16))]
+#: the packets carry their trace class as DSCP (bpf/replay/msfc_bpf_replay.c): k for class k,
+#: 16 + k for an NQB packet of class k (`kn`), 32 for the least-effort lane (`l`)
+DSCP_MAP = [
+    "dscp_map",
+    ",".join(
+        [f"{k}:{k}" for k in range(16)] + [f"{16 + k}:{k}+nqb" for k in range(16)] + ["32:le"]
+    ),
+]
 
 
 def plan(trace: Path) -> tuple[list[str], int, list[str]] | str:
