@@ -164,6 +164,7 @@ struct msfc_state {
 	__u32 sk_i;
 	__u32 sk_n;
 	__u32 ax_c;		/* boost across: next class to try, NIL when done */
+	__u32 ax_ok;		/* boost across: class ax_c passed the borrowing test */
 	__u32 cv_victim;	/* overload class: the fullest class so far */
 	__u32 perturbation;	/* isolate: keys the host hash */
 	__u64 ov_weight;	/* overload, isolate: the largest bytes x load so far */
@@ -1467,6 +1468,7 @@ struct sk_buff *BPF_PROG(msfc_dequeue, struct Qdisc *sch)
 	 * flows that may still borrow sends a new flow's packet
 	 */
 	st.ax_c = st.cfg.boost == TC_MSFC_BOOST_ACROSS ? st.cfg.prios - 1 : NIL;
+	st.ax_ok = 0;
 	bpf_for(n, 0, MAX_STEPS) {
 		/* the classes have nothing to send: the least-effort lane, its
 		 * inner DRR alone (no class deficit, no round)
@@ -1476,14 +1478,21 @@ struct sk_buff *BPF_PROG(msfc_dequeue, struct Qdisc *sch)
 		if (lane) {
 			c = st.cfg.prios & CLS_MASK;
 		} else if (across) {
-			/* a class with NQB flows counts as one with new flows */
+			/* a class with NQB flows counts as one with new flows;
+			 * the borrowing limit is tested once, when the pass
+			 * comes to the class (its class quantum with inversion
+			 * prevent is that of the flows listed then), and the
+			 * class is served until its NQB and new flows are gone
+			 */
 			c = st.ax_c & (MSFC_BPF_MAX_PRIOS - 1);
 			cl = &st.cls[c];
-			if ((cl->qhead == NIL && cl->nhead == NIL) || !may_borrow(c)) {
+			if ((cl->qhead == NIL && cl->nhead == NIL) || (!st.ax_ok && !may_borrow(c))) {
 				st.ax_c = c ? c - 1 : NIL;
+				st.ax_ok = 0;
 				st.frefills = 0;
 				continue;
 			}
+			st.ax_ok = 1;
 		} else if (st.cfg.order == TC_MSFC_ORDER_PRIORITY) {
 			c = priority_pick();
 			if (c == NIL) {
@@ -1533,8 +1542,13 @@ struct sk_buff *BPF_PROG(msfc_dequeue, struct Qdisc *sch)
 		/* isolate: a flow sends only while its host has credit too */
 		host = st.cfg.isolate != TC_MSFC_ISOLATE_FLOW ? flow_host(f, c) : NULL;
 		if (f->deficit <= 0 || (host && host->deficit <= 0)) {
-			/* refill, to the tail of the old flows */
-			if (++st.frefills > cl->active_flows) {
+			/* refill, to the tail of the old flows (an NQB flow:
+			 * of the NQB flows, or of the old); rounds of refills
+			 * are skipped on the old flows, or on the NQB flows of
+			 * a class that has no other flows
+			 */
+			if (++st.frefills > cl->active_flows &&
+			    (!qn || cl->nqb_flows == cl->active_flows)) {
 				skip_flow_rounds(cl, c);
 				st.frefills = 0;
 			}
