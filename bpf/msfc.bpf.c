@@ -85,7 +85,6 @@ struct msfc_flowq {
 	__u32 head;		/* store indices */
 	__u32 tail;
 	__u32 next;		/* next flow on the class's list */
-	__u32 prev;		/* NQB list: previous flow, NIL at its head */
 	__u32 backlog;
 	__u32 qlen;
 	__u32 active;
@@ -97,6 +96,7 @@ struct msfc_flowq {
 	__u32 sparse;		/* left the new (boost across) or NQB flows, deficit kept */
 	__u32 nqb;		/* on its class's NQB list */
 	__u32 stamp;		/* the class's refills when it last got a quantum as NQB */
+	__u32 prev;		/* NQB list: previous flow, NIL at its head */
 	__u32 src;		/* isolate: host slots since activation */
 	__u32 dst;
 	/* auto, in the home class's records: the flow slot's state */
