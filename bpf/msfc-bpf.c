@@ -335,7 +335,7 @@ static int parse_dscp_map(__u8 *map, char *arg)
 			return fail("\"%s\" is not a DSCP: use 0..63 or a name such as ef, af41, cs1, le, nqb%s",
 				    tok, "");
 		if (get_map_entry(&entry, colon + 1)) {
-			fprintf(stderr, "%s: " TC_MSFC_DSCP_MAP_MSG "; write them 2, 2+nqb or le, got \"%s\" for DSCP %u\n",
+			fprintf(stderr, "%s: " TC_MSFC_DSCP_MAP_MSG ", got \"%s\" for DSCP %u (write a class as 2, with nqb as 1+nqb, the lane as le)\n",
 				prog, colon + 1, dscp);
 			return -1;
 		}
