@@ -12,6 +12,10 @@ any replay's duration, which is what a clock that never moves gives.  The output
 the .expected files byte for byte.  A version 7 trace's NQB packets (`E <c>n`) and packets of
 the least-effort lane (`E l`) are sent with DSCPs the loader's map makes NQB and LE.
 
+Beside them (traces()): the still variant of each other committed trace where it can be driven
+(no T lines, nothing from the first C on), of generated traces with the lane and NQB flows, and
+edge traces, each against the reference's decisions on the same lines, computed here.
+
     make -C bpf replay
 """
 
