@@ -1072,7 +1072,8 @@ class MsfcClassificationTestCase : public TestCase
         Ptr<MsfcQueueDisc> q = NewDisc({});
         // Default map with 3 classes.
         NS_TEST_EXPECT_MSG_EQ(q->ClassOfDscp(0), 1u, "BE -> 1");
-        NS_TEST_EXPECT_MSG_EQ(q->ClassOfDscp(1), 0u, "LE -> 0");
+        NS_TEST_EXPECT_MSG_EQ(q->ClassOfDscp(1), 3u, "LE -> the least-effort lane (Prios)");
+        NS_TEST_EXPECT_MSG_EQ(q->ClassOfDscp(45), 1u, "NQB -> 1 (as an NQB flow)");
         NS_TEST_EXPECT_MSG_EQ(q->ClassOfDscp(8), 0u, "CS1 -> 0");
         NS_TEST_EXPECT_MSG_EQ(q->ClassOfDscp(10), 1u, "AF11 -> 1");
         NS_TEST_EXPECT_MSG_EQ(q->ClassOfDscp(18), 2u, "AF21 -> 2");
@@ -1911,7 +1912,7 @@ class MsfcChangeTestCase : public TestCase
         }
         for (uint32_t i = 0; i < 4; ++i)
         {
-            q->Enqueue(Create<MsfcTestItem>(1000, 0, 1, false, 0)); // DSCP 1 (LE): class 0
+            q->Enqueue(Create<MsfcTestItem>(1000, 0, 8, false, 0)); // DSCP 8 (CS1): class 0
         }
         NS_TEST_EXPECT_MSG_EQ(Next(q), 1u, "class 1 first");
         std::string error;
@@ -1935,7 +1936,7 @@ class MsfcChangeTestCase : public TestCase
         }
         for (uint32_t i = 0; i < 4; ++i)
         {
-            q->Enqueue(Create<MsfcTestItem>(1000, 0, 1, false, 0));
+            q->Enqueue(Create<MsfcTestItem>(1000, 0, 8, false, 0));
         }
         NS_TEST_EXPECT_MSG_EQ(Next(q), 1u, "class 1 first");
         NS_TEST_EXPECT_MSG_EQ(q->Change({{"Weights", "rounded"}}, error),
