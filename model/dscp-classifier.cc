@@ -122,8 +122,8 @@ Lower(std::string text)
 }
 
 /**
- * A DscpMap entry's value: "le", a class 0..15, or a class with "+nqb" (any case, blanks
- * around '+' allowed).
+ * A DscpMap entry's value in tc's words: "le", a class 0..15, or a class with "+nqb" (any
+ * case, no blank inside).
  * @param text the value
  * @param entry set to the map entry (a class, TC_MSFC_DSCP_NQB + class or TC_MSFC_DSCP_LE)
  * @return true when the text is one of them
@@ -148,8 +148,8 @@ ParseEntry(const std::string& text, uint32_t& entry)
         entry = static_cast<uint32_t>(cls);
         return true;
     }
-    if (Trim(lower.substr(plus + 1)) != "nqb" ||
-        !ParseUnsigned(Trim(lower.substr(0, plus)), TC_MSFC_DSCP_CLASS_MASK, cls))
+    if (lower.substr(plus + 1) != "nqb" ||
+        !ParseUnsigned(lower.substr(0, plus), TC_MSFC_DSCP_CLASS_MASK, cls))
     {
         return false;
     }

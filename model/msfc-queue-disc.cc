@@ -1079,8 +1079,16 @@ MsfcQueueDisc::ClassifyAuto(Ptr<const QueueDiscItem> item,
                  (m_auto == AUTO_ALL || dscp == 0);
     if (!autoPacket)
     {
+        bool lane = t.lane;
         nqb = t.nqb;
-        return t.lane ? m_prios : t.cls;
+        if (origin == DscpClassifier::Origin::SOCKET_PRIORITY)
+        {
+            // an explicit class has neither, unless the item names them (trace replays)
+            auto e = dynamic_cast<const ExplicitTreatmentItem*>(PeekPointer(item));
+            lane = e && e->LeastEffort();
+            nqb = e && !lane && e->Nqb();
+        }
+        return lane ? m_prios : t.cls;
     }
     nqb = false;
     // its slot's level, one up when the slot's flow queue there is empty and the slot has

@@ -136,6 +136,23 @@ class MsfcQueueDisc : public QueueDisc
         virtual uint32_t HostHash(bool destination, uint32_t perturbation) const = 0;
     };
 
+    /**
+     * A queue disc item with an explicit class (a SocketPriorityTag, UseSocketPriority) that
+     * also names the least-effort lane or the NQB flag, as the cross-check traces' packets
+     * "E l" and "E <c>n" do (docs/algorithm.md, "Cross-check traces"): explicit as its class
+     * is, it is never an auto packet.  A packet without an explicit class gets both from the
+     * DSCP map only.
+     */
+    class ExplicitTreatmentItem
+    {
+      public:
+        virtual ~ExplicitTreatmentItem() = default;
+        /** @return whether it goes to the least-effort lane (its class is then not used) */
+        virtual bool LeastEffort() const = 0;
+        /** @return whether it is an NQB packet of its class */
+        virtual bool Nqb() const = 0;
+    };
+
     /// Flows that become active inside a class (attribute "Boost", docs/algorithm.md); the
     /// values are those of enum tc_msfc_boost.
     enum BoostMode

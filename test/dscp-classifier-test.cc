@@ -189,14 +189,20 @@ class DscpClassifierLeNqbTestCase : public TestCase
         std::array<int32_t, 64> map;
         std::string error;
         NS_TEST_EXPECT_MSG_EQ(
-            DscpClassifier::ParseDscpMap("LE=le, NQB = 1 + nqb, 2=15+nqb", map, error),
+            DscpClassifier::ParseDscpMap("LE=le, NQB = 1+nqb, 2=15+nqb", map, error),
             true,
             "valid entries: " << error);
         NS_TEST_EXPECT_MSG_EQ(map[1], int32_t{LE}, "le");
         NS_TEST_EXPECT_MSG_EQ(map[45], NQB + 1, "1+nqb");
         NS_TEST_EXPECT_MSG_EQ(map[2], NQB + 15, "15+nqb");
-        for (const char* bad :
-             {"EF=le+nqb", "EF=16+nqb", "EF=+nqb", "EF=1+nq", "EF=nqb", "EF=1+nqb+nqb", "EF=lee"})
+        for (const char* bad : {"EF=le+nqb",
+                                "EF=16+nqb",
+                                "EF=+nqb",
+                                "EF=1+nq",
+                                "EF=nqb",
+                                "EF=1+nqb+nqb",
+                                "EF=lee",
+                                "EF=1 + nqb"})
         {
             error.clear();
             NS_TEST_EXPECT_MSG_EQ(DscpClassifier::ParseDscpMap(bad, map, error),

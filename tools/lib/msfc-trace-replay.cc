@@ -124,45 +124,24 @@ constexpr const char* LANE_CLASS = "l";
 /// The suffix of a trace's class field for an NQB packet of that class, "2n" (version 7).
 constexpr char NQB_SUFFIX = 'n';
 
-/// The DSCP of a trace's packet of the least-effort lane: LE, whose entry the replay's DscpMap
-/// sets to the lane.
-constexpr uint8_t LANE_DSCP = 1;
-/// The DSCP of a trace's NQB packet of class c is NQB_DSCP_BASE + c, whose entry the replay's
-/// DscpMap sets to "c+nqb" (32 .. 47: no trace packet has them otherwise).
-constexpr uint8_t NQB_DSCP_BASE = 32;
-
-/**
- * The DscpMap of the replay: the default map, LANE_DSCP -> the least-effort lane and
- * NQB_DSCP_BASE + c -> "c+nqb" for every class c.
- * @return the map's text
- */
-std::string
-ReplayDscpMap()
-{
-    std::string map = "default, " + std::to_string(LANE_DSCP) + "=le";
-    for (uint32_t c = 0; c < MsfcQueueDisc::MAX_PRIOS; ++c)
-    {
-        map += ", " + std::to_string(NQB_DSCP_BASE + c) + "=" + std::to_string(c) + "+nqb";
-    }
-    return map;
-}
-
 /// How a trace's packet is classified.
 enum class Marking
 {
     EXPLICIT, //!< E <class>: an explicit class (SocketPriorityTag)
     AUTO,     //!< E a (version 5): unmarked, classified by the DSCP map
-    LANE,     //!< E l (version 7): the LE mark, the least-effort lane
-    NQB,      //!< E <class>n (version 7): a mark the DSCP map sends to its class as NQB
+    LANE,     //!< E l (version 7): explicitly the least-effort lane
+    NQB,      //!< E <class>n (version 7): an explicit class, NQB
 };
 
 /// A packet addressed to a given flow and host slots; the class travels in a SocketPriorityTag.
 /// An auto packet (E a, version 5) has no tag and DSCP 0: the queue disc classifies it by its
 /// DSCP map, which makes it an auto packet, and the "Classified" trace tells its class.  A
-/// packet of the least-effort lane or an NQB packet (version 7) has no tag and the DSCP whose
-/// entry in the replay's DscpMap is the lane or its class with the NQB flag.  Once classified,
-/// a packet's TOS byte is the trace's ECN field with DSCP 0, as every trace packet's.
-class TraceItem : public QueueDiscItem, public MsfcQueueDisc::HostHashItem
+/// packet of the least-effort lane or an NQB packet (version 7) has the tag too (class 0 for
+/// the lane, which does not use it) and names its treatment (ExplicitTreatmentItem): like any
+/// packet with a class of its own, it is never an auto packet.
+class TraceItem : public QueueDiscItem,
+                  public MsfcQueueDisc::HostHashItem,
+                  public MsfcQueueDisc::ExplicitTreatmentItem
 {
   public:
     TraceItem(uint32_t cls,
@@ -178,11 +157,9 @@ class TraceItem : public QueueDiscItem, public MsfcQueueDisc::HostHashItem
           m_tos(ecn),
           m_src(src),
           m_dst(dst),
-          m_dscp(marking == Marking::LANE  ? LANE_DSCP
-                 : marking == Marking::NQB ? static_cast<uint8_t>(NQB_DSCP_BASE + cls)
-                                           : 0)
+          m_marking(marking)
     {
-        if (marking == Marking::EXPLICIT)
+        if (marking != Marking::AUTO)
         {
             SocketPriorityTag tag;
             tag.SetPriority(static_cast<uint8_t>(cls));
@@ -194,8 +171,7 @@ class TraceItem : public QueueDiscItem, public MsfcQueueDisc::HostHashItem
     {
         if (field == IP_DSFIELD)
         {
-            // the DSCP that classifies it, until it is classified; the ECN field
-            value = static_cast<uint8_t>((m_classified ? 0 : m_dscp << 2) | m_tos);
+            value = m_tos; // DSCP 0 (an auto packet: unmarked) and the ECN field
             return true;
         }
         return false;
@@ -226,6 +202,16 @@ class TraceItem : public QueueDiscItem, public MsfcQueueDisc::HostHashItem
         return destination ? m_dst : m_src;
     }
 
+    bool LeastEffort() const override
+    {
+        return m_marking == Marking::LANE;
+    }
+
+    bool Nqb() const override
+    {
+        return m_marking == Marking::NQB;
+    }
+
     /// @return "<class> <flow> <len>" of this packet ("l" for the least-effort lane)
     std::string Describe() const
     {
@@ -233,15 +219,14 @@ class TraceItem : public QueueDiscItem, public MsfcQueueDisc::HostHashItem
                std::to_string(m_flow) + " " + std::to_string(GetSize());
     }
 
-    uint32_t m_cls;           //!< class from the trace, or the queue disc's
-    uint32_t m_flow;          //!< flow from the trace
-    uint8_t m_tos;            //!< the ECN field from the trace (changed by CE marks)
-    uint32_t m_src;           //!< source host slot from the trace
-    uint32_t m_dst;           //!< destination host slot from the trace
-    uint8_t m_dscp;           //!< the DSCP that classifies it (0: unmarked or explicit)
-    bool m_classified{false}; //!< the queue disc has put it in a class or the lane
-    bool m_lane{false};       //!< the queue disc put it in the least-effort lane
-    bool m_threshold{false};  //!< CE-marked by CeThreshold
+    uint32_t m_cls;          //!< class from the trace, or the queue disc's
+    uint32_t m_flow;         //!< flow from the trace
+    uint8_t m_tos;           //!< the ECN field from the trace (changed by CE marks)
+    uint32_t m_src;          //!< source host slot from the trace
+    uint32_t m_dst;          //!< destination host slot from the trace
+    Marking m_marking;       //!< how it is classified
+    bool m_lane{false};      //!< the queue disc put it in the least-effort lane
+    bool m_threshold{false}; //!< CE-marked by CeThreshold
 };
 
 /// Notes a packet CeThreshold marked ("Mark" trace source of the queue disc).
@@ -264,7 +249,6 @@ RecordClass(const MsfcQueueDisc* q, Ptr<const QueueDiscItem> item, uint32_t cls,
     {
         t->m_cls = cls;
         t->m_lane = cls == q->GetNClasses();
-        t->m_classified = true;
     }
 }
 
@@ -558,7 +542,6 @@ ReplayLines(std::istream& in,
                 }
             }
             f.Set("UseSocketPriority", StringValue("true"));
-            f.Set("DscpMap", StringValue(ReplayDscpMap()));
             q = f.Create<MsfcQueueDisc>();
             std::string invalid = q->ValidateConfiguration();
             if (!invalid.empty())
@@ -592,8 +575,8 @@ ReplayLines(std::istream& in,
             const auto malformed = [&]() {
                 error = where() + "expected 'E <class> <flow> <len> [<ect> [<src> <dst>]]' " +
                         "(<class> " + AUTO_CLASS + ": an auto packet, version 5; " + LANE_CLASS +
-                        ": a packet of the least-effort lane, <c>" + NQB_SUFFIX +
-                        ": an NQB packet of class c, version 7)";
+                        ": a packet of the least-effort lane, <class>" + NQB_SUFFIX +
+                        ": an NQB packet of the class, version 7)";
                 return false;
             };
             if (!(ls >> clsField))
@@ -632,10 +615,12 @@ ReplayLines(std::istream& in,
                                                                                     : 1;
             if (version < needs)
             {
-                const std::string shown =
-                    marking == Marking::NQB ? std::string("<c>") + NQB_SUFFIX : clsField;
-                error = where() + "the class '" + shown +
-                        "' of 'E' needs version=" + std::to_string(needs) + " on the P line";
+                // the reference model's words
+                error = where() +
+                        (marking == Marking::NQB
+                             ? std::string("the NQB class '<class>") + NQB_SUFFIX + "'"
+                             : "the class '" + clsField + "'") +
+                        " of 'E' needs version=" + std::to_string(needs) + " on the P line";
                 return false;
             }
             const bool autoPacket = marking == Marking::AUTO;

@@ -6,8 +6,8 @@
  * (version 4) changes the configuration through MsfcQueueDisc::Change; an
  * auto packet (E a, version 5) goes unmarked and unclassified to its flow
  * slot, and the queue disc decides its class (attribute Auto); a packet of the
- * least-effort lane (E l) or an NQB packet (E <c>n, version 7) goes with the DSCP the
- * replay's DscpMap maps to the lane or to class c with the NQB flag.
+ * least-effort lane (E l) or an NQB packet (E <c>n, version 7) names its treatment
+ * (MsfcQueueDisc::ExplicitTreatmentItem) beside its explicit class.
  *
  * SPDX-License-Identifier: GPL-2.0-only
  */

@@ -850,8 +850,7 @@ def check_applies(cfgs: list[RunConfig], where: str) -> None:
 
 
 def check_dscp_map(spec: str) -> str | None:
-    """What is wrong with a DscpMap ("EF=2, CS1=0, 10=0, LE=le, NQB=1+nqb", or a map name first:
-    "wifi, CS6=1"),
+    """What is wrong with a DscpMap ("EF=2, CS1=0, 10=0", or a map name first: "wifi, CS6=1"),
     in the ns-3 model's words (the class rule in the kernel's); None if valid. Names and
     classes: msfc.model.params."""
     d = P.definitions()
@@ -881,23 +880,9 @@ def check_dscp_map(spec: str) -> str | None:
                 f"DscpMap entry '{entry}': '{key}' is neither a DSCP number 0 .. 63 nor a code "
                 f"point name ({', '.join(n.upper() for n in d.dscp_names)})"
             )
-        if not _dscp_map_entry(val, d.max_class):
+        if P.map_entry(val) is None:
             return f"DscpMap entry '{entry}': class '{val}': {d.dscp_map_msg}"
     return None
-
-
-def _dscp_map_entry(val: str, max_class: int) -> bool:
-    """Whether a DscpMap entry's value is one the ns-3 model takes: a class 0 .. max_class,
-    such a class with "+nqb" (an NQB flow of the class) or "le" (the least-effort lane), any
-    case (docs/algorithm.md, "LE and NQB")."""
-    val = val.strip().lower()
-    if val == "le":
-        return True
-    cls, plus, nqb = val.partition("+")
-    if plus and nqb.strip() != "nqb":
-        return False
-    cls = cls.strip()
-    return cls.isdigit() and int(cls) <= max_class
 
 
 def _time_text(seconds: float) -> str:
