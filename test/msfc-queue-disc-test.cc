@@ -2828,6 +2828,92 @@ class MsfcLeNqbTestCase : public TestCase
         q->Dispose();
     }
 
+    /// An explicit class naming the lane or NQB (ExplicitTreatmentItem), as trace packets do.
+    class ExplicitItem : public MsfcTestItem, public MsfcQueueDisc::ExplicitTreatmentItem
+    {
+      public:
+        ExplicitItem(uint32_t size, uint32_t flow, uint32_t cls, bool lane, bool nqb, uint32_t tag)
+            : MsfcTestItem(size, flow, 0, false, tag),
+              m_lane(lane),
+              m_nqb(nqb)
+        {
+            SocketPriorityTag t;
+            t.SetPriority(static_cast<uint8_t>(cls));
+            GetPacket()->AddPacketTag(t);
+        }
+
+        bool LeastEffort() const override
+        {
+            return m_lane;
+        }
+
+        bool Nqb() const override
+        {
+            return m_nqb;
+        }
+
+      private:
+        bool m_lane; //!< names the lane
+        bool m_nqb;  //!< names the NQB flag
+    };
+
+    /// Auto=all ignores the marks, LE and NQB too; an explicit class keeps what it names.
+    void AutoAndExplicit()
+    {
+        Ptr<MsfcQueueDisc> q = NewDisc(
+            {{"Prios", "3"}, {"Flows", "16"}, {"Auto", "all"}, {"UseSocketPriority", "true"}});
+        NS_TEST_EXPECT_MSG_EQ(q->Classify(Pkt(100, 1, LE, 0)),
+                              q->GetAutoLevel(1),
+                              "Auto=all: an LE packet is an auto packet");
+        NS_TEST_EXPECT_MSG_EQ(q->Classify(Create<ExplicitItem>(100, 1, 0, true, false, 0)),
+                              3u,
+                              "an explicit lane packet goes to the lane");
+        q->Enqueue(Create<ExplicitItem>(1000, 1, 1, false, false, 1)); // bulk, class 1
+        q->Enqueue(Create<ExplicitItem>(1000, 1, 1, false, false, 1));
+        q->Enqueue(Create<ExplicitItem>(100, 2, 1, false, true, 2));  // NQB, class 1
+        q->Enqueue(Create<ExplicitItem>(100, 3, 0, true, false, 3));  // the lane
+        q->Enqueue(Create<ExplicitItem>(100, 4, 1, false, false, 4)); // no NQB
+        NS_TEST_EXPECT_MSG_EQ(q->GetClassStats(3).enqueuedPackets, 1u, "in the lane");
+        NS_TEST_EXPECT_MSG_EQ(Next(q), 2u, "the explicit NQB packet first");
+        NS_TEST_EXPECT_MSG_EQ(Next(q), 1u, "then the bulk flow");
+        NS_TEST_EXPECT_MSG_EQ(Next(q), 1u, "its second packet");
+        NS_TEST_EXPECT_MSG_EQ(Next(q), 4u, "then the other flow");
+        NS_TEST_EXPECT_MSG_EQ(Next(q), 3u, "the lane last");
+        q->Dispose();
+        // without UseSocketPriority the item has no explicit class: the DSCP map decides
+        q = NewDisc({{"Prios", "3"}, {"Flows", "16"}});
+        q->Enqueue(Create<ExplicitItem>(100, 3, 0, true, false, 3));
+        NS_TEST_EXPECT_MSG_EQ(q->GetClassStats(3).enqueuedPackets, 0u, "DSCP 0: class 1");
+        NS_TEST_EXPECT_MSG_EQ(q->GetClassStats(1).enqueuedPackets, 1u, "DSCP 0: class 1");
+        q->Dispose();
+    }
+
+    /// Boost=across: a class with NQB flows is a class with new flows; its NQB flows first.
+    void NqbAcross()
+    {
+        Ptr<MsfcQueueDisc> q = NewDisc({{"Prios", "3"},
+                                        {"Flows", "16"},
+                                        {"Quantum", "1500"},
+                                        {"Ratio", "2"},
+                                        {"Boost", "across"}});
+        for (uint32_t i = 0; i < 20; ++i)
+        {
+            q->Enqueue(Item(1500, 1, 0, 0)); // class 0
+            q->Enqueue(Item(1500, 1, 2, 2)); // class 2
+            q->Enqueue(Pkt(1500, 1, 0, 1));  // class 1 (best effort)
+        }
+        // one round (class 0 one packet, class 2 four, class 1 two; each flow became old after
+        // its first quantum), then class 0's next turn: class 2's turn comes next
+        for (uint32_t i = 0; i < 8; ++i)
+        {
+            Next(q);
+        }
+        q->Enqueue(Pkt(100, 5, NQB, 5)); // an NQB packet of class 1
+        NS_TEST_EXPECT_MSG_EQ(Next(q), 5u, "ahead of class 2's turn, as a new flow would be");
+        NS_TEST_EXPECT_MSG_EQ(Next(q), 2u, "then class 2's turn");
+        q->Dispose();
+    }
+
     void DoRun() override
     {
         LaneLast();
@@ -2835,6 +2921,8 @@ class MsfcLeNqbTestCase : public TestCase
         LaneChange();
         NqbAhead();
         NqbShare();
+        AutoAndExplicit();
+        NqbAcross();
     }
 
     std::vector<uint32_t> m_sojournClasses;                 //!< Sojourn: class of each packet
