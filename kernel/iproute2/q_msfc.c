@@ -181,9 +181,13 @@ static void explain(void)
 		"            queued, and sinks one class each time CoDel's drop test\n"
 		"            fires for it; marks of other DSCPs (unmarked), priorities\n"
 		"            and filters keep their class (off)\n"
-		"  DSCP      a number 0..63 or a name: be cs0..cs7 af11..af43 ef va le\n"
-		"  dscp_map  DSCP:CLASS entries change the default map (LE,CS1 -> 0; other\n"
-		"            precedence 0/1 -> 1; precedence k -> k, clamped to prios-1);\n"
+		"  DSCP      a number 0..63 or a name: be cs0..cs7 af11..af43 ef va le nqb\n"
+		"  CLASS     a class 0..15 (clamped to prios-1); CLASS+nqb: the class, its\n"
+		"            flows served first while they stay shallow (RFC 9956 NQB); le:\n"
+		"            the least-effort lane below class 0, served only when every\n"
+		"            class is empty (RFC 8622)\n"
+		"  dscp_map  DSCP:CLASS entries change the default map (LE -> le, CS1 -> 0,\n"
+		"            NQB -> 1+nqb; other precedence 0/1 -> 1; precedence k -> k);\n"
 		"            MAP first: the entries change that map instead\n"
 		"  MAP       a whole DSCP map by name, its classes clamped to prios-1:\n"
 		"            diffserv3, diffserv4, diffserv8: cake's, class 0 least\n"
@@ -276,6 +280,41 @@ static const struct msfc_dscp_map *msfc_find_dscp_map(const char *name)
 }
 
 /*
+ * A map entry: "le" (TC_MSFC_DSCP_LE), "CLASS" or "CLASS+nqb" (TC_MSFC_DSCP_NQB + CLASS), the
+ * class 0 .. 15; @arg is changed (the "+nqb" cut off)
+ */
+static int get_map_entry(__u8 *entry, char *arg)
+{
+	char *plus = strchr(arg, '+');
+	unsigned int cls;
+
+	if (strcasecmp(arg, "le") == 0) {
+		*entry = TC_MSFC_DSCP_LE;
+		return 0;
+	}
+	if (plus) {
+		if (strcasecmp(plus + 1, "nqb"))
+			return -1;
+		*plus = '\0';
+	}
+	if (get_unsigned(&cls, arg, 0) || cls > TC_MSFC_DSCP_CLASS_MASK)
+		return -1;
+	*entry = cls | (plus ? TC_MSFC_DSCP_NQB : 0);
+	return 0;
+}
+
+/* A map entry as tc reads it (get_map_entry()); a value it has no word for as its number */
+static void print_map_entry(__u8 v)
+{
+	if (v == TC_MSFC_DSCP_LE)
+		print_string(PRINT_FP, NULL, "%s", "le");
+	else if (!(v & ~(TC_MSFC_DSCP_NQB | TC_MSFC_DSCP_CLASS_MASK)) && (v & TC_MSFC_DSCP_NQB))
+		print_uint(PRINT_FP, NULL, "%u+nqb", v & TC_MSFC_DSCP_CLASS_MASK);
+	else
+		print_uint(PRINT_FP, NULL, "%u", v);
+}
+
+/*
  * "46:2,cs1:0" on top of the default map, "wifi" the named map, "wifi,cs6:1" entries on top
  * of the named map; *base is the map the entries change
  */
@@ -288,7 +327,8 @@ static int parse_dscp_map(__u8 *map, char *arg, const struct msfc_dscp_map **bas
 	memcpy(map, msfc_default_map, TC_MSFC_DSCP_MAP_LEN);
 	for (tok = strtok_r(arg, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		char *colon = strchr(tok, ':');
-		unsigned int dscp, cls;
+		unsigned int dscp;
+		__u8 entry;
 
 		if (!colon && first && msfc_find_dscp_map(tok)) {
 			*base = msfc_find_dscp_map(tok);
@@ -315,16 +355,16 @@ static int parse_dscp_map(__u8 *map, char *arg, const struct msfc_dscp_map **bas
 		}
 		*colon = '\0';
 		if (get_dscp(&dscp, tok)) {
-			fprintf(stderr, "msfc: \"%s\" is not a DSCP: use 0..63 or a name such as ef, af41, cs1, le\n",
+			fprintf(stderr, "msfc: \"%s\" is not a DSCP: use 0..63 or a name such as ef, af41, cs1, le, nqb\n",
 				tok);
 			return -1;
 		}
-		if (get_unsigned(&cls, colon + 1, 0) || cls >= TC_MSFC_MAX_PRIOS) {
-			fprintf(stderr, "msfc: " TC_MSFC_DSCP_MAP_MSG ", got \"%s\" for DSCP %u\n",
+		if (get_map_entry(&entry, colon + 1)) {
+			fprintf(stderr, "msfc: " TC_MSFC_DSCP_MAP_MSG ", got \"%s\" for DSCP %u (write a class as 2, with nqb as 1+nqb, the lane as le)\n",
 				colon + 1, dscp);
 			return -1;
 		}
-		map[dscp] = cls;
+		map[dscp] = entry;
 	}
 	return 0;
 }
@@ -733,8 +773,13 @@ static void msfc_warn_map_prios(const struct msfc_args *a, const struct nlmsghdr
 		prios = TC_MSFC_PRIOS_DEFAULT;
 	else
 		return;
-	for (d = 0; d < TC_MSFC_DSCP_MAP_LEN; d++)
-		top = a->map[d] > top ? a->map[d] : top;
+	/* the classes of the entries (of an NQB entry too; the lane is none) */
+	for (d = 0; d < TC_MSFC_DSCP_MAP_LEN; d++) {
+		unsigned int cls = a->map[d] & TC_MSFC_DSCP_CLASS_MASK;
+
+		if (a->map[d] != TC_MSFC_DSCP_LE && cls > top)
+			top = cls;
+	}
 	if (top < prios || prios < TC_MSFC_PRIOS_MIN)
 		return;
 	fprintf(stderr, "msfc: warning: dscp_map %s has classes 0 .. %u but prios is %u: its classes %u .. %u share class %u; give prios %u for the map's own classes\n",
@@ -968,8 +1013,8 @@ static int msfc_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 				continue;
 			if (!first || base != &msfc_dscp_maps[0])
 				print_string(PRINT_FP, NULL, "%s", ",");
-			print_uint(PRINT_FP, NULL, "%u", d);
-			print_uint(PRINT_FP, NULL, ":%u", map[d]);
+			print_uint(PRINT_FP, NULL, "%u:", d);
+			print_map_entry(map[d]);
 			first = false;
 		}
 		print_string(PRINT_FP, NULL, "%s", " ");
@@ -1023,9 +1068,14 @@ static int msfc_print_xstats(struct qdisc_util *qu, FILE *f, struct rtattr *xsta
 		}
 		/* ce_threshold's marks, from kernels that send them */
 		if (RTA_PAYLOAD(xstats) >= offsetof(struct tc_msfc_xstats, qdisc_stats) +
-					   sizeof(struct tc_msfc_qd_stats))
+					   offsetof(struct tc_msfc_qd_stats, nqb_demotions))
 			print_lluint(PRINT_ANY, "ce_threshold_marks", " ce_threshold_marks %llu",
 				     s->ce_threshold_marks);
+		/* NQB queue protection, from kernels that send it */
+		if (RTA_PAYLOAD(xstats) >= offsetof(struct tc_msfc_xstats, qdisc_stats) +
+					   sizeof(struct tc_msfc_qd_stats))
+			print_lluint(PRINT_ANY, "nqb_demotions", " nqb_demotions %llu",
+				     s->nqb_demotions);
 	} else if (st->type == TCA_MSFC_XSTATS_CLASS) {
 		const struct tc_msfc_cl_stats *s = &st->class_stats;
 
@@ -1039,9 +1089,12 @@ static int msfc_print_xstats(struct qdisc_util *qu, FILE *f, struct rtattr *xsta
 		print_lluint(PRINT_ANY, "quantum", "  quantum %llu", s->quantum);
 		print_s64(PRINT_ANY, "deficit", " deficit %lld", s->deficit);
 		print_uint(PRINT_ANY, "active_flows", " active_flows %u", s->active_flows);
-		/* older kernels send a shorter record, zeroed above: no L4S marks */
+		/* older kernels send a shorter record, zeroed above: no L4S marks, no
+		 * NQB demotions
+		 */
 		print_lluint(PRINT_ANY, "ce_threshold_marks", " ce_threshold_marks %llu",
 			     s->ce_threshold_marks);
+		print_lluint(PRINT_ANY, "nqb_demotions", " nqb_demotions %llu", s->nqb_demotions);
 	}
 	return 0;
 }

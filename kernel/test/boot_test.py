@@ -96,6 +96,7 @@ def class_bytes(handle="10:"):
             "active_flows": int(x.group(3)),
             "enq_packets": int(e.group(1)),
             "codel_drops": int(e.group(3)),
+            "overload_drops": int(e.group(4)),
         }
     return out
 
@@ -560,6 +561,34 @@ def dscp_map_checks():
         "the same map)",
         p.stderr.strip() + again.stderr.strip() + text.strip()[:300],
     )
+    # the lane and NQB entries: set by name and number, shown as tc reads them back
+    le, nqb = header_int("dscp_le"), header_int("dscp_nqb")
+    words = "cs1:le,ef:2+nqb,nqb:0"
+    p = sh(
+        [TC, "qdisc", "change", "dev", "vb", "root", "msfc", "dscp_map", "default," + words],
+        ns="b",
+        check=False,
+    )
+    q, text = vb_msfc()
+    shown = text.split("dscp_map ", 1)[-1].split()[0]
+    again = sh(
+        [TC, "qdisc", "change", "dev", "vb", "root", "msfc", "dscp_map", shown],
+        ns="b",
+        check=False,
+    )
+    q2, _ = vb_msfc()
+    m = q.get("options", {}).get("dscp_map", [])
+    report(
+        p.returncode == 0
+        and len(m) == 64
+        and (m[1], m[8], m[45], m[46]) == (le, le, 0, nqb | 2)
+        and shown == "8:le,45:0,46:2+nqb"
+        and again.returncode == 0
+        and q2.get("options", {}).get("dscp_map") == m,
+        f"tc qdisc change: dscp_map default,{words} (tc -j: the UAPI values {le} and {nqb} + "
+        "class; shown as 8:le,45:0,46:2+nqb, which tc reads back as the same map)",
+        p.stderr.strip() + again.stderr.strip() + text.strip()[:300],
+    )
     *first, last = maps
     names = f"{', '.join(first)} or {last}"
     bad = []
@@ -568,6 +597,10 @@ def dscp_map_checks():
         ("ef:2,wifi", 'msfc: dscp_map: the map name "wifi" must come first'),
         ("wifi,ef", 'msfc: dscp_map entry "ef" is not DSCP:CLASS (e.g. ef:2)'),
         ("wifi,ef:16", "msfc: " + defs.dscp_map_msg),
+        ("wifi,ef:16+nqb", "msfc: " + defs.dscp_map_msg),
+        ("wifi,ef:le+nqb", "msfc: " + defs.dscp_map_msg),
+        ("wifi,ef:2+le", "msfc: " + defs.dscp_map_msg),
+        ("wifi,ef:nqb", "msfc: " + defs.dscp_map_msg),
     ):
         p = sh(
             [TC, "qdisc", "change", "dev", "vb", "root", "msfc", "dscp_map", arg],
@@ -579,7 +612,7 @@ def dscp_map_checks():
     report(
         not bad,
         "tc refuses dscp_map wlan (naming the maps), a name after entries, an entry without a "
-        "class and a class above 15",
+        "class, a class above 15 (also with +nqb), le+nqb, 2+le and nqb alone",
         "; ".join(bad),
     )
     sh([TC, "qdisc", "del", "dev", "vb", "root"], ns="b", check=False)
@@ -777,6 +810,15 @@ def tca_msfc(name):
     text = open(header).read()
     names = re.findall(r"^\s*(TCA_MSFC_\w+),", text[: text.index("__TCA_MSFC_MAX")], re.M)
     return names.index(f"TCA_MSFC_{name.upper()}")
+
+
+def header_int(name):
+    """The number TC_MSFC_<NAME> is #defined to in the header (a decimal literal)."""
+    header = os.path.join(KDIR, "include/uapi/linux/pkt_sched_msfc.h")
+    m = re.search(rf"^#define\s+TC_MSFC_{name.upper()}\s+(\d+)\s*$", open(header).read(), re.M)
+    if not m:
+        raise RuntimeError(f"{header}: no #define TC_MSFC_{name.upper()} with a number")
+    return int(m.group(1))
 
 
 def thin_sender(seconds, rate):
@@ -986,6 +1028,12 @@ def ce_threshold_checks():
         ("0100", tca_msfc("ce_threshold"), defs.ce_threshold_len_msg),
         (struct_u32(2000000001), tca_msfc("ce_threshold"), defs.ce_threshold_range_msg),
         (struct_u32(1000) * 3, tca_msfc("ce_threshold"), defs.ce_threshold_count_msg),
+        # DSCP map entries the UAPI does not define (a class, NQB + class or LE only)
+        ("10" * 64, tca_msfc("dscp_map"), defs.dscp_map_msg),
+        (f"{header_int('dscp_le') | header_int('dscp_nqb'):02x}" * 64, tca_msfc("dscp_map"),
+         defs.dscp_map_msg),
+        ("c8" * 64, tca_msfc("dscp_map"), defs.dscp_map_msg),
+        ("41" * 63 + "81", tca_msfc("dscp_map"), defs.dscp_map_msg),
     ):
         out = sh(
             [sys.executable, "-c", NETLINK_CHANGE, "va", "0x300000", str(atype), payload],
@@ -999,8 +1047,9 @@ def ce_threshold_checks():
     report(
         not bad and o.get("ce_threshold") == [1000] and o.get("ce_threshold_mask") == 3,
         "tc and the kernel refuse a time without a unit, above 2000 s or a malformed list, a "
-        "selector outside its mask or above 255, a list other than one or prios entries, in "
-        "the header's words; the qdisc unchanged",
+        "selector outside its mask or above 255, a list other than one or prios entries, DSCP "
+        "map entries 16, le with nqb (192), 200 and le with a class (129), in the header's "
+        "words; the qdisc unchanged",
         "; ".join(bad),
     )
 
@@ -1052,6 +1101,61 @@ def ce_threshold_checks():
         "tc qdisc change: ce_threshold off,500us (null in tc -j for off), selector 0/0, prios 3 "
         "with one threshold, ce_threshold off (not shown afterwards)",
         json.dumps(got),
+    )
+    tc("qdisc", "del", "dev", "va", "root", check=False)
+
+
+def le_nqb_checks():
+    """The least-effort lane and NQB flows on a root msfc of va at 4 Mbit/s (limit 1000): an
+    8 Mbit/s LE UDP flood (DSCP 1, the lane in the default map) sends (almost) nothing while a
+    6 Mbit/s best-effort flood keeps class 1 backlogged (CoDel is still raising its drop rate),
+    and the overload drops over the limit take the lane's packets only; the lane is class 40:4 in tc -s class show; an NQB flood (DSCP 45, class 1 with NQB)
+    queues more than a quantum, so queue protection moves it (nqb_demotions in tc -s qdisc
+    and class, text and -j)."""
+    tc("qdisc", "del", "dev", "va", "root", check=False)
+    p = tc(
+        "qdisc", "add", "dev", "va", "root", "handle", "40:", "msfc", "bandwidth", "4mbit",
+        "limit", "1000", check=False,
+    )  # fmt: skip
+    procs = udp_flood(6, 8, 0x04, 5601)
+    procs += udp_flood(5, 6, 0x00, 5602)
+    time.sleep(1.5)
+    before = class_bytes("40:")
+    time.sleep(2)
+    after = class_bytes("40:")
+    wait_all(procs)
+    time.sleep(1)
+    end = class_bytes("40:")
+    sent = {c: after[c]["stats"]["bytes"] - before[c]["stats"]["bytes"] for c in after}
+    report(
+        p.returncode == 0
+        and sorted(after) == [0, 1, 2, 3]
+        and after[3]["quantum"] == 0
+        and sent[1] > 300000
+        and sent[3] <= sent[1] // 20
+        and end[3]["overload_drops"] > 0
+        and end[1]["overload_drops"] == 0
+        and end[3]["enq_packets"] > end[3]["stats"]["packets"],
+        "LE beside best effort at 4 Mbit/s: the lane (40:4, quantum 0) sends at most 5 % of "
+        "what class 1 sends while class 1 is backlogged, and the overload drops over limit "
+        "1000 are the lane's only",
+        json.dumps({"sent": sent, "end": {c: end[c]["overload_drops"] for c in end}}),
+    )
+    st0 = (msfc_qdisc("-s") or {}).get("nqb_demotions", 0)
+    wait_all(udp_flood(3, 8, 45 << 2, 5603))
+    time.sleep(1)
+    st = msfc_qdisc("-s") or {}
+    text = tc("-s", "qdisc", "show", "dev", "va").stdout
+    cls = tc("-s", "class", "show", "dev", "va").stdout
+    class1 = re.search(r"class msfc 40:2 .*?nqb_demotions (\d+)", cls, re.S)
+    report(
+        st.get("nqb_demotions", 0) > st0
+        and re.search(r"nqb_demotions \d+", text) is not None
+        and class1 is not None
+        and int(class1.group(1)) == st.get("nqb_demotions"),
+        "an NQB UDP flood at 8 Mbit/s through 4 Mbit/s is moved behind class 1's flows by "
+        "queue protection: nqb_demotions in tc -s qdisc (text and -j) and class 40:2",
+        json.dumps({"before": st0, "after": st.get("nqb_demotions")}) + text.strip()[:300],
     )
     tc("qdisc", "del", "dev", "va", "root", check=False)
 
@@ -1197,10 +1301,12 @@ def main():
 
     cls = class_bytes()
     report(
-        sorted(cls) == [0, 1, 2]
+        sorted(cls) == [0, 1, 2, 3]
         and cls[2].get("quantum") == 1514 * 4
+        and cls[3].get("quantum") == 0
         and all("active_flows" in c for c in cls.values()),
-        "tc -s class show: one class per prio with quantum * ratio^p",
+        "tc -s class show: one class per prio with quantum * ratio^p, then the least-effort "
+        "lane (10:4, quantum 0)",
         json.dumps({k: v.get("quantum") for k, v in cls.items()}),
     )
 
@@ -1368,8 +1474,9 @@ def main():
         and q["options"]["flows"] == 64
         and q["options"]["dscp_map"][46] == 3
         and q["options"]["dscp_map"][8] == 1
-        and len(class_bytes()) == 4,
-        "tc qdisc change prios 4 flows 64 dscp_map ef:3,cs1:1 on an idle qdisc",
+        and len(class_bytes()) == 5,
+        "tc qdisc change prios 4 flows 64 dscp_map ef:3,cs1:1 on an idle qdisc (4 classes and "
+        "the lane)",
         p.stderr.strip(),
     )
     text = tc("qdisc", "show", "dev", "va").stdout
@@ -1495,6 +1602,7 @@ def main():
     shaper_rate()
     auto_checks()
     ce_threshold_checks()
+    le_nqb_checks()
 
 
 if __name__ == "__main__":

@@ -24,7 +24,11 @@
  *
  * Classification: skb->priority (major = qdisc handle, minor 1..prios),
  * then the tc filters attached to the qdisc (classid minor 1..prios), then
- * the DSCP of the packet through a 64-entry map.  With auto, a packet the
+ * the DSCP of the packet through a 64-entry map.  A map entry may send a
+ * packet to the least-effort lane, served only when every class is empty
+ * (LE, RFC 8622), or mark its flow as NQB (RFC 9956): served ahead of its
+ * class's other flows while it stays within a quantum of backlog and its
+ * fair share.  With auto, a packet the
  * map classifies (unmarked: DSCP 0 only) gets the class its flow slot has
  * earned instead: a slot climbs one class when its flow queue there is empty
  * and it has been sparse at its class (no change of class, never more than a
@@ -105,9 +109,11 @@ struct msfc_flow {
 	u8		  level;	/* auto, home class's records: the slot's class */
 	u16		  src;		/* isolate: host slots since activation */
 	u16		  dst;
-	u8		  sparse;	/* boost across: left from the new flows, deficit kept */
+	u8		  sparse;	/* left from the new (boost across) or NQB flows, deficit kept */
+	u8		  nqb;		/* on msfc_class.nqb_flows */
 	codel_time_t	  clean;	/* auto: since when the slot has been sparse */
 	codel_time_t	  last;		/* auto: when its last auto packet came */
+	u32		  stamp;	/* NQB: class refills when it last got a quantum */
 };
 
 /* The qdisc's part of skb->cb: codel's (enqueue time, truesize), then the
@@ -124,6 +130,9 @@ struct msfc_class {
 	struct list_head  node;		/* in msfc_sched_data.active_classes */
 	struct list_head  flows;	/* active flows of this class (boost: old) */
 	struct list_head  new_flows;	/* boost on/across: flows that became active */
+	struct list_head  nqb_flows;	/* NQB flows, served before the others */
+	u32		  nqb_active;	/* flows on nqb_flows */
+	u32		  refills;	/* refills of flows not NQB, modulo 2^32 */
 	s64		  deficit;
 	u64		  quantum;	/* Q_p */
 	u64		  round;	/* order priority: round of its last quantum */
@@ -137,14 +146,15 @@ struct msfc_class {
 	u64		  overload_drops;
 	u64		  ecn_marks;
 	u64		  ce_threshold_marks;
+	u64		  nqb_demotions;	/* NQB flows moved to the old flows */
 };
 
 struct msfc_sched_data {
 	struct tcf_proto __rcu *filter_list;	/* optional external classifier */
 	struct tcf_block *block;
-	struct msfc_flow *flows;	/* [prios * flows_cnt], class-major */
+	struct msfc_flow *flows;	/* [(prios + 1) * flows_cnt], class-major, the lane last */
 	u32		*backlogs;	/* bytes, same index as flows */
-	u32		*host_loads;	/* [prios][src, dst][flows_cnt]: active flows */
+	u32		*host_loads;	/* [prios + 1][src, dst][flows_cnt]: active flows */
 	s64		*host_deficits;	/* same index: inner DRR credit, 1/65536 byte */
 	struct list_head active_classes;
 	u32		prios;
@@ -177,6 +187,7 @@ struct msfc_sched_data {
 	u64		overload_events;
 	u64		auto_promotions;
 	u64		auto_demotions;
+	u64		nqb_demotions;
 	/* L4S marking: the threshold attribute as given (1 or prios entries in
 	 * us, TC_MSFC_CE_THRESHOLD_OFF: none; 0 entries: none), each class's in
 	 * CoDel units and the classes that have one
@@ -204,10 +215,14 @@ struct msfc_sched_data {
 	struct qdisc_watchdog watchdog;
 	u8		dscp_map[TC_MSFC_DSCP_MAP_LEN];
 	struct msfc_class classes[MSFC_MAX_PRIOS];
+	/* the least-effort lane: a class below class 0, outside the class
+	 * round, with index prios in the flow and host tables
+	 */
+	struct msfc_class lane;
 };
 
-/* LE (RFC 8622) and CS1 -> 0, precedence 0/1 -> 1, precedence k -> k, each clamped to
- * prios - 1 when used.
+/* LE (RFC 8622) -> the least-effort lane, CS1 -> 0, NQB (RFC 9956) -> 1 as an NQB flow,
+ * precedence 0/1 -> 1, precedence k -> k, each class clamped to prios - 1 when used.
  */
 static const u8 msfc_default_dscp_map[TC_MSFC_DSCP_MAP_LEN] = TC_MSFC_DEFAULT_DSCP_MAP;
 
@@ -369,18 +384,42 @@ static u32 msfc_clamp_class(const struct msfc_sched_data *q, u32 cls)
 	return min(cls, q->prios - 1);
 }
 
-/* Returns the class index, or -1 if a filter action consumed the packet;
- * *mapped: the class is the DSCP map's (no priority or filter gave one).
+/* The class record of table index @cidx: a class 0 .. prios - 1, or prios,
+ * the least-effort lane.
+ */
+static struct msfc_class *msfc_class_of(struct msfc_sched_data *q, u32 cidx)
+{
+	return cidx < q->prios ? &q->classes[cidx] : &q->lane;
+}
+
+static struct msfc_class *msfc_flow_class(struct msfc_sched_data *q,
+					  const struct msfc_flow *flow)
+{
+	return msfc_class_of(q, flow->cls);
+}
+
+/* A DSCP map entry: a class, a class with the NQB flag, or the lane. */
+static bool msfc_dscp_entry_valid(u8 v)
+{
+	return v == TC_MSFC_DSCP_LE ||
+	       !(v & ~(TC_MSFC_DSCP_NQB | TC_MSFC_DSCP_CLASS_MASK));
+}
+
+/* Returns the class index (prios: the least-effort lane), or -1 if a filter
+ * action consumed the packet; *mapped: the class is the DSCP map's (no
+ * priority or filter gave one); *nqb: the map's entry has the NQB flag.
  */
 static int msfc_classify(struct sk_buff *skb, struct Qdisc *sch, int dsfield,
-			 int *qerr, bool *mapped)
+			 int *qerr, bool *mapped, bool *nqb)
 {
 	struct msfc_sched_data *q = qdisc_priv(sch);
 	struct tcf_proto *filter;
 	struct tcf_result res;
 	int result;
+	u8 entry;
 
 	*mapped = false;
+	*nqb = false;
 	if (TC_H_MAJ(skb->priority) == sch->handle &&
 	    TC_H_MIN(skb->priority) > 0)
 		return msfc_clamp_class(q, TC_H_MIN(skb->priority) - 1);
@@ -407,9 +446,13 @@ static int msfc_classify(struct sk_buff *skb, struct Qdisc *sch, int dsfield,
 		}
 	}
 
-	/* non-IP packets use the class of DSCP 0 */
+	/* non-IP packets use the entry of DSCP 0 */
 	*mapped = true;
-	return msfc_clamp_class(q, q->dscp_map[dsfield < 0 ? 0 : dsfield >> 2]);
+	entry = q->dscp_map[dsfield < 0 ? 0 : dsfield >> 2];
+	if (entry == TC_MSFC_DSCP_LE)
+		return q->prios;
+	*nqb = entry & TC_MSFC_DSCP_NQB;
+	return msfc_clamp_class(q, entry & TC_MSFC_DSCP_CLASS_MASK);
 }
 
 static struct msfc_skb_cb *msfc_skb_cb(const struct sk_buff *skb)
@@ -419,11 +462,13 @@ static struct msfc_skb_cb *msfc_skb_cb(const struct sk_buff *skb)
 }
 
 /* auto: the home class H, DSCP 0's class, whose flow records hold the state
- * of every flow slot (its level and clean time).
+ * of every flow slot (its level and clean time).  It is always a class: the
+ * class bits of DSCP 0's entry (an NQB entry's class; the lane's entry has
+ * none, so class 0).
  */
 static u32 msfc_home(const struct msfc_sched_data *q)
 {
-	return msfc_clamp_class(q, q->dscp_map[0]);
+	return msfc_clamp_class(q, q->dscp_map[0] & TC_MSFC_DSCP_CLASS_MASK);
 }
 
 /* auto: the class of @skb, an auto packet of flow slot @fidx (docs/algorithm.md,
@@ -742,7 +787,9 @@ static bool msfc_class_fuller(const struct msfc_class *a, u64 qa,
  * backlog / quantum, the class most above its share of the buffer
  * (overload class; ties: lowest class), its backlog counted in packets over
  * limit and in bytes over memory_limit only (with inversion prevent, the
- * effective quanta).  Emptied flows and classes stay
+ * effective quanta).  While the least-effort lane holds a packet the victim
+ * is its fattest flow (the same ties and weights), for both modes: LE traffic
+ * is dropped before any class's.  Emptied flows and classes stay
  * on their lists and leave at their next dequeue visit.
  */
 static void msfc_overload_drop(struct Qdisc *sch, u32 max_packets,
@@ -757,7 +804,11 @@ static void msfc_overload_drop(struct Qdisc *sch, u32 max_packets,
 	struct sk_buff *skb;
 
 	i = 0;
-	if (q->overload == TC_MSFC_OVERLOAD_CLASS) {
+	if (q->lane.qlen) {
+		i = q->prios * q->flows_cnt;
+		n = i + q->flows_cnt;
+		idx = i;
+	} else if (q->overload == TC_MSFC_OVERLOAD_CLASS) {
 		bool bytes = sch->q.qlen <= sch->limit;
 		u64 eff[MSFC_MAX_PRIOS];
 		u32 p, victim = 0;
@@ -797,7 +848,7 @@ static void msfc_overload_drop(struct Qdisc *sch, u32 max_packets,
 	}
 
 	flow = &q->flows[idx];
-	cl = &q->classes[flow->cls];
+	cl = msfc_flow_class(q, flow);
 	i = 0;
 	while (flow->head && i < max_packets && (u64)len * 2 < maxbacklog) {
 		skb = dequeue_head(flow);
@@ -822,22 +873,24 @@ static void msfc_overload_drop(struct Qdisc *sch, u32 max_packets,
 }
 
 /* Enqueue into a given class and flow; classification is done by the
- * caller (msfc_enqueue(), or the trace replay of the KUnit test).  @hosts:
- * source and destination host slots, or NULL to hash the packet's addresses
- * (only done when the flow becomes active and isolate is not flow).
- * @is_auto: the class is the flow slot's level (msfc_auto_class(), which has
- * set the packet's enqueue time).
+ * caller (msfc_enqueue(), or the trace replay of the KUnit test).  @cidx: a
+ * class, or prios for the least-effort lane.  @hosts: source and destination
+ * host slots, or NULL to hash the packet's addresses (only done when the flow
+ * becomes active and isolate is not flow).  @is_auto: the class is the flow
+ * slot's level (msfc_auto_class(), which has set the packet's enqueue time).
+ * @nqb: an NQB packet (its flow joins the NQB flows if it becomes active).
  */
 static int msfc_enqueue_flow(struct sk_buff *skb, struct Qdisc *sch, u32 cidx,
-			     u32 fidx, const u16 *hosts, bool is_auto,
+			     u32 fidx, const u16 *hosts, bool is_auto, bool nqb,
 			     struct sk_buff **to_free)
 {
 	struct msfc_sched_data *q = qdisc_priv(sch);
 	unsigned int pkt_len = qdisc_pkt_len(skb);
 	unsigned int prev_qlen, prev_backlog, dropped, dropped_len;
 	u32 idx = cidx * q->flows_cnt + fidx;
-	struct msfc_class *cl = &q->classes[cidx];
+	struct msfc_class *cl = msfc_class_of(q, cidx);
 	struct msfc_flow *flow = &q->flows[idx];
+	struct list_head *list;
 	bool memory_limited;
 
 	if (q->bandwidth && !sch->q.qlen)
@@ -854,8 +907,14 @@ static int msfc_enqueue_flow(struct sk_buff *skb, struct Qdisc *sch, u32 cidx,
 	qdisc_qstats_backlog_inc(sch, skb);
 
 	if (list_empty(&flow->flowchain)) {
-		list_add_tail(&flow->flowchain, q->boost != TC_MSFC_BOOST_OFF ?
-			      &cl->new_flows : &cl->flows);
+		if (nqb) {
+			flow->nqb = 1;
+			cl->nqb_active++;
+			list = &cl->nqb_flows;
+		} else {
+			list = q->boost != TC_MSFC_BOOST_OFF ? &cl->new_flows : &cl->flows;
+		}
+		list_add_tail(&flow->flowchain, list);
 		if (q->isolate != TC_MSFC_ISOLATE_FLOW) {
 			u16 slots[2];
 			int dir;
@@ -880,14 +939,28 @@ static int msfc_enqueue_flow(struct sk_buff *skb, struct Qdisc *sch, u32 cidx,
 		}
 		cl->active_flows++;
 		q->active_flows++;
-		/* boost across: a flow that left from the new flows comes back
-		 * with the deficit it left with, not a fresh quantum
+		/* a flow that left from the new flows (boost across) or the
+		 * NQB flows comes back with the deficit it left with, not a
+		 * fresh quantum, and its NQB stamp
 		 */
-		if (!flow->sparse)
+		if (!flow->sparse) {
 			flow->deficit = msfc_flow_quantum(q, cl, flow);
+			flow->stamp = cl->refills;
+		}
 		flow->sparse = 0;
 	}
-	if (list_empty(&cl->node)) {
+	/* NQB queue protection: a flow holding more than a quantum (this
+	 * packet included) is queue-building, and waits behind the old flows
+	 */
+	if (flow->nqb && q->backlogs[idx] > q->quantum) {
+		flow->nqb = 0;
+		cl->nqb_active--;
+		list_move_tail(&flow->flowchain, &cl->flows);
+		cl->nqb_demotions++;
+		q->nqb_demotions++;
+	}
+	/* the lane is not in the class round */
+	if (cl != &q->lane && list_empty(&cl->node)) {
 		list_add_tail(&cl->node, &q->active_classes);
 		/* order priority: a class back in the round it already took
 		 * part in keeps what it had left (no fresh quantum for
@@ -944,11 +1017,11 @@ static int msfc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	struct msfc_sched_data *q = qdisc_priv(sch);
 	int dsfield = skb_get_dsfield(skb);
 	int ret = NET_XMIT_SUCCESS;
-	bool mapped, is_auto;
+	bool mapped, is_auto, nqb;
 	int cidx;
 	u32 fidx;
 
-	cidx = msfc_classify(skb, sch, dsfield, &ret, &mapped);
+	cidx = msfc_classify(skb, sch, dsfield, &ret, &mapped, &nqb);
 	if (cidx < 0) {
 		if (ret & __NET_XMIT_BYPASS)
 			qdisc_qstats_drop(sch);
@@ -956,12 +1029,16 @@ static int msfc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 		return ret;
 	}
 	fidx = msfc_hash(q, skb, dsfield);
-	/* auto: an IP packet the DSCP map classifies (unmarked: of DSCP 0) */
+	/* auto: an IP packet the DSCP map classifies (unmarked: of DSCP 0);
+	 * its map entry is not used, so neither is its lane or NQB flag
+	 */
 	is_auto = q->auto_mode != TC_MSFC_AUTO_OFF && mapped && dsfield >= 0 &&
 		  (q->auto_mode == TC_MSFC_AUTO_ALL || !(dsfield >> 2));
-	if (is_auto)
+	if (is_auto) {
 		cidx = msfc_auto_class(q, skb, fidx);
-	return msfc_enqueue_flow(skb, sch, cidx, fidx, NULL, is_auto, to_free);
+		nqb = false;
+	}
+	return msfc_enqueue_flow(skb, sch, cidx, fidx, NULL, is_auto, nqb, to_free);
 }
 
 /* Called by codel_dequeue() to take the head packet of a flow. */
@@ -970,7 +1047,7 @@ static struct sk_buff *dequeue_func(struct codel_vars *vars, void *ctx)
 	struct Qdisc *sch = ctx;
 	struct msfc_sched_data *q = qdisc_priv(sch);
 	struct msfc_flow *flow = container_of(vars, struct msfc_flow, cvars);
-	struct msfc_class *cl = &q->classes[flow->cls];
+	struct msfc_class *cl = msfc_flow_class(q, flow);
 	struct sk_buff *skb;
 	unsigned int len;
 
@@ -1038,6 +1115,11 @@ static void msfc_refill_flow(struct msfc_sched_data *q, struct msfc_class *cl,
  * host (up to one quantum: additions capped at one bound compose) and to
  * itself while its own deficit is <= 0.  All k are taken before any deficit
  * changes: the flows of a host share its deficit.
+ *
+ * Only called while the NQB and new flows are empty: every active flow is on
+ * cl->flows, and each of the (k - 1) * active_flows visits skipped is the
+ * refill of a flow that is not NQB, counted in the class's refills (modulo
+ * 2^32, as one by one).
  */
 static void msfc_skip_flow_rounds(struct msfc_sched_data *q,
 				  struct msfc_class *cl)
@@ -1053,6 +1135,7 @@ static void msfc_skip_flow_rounds(struct msfc_sched_data *q,
 			return;
 		list_for_each_entry(flow, &cl->flows, flowchain)
 			flow->deficit += (k - 1) * msfc_flow_quantum(q, cl, flow);
+		cl->refills += (u32)(k - 1) * cl->active_flows;
 		return;
 	}
 	list_for_each_entry(flow, &cl->flows, flowchain) {
@@ -1068,6 +1151,7 @@ static void msfc_skip_flow_rounds(struct msfc_sched_data *q,
 		flow->deficit += quantum * min(k - 1, msfc_refills(flow->deficit, quantum));
 		msfc_host_add(q, msfc_host_deficit(q, flow), (k - 1) * quantum);
 	}
+	cl->refills += (u32)(k - 1) * cl->active_flows;
 }
 
 static void msfc_skip_class_rounds(struct msfc_sched_data *q)
@@ -1095,7 +1179,7 @@ static void msfc_skip_class_rounds(struct msfc_sched_data *q)
 static void msfc_threshold_mark(struct msfc_sched_data *q, struct msfc_class *cl,
 				const struct msfc_flow *flow, struct sk_buff *skb)
 {
-	u32 p = cl - q->classes;
+	u32 p = cl == &q->lane ? 0 : cl - q->classes;	/* the lane: class 0's */
 	int dsfield;
 
 	if (!(q->ce_classes & BIT(p)) ||
@@ -1112,13 +1196,18 @@ static void msfc_threshold_mark(struct msfc_sched_data *q, struct msfc_class *cl
 	}
 }
 
-/* Inner DRR over the active flows of one class: its new flows first (boost
- * on or across; the list stays empty with boost off), then its old flows.  A
- * new flow moves to the old flows when it has spent its quantum, or when it
- * is found empty while there are old flows (so that it cannot starve them by
- * leaving and coming back new); an old flow found empty leaves.  @new_only
- * (boost across, msfc_dequeue_across()): the new flows only, NULL once there
- * are none.
+/* Inner DRR over the active flows of one class (or the lane): its NQB flows
+ * first, then its new flows (boost on or across; the list stays empty with
+ * boost off), then its old flows.  A new flow moves to the old flows when it
+ * has spent its quantum, or when it is found empty while there are old flows
+ * (so that it cannot starve them by leaving and coming back new); an old flow
+ * found empty leaves.  An NQB flow that has spent its quantum gets the next
+ * one on the NQB list only when the class's other flows have had as many
+ * refills since its last one as there are of them (about a round: never more
+ * than a quantum a round), else it moves to the old flows; an NQB flow found
+ * empty leaves with its deficit (docs/algorithm.md, "LE and NQB").  @new_only
+ * (boost across, msfc_dequeue_across()): the NQB and new flows only, NULL once
+ * there are none.
  */
 static struct sk_buff *msfc_class_dequeue(struct Qdisc *sch,
 					  struct msfc_class *cl, bool new_only)
@@ -1129,10 +1218,12 @@ static struct sk_buff *msfc_class_dequeue(struct Qdisc *sch,
 	s64 *host;
 	struct sk_buff *skb;
 	u32 drops, marks;
-	u32 refills = 0;
+	u32 visits = 0;
 
 	for (;;) {
-		head = &cl->new_flows;
+		head = &cl->nqb_flows;
+		if (list_empty(head))
+			head = &cl->new_flows;
 		if (list_empty(head)) {
 			head = &cl->flows;
 			if (new_only || list_empty(head))
@@ -1146,16 +1237,30 @@ static struct sk_buff *msfc_class_dequeue(struct Qdisc *sch,
 		host = q->isolate != TC_MSFC_ISOLATE_FLOW ?
 		       msfc_host_deficit(q, flow) : NULL;
 		if (flow->deficit <= 0 || (host && *host <= 0)) {
-			/* refills of new flows move them off their list, so
-			 * more refills than flows means the new list is empty
-			 * (never with new_only); after skipped rounds this
-			 * visit is still a refill
+			/* refills of new flows move them off their list, and an
+			 * NQB flow stays on its list after a refill only while
+			 * the class has no other flows or once in a visit, so
+			 * rounds of refills are skipped on the old flows only,
+			 * when the other lists are empty; after skipped rounds
+			 * this visit is still a refill
 			 */
-			if (++refills > cl->active_flows) {
+			if (++visits > cl->active_flows && head == &cl->flows) {
 				msfc_skip_flow_rounds(q, cl);
-				refills = 0;
+				visits = 0;
 			}
 			msfc_refill_flow(q, cl, flow, host);
+			if (head == &cl->nqb_flows) {
+				if (cl->refills - flow->stamp >=
+				    cl->active_flows - cl->nqb_active) {
+					flow->stamp = cl->refills;
+					list_move_tail(&flow->flowchain, head);
+					continue;
+				}
+				flow->nqb = 0;
+				cl->nqb_active--;
+			} else {
+				cl->refills++;
+			}
 			list_move_tail(&flow->flowchain, &cl->flows);
 			continue;
 		}
@@ -1171,12 +1276,18 @@ static struct sk_buff *msfc_class_dequeue(struct Qdisc *sch,
 		cl->ecn_marks += q->cstats.ecn_mark - marks;
 
 		if (!skb) {
-			/* boost across: an emptied new flow leaves, keeping its
-			 * deficit (its next packet makes it new again, spending
-			 * what is left of its quantum); boost on: it waits
+			/* an emptied NQB flow, and with boost across an emptied
+			 * new flow, leaves keeping its deficit (its next packet
+			 * makes it NQB or new again, spending what is left of
+			 * its quantum); boost on: an emptied new flow waits
 			 * behind the old flows if there are any
 			 */
-			if (head == &cl->new_flows && q->boost == TC_MSFC_BOOST_ACROSS) {
+			if (head == &cl->nqb_flows) {
+				flow->nqb = 0;
+				cl->nqb_active--;
+				flow->sparse = 1;
+			} else if (head == &cl->new_flows &&
+				   q->boost == TC_MSFC_BOOST_ACROSS) {
 				flow->sparse = 1;
 			} else if (head == &cl->new_flows && !list_empty(&cl->flows)) {
 				list_move_tail(&flow->flowchain, &cl->flows);
@@ -1236,9 +1347,9 @@ static bool msfc_may_borrow(const struct msfc_sched_data *q,
 }
 
 /* boost across, before the class round: the most important class (the
- * highest index) with new flows that may still borrow sends a new flow's
- * packet, charged to its deficit (docs/algorithm.md, "Sparse flows across
- * classes").  A class with new flows is in the active list.  The classes
+ * highest index) with NQB or new flows that may still borrow sends a packet
+ * of one of them, charged to its deficit (docs/algorithm.md, "Sparse flows
+ * across classes").  A class with such flows is in the active list.  The classes
  * are found by a scan of at most prios (16) records, which cannot get out
  * of step as a bitmap of the classes with new flows could, every flow that
  * joins or leaves a new-flow list having to update it.  A class whose flows
@@ -1254,7 +1365,8 @@ static struct sk_buff *msfc_dequeue_across(struct Qdisc *sch)
 
 	for (p = q->prios; p > 0; p--) {
 		cl = &q->classes[p - 1];
-		if (list_empty(&cl->new_flows) || !msfc_may_borrow(q, cl))
+		if ((list_empty(&cl->nqb_flows) && list_empty(&cl->new_flows)) ||
+		    !msfc_may_borrow(q, cl))
 			continue;
 		skb = msfc_class_dequeue(sch, cl, true);
 		if (skb) {
@@ -1327,23 +1439,14 @@ static struct sk_buff *msfc_dequeue_priority(struct Qdisc *sch)
 	}
 }
 
-/* Outer DRR over the active classes (order priority: msfc_dequeue_priority()),
- * after the new flows that may go ahead of it with boost across.
- */
-static struct sk_buff *__msfc_dequeue(struct Qdisc *sch)
+/* order round: the outer DRR over the active classes. */
+static struct sk_buff *msfc_dequeue_round(struct Qdisc *sch)
 {
 	struct msfc_sched_data *q = qdisc_priv(sch);
 	struct msfc_class *cl;
 	struct sk_buff *skb;
 	u32 refills = 0;
 
-	if (q->boost == TC_MSFC_BOOST_ACROSS) {
-		skb = msfc_dequeue_across(sch);
-		if (skb)
-			return skb;
-	}
-	if (q->order == TC_MSFC_ORDER_PRIORITY)
-		return msfc_dequeue_priority(sch);
 	for (;;) {
 		if (list_empty(&q->active_classes))
 			return NULL;
@@ -1366,6 +1469,42 @@ static struct sk_buff *__msfc_dequeue(struct Qdisc *sch)
 		msfc_charge_class(sch, cl, skb);
 		return skb;
 	}
+}
+
+/* The least-effort lane sends only what the classes leave: when the class
+ * round (after boost across's new flows) finds nothing.  It has no class
+ * deficit to charge, only its counters.
+ */
+static struct sk_buff *msfc_dequeue_lane(struct Qdisc *sch)
+{
+	struct msfc_sched_data *q = qdisc_priv(sch);
+	struct sk_buff *skb;
+
+	skb = msfc_class_dequeue(sch, &q->lane, false);
+	if (skb) {
+		_bstats_update(&q->lane.bstats, qdisc_pkt_len(skb), 1);
+		qdisc_bstats_update(sch, skb);
+	}
+	return skb;
+}
+
+/* The classes' outer DRR (order priority: msfc_dequeue_priority()), after
+ * the new flows that may go ahead of it with boost across, then the lane.
+ */
+static struct sk_buff *__msfc_dequeue(struct Qdisc *sch)
+{
+	struct msfc_sched_data *q = qdisc_priv(sch);
+	struct sk_buff *skb = NULL;
+
+	if (q->boost == TC_MSFC_BOOST_ACROSS)
+		skb = msfc_dequeue_across(sch);
+	if (!skb && q->order == TC_MSFC_ORDER_PRIORITY)
+		skb = msfc_dequeue_priority(sch);
+	else if (!skb)
+		skb = msfc_dequeue_round(sch);
+	if (!skb)
+		skb = msfc_dequeue_lane(sch);
+	return skb;
 }
 
 /* The shaper is a gate in front of the scheduler: while its clock is ahead
@@ -1402,23 +1541,37 @@ static struct sk_buff *msfc_dequeue(struct Qdisc *sch)
 	return skb;
 }
 
+/* The flow records of the classes and the lane: (prios + 1) * flows. */
+static u32 msfc_flow_records(const struct msfc_sched_data *q)
+{
+	return (q->prios + 1) * q->flows_cnt;
+}
+
+/* A class (or the lane) lists no flow and is out of the class round. */
+static void msfc_class_unlist(struct msfc_class *cl)
+{
+	INIT_LIST_HEAD(&cl->node);
+	INIT_LIST_HEAD(&cl->flows);
+	INIT_LIST_HEAD(&cl->new_flows);
+	INIT_LIST_HEAD(&cl->nqb_flows);
+	cl->active_flows = 0;
+	cl->nqb_active = 0;
+}
+
 static void msfc_reset(struct Qdisc *sch)
 {
 	struct msfc_sched_data *q = qdisc_priv(sch);
-	u32 i, n = q->prios * q->flows_cnt;
+	u32 i, n = msfc_flow_records(q);
 
 	INIT_LIST_HEAD(&q->active_classes);
-	for (i = 0; i < MSFC_MAX_PRIOS; i++) {
-		struct msfc_class *cl = &q->classes[i];
+	for (i = 0; i <= MSFC_MAX_PRIOS; i++) {
+		struct msfc_class *cl = i < MSFC_MAX_PRIOS ? &q->classes[i] : &q->lane;
 
-		INIT_LIST_HEAD(&cl->node);
-		INIT_LIST_HEAD(&cl->flows);
-		INIT_LIST_HEAD(&cl->new_flows);
+		msfc_class_unlist(cl);
 		cl->deficit = 0;
 		cl->round = 0;
 		cl->qlen = 0;
 		cl->backlog = 0;
-		cl->active_flows = 0;
 	}
 	/* auto: the flow slots keep their levels, as across a change */
 	for (i = 0; q->flows && i < n; i++) {
@@ -1428,6 +1581,7 @@ static void msfc_reset(struct Qdisc *sch)
 		flow->head = NULL;
 		flow->deficit = 0;
 		flow->sparse = 0;
+		flow->nqb = 0;
 		INIT_LIST_HEAD(&flow->flowchain);
 		codel_vars_init(&flow->cvars);
 	}
@@ -1675,7 +1829,7 @@ static int msfc_parse(struct Qdisc *sch, struct nlattr *opt,
 		const u8 *map = nla_data(tb[TCA_MSFC_DSCP_MAP]);
 
 		for (i = 0; i < TC_MSFC_DSCP_MAP_LEN; i++) {
-			if (map[i] >= MSFC_MAX_PRIOS) {
+			if (!msfc_dscp_entry_valid(map[i])) {
 				NL_SET_ERR_MSG_ATTR(extack, tb[TCA_MSFC_DSCP_MAP],
 						    TC_MSFC_DSCP_MAP_MSG);
 				return -EINVAL;
@@ -1803,15 +1957,16 @@ static void msfc_get_config(struct Qdisc *sch, struct msfc_config *c)
 	c->ce_mask = q->ce_mask;
 }
 
-/* New tables: every flow record idle, and (auto) every flow slot at the home
- * class, sparse since @now and with its last packet then (a level starts at
- * its record's own class: the home class's records hold the slots' state).
+/* New tables for the classes and the lane (index prios): every flow record
+ * idle, and (auto) every flow slot at the home class, sparse since @now and
+ * with its last packet then (a level starts at its record's own class: the
+ * home class's records hold the slots' state).
  */
 static int msfc_alloc_tables(u32 prios, u32 flows_cnt, codel_time_t now,
 			     struct msfc_flow **flowsp, u32 **backlogsp,
 			     u32 **host_loadsp, s64 **host_deficitsp)
 {
-	u32 n = prios * flows_cnt, i;
+	u32 n = (prios + 1) * flows_cnt, i;
 	struct msfc_flow *flows;
 	u32 *backlogs, *host_loads;
 	s64 *host_deficits;
@@ -1843,8 +1998,9 @@ static int msfc_alloc_tables(u32 prios, u32 flows_cnt, codel_time_t now,
 }
 
 /* An idle qdisc whose isolate mode changes: flows left on their lists
- * (emptied, not yet visited: on the old list, and with boost on or across
- * also on the new list) leave them, so that no host load or deficit of the
+ * (emptied, not yet visited: on the old list, with boost on or across also
+ * on the new list, and on the NQB list), in the classes and the lane, leave
+ * them, so that no host load or deficit of the
  * old mode survives and every listed flow has a host load of at least 1
  * afterwards (msfc_flow_quantum() divides by it).  No flow keeps a deficit
  * in the old mode's unit (bytes or 1/65536 byte) either: every flow gets a
@@ -1852,26 +2008,21 @@ static int msfc_alloc_tables(u32 prios, u32 flows_cnt, codel_time_t now,
  */
 static void msfc_forget_active(struct msfc_sched_data *q)
 {
-	struct msfc_flow *flow, *next;
-	u32 p, i;
+	u32 i, n = msfc_flow_records(q);
 
-	for (i = 0; i < q->prios * q->flows_cnt; i++)
+	/* a flow record is listed iff its flowchain is not empty */
+	for (i = 0; i < n; i++) {
+		INIT_LIST_HEAD(&q->flows[i].flowchain);
 		q->flows[i].sparse = 0;
-
-	INIT_LIST_HEAD(&q->active_classes);
-	for (p = 0; p < MSFC_MAX_PRIOS; p++) {
-		struct msfc_class *cl = &q->classes[p];
-
-		list_for_each_entry_safe(flow, next, &cl->flows, flowchain)
-			list_del_init(&flow->flowchain);
-		list_for_each_entry_safe(flow, next, &cl->new_flows, flowchain)
-			list_del_init(&flow->flowchain);
-		INIT_LIST_HEAD(&cl->node);
-		cl->active_flows = 0;
+		q->flows[i].nqb = 0;
 	}
+	INIT_LIST_HEAD(&q->active_classes);
+	for (i = 0; i < MSFC_MAX_PRIOS; i++)
+		msfc_class_unlist(&q->classes[i]);
+	msfc_class_unlist(&q->lane);
 	q->active_flows = 0;
-	memset(q->host_loads, 0, 2 * q->prios * q->flows_cnt * sizeof(u32));
-	memset(q->host_deficits, 0, 2 * q->prios * q->flows_cnt * sizeof(s64));
+	memset(q->host_loads, 0, 2 * n * sizeof(u32));
+	memset(q->host_deficits, 0, 2 * n * sizeof(s64));
 }
 
 /* weights changes: every class keeps its credit, in the new unit (1/65536
@@ -1989,12 +2140,12 @@ static int msfc_change(struct Qdisc *sch, struct nlattr *opt,
 		/* empty: nothing to free, only the lists to reset */
 		INIT_LIST_HEAD(&q->active_classes);
 		for (p = 0; p < MSFC_MAX_PRIOS; p++) {
-			INIT_LIST_HEAD(&q->classes[p].node);
-			INIT_LIST_HEAD(&q->classes[p].flows);
-			INIT_LIST_HEAD(&q->classes[p].new_flows);
-			q->classes[p].active_flows = 0;
+			msfc_class_unlist(&q->classes[p]);
 			q->classes[p].round = 0;
+			q->classes[p].refills = 0;
 		}
+		msfc_class_unlist(&q->lane);
+		q->lane.refills = 0;
 		q->active_flows = 0;
 		q->round = 1;
 	} else if (reisolate) {
@@ -2145,11 +2296,11 @@ static int msfc_init(struct Qdisc *sch, struct nlattr *opt,
 	get_random_bytes(&q->perturbation, sizeof(q->perturbation));
 	INIT_LIST_HEAD(&q->active_classes);
 	for (p = 0; p < MSFC_MAX_PRIOS; p++) {
-		INIT_LIST_HEAD(&q->classes[p].node);
-		INIT_LIST_HEAD(&q->classes[p].flows);
-		INIT_LIST_HEAD(&q->classes[p].new_flows);
+		msfc_class_unlist(&q->classes[p]);
 		gnet_stats_basic_sync_init(&q->classes[p].bstats);
 	}
+	msfc_class_unlist(&q->lane);
+	gnet_stats_basic_sync_init(&q->lane.bstats);
 	codel_params_init(&q->cparams);
 	q->target_us = TC_MSFC_TARGET_DEFAULT;
 	q->interval_us = TC_MSFC_INTERVAL_DEFAULT;
@@ -2256,6 +2407,7 @@ static int msfc_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 	st.qdisc_stats.auto_promotions = q->auto_promotions;
 	st.qdisc_stats.auto_demotions = q->auto_demotions;
 	st.qdisc_stats.ce_threshold_marks = q->ce_threshold_marks;
+	st.qdisc_stats.nqb_demotions = q->nqb_demotions;
 	list_for_each(pos, &q->active_classes)
 		st.qdisc_stats.active_classes++;
 	sch_tree_unlock(sch);
@@ -2268,12 +2420,13 @@ static struct Qdisc *msfc_leaf(struct Qdisc *sch, unsigned long arg)
 	return NULL;
 }
 
+/* Classes 1 .. prios are the classes, prios + 1 the least-effort lane. */
 static unsigned long msfc_find(struct Qdisc *sch, u32 classid)
 {
 	struct msfc_sched_data *q = qdisc_priv(sch);
 	u32 minor = TC_H_MIN(classid);
 
-	return minor >= 1 && minor <= q->prios ? minor : 0;
+	return minor >= 1 && minor <= q->prios + 1 ? minor : 0;
 }
 
 /* The classes are the qdisc's prios, with quanta from quantum and ratio (or quanta): tc class
@@ -2344,9 +2497,9 @@ static int msfc_dump_class_stats(struct Qdisc *sch, unsigned long arg,
 	struct msfc_class *cl;
 	u32 qlen;
 
-	if (arg < 1 || arg > q->prios)
+	if (arg < 1 || arg > q->prios + 1)
 		return -1;
-	cl = &q->classes[arg - 1];
+	cl = msfc_class_of(q, arg - 1);	/* prios + 1: the lane (quantum 0) */
 
 	sch_tree_lock(sch);
 	qlen = cl->qlen;
@@ -2362,6 +2515,7 @@ static int msfc_dump_class_stats(struct Qdisc *sch, unsigned long arg,
 	xstats.class_stats.quantum = cl->quantum;
 	xstats.class_stats.active_flows = cl->active_flows;
 	xstats.class_stats.ce_threshold_marks = cl->ce_threshold_marks;
+	xstats.class_stats.nqb_demotions = cl->nqb_demotions;
 	sch_tree_unlock(sch);
 
 	if (gnet_stats_copy_basic(d, NULL, &cl->bstats, true) < 0 ||
@@ -2377,7 +2531,7 @@ static void msfc_walk(struct Qdisc *sch, struct qdisc_walker *arg)
 
 	if (arg->stop)
 		return;
-	for (p = 0; p < q->prios; p++) {
+	for (p = 0; p <= q->prios; p++) {	/* the classes, then the lane */
 		if (!tc_qdisc_stats_dump(sch, p + 1, arg))
 			break;
 	}

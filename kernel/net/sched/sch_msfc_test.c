@@ -19,8 +19,12 @@ struct msfc_test_attr {
 	const void *data;	/* TCA_MSFC_QUANTA, TCA_MSFC_CE_THRESHOLD: its payload */
 };
 
+/* the class of the least-effort lane in the tables (a trace's "l") */
+#define MSFC_TEST_LANE	0xff
+
 struct msfc_vec_op {
-	char op;	/* trace: 'E' enqueue, 'A' enqueue an auto packet (the
+	char op;	/* trace: 'E' enqueue, 'Q' enqueue an NQB packet (the
+			 * trace's "E <c>n"), 'A' enqueue an auto packet (the
 			 * trace's "E a": the qdisc decides its class), 'D'
 			 * dequeue, 'T' advance the clock, 'C' change (len: its
 			 * number in msfc_vector.changes);
@@ -28,7 +32,7 @@ struct msfc_vec_op {
 			 * 'O' overload drop, 'K' change applied, 'B' change refused
 			 * as busy, 'I' change refused as invalid
 			 */
-	u8 cls;
+	u8 cls;		/* MSFC_TEST_LANE: the least-effort lane */
 	u8 ect;		/* E: the trace's ECN field (0 Not-ECT, 1 ECT(0), 2
 			 * ECT(1), 3 CE); P: 1 dequeued CE-marked, 2 CE-marked
 			 * by ce_threshold
@@ -220,7 +224,7 @@ static int msfc_test_enqueue_flow(struct Qdisc *sch, u32 cls, u32 flow, u32 len)
 
 	if (!skb)
 		return -ENOMEM;
-	ret = msfc_enqueue_flow(skb, sch, cls, flow, NULL, false, &to_free);
+	ret = msfc_enqueue_flow(skb, sch, cls, flow, NULL, false, false, &to_free);
 	kfree_skb_list(to_free);
 	return ret;
 }
@@ -236,7 +240,8 @@ static void msfc_test_enqueue_hosts(struct kunit *test, struct Qdisc *sch, u32 f
 	struct sk_buff *to_free = NULL;
 
 	KUNIT_ASSERT_NOT_NULL(test, skb);
-	KUNIT_ASSERT_EQ(test, msfc_enqueue_flow(skb, sch, 0, flow, hosts, false, &to_free),
+	KUNIT_ASSERT_EQ(test, msfc_enqueue_flow(skb, sch, 0, flow, hosts, false, false,
+						&to_free),
 			NET_XMIT_SUCCESS);
 }
 
@@ -377,11 +382,13 @@ static void msfc_test_vectors(struct kunit *test)
 				changes++;
 				continue;
 			}
-			if (op->op == 'E' || op->op == 'A') {
+			if (op->op == 'E' || op->op == 'Q' || op->op == 'A') {
 				bool is_auto = false;
 				u32 cls = op->cls;
 
-				KUNIT_ASSERT_TRUE_MSG(test, op->cls < q->prios &&
+				KUNIT_ASSERT_TRUE_MSG(test, (op->cls < q->prios ||
+							     (op->cls == MSFC_TEST_LANE &&
+							      op->op == 'E')) &&
 						      max3(op->flow, op->src, op->dst) <
 						      q->flows_cnt,
 						      "%s: operation %u out of range",
@@ -397,8 +404,13 @@ static void msfc_test_vectors(struct kunit *test)
 					      msfc_home(q);
 				}
 				skb->mark = cls << 16 | op->flow;
+				/* the lane: table index prios, marked as the trace
+				 * names it
+				 */
+				if (cls == MSFC_TEST_LANE)
+					cls = q->prios;
 				msfc_enqueue_flow(skb, sch, cls, op->flow, hosts, is_auto,
-						  &to_free);
+						  op->op == 'Q', &to_free);
 				/* __qdisc_drop() pushes on the front: reverse to drop order */
 				while (to_free) {
 					skb = to_free;
@@ -591,7 +603,8 @@ static void msfc_test_isolate_hosts(struct kunit *test)
 				 * the hosts come from the addresses
 				 */
 				KUNIT_ASSERT_EQ(test, msfc_enqueue_flow(skb, sch, 0, f, NULL,
-									false, &to_free),
+									false, false,
+									&to_free),
 						NET_XMIT_SUCCESS);
 			}
 		}
@@ -634,7 +647,7 @@ static void msfc_test_isolate_hosts(struct kunit *test)
 static void msfc_test_dscp_classes(struct kunit *test)
 {
 	static const struct { u8 dscp; u8 cls; } cases[] = {
-		{ 0, 1 }, { 1, 0 }, { 8, 0 }, { 10, 1 }, { 14, 1 }, { 16, 2 },
+		{ 0, 1 }, { 8, 0 }, { 8, 0 }, { 10, 1 }, { 14, 1 }, { 16, 2 },
 		{ 18, 2 }, { 26, 2 }, { 46, 2 }, { 56, 2 },
 	};
 	const struct msfc_test_attr attrs[] = { { TCA_MSFC_PRIOS, 3 }, { 0 } };
@@ -823,7 +836,7 @@ static void msfc_test_memory_bound(struct kunit *test)
 	big->protocol = htons(ETH_P_ARP);
 	big->mark = 1 << 16 | 3;
 	qdisc_skb_cb(big)->pkt_len = 100;
-	ret = msfc_enqueue_flow(big, sch, 1, 3, NULL, false, &to_free);
+	ret = msfc_enqueue_flow(big, sch, 1, 3, NULL, false, false, &to_free);
 	kfree_skb_list(to_free);
 	KUNIT_EXPECT_LE(test, q->memory_usage, 8 * small);
 	/* it fits once enough of the fat flow is gone */
@@ -839,7 +852,7 @@ static void msfc_test_memory_bound(struct kunit *test)
 		skb->protocol = htons(ETH_P_ARP);
 		qdisc_skb_cb(skb)->pkt_len = 64 + (i * 37) % 1400;
 		to_free = NULL;
-		msfc_enqueue_flow(skb, sch, i % 2, (i * 13) % 8, NULL, false, &to_free);
+		msfc_enqueue_flow(skb, sch, i % 2, (i * 13) % 8, NULL, false, false, &to_free);
 		kfree_skb_list(to_free);
 		KUNIT_ASSERT_LE_MSG(test, q->memory_usage, 8 * small,
 				    "memory_usage over memory_limit after enqueue %u", i);
@@ -1039,6 +1052,13 @@ static void msfc_test_invalid(struct kunit *test)
 		{ "dscp map short", { { 0 } }, 63, 0 },
 		{ "dscp map long", { { 0 } }, 65, 0 },
 		{ "dscp map entry 16", { { 0 } }, 64, 16, TC_MSFC_DSCP_MAP_MSG },
+		{ "dscp map entry le with nqb", { { 0 } }, 64,
+		  TC_MSFC_DSCP_LE | TC_MSFC_DSCP_NQB, TC_MSFC_DSCP_MAP_MSG },
+		{ "dscp map entry 200", { { 0 } }, 64, 200, TC_MSFC_DSCP_MAP_MSG },
+		{ "dscp map entry le with a class", { { 0 } }, 64, TC_MSFC_DSCP_LE | 1,
+		  TC_MSFC_DSCP_MAP_MSG },
+		{ "dscp map entry nqb with class 16", { { 0 } }, 64, TC_MSFC_DSCP_NQB | 16,
+		  TC_MSFC_DSCP_MAP_MSG },
 		{ "bandwidth over 1 Tbit/s",
 		  { { TCA_MSFC_BANDWIDTH, TC_MSFC_BANDWIDTH_MAX + 1 } }, 0, 0,
 		  MSFC_MSG("bandwidth", BANDWIDTH) },
@@ -1098,6 +1118,10 @@ static void msfc_test_invalid(struct kunit *test)
 		  { TCA_MSFC_CE_THRESHOLD_MASK, TC_MSFC_CE_THRESHOLD_MASK_MIN } },
 		{ { TCA_MSFC_CE_THRESHOLD, 0, NULL } },
 	};
+	static const u8 entries[] = {
+		0, TC_MSFC_DSCP_CLASS_MASK, TC_MSFC_DSCP_NQB, TC_MSFC_DSCP_NQB | 1,
+		TC_MSFC_DSCP_NQB | TC_MSFC_DSCP_CLASS_MASK, TC_MSFC_DSCP_LE,
+	};
 	struct Qdisc *sch = msfc_test_create(test, NULL);
 	struct msfc_sched_data *q = qdisc_priv(sch);
 	u8 *before = kunit_kmalloc(test, sizeof(*q), GFP_KERNEL);
@@ -1138,6 +1162,18 @@ static void msfc_test_invalid(struct kunit *test)
 
 		KUNIT_EXPECT_EQ_MSG(test, err, 0, "bound %d (attribute %d = %llu) refused: %s", i,
 				    bounds[i][0].type, bounds[i][0].val, extack._msg ?: "");
+	}
+
+	/* every kind of map entry, at its bounds: a class, a class with NQB, the lane */
+	for (i = 0; i < ARRAY_SIZE(entries); i++) {
+		struct netlink_ext_ack extack = {};
+		int err;
+
+		memset(map, entries[i], sizeof(map));
+		err = msfc_test_change(sch, NULL, map, TC_MSFC_DSCP_MAP_LEN, &extack);
+		KUNIT_EXPECT_EQ_MSG(test, err, 0, "dscp map entry %u refused: %s", entries[i],
+				    extack._msg ?: "");
+		KUNIT_EXPECT_EQ(test, q->dscp_map[63], entries[i]);
 	}
 }
 
@@ -1561,10 +1597,7 @@ static void msfc_test_inversion(struct kunit *test)
 	}
 }
 
-/* boost on: a flow that becomes active is served before the old flows of its
- * class (off: after them); a new flow found empty moves behind the old flows,
- * so its next packet is not boosted (docs/algorithm.md).
- */
+/* The flow of the next packet dequeued (U32_MAX: none). */
 static u32 msfc_test_next_flow(struct Qdisc *sch)
 {
 	struct sk_buff *skb = msfc_dequeue(sch);
@@ -1577,6 +1610,96 @@ static u32 msfc_test_next_flow(struct Qdisc *sch)
 	return flow;
 }
 
+/* The least-effort lane and NQB flows (docs/algorithm.md, "LE and NQB"): the
+ * default map's LE goes to the lane and NQB to class 1 as an NQB flow; the
+ * lane sends only when the classes are empty and loses packets first on
+ * overload; an NQB flow goes ahead of its class's old flows and is moved
+ * behind them once it holds more than a quantum; the lane is class prios + 1.
+ */
+static void msfc_test_le_nqb(struct kunit *test)
+{
+	const struct msfc_test_attr attrs[] = {
+		{ TCA_MSFC_PRIOS, 3 }, { TCA_MSFC_QUANTUM, 1000 }, { TCA_MSFC_FLOWS, 16 },
+		{ 0 }
+	};
+	const struct msfc_test_attr limit[] = { { TCA_MSFC_LIMIT, 4 }, { 0 } };
+	struct Qdisc *sch = msfc_test_create(test, attrs);
+	struct msfc_sched_data *q = qdisc_priv(sch);
+	struct netlink_ext_ack extack = {};
+	struct sk_buff *skb, *to_free = NULL;
+	int i;
+
+	/* classification by the default map */
+	KUNIT_ASSERT_EQ(test, msfc_test_enqueue(sch, msfc_test_ip_skb(100, 1 << 2, 7)),
+			NET_XMIT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, q->lane.qlen, 1);
+	KUNIT_EXPECT_EQ(test, q->classes[0].qlen + q->classes[1].qlen + q->classes[2].qlen, 0);
+	KUNIT_EXPECT_TRUE(test, list_empty(&q->active_classes));
+	KUNIT_ASSERT_EQ(test, msfc_test_enqueue(sch, msfc_test_ip_skb(100, 45 << 2, 8)),
+			NET_XMIT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, q->classes[1].qlen, 1);
+	KUNIT_EXPECT_EQ(test, q->classes[1].nqb_active, 1);
+	/* the lane goes last, after the class's packet */
+	skb = msfc_dequeue(sch);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	KUNIT_EXPECT_EQ(test, ipv4_get_dsfield(ip_hdr(skb)) >> 2, 45);
+	kfree_skb(skb);
+	skb = msfc_dequeue(sch);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	KUNIT_EXPECT_EQ(test, ipv4_get_dsfield(ip_hdr(skb)) >> 2, 1);
+	kfree_skb(skb);
+	KUNIT_EXPECT_NULL(test, msfc_dequeue(sch));
+	KUNIT_EXPECT_EQ(test, u64_stats_read(&q->lane.bstats.packets), 1);
+
+	/* an NQB flow goes ahead of the old flows of its class, whatever came
+	 * first, and is moved behind them at more than a quantum queued
+	 */
+	for (i = 0; i < 3; i++)
+		KUNIT_ASSERT_EQ(test, msfc_test_enqueue_flow(sch, 1, 2, 1000), NET_XMIT_SUCCESS);
+	skb = msfc_test_skb(400, 1 << 16 | 5);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	KUNIT_ASSERT_EQ(test, msfc_enqueue_flow(skb, sch, 1, 5, NULL, false, true, &to_free),
+			NET_XMIT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, q->classes[1].nqb_active, 1);
+	KUNIT_EXPECT_EQ(test, msfc_test_next_flow(sch), 5);
+	for (i = 0; i < 3; i++) {
+		skb = msfc_test_skb(400, 1 << 16 | 5);
+		KUNIT_ASSERT_NOT_NULL(test, skb);
+		KUNIT_ASSERT_EQ(test, msfc_enqueue_flow(skb, sch, 1, 5, NULL, false, false,
+							&to_free),
+				NET_XMIT_SUCCESS);
+	}
+	/* 1200 bytes > quantum 1000: the third packet moved it */
+	KUNIT_EXPECT_EQ(test, q->classes[1].nqb_active, 0);
+	KUNIT_EXPECT_EQ(test, q->classes[1].nqb_demotions, 1);
+	KUNIT_EXPECT_EQ(test, q->nqb_demotions, 1);
+	KUNIT_EXPECT_EQ(test, msfc_test_next_flow(sch), 2);
+	while ((skb = msfc_dequeue(sch)))
+		kfree_skb(skb);
+
+	KUNIT_EXPECT_NULL(test, to_free);
+
+	/* overload: the lane's packets go first, whichever flow is fatter */
+	KUNIT_ASSERT_EQ(test, msfc_test_change(sch, limit, NULL, 0, &extack), 0);
+	for (i = 0; i < 3; i++)
+		KUNIT_ASSERT_EQ(test, msfc_test_enqueue_flow(sch, 2, 1, 1000), NET_XMIT_SUCCESS);
+	KUNIT_ASSERT_EQ(test, msfc_test_enqueue_flow(sch, 3, 4, 100), NET_XMIT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, q->lane.qlen, 1);
+	KUNIT_EXPECT_EQ(test, msfc_test_enqueue_flow(sch, 2, 1, 1000), NET_XMIT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, q->lane.qlen, 0);
+	KUNIT_EXPECT_EQ(test, q->lane.overload_drops, 1);
+	KUNIT_EXPECT_EQ(test, q->classes[2].qlen, 4);
+	KUNIT_EXPECT_EQ(test, q->classes[2].overload_drops, 0);
+
+	/* the lane is class 4 of 3 */
+	KUNIT_EXPECT_EQ(test, msfc_find(sch, MSFC_TEST_HANDLE | 4), 4UL);
+	KUNIT_EXPECT_EQ(test, msfc_find(sch, MSFC_TEST_HANDLE | 5), 0UL);
+}
+
+/* boost on: a flow that becomes active is served before the old flows of its
+ * class (off: after them); a new flow found empty moves behind the old flows,
+ * so its next packet is not boosted (docs/algorithm.md).
+ */
 static void msfc_test_boost(struct kunit *test)
 {
 	static const u32 order_on[] = { 2, 1, 1, 2 }, order_off[] = { 1, 1, 2, 2 };
@@ -2468,6 +2591,7 @@ static struct kunit_case msfc_test_cases[] = {
 	KUNIT_CASE(msfc_test_isolate_hosts),
 	KUNIT_CASE(msfc_test_isolate_round),
 	KUNIT_CASE(msfc_test_dscp_classes),
+	KUNIT_CASE(msfc_test_le_nqb),
 	KUNIT_CASE(msfc_test_codel),
 	KUNIT_CASE(msfc_test_limits),
 	KUNIT_CASE(msfc_test_overload_class),
