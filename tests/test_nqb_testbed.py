@@ -1,9 +1,10 @@
 """msfc.linux.nqb: the jobs of the NQB measurement, its figures, records and table (no boot).
 
 The fixture (tests/fixtures/nqb/nqb_dscp45/) is one run's guest output cut short: the irtt
-report with 20 round trips (19 back: 17 at 0.5 ms above the base, one at 1.0, one at 2.5; one
-lost), the iperf3 report of the 8 uploads and tc -s -j of both router egresses, where msfc
-counted 3 NQB demotions toward the server and none toward the clients.
+report with 20 round trips (19 back: 17 at 0.5 ms above the base, one at 1.0, one at 2.5, all
+of it on the way to the server; one lost), the iperf3 report of the 8 uploads and tc -s -j of
+both router egresses, where msfc counted 3 NQB demotions toward the server and none toward
+the clients.
 """
 
 from __future__ import annotations
@@ -63,6 +64,9 @@ def test_figures_of_the_fixture():
     # 19 values, linear interpolation: 1.0 + 0.82 x (2.5 - 1.0)
     assert s["p99_ms"] == pytest.approx(2.23)
     assert s["max_ms"] == pytest.approx(2.5)
+    # the fixture's delay is all on the way to the server
+    assert s["up_med_ms"] == pytest.approx(0.5) and s["up_p99_ms"] == pytest.approx(2.23)
+    assert s["down_med_ms"] == s["down_p99_ms"] == pytest.approx(0.0)
     assert (s["sent"], s["loss_pct"]) == (20, pytest.approx(5.0))
     b = nqb.bulk_figures(json.loads(files["nqb_dscp45/bulk_dscp0.iperf.json"]))
     assert b == {"mbit": pytest.approx(18.974096), "flows": 8, "retransmits": 241}
@@ -78,7 +82,7 @@ def test_row_and_table():
     assert row["met"] is False  # 2.23 ms above a packet time of 0.606 ms
     assert row["nqb_demotions"] == {"up": 3, "down": 0}
     line = nqb.table([row]).splitlines()[-1]
-    assert line == "| 20mbit | msfc | 45 | 0.5 | 2.23 | 0.606 | no | 18.97 | 3 / 0 |"
+    assert line == "| 20mbit | msfc | 45 | 0.5 | 2.23 | 0.606 | no | 2.23 | 18.97 | 3 / 0 |"
     (slow,) = parse_rates("2")
     assert nqb.row_of(_files(), slow, "msfc", 45)["met"] is True  # within 6.06 ms
     with pytest.raises(ValueError, match="no nqb_dscp0/irtt_dscp0.irtt.json"):

@@ -86,23 +86,25 @@ def parse_qdiscs(s: str) -> list[str]:
 
 def stream_figures(report: dict, rtt_ms: float = RTT_MS) -> dict:
     """The irtt stream's RTT above the base (median, p90, p99, max; ms) over its round trips
-    that came back, how many it sent and the share lost (%), from irtt's -o json report."""
+    that came back, its one-way delays above half the base (median and p99 toward the server,
+    where the uploads queue, ``up_*``, and back, ``down_*``; the guest's namespaces share one
+    clock), how many it sent and the share lost (%), from irtt's -o json report."""
     trips = report.get("round_trips", [])
-    added = [
-        r["delay"]["rtt"] / 1e6 - rtt_ms
-        for r in trips
-        if r.get("lost") == "false" and "rtt" in r.get("delay", {})
-    ]
-    if not added:
+    back = [r for r in trips if r.get("lost") == "false" and "rtt" in r.get("delay", {})]
+    if not back:
         raise ValueError(f"the irtt report has no round trip that came back ({len(trips)} sent)")
-    return {
+    added = [r["delay"]["rtt"] / 1e6 - rtt_ms for r in back]
+    fig = {
         "med_ms": quantile(added, 0.5),
         "p90_ms": quantile(added, 0.9),
         "p99_ms": quantile(added, 0.99),
         "max_ms": max(added),
-        "sent": len(trips),
-        "loss_pct": 100 * (1 - len(added) / len(trips)),
     }
+    for d, key in (("up", "send"), ("down", "receive")):
+        way = [r["delay"][key] / 1e6 - rtt_ms / 2 for r in back if key in r["delay"]]
+        fig[f"{d}_med_ms"] = quantile(way, 0.5)
+        fig[f"{d}_p99_ms"] = quantile(way, 0.99)
+    return {**fig, "sent": len(trips), "loss_pct": 100 * (1 - len(back) / len(trips))}
 
 
 def bulk_figures(report: dict) -> dict:
@@ -169,16 +171,18 @@ def _fmt(x: float) -> str:
 def table(rows: list[dict]) -> str:
     head = (
         "| rate | qdisc | DSCP | RTT - base, ms (median) | RTT - base, ms (p99) | packet time, ms "
-        "| p99 within a packet time | bulk Mbit/s (8 flows) | nqb_demotions (up / down) |"
+        "| p99 within a packet time | one way up - base/2, ms (p99) | bulk Mbit/s (8 flows) "
+        "| nqb_demotions (up / down) |"
     )
-    lines = [head, "|" + "---|" * 9]
+    lines = [head, "|" + "---|" * 10]
     for r in rows:
         s, dem = r["stream"], r[DEMOTIONS]
         d = " / ".join("-" if dem[k] is None else str(dem[k]) for k in DEVICES)
         lines.append(
             f"| {r['rate']} | {r['qdisc']} | {r['dscp']} | {_fmt(s['med_ms'])} | "
             f"{_fmt(s['p99_ms'])} | {_fmt(r['packet_time_ms'])} | "
-            f"{'yes' if r['met'] else 'no'} | {r['bulk']['mbit']:.2f} | {d} |"
+            f"{'yes' if r['met'] else 'no'} | {_fmt(s['up_p99_ms'])} | "
+            f"{r['bulk']['mbit']:.2f} | {d} |"
         )
     return "\n".join(lines)
 
