@@ -12,7 +12,7 @@ import sys
 
 from . import splats
 
-EXPECTED_CASES = 27
+EXPECTED_CASES = 28
 
 log_path, result_path = sys.argv[1], sys.argv[2]
 try:

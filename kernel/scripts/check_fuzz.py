@@ -44,6 +44,8 @@ COVERAGE = {
     "changed_auto@busy": "auto changed while packets were queued (auto packets queued)",
     "dumps_auto_promoted": "auto moved a flow slot up (a dump counted auto_promotions)",
     "dumps_auto_demoted": "auto moved a flow slot down (a dump counted auto_demotions)",
+    "dumps_ce_threshold_marked": "ce_threshold CE-marked a packet (a dump counted its marks)",
+    "dumps_nqb_demoted": "queue protection moved an NQB flow (a dump counted nqb_demotions)",
     "changed_prios@idle_listed": "prios changed on an idle msfc that still lists flows",
     "changed_isolate@idle": "isolate changed on an idle msfc",
     "refused_busy": "a prios/flows/isolate change refused while packets were queued",

@@ -1030,8 +1030,11 @@ def ce_threshold_checks():
         (struct_u32(1000) * 3, tca_msfc("ce_threshold"), defs.ce_threshold_count_msg),
         # DSCP map entries the UAPI does not define (a class, NQB + class or LE only)
         ("10" * 64, tca_msfc("dscp_map"), defs.dscp_map_msg),
-        (f"{header_int('dscp_le') | header_int('dscp_nqb'):02x}" * 64, tca_msfc("dscp_map"),
-         defs.dscp_map_msg),
+        (
+            f"{header_int('dscp_le') | header_int('dscp_nqb'):02x}" * 64,
+            tca_msfc("dscp_map"),
+            defs.dscp_map_msg,
+        ),
         ("c8" * 64, tca_msfc("dscp_map"), defs.dscp_map_msg),
         ("41" * 63 + "81", tca_msfc("dscp_map"), defs.dscp_map_msg),
     ):
@@ -1106,43 +1109,62 @@ def ce_threshold_checks():
 
 
 def le_nqb_checks():
-    """The least-effort lane and NQB flows on a root msfc of va at 4 Mbit/s (limit 1000): an
-    8 Mbit/s LE UDP flood (DSCP 1, the lane in the default map) sends (almost) nothing while a
-    6 Mbit/s best-effort flood keeps class 1 backlogged (CoDel is still raising its drop rate),
-    and the overload drops over the limit take the lane's packets only; the lane is class 40:4 in tc -s class show; an NQB flood (DSCP 45, class 1 with NQB)
-    queues more than a quantum, so queue protection moves it (nqb_demotions in tc -s qdisc
-    and class, text and -j)."""
+    """The least-effort lane and NQB flows on a root msfc of va at 4 Mbit/s.  An 8 Mbit/s LE
+    UDP flood (DSCP 1, the lane in the default map) beside a 12 Mbit/s best-effort flood, which
+    keeps class 1 backlogged (CoDel is still raising its drop rate): the lane sends (almost)
+    nothing.  At 1 Mbit/s with limit 50 (and a CoDel target of 500 ms, so that the lane's
+    queue reaches the limit) the same LE flood beside a 0.5 Mbit/s best-effort stream, which
+    the link carries: the overload drops are the lane's only.  The lane is class 40:4
+    (quantum 0) in tc -s class show.  An NQB flood (DSCP 45, class 1 with NQB) queues more
+    than a quantum, so queue protection moves it (nqb_demotions in tc -s qdisc and class,
+    text and -j)."""
     tc("qdisc", "del", "dev", "va", "root", check=False)
     p = tc(
         "qdisc", "add", "dev", "va", "root", "handle", "40:", "msfc", "bandwidth", "4mbit",
-        "limit", "1000", check=False,
+        check=False,
     )  # fmt: skip
-    procs = udp_flood(6, 8, 0x04, 5601)
-    procs += udp_flood(5, 6, 0x00, 5602)
+    procs = udp_flood(5, 8, 0x04, 5601)
+    procs += udp_flood(4, 12, 0x00, 5602)
     time.sleep(1.5)
     before = class_bytes("40:")
     time.sleep(2)
     after = class_bytes("40:")
     wait_all(procs)
-    time.sleep(1)
-    end = class_bytes("40:")
     sent = {c: after[c]["stats"]["bytes"] - before[c]["stats"]["bytes"] for c in after}
     report(
         p.returncode == 0
         and sorted(after) == [0, 1, 2, 3]
         and after[3]["quantum"] == 0
         and sent[1] > 300000
-        and sent[3] <= sent[1] // 20
+        and sent[3] <= sent[1] // 100,
+        "LE beside a best-effort flood at 4 Mbit/s: the lane (40:4, quantum 0) sends at most "
+        "1 % of what class 1 sends while class 1 is backlogged",
+        json.dumps({"sent": sent}),
+    )
+    tc("qdisc", "del", "dev", "va", "root", check=False)
+    p = tc(
+        "qdisc", "add", "dev", "va", "root", "handle", "40:", "msfc", "bandwidth", "1mbit",
+        "limit", "50", "target", "500ms", "interval", "1s", check=False,
+    )  # fmt: skip
+    wait_all(udp_flood(4, 8, 0x04, 5603) + udp_flood(3, 0.5, 0x00, 5604))
+    time.sleep(1)
+    end = class_bytes("40:")
+    report(
+        p.returncode == 0
         and end[3]["overload_drops"] > 0
         and end[1]["overload_drops"] == 0
-        and end[3]["enq_packets"] > end[3]["stats"]["packets"],
-        "LE beside best effort at 4 Mbit/s: the lane (40:4, quantum 0) sends at most 5 % of "
-        "what class 1 sends while class 1 is backlogged, and the overload drops over limit "
-        "1000 are the lane's only",
-        json.dumps({"sent": sent, "end": {c: end[c]["overload_drops"] for c in end}}),
+        and end[1]["stats"]["packets"] > 0,
+        "LE beside a 0.5 Mbit/s best-effort stream at 1 Mbit/s, limit 50: the overload drops "
+        "are the lane's only",
+        json.dumps(
+            {
+                c: {k: end[c][k] for k in ("enq_packets", "codel_drops", "overload_drops")}
+                for c in end
+            }
+        ),
     )
     st0 = (msfc_qdisc("-s") or {}).get("nqb_demotions", 0)
-    wait_all(udp_flood(3, 8, 45 << 2, 5603))
+    wait_all(udp_flood(3, 8, 45 << 2, 5605))
     time.sleep(1)
     st = msfc_qdisc("-s") or {}
     text = tc("-s", "qdisc", "show", "dev", "va").stdout
@@ -1497,7 +1519,7 @@ def main():
         and "msfc classes have no options of their own" in p2.stderr
         and p3.returncode != 0
         and "msfc classes cannot be deleted" in p3.stderr
-        and len(class_bytes()) == 4,
+        and len(class_bytes()) == 5,
         "tc class change, add and del are refused with an extack message naming the fix",
         " | ".join(x.stderr.strip() for x in (p1, p2, p3)),
     )

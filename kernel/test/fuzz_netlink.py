@@ -44,6 +44,7 @@ import errno
 import json
 import os
 import random
+import re
 import socket
 import struct
 import subprocess
@@ -201,12 +202,37 @@ SRC6_HOSTS = [f"fd00::1:{i}" for i in range(1, 4)]
 DST6_HOSTS = [f"fd00::2:{i}" for i in range(1, 4)]
 UDP_SRC = [f"10.2.0.{i}" for i in range(1, 5)]
 UDP_DST = [f"10.3.0.{i}" for i in range(1, 5)]
-# DSCPs of every class of the default map, and one of them with each ECN codepoint
-DSCPS = [0, 1, 8, 10, 18, 26, 34, 46, 48, 56]
+# DSCPs of every class of the default map (LE: the lane, NQB: class 1 as NQB), and one of
+# them with each ECN codepoint
+DSCPS = [0, 1, 8, 10, 18, 26, 34, 45, 46, 48, 56]
 
 
 def default_dscp_map():
     return list(_DEFS.default_dscp_map)
+
+
+def _header_number(name):
+    """TC_MSFC_<NAME>, a decimal #define of the header the msfc package reads."""
+    m = re.search(rf"^#define\s+TC_MSFC_{name}\s+(\d+)\s*$", _params.HEADER.read_text(), re.M)
+    if not m:
+        sys.exit(f"fuzz_netlink: {_params.HEADER} has no #define TC_MSFC_{name} with a number")
+    return int(m.group(1))
+
+
+# DSCP map entries (docs/algorithm.md, "LE and NQB"): every entry the UAPI defines (a class,
+# TC_MSFC_DSCP_NQB + a class, TC_MSFC_DSCP_LE), and values it does not (a class above the
+# mask, alone or with NQB; LE with NQB or a class; others)
+DSCP_LE, DSCP_NQB = _header_number("DSCP_LE"), _header_number("DSCP_NQB")
+DSCP_CLASS_MASK = _header_number("DSCP_CLASS_MASK")
+DSCP_ENTRIES = [*range(DSCP_CLASS_MASK + 1)]
+DSCP_ENTRIES += [DSCP_NQB | c for c in range(DSCP_CLASS_MASK + 1)] + [DSCP_LE]
+DSCP_BAD_ENTRIES = [DSCP_CLASS_MASK + 1, DSCP_NQB | (DSCP_CLASS_MASK + 1), 100, 200, 255]
+DSCP_BAD_ENTRIES += [DSCP_LE | DSCP_NQB, DSCP_LE | 1]
+
+
+def dscp_map_valid(m):
+    """64 entries, each one the UAPI defines (the attribute's length is the policy's)."""
+    return len(m) == 64 and all(v in DSCP_ENTRIES for v in m)
 
 
 def defaults():
@@ -373,9 +399,12 @@ def msfc_stats(entry):
     if app and len(app) >= 8 + 88 and struct.unpack_from("=I", app)[0] == 0:
         # auto's counters, after the shaper's bandwidth and throttled
         out["auto_promotions"], out["auto_demotions"] = struct.unpack_from("=QQ", app, 8 + 72)
-    if app and len(app) >= 8 + 112 and struct.unpack_from("=I", app)[0] == 0:
+    if app and len(app) >= 8 + 96 and struct.unpack_from("=I", app)[0] == 0:
         # ce_threshold's marks, after auto's counters
-        (out["ce_threshold_marks"],) = struct.unpack_from("=Q", app, 8 + 104)
+        (out["ce_threshold_marks"],) = struct.unpack_from("=Q", app, 8 + 88)
+    if app and len(app) >= 8 + 104 and struct.unpack_from("=I", app)[0] == 0:
+        # NQB flows moved by queue protection, after ce_threshold's marks
+        (out["nqb_demotions"],) = struct.unpack_from("=Q", app, 8 + 96)
     if app and len(app) >= 8 + 56:
         (t,) = struct.unpack_from("=I", app)
         if t == 0:
@@ -870,12 +899,11 @@ class Fuzzer:
         r = self.rng
         if t == DSCP_MAP:
             kind = r.random()
-            if kind < 0.6:
-                return [r.randrange(16) for _ in range(64)], True
             if kind < 0.8:
-                m = [r.randrange(16) for _ in range(64)]
-                m[r.randrange(64)] = r.choice([16, 17, 100, 255])
-                return m, False
+                m = [r.choice(DSCP_ENTRIES) for _ in range(64)]
+                if kind >= 0.6:
+                    m[r.randrange(64)] = r.choice(DSCP_BAD_ENTRIES)
+                return m, dscp_map_valid(m)
             return default_dscp_map(), True
         if t == QUANTA:
             prios = self.cur[PRIOS] if self.cur else _DEFS.params["prios"].default
@@ -1061,6 +1089,8 @@ class Fuzzer:
             self.count("dumps_auto_demoted")
         if st.get("ce_threshold_marks"):
             self.count("dumps_ce_threshold_marked")
+        if st.get("nqb_demotions"):
+            self.count("dumps_nqb_demoted")
         if "memory_usage" in st and st["memory_usage"] > self.cur[MEMORY_LIMIT]:
             self.fail(
                 f"{what}: memory_usage {st['memory_usage']} over memory_limit "
@@ -1069,10 +1099,12 @@ class Fuzzer:
         if "qlen" in st and st["qlen"] > self.cur[LIMIT] + 1:
             self.fail(f"{what}: qlen {st['qlen']} over limit {self.cur[LIMIT]}")
         if self.rng.random() < 0.2:
+            # the classes, then the least-effort lane (class prios + 1)
             err, n = self.q.classes(HANDLE)
-            if err or n != self.cur[PRIOS]:
+            if err or n != self.cur[PRIOS] + 1:
                 self.fail(
-                    f"{what}: class dump gave {n} classes (error {err}), expected {self.cur[PRIOS]}"
+                    f"{what}: class dump gave {n} classes (error {err}), expected "
+                    f"{self.cur[PRIOS] + 1} (prios and the lane)"
                 )
 
     def outcome(self, op, err, msg, expect_ok, busy_possible, what):
@@ -1152,7 +1184,7 @@ class Fuzzer:
                 return hi + 1
             return r.choice([v for v in range(lo, hi + 1) if v != self.cur[t]])
         if t == DSCP_MAP:
-            return [r.randrange(16) for _ in range(64)]
+            return [r.choice(DSCP_ENTRIES) for _ in range(64)]
         if t == QUANTA:
             kind = r.random()
             if kind < 0.2:
@@ -1187,7 +1219,9 @@ class Fuzzer:
         valid = all(
             list_valid(t, v)
             if t in LIST_ATTRS
-            else t == DSCP_MAP or RANGES[t][0] <= v <= RANGES[t][1]
+            else dscp_map_valid(v)
+            if t == DSCP_MAP
+            else RANGES[t][0] <= v <= RANGES[t][1]
             for t, v in attrs.items()
         )
         new = apply_attrs(self.cur, attrs)

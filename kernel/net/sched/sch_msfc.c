@@ -102,14 +102,14 @@ static codel_time_t msfc_codel_time(void)
 struct msfc_flow {
 	struct sk_buff	  *head;
 	struct sk_buff	  *tail;
-	struct list_head  flowchain;	/* in msfc_class.flows or .new_flows while active */
+	struct list_head  flowchain;	/* in msfc_class.flows, .new_flows or .nqb_flows */
 	s64		  deficit;
 	struct codel_vars cvars;
 	u8		  cls;
 	u8		  level;	/* auto, home class's records: the slot's class */
 	u16		  src;		/* isolate: host slots since activation */
 	u16		  dst;
-	u8		  sparse;	/* left from the new (boost across) or NQB flows, deficit kept */
+	u8		  sparse;	/* left from the new (across) or NQB flows: deficit kept */
 	u8		  nqb;		/* on msfc_class.nqb_flows */
 	codel_time_t	  clean;	/* auto: since when the slot has been sparse */
 	codel_time_t	  last;		/* auto: when its last auto packet came */
@@ -1099,6 +1099,24 @@ static void msfc_refill_flow(struct msfc_sched_data *q, struct msfc_class *cl,
 		msfc_host_add(q, host, quantum);
 }
 
+/* What @rounds skipped rounds of refills on @list (msfc_skip_flow_rounds())
+ * leave beside the deficits: the class's refills count every refill of a flow
+ * that is not NQB, and an NQB flow refilled on its list gets the refills as
+ * its stamp.
+ */
+static void msfc_skipped_refills(struct msfc_class *cl, struct list_head *list,
+				 u64 rounds)
+{
+	struct msfc_flow *flow;
+
+	if (list == &cl->flows) {
+		cl->refills += (u32)rounds * cl->active_flows;
+		return;
+	}
+	list_for_each_entry(flow, list, flowchain)
+		flow->stamp = cl->refills;
+}
+
 /* A DRR round in which every visit is a refill only adds one quantum to
  * each deficit and leaves the order as it was.  With a small quantum and
  * large packets that takes up to (packet size / quantum) rounds over all
@@ -1116,29 +1134,31 @@ static void msfc_refill_flow(struct msfc_sched_data *q, struct msfc_class *cl,
  * itself while its own deficit is <= 0.  All k are taken before any deficit
  * changes: the flows of a host share its deficit.
  *
- * Only called while the NQB and new flows are empty: every active flow is on
- * cl->flows, and each of the (k - 1) * active_flows visits skipped is the
+ * @list holds every active flow of the class: cl->flows while the NQB and
+ * new flows are empty, each of the (k - 1) * active_flows visits skipped the
  * refill of a flow that is not NQB, counted in the class's refills (modulo
- * 2^32, as one by one).
+ * 2^32, as one by one); or cl->nqb_flows while the class has no other flows,
+ * where each refill keeps the flow on the NQB list with its stamp set to the
+ * refills, which do not move.
  */
 static void msfc_skip_flow_rounds(struct msfc_sched_data *q,
-				  struct msfc_class *cl)
+				  struct msfc_class *cl, struct list_head *list)
 {
 	u64 k = U64_MAX, quantum;
 	struct msfc_flow *flow;
 
 	if (q->isolate == TC_MSFC_ISOLATE_FLOW) {
-		list_for_each_entry(flow, &cl->flows, flowchain)
+		list_for_each_entry(flow, list, flowchain)
 			k = min(k, msfc_refills(flow->deficit,
 						msfc_flow_quantum(q, cl, flow)));
 		if (k < 2)
 			return;
-		list_for_each_entry(flow, &cl->flows, flowchain)
+		list_for_each_entry(flow, list, flowchain)
 			flow->deficit += (k - 1) * msfc_flow_quantum(q, cl, flow);
-		cl->refills += (u32)(k - 1) * cl->active_flows;
+		msfc_skipped_refills(cl, list, k - 1);
 		return;
 	}
-	list_for_each_entry(flow, &cl->flows, flowchain) {
+	list_for_each_entry(flow, list, flowchain) {
 		quantum = msfc_flow_quantum(q, cl, flow);
 		k = min(k, max(msfc_refills(flow->deficit, quantum),
 			       msfc_refills(*msfc_host_deficit(q, flow),
@@ -1146,12 +1166,12 @@ static void msfc_skip_flow_rounds(struct msfc_sched_data *q,
 	}
 	if (k < 2)
 		return;
-	list_for_each_entry(flow, &cl->flows, flowchain) {
+	list_for_each_entry(flow, list, flowchain) {
 		quantum = msfc_flow_quantum(q, cl, flow);
 		flow->deficit += quantum * min(k - 1, msfc_refills(flow->deficit, quantum));
 		msfc_host_add(q, msfc_host_deficit(q, flow), (k - 1) * quantum);
 	}
-	cl->refills += (u32)(k - 1) * cl->active_flows;
+	msfc_skipped_refills(cl, list, k - 1);
 }
 
 static void msfc_skip_class_rounds(struct msfc_sched_data *q)
@@ -1240,12 +1260,14 @@ static struct sk_buff *msfc_class_dequeue(struct Qdisc *sch,
 			/* refills of new flows move them off their list, and an
 			 * NQB flow stays on its list after a refill only while
 			 * the class has no other flows or once in a visit, so
-			 * rounds of refills are skipped on the old flows only,
-			 * when the other lists are empty; after skipped rounds
-			 * this visit is still a refill
+			 * rounds of refills are skipped on a list that holds
+			 * every active flow: the old flows, or the NQB flows of
+			 * a class that has no others; after skipped rounds this
+			 * visit is still a refill
 			 */
-			if (++visits > cl->active_flows && head == &cl->flows) {
-				msfc_skip_flow_rounds(q, cl);
+			if (++visits > cl->active_flows &&
+			    (head == &cl->flows || cl->nqb_active == cl->active_flows)) {
+				msfc_skip_flow_rounds(q, cl, head);
 				visits = 0;
 			}
 			msfc_refill_flow(q, cl, flow, host);

@@ -1614,7 +1614,8 @@ static u32 msfc_test_next_flow(struct Qdisc *sch)
  * default map's LE goes to the lane and NQB to class 1 as an NQB flow; the
  * lane sends only when the classes are empty and loses packets first on
  * overload; an NQB flow goes ahead of its class's old flows and is moved
- * behind them once it holds more than a quantum; the lane is class prios + 1.
+ * behind them once it holds more than a quantum, and gets no more than a
+ * quantum a round; the lane is class prios + 1.
  */
 static void msfc_test_le_nqb(struct kunit *test)
 {
@@ -1623,6 +1624,7 @@ static void msfc_test_le_nqb(struct kunit *test)
 		{ 0 }
 	};
 	const struct msfc_test_attr limit[] = { { TCA_MSFC_LIMIT, 4 }, { 0 } };
+	const struct msfc_test_attr unlimited[] = { { TCA_MSFC_LIMIT, 10240 }, { 0 } };
 	struct Qdisc *sch = msfc_test_create(test, attrs);
 	struct msfc_sched_data *q = qdisc_priv(sch);
 	struct netlink_ext_ack extack = {};
@@ -1694,6 +1696,38 @@ static void msfc_test_le_nqb(struct kunit *test)
 	/* the lane is class 4 of 3 */
 	KUNIT_EXPECT_EQ(test, msfc_find(sch, MSFC_TEST_HANDLE | 4), 4UL);
 	KUNIT_EXPECT_EQ(test, msfc_find(sch, MSFC_TEST_HANDLE | 5), 0UL);
+	while ((skb = msfc_dequeue(sch)))
+		kfree_skb(skb);
+
+	/* an NQB flow that keeps two 500-byte packets queued beside a bulk flow
+	 * of 1000-byte packets (quantum 1000) goes first, but once it has spent
+	 * its quantum it waits for the bulk flow's refill: a quantum each a
+	 * round, N N B N N B ...
+	 */
+	KUNIT_ASSERT_EQ(test, msfc_test_change(sch, unlimited, NULL, 0, &extack), 0);
+	for (i = 0; i < 8; i++)
+		KUNIT_ASSERT_EQ(test, msfc_test_enqueue_flow(sch, 1, 2, 1000), NET_XMIT_SUCCESS);
+	for (i = 0; i < 2; i++) {
+		skb = msfc_test_skb(500, 1 << 16 | 5);
+		KUNIT_ASSERT_NOT_NULL(test, skb);
+		KUNIT_ASSERT_EQ(test, msfc_enqueue_flow(skb, sch, 1, 5, NULL, false, true,
+							&to_free),
+				NET_XMIT_SUCCESS);
+	}
+	for (i = 0; i < 12; i++) {
+		u32 want = i % 3 == 2 ? 2 : 5;
+
+		KUNIT_EXPECT_EQ_MSG(test, msfc_test_next_flow(sch), want, "dequeue %d", i);
+		if (want == 5) {
+			skb = msfc_test_skb(500, 1 << 16 | 5);
+			KUNIT_ASSERT_NOT_NULL(test, skb);
+			KUNIT_ASSERT_EQ(test, msfc_enqueue_flow(skb, sch, 1, 5, NULL, false, true,
+								&to_free),
+					NET_XMIT_SUCCESS);
+		}
+	}
+	KUNIT_EXPECT_EQ(test, q->classes[1].nqb_demotions, 1);
+	KUNIT_EXPECT_NULL(test, to_free);
 }
 
 /* boost on: a flow that becomes active is served before the old flows of its
