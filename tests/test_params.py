@@ -33,15 +33,37 @@ def test_the_range_words_state_the_numbers():
     for p in D.params.values():
         assert P.range_bounds(p) == (p.min, p.max), p.name
         assert p.min <= (p.default if p.default is not None else p.min) <= p.max, p.name
-    assert D.dscp_map_msg.endswith(f"0 .. {D.max_class}")
+    assert f"classes 0 .. {D.max_class}" in D.dscp_map_msg
+    assert f"nqb ({D.dscp_nqb} + class)" in D.dscp_map_msg and f"le ({D.dscp_le})" in D.dscp_map_msg
+    assert D.dscp_class_mask == D.max_class and D.dscp_nqb > D.max_class
     assert f"2^{D.class_quantum_max.bit_length() - 1} bytes" in D.class_quantum_msg
 
 
 def test_the_default_map_is_the_documented_rule():
-    rule = [0 if d in (1, 8) else max(1, d >> 3) for d in range(64)]
-    assert list(D.default_dscp_map) == rule
-    assert [P.default_class(d) for d in (1, 8, 0, 10, 16, 34, 46, 56)] == [0, 0, 1, 1, 2, 2, 2, 2]
+    rule = {1: D.dscp_le, 8: 0, 45: 1 | D.dscp_nqb}
+    assert list(D.default_dscp_map) == [rule.get(d, max(1, d >> 3)) for d in range(64)]
+    assert [P.default_class(d) for d in (8, 0, 10, 16, 34, 45, 46, 56)] == [0, 1, 1, 2, 2, 1, 2, 2]
+    assert P.default_class(1) == P.default_class(1, prios=16) == P.LANE
     assert P.default_class(46, prios=8) == 5 and P.default_class(46, prios=1) == 0
+    assert P.entry_nqb(D.default_dscp_map[45]) and not P.entry_nqb(D.default_dscp_map[1])
+
+
+def test_map_entries_in_tc_words():
+    """A map entry: a class, a class with the NQB flag, the lane; nothing else."""
+    assert [P.map_entry(t) for t in ("0", "15", "1+nqb", "LE", " 2+NQB ")] == [0, 15, 65, 128, 66]
+    for bad in ("16", "1+", "+nqb", "le+nqb", "1+nqa", "-1", "x", "", "1 + nqb"):
+        assert P.map_entry(bad) is None, bad
+    for v in (0, 15, 64, 79, 128):
+        assert P.valid_map_entry(v) and P.map_entry(P.format_map_entry(v)) == v
+    for v in (16, 63, 80, 127, 129, 192, 255):
+        assert not P.valid_map_entry(v), v
+    assert P.dscp_map("le:0,nqb:5")[1] == 0 and P.dscp_map("le:0,nqb:5")[45] == 5
+    assert P.dscp_map("diffserv4,le:le")[1] == D.dscp_le
+    assert P.entry_class(65, prios=1) == 0 and P.entry_class(128, prios=1) == P.LANE
+    with pytest.raises(UserError, match="CLASS\\+nqb or le"):
+        P.dscp_map("ef:5+fast")
+    assert check_dscp_map("LE=le, NQB=1+nqb, EF=2") is None
+    assert "class '1+': " in check_dscp_map("NQB=1+")
 
 
 def test_a_changed_header_is_read_as_changed():
@@ -93,7 +115,7 @@ def test_algorithm_md_dscp_table_is_the_header():
             dscps = dscps * len(names)
         for n, d in zip(names, dscps, strict=True):
             seen[n] = d
-            assert D.default_dscp_map[d] == int(cls), f"{n}: default class"
+            assert D.default_dscp_map[d] == P.map_entry(cls), f"{n}: default class"
     assert seen == D.dscp_names
 
 
@@ -230,8 +252,11 @@ def test_named_maps_have_64_valid_classes():
     for name, (prios, classes) in D.dscp_maps.items():
         assert len(classes) == 64, name
         assert 1 <= prios <= D.params["prios"].max, name
-        assert all(0 <= c < prios for c in classes), f"{name}: a class at or above prios {prios}"
-        assert max(classes) == prios - 1, f"{name}: uses every one of its {prios} classes"
+        used = [c & D.dscp_class_mask for c in classes if c != D.dscp_le]
+        assert all(P.valid_map_entry(c) for c in classes), f"{name}: an entry the qdisc refuses"
+        assert all(0 <= c < prios for c in used), f"{name}: a class at or above prios {prios}"
+        assert max(used) == prios - 1, f"{name}: uses every one of its {prios} classes"
+        assert P.entry_nqb(classes[45]), f"{name}: NQB (45) is an NQB entry"
     # the words of the error messages name the same maps
     words = P._defines(P.HEADER.read_text())["TC_MSFC_DSCP_MAP_NAMES"].strip('"')
     assert words == f"{', '.join(MAP_NAMES[:-1])} or {MAP_NAMES[-1]}"
@@ -247,11 +272,11 @@ def _named_map_rows(rows, columns):
             listed.update(ds)
             for name, cls in zip(MAP_NAMES, classes, strict=True):
                 for d in ds:
-                    assert D.dscp_maps[name][1][d] == int(cls), f"{label} ({d}) in {name}"
+                    assert D.dscp_maps[name][1][d] == P.map_entry(cls), f"{label} ({d}) in {name}"
         elif label.startswith(("every other", "other")):
             for name, cls in zip(MAP_NAMES[1:], classes[1:], strict=True):
                 others = {D.dscp_maps[name][1][d] for d in range(64) if d not in listed}
-                assert others == {int(cls)}, f"{name}: the code points the table leaves out"
+                assert others == {P.map_entry(cls)}, f"{name}: the code points the table leaves out"
         else:  # the prios each map is meant for
             for name, p in zip(MAP_NAMES, classes, strict=True):
                 assert p.split(",")[0] == str(D.dscp_maps[name][0]), f"{name}: prios"
@@ -308,15 +333,18 @@ def test_named_maps_in_tc_words_and_the_cli():
 
 def test_the_diffserv4_preset_keeps_its_own_map():
     """The preset's words change seven entries of the default map; cake's diffserv4 map agrees
-    with it on every named code point and differs in TOS4 and the 31 unnamed code points of
-    precedence 2 .. 7 (docs/algorithm.md, "Recommended settings")."""
+    with it on every named code point but LE (the least-effort lane in the preset, cake's bulk
+    class there) and differs in TOS4 and the 30 unnamed code points of precedence 2 .. 7
+    (docs/algorithm.md, "Recommended settings")."""
     words = D.presets["diffserv4"].split()
-    preset = [min(c, 3) for c in P.dscp_map(words[words.index("dscp_map") + 1])]
+    clamp = lambda c: c if c == D.dscp_le else min(c & D.dscp_class_mask, 3) | (c & D.dscp_nqb)  # noqa: E731
+    preset = [clamp(c) for c in P.dscp_map(words[words.index("dscp_map") + 1])]
     named = D.dscp_maps["diffserv4"][1]
     differ = [d for d in range(64) if preset[d] != named[d]]
-    assert not set(differ) & set(D.dscp_names.values())
-    assert differ[0] == 4 and len(differ) == 32
-    assert all(d >> 3 >= 2 and named[d] == 1 for d in differ[1:])
+    assert set(differ) & set(D.dscp_names.values()) == {1}
+    assert preset[1] == D.dscp_le and named[1] == 0
+    assert differ[:2] == [1, 4] and len(differ) == 32
+    assert all(d >> 3 >= 2 and named[d] == 1 for d in differ[2:])
 
 
 def test_ce_threshold_ranges_are_the_header_and_documented():

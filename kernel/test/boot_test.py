@@ -562,7 +562,7 @@ def dscp_map_checks():
         p.stderr.strip() + again.stderr.strip() + text.strip()[:300],
     )
     # the lane and NQB entries: set by name and number, shown as tc reads them back
-    le, nqb = header_int("dscp_le"), header_int("dscp_nqb")
+    le, nqb = defs.dscp_le, defs.dscp_nqb
     words = "cs1:le,ef:2+nqb,nqb:0"
     p = sh(
         [TC, "qdisc", "change", "dev", "vb", "root", "msfc", "dscp_map", "default," + words],
@@ -812,15 +812,6 @@ def tca_msfc(name):
     return names.index(f"TCA_MSFC_{name.upper()}")
 
 
-def header_int(name):
-    """The number TC_MSFC_<NAME> is #defined to in the header (a decimal literal)."""
-    header = os.path.join(KDIR, "include/uapi/linux/pkt_sched_msfc.h")
-    m = re.search(rf"^#define\s+TC_MSFC_{name.upper()}\s+(\d+)\s*$", open(header).read(), re.M)
-    if not m:
-        raise RuntimeError(f"{header}: no #define TC_MSFC_{name.upper()} with a number")
-    return int(m.group(1))
-
-
 def thin_sender(seconds, rate):
     """A thin unmarked UDP flow from a to b (port 9): `rate` 100-byte packets a second."""
     code = (
@@ -1031,7 +1022,7 @@ def ce_threshold_checks():
         # DSCP map entries the UAPI does not define (a class, NQB + class or LE only)
         ("10" * 64, tca_msfc("dscp_map"), defs.dscp_map_msg),
         (
-            f"{header_int('dscp_le') | header_int('dscp_nqb'):02x}" * 64,
+            f"{defs.dscp_le | defs.dscp_nqb:02x}" * 64,
             tca_msfc("dscp_map"),
             defs.dscp_map_msg,
         ),
@@ -1111,10 +1102,11 @@ def ce_threshold_checks():
 def le_nqb_checks():
     """The least-effort lane and NQB flows on a root msfc of va at 4 Mbit/s.  An 8 Mbit/s LE
     UDP flood (DSCP 1, the lane in the default map) beside a 12 Mbit/s best-effort flood, which
-    keeps class 1 backlogged (CoDel is still raising its drop rate): the lane sends (almost)
-    nothing.  At 1 Mbit/s with limit 50 (and a CoDel target of 500 ms, so that the lane's
-    queue reaches the limit) the same LE flood beside a 0.5 Mbit/s best-effort stream, which
-    the link carries: the overload drops are the lane's only.  The lane is class 40:4
+    keeps class 1 backlogged (CoDel is still raising its drop rate) but for the moments its
+    sender waits for its socket buffer: the lane sends (almost) nothing.  At 1 Mbit/s with limit 20 (below the packets the LE sender's socket buffer lets
+    it queue) and a CoDel target of 500 ms, so that the lane's queue reaches the limit, the
+    same LE flood beside a 0.5 Mbit/s best-effort stream, which the link carries: the
+    overload drops are the lane's only.  The lane is class 40:4
     (quantum 0) in tc -s class show.  An NQB flood (DSCP 45, class 1 with NQB) queues more
     than a quantum, so queue protection moves it (nqb_demotions in tc -s qdisc and class,
     text and -j)."""
@@ -1136,15 +1128,16 @@ def le_nqb_checks():
         and sorted(after) == [0, 1, 2, 3]
         and after[3]["quantum"] == 0
         and sent[1] > 300000
-        and sent[3] <= sent[1] // 100,
+        and sent[3] <= sent[1] // 20,
         "LE beside a best-effort flood at 4 Mbit/s: the lane (40:4, quantum 0) sends at most "
-        "1 % of what class 1 sends while class 1 is backlogged",
+        "5 % of what class 1 sends (in the moments class 1's sender, held by its socket "
+        "buffer, leaves class 1 empty)",
         json.dumps({"sent": sent}),
     )
     tc("qdisc", "del", "dev", "va", "root", check=False)
     p = tc(
         "qdisc", "add", "dev", "va", "root", "handle", "40:", "msfc", "bandwidth", "1mbit",
-        "limit", "50", "target", "500ms", "interval", "1s", check=False,
+        "limit", "20", "target", "500ms", "interval", "1s", check=False,
     )  # fmt: skip
     wait_all(udp_flood(4, 8, 0x04, 5603) + udp_flood(3, 0.5, 0x00, 5604))
     time.sleep(1)
@@ -1154,7 +1147,7 @@ def le_nqb_checks():
         and end[3]["overload_drops"] > 0
         and end[1]["overload_drops"] == 0
         and end[1]["stats"]["packets"] > 0,
-        "LE beside a 0.5 Mbit/s best-effort stream at 1 Mbit/s, limit 50: the overload drops "
+        "LE beside a 0.5 Mbit/s best-effort stream at 1 Mbit/s, limit 20: the overload drops "
         "are the lane's only",
         json.dumps(
             {

@@ -44,7 +44,6 @@ import errno
 import json
 import os
 import random
-import re
 import socket
 import struct
 import subprocess
@@ -202,28 +201,20 @@ SRC6_HOSTS = [f"fd00::1:{i}" for i in range(1, 4)]
 DST6_HOSTS = [f"fd00::2:{i}" for i in range(1, 4)]
 UDP_SRC = [f"10.2.0.{i}" for i in range(1, 5)]
 UDP_DST = [f"10.3.0.{i}" for i in range(1, 5)]
-# DSCPs of every class of the default map (LE: the lane, NQB: class 1 as NQB), and one of
-# them with each ECN codepoint
-DSCPS = [0, 1, 8, 10, 18, 26, 34, 45, 46, 48, 56]
+# DSCPs of every class of the default map (LE: its lane), and one of them with each ECN
+# codepoint; the random maps give them NQB entries and the lane too
+DSCPS = [0, 1, 8, 10, 18, 26, 34, 46, 48, 56]
 
 
 def default_dscp_map():
     return list(_DEFS.default_dscp_map)
 
 
-def _header_number(name):
-    """TC_MSFC_<NAME>, a decimal #define of the header the msfc package reads."""
-    m = re.search(rf"^#define\s+TC_MSFC_{name}\s+(\d+)\s*$", _params.HEADER.read_text(), re.M)
-    if not m:
-        sys.exit(f"fuzz_netlink: {_params.HEADER} has no #define TC_MSFC_{name} with a number")
-    return int(m.group(1))
-
-
 # DSCP map entries (docs/algorithm.md, "LE and NQB"): every entry the UAPI defines (a class,
 # TC_MSFC_DSCP_NQB + a class, TC_MSFC_DSCP_LE), and values it does not (a class above the
-# mask, alone or with NQB; LE with NQB or a class; others)
-DSCP_LE, DSCP_NQB = _header_number("DSCP_LE"), _header_number("DSCP_NQB")
-DSCP_CLASS_MASK = _header_number("DSCP_CLASS_MASK")
+# mask, alone or with NQB; LE with NQB or a class; others); the header's numbers and the
+# oracle (params.valid_map_entry) through the msfc package
+DSCP_LE, DSCP_NQB, DSCP_CLASS_MASK = _DEFS.dscp_le, _DEFS.dscp_nqb, _DEFS.dscp_class_mask
 DSCP_ENTRIES = [*range(DSCP_CLASS_MASK + 1)]
 DSCP_ENTRIES += [DSCP_NQB | c for c in range(DSCP_CLASS_MASK + 1)] + [DSCP_LE]
 DSCP_BAD_ENTRIES = [DSCP_CLASS_MASK + 1, DSCP_NQB | (DSCP_CLASS_MASK + 1), 100, 200, 255]
@@ -231,8 +222,8 @@ DSCP_BAD_ENTRIES += [DSCP_LE | DSCP_NQB, DSCP_LE | 1]
 
 
 def dscp_map_valid(m):
-    """64 entries, each one the UAPI defines (the attribute's length is the policy's)."""
-    return len(m) == 64 and all(v in DSCP_ENTRIES for v in m)
+    """64 entries, each one the qdisc takes (the attribute's length is the policy's)."""
+    return len(m) == 64 and all(_params.valid_map_entry(v) for v in m)
 
 
 def defaults():
@@ -899,7 +890,9 @@ class Fuzzer:
         r = self.rng
         if t == DSCP_MAP:
             kind = r.random()
-            if kind < 0.8:
+            if kind < 0.4:  # classes only
+                return [r.randrange(DSCP_CLASS_MASK + 1) for _ in range(64)], True
+            if kind < 0.8:  # every kind of entry, and from 0.6 one the UAPI does not define
                 m = [r.choice(DSCP_ENTRIES) for _ in range(64)]
                 if kind >= 0.6:
                     m[r.randrange(64)] = r.choice(DSCP_BAD_ENTRIES)

@@ -85,7 +85,8 @@ HEADER = st.fixed_dictionaries(
         auto=st.sampled_from(ref.AUTO_MODES),
     )
 )
-# class, flow, length, ECT, source and destination host slots (used with isolate != flow)
+# class, flow, length, ECT, source and destination host slots (used with isolate != flow),
+# NQB (a packet of a class only)
 PACKET = st.tuples(
     st.integers(0, 15),
     st.integers(0, 15),
@@ -93,7 +94,22 @@ PACKET = st.tuples(
     st.integers(0, 1),
     st.integers(0, 3),
     st.integers(0, 3),
+    st.booleans(),
 )
+
+
+def class_field(c: int, prios: int, nqb: bool):
+    """A drawn class -> a trace's class field: of prios + 2 values, one is an unmarked packet
+    (classified by auto), one a packet of the least-effort lane, the others classes, NQB or
+    not (docs/algorithm.md, "LE and NQB")."""
+    c %= prios + 2
+    if c == prios:
+        return ref.AUTO_CLASS
+    if c == prios + 1:
+        return ref.LANE_CLASS
+    return f"{c}{ref.NQB_SUFFIX}" if nqb else c
+
+
 # a round: some enqueues, some dequeues, then a clock step in units of target/8; more enqueues
 # than dequeues build sojourn times so CoDel acts, long steps let queues drain and go idle
 ROUNDS = st.lists(
@@ -109,13 +125,11 @@ ROUNDS = st.lists(
 
 def make_trace(hdr: dict, rounds) -> str:
     p = dict(hdr, interval=hdr["target"] * hdr["interval"])
-    lines = ["P version=5 " + " ".join(f"{k}={v}" for k, v in p.items())]
+    lines = ["P version=7 " + " ".join(f"{k}={v}" for k, v in p.items())]
     for pkts, deqs, step in rounds:
-        for c, f, length, ect, src, dst in pkts:
+        for c, f, length, ect, src, dst, nqb in pkts:
             hosts = f" {src % p['flows']} {dst % p['flows']}" if p["isolate"] != "flow" else ""
-            # one class value in prios + 1 is an unmarked packet, classified by auto
-            cls = c % (p["prios"] + 1)
-            cls = ref.AUTO_CLASS if cls == p["prios"] else cls
+            cls = class_field(c, p["prios"], nqb)
             lines.append(f"E {cls} {f % p['flows']} {length} {ect}{hosts}")
         lines += ["D"] * deqs
         lines.append(f"T {step * p['target'] * 125}")  # target / 8 in ns
@@ -170,7 +184,7 @@ CHANGE = st.lists(
 
 
 class ChangingQueueDisc(RuleBasedStateMachine):
-    """Enqueues, dequeues, clock steps and changes in any order, written as a version 5 trace
+    """Enqueues, dequeues, clock steps and changes in any order, written as a version 7 trace
     while the reference runs it (so that every enqueue fits the configuration in force: a
     change refused as busy keeps the old prios and flows); at the end the trace goes through
     the ns-3 model and both must have decided the same."""
@@ -185,15 +199,13 @@ class ChangingQueueDisc(RuleBasedStateMachine):
         except ref.TraceError:  # a configuration both reject: start from the defaults
             p = dict(ref.DEFAULTS, prios=3, flows=4)
             self.q = ref.Msfc(**p)
-        self.lines = ["P version=5 " + " ".join(f"{k}={v}" for k, v in p.items())]
+        self.lines = ["P version=7 " + " ".join(f"{k}={v}" for k, v in p.items())]
 
     @rule(pkt=PACKET, n=st.integers(1, 4))
     def enqueue(self, pkt, n):
-        c, f, length, ect, src, dst = pkt
-        # one class value in prios + 1 is an unmarked packet, classified by auto
-        c = c % (self.q.prios + 1)
+        c, f, length, ect, src, dst, nqb = pkt
         c, f, src, dst = (
-            ref.AUTO_CLASS if c == self.q.prios else c,
+            class_field(c, self.q.prios, nqb),
             f % self.q.nflows,
             src % self.q.nflows,
             dst % self.q.nflows,

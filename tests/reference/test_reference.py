@@ -720,6 +720,72 @@ class ReferenceTest(unittest.TestCase):
         self.assertEqual(q.dequeue()[0], 0)  # class 1 in debt: class 0 spends what it has left
         self.assertEqual(q.dequeue()[0], 1)  # a new round: 1000 each, class 1 first
 
+    def test_the_lane_sends_only_when_every_class_is_empty(self):
+        """LE (docs/algorithm.md, "LE and NQB"): the lane waits for every class, whatever was
+        queued first, and takes what the classes leave."""
+        q = ref.Msfc(prios=2, flows=2, quantum=1000, ratio="2")
+        q.enqueue(ref.LANE_CLASS, 0, 500)
+        q.enqueue(ref.LANE_CLASS, 1, 500)
+        q.enqueue(0, 0, 500)
+        q.enqueue(1, 0, 500)
+        got = [q.dequeue()[:2] for _ in range(4)]
+        self.assertEqual(got, [(0, 0), (1, 0), ("l", 0), ("l", 1)])
+        self.assertIsNone(q.dequeue())
+        q.enqueue(ref.LANE_CLASS, 0, 500)
+        self.assertEqual(q.dequeue()[:2], ("l", 0))  # no class busy: at once
+        self.assertEqual(ref.format_event(q.events[-1]), "l 0 500")
+
+    def test_overload_drops_from_the_lane_first(self):
+        for overload in ref.OVERLOAD_MODES:
+            q = ref.Msfc(prios=2, flows=2, quantum=1000, limit=3, drop_batch=1, overload=overload)
+            q.enqueue(ref.LANE_CLASS, 1, 100)
+            for _ in range(3):
+                q.enqueue(1, 0, 1500)  # the fattest flow, but the lane goes first
+            self.assertEqual(q.events[-1], ("drop", "overload", "l", 1, 100), overload)
+
+    def test_an_nqb_flow_goes_ahead_of_its_class_and_keeps_its_deficit(self):
+        q = ref.Msfc(prios=1, flows=4, quantum=1500)
+        for _ in range(5):
+            q.enqueue(0, 0, 1500)
+        q.dequeue()
+        q.enqueue("0n", 1, 200)
+        self.assertEqual(q.dequeue()[:3], (0, 1, 200))
+        self.assertEqual(q.dequeue()[:2], (0, 0))  # found empty on the way: it left ...
+        fl = q.flow[0][1]
+        self.assertEqual((fl.active, fl.sparse, fl.deficit), (False, True, 1300))
+        q.enqueue("0n", 1, 200)  # ... with its deficit, not a fresh quantum
+        self.assertEqual((fl.nqb, fl.deficit), (True, 1300))
+        q.enqueue(0, 1, 200)  # an unmarked packet of an NQB flow changes no list
+        self.assertTrue(fl.nqb)
+
+    def test_queue_protection_moves_a_deep_nqb_flow_behind_the_old_flows(self):
+        q = ref.Msfc(prios=1, flows=4, quantum=1500)
+        q.enqueue(0, 0, 1500)
+        q.enqueue(0, 0, 1500)
+        q.enqueue("0n", 1, 1000)
+        self.assertEqual((q.flow[0][1].nqb, q.nqb_demotions), (True, 0))
+        q.enqueue("0n", 1, 1000)  # 2000 bytes queued > one quantum
+        self.assertEqual((q.flow[0][1].nqb, q.nqb_demotions), (False, 1))
+        self.assertEqual(q.classes[0].nqb_demotions, 1)
+        # behind flow 0's packet now, then a DRR turn of its own (deficit 1500: two packets)
+        self.assertEqual([q.dequeue()[:2] for _ in range(4)], [(0, 0), (0, 1), (0, 1), (0, 0)])
+
+    def test_an_nqb_flow_gets_no_more_than_its_fair_share(self):
+        """An NQB flow that always has a packet when served but never queues a quantum: the
+        refill rule keeps it to about what each bulk flow of its class gets."""
+        q = ref.Msfc(prios=1, flows=4, quantum=1000)
+        sent = [0, 0, 0]
+        for _ in range(3000):
+            for f in (0, 1):
+                while q.flow[0][f].backlog < 3000:
+                    q.enqueue(0, f, 1000)
+            if not q.flow[0][2].pkts:
+                q.enqueue("0n", 2, 500)
+            c, f, n, _ = q.dequeue()
+            sent[f] += n
+        self.assertLess(max(sent) - min(sent), 3000, sent)
+        self.assertEqual(q.nqb_demotions, 0)
+
     def test_bad_trace_lines(self):
         for bad in (
             ["E 0 0 1"],
@@ -730,7 +796,13 @@ class ReferenceTest(unittest.TestCase):
             ["P prios=2", "T 5"],  # time steps need version 2
             ["P prios=2", "E 0 0 100 1"],  # so does the ECT field
             ["P prios=2 target=5000"],
-            ["P version=7 prios=2"],
+            ["P version=8 prios=2"],
+            ["P version=6 prios=2", "E l 0 100"],  # the lane needs version 7
+            ["P version=6 prios=2", "E 1n 0 100"],  # so do NQB packets
+            ["P version=7 prios=2", "E 2n 0 100"],  # class 2 of 2
+            ["P version=7 prios=2", "E ln 0 100"],  # the lane has no NQB packets
+            ["P version=7 prios=2", "E an 0 100"],  # nor do auto packets
+            ["P version=7 prios=2", "E n 0 100"],
             ["P version=4 prios=2 auto=all"],  # auto needs version 5
             ["P version=4 prios=2", "E a 0 100"],  # so does the auto class
             ["P version=4 prios=2", "C auto=all"],

@@ -693,7 +693,8 @@ static void flow_queue_add(struct msfc_flow *flow, struct sk_buff *skb)
  * explicit, class 0 when ratio is below 1), until class @last:
  * eff_c = max(1, min(Q_c, n_c * P)), P the smallest floor(eff_k / n_k) of
  * the classes above with flows, scaled at every class down by 1 / ratio, or
- * with explicit quanta by Q_{k-1} / Q_k (rounded down); n the active flows.
+ * with explicit quanta by Q_{k-1} / Q_k (rounded down); n the active flows
+ * (on any of the class's lists, its NQB flows too: cl->active_flows).
  * Classes without flows, and the first with flows, keep Q_c.  Stores them in
  * @eff if given; returns eff_last.  O(prios), two divisions per class, all
  * safe: by a class's active flows only where it has some, by the ratio (>= 1

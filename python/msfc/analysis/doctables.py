@@ -371,7 +371,7 @@ def _isp_types(*cols: IspCol) -> Callable[[pd.DataFrame], str]:
                 scale = float(r["rate_scale"].iloc[0])
                 heading = heading.format(thesis=_thesis_heading(scale))
                 published = TH.thesis_table(data, c.thesis)[c.scheduler] * scale
-                ours = {v: k for k, v in TH._type_map(data, ISP_TYPES).items()}
+                ours = {v: k for k, v in TH.type_map(data, ISP_TYPES).items()}
                 for t in ISP_TYPES:
                     cells[t].append(_thesis_cell(published[ours[t]]))
             else:

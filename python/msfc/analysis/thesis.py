@@ -225,7 +225,7 @@ def thesis_table(data: dict, table_id: str) -> pd.DataFrame:
     return df.astype(float)
 
 
-def _type_map(data: dict, our_types) -> dict[str, str]:
+def type_map(data: dict, our_types) -> dict[str, str]:
     """thesis type name -> our group label (matched through the labels listed in the JSON)."""
     out = {}
     ours = {str(t).lower(): str(t) for t in our_types}
@@ -264,7 +264,7 @@ def side_by_side(
         ours = T.overall_table(summary, list(theirs.index), direction)
     else:
         ours = T.group_table(summary, t["metric"], "type", direction)
-        tm = _type_map(data, ours.index if not ours.empty else [])
+        tm = type_map(data, ours.index if not ours.empty else [])
         ours = ours.reindex([tm.get(r) for r in theirs.index]) if not ours.empty else ours
         if not ours.empty:
             ours.index = theirs.index
@@ -339,7 +339,7 @@ def markers(data: dict, summary: pd.DataFrame, basis: Basis, metric: str) -> dic
     if metric in RATE_METRICS:
         theirs = theirs * basis.scale
     ours = summary[summary["level"] == "type"]["group"].astype(str).unique()
-    tm = _type_map(data, ours)
+    tm = type_map(data, ours)
     return {
         s: {tm[t]: float(theirs.loc[t, s]) for t in theirs.index if t in tm} for s in theirs.columns
     }

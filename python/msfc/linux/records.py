@@ -145,9 +145,10 @@ DSCP_NAMES = {
 HIST_BIN_S = 0.0005  # the delay histogram's bin width, as the ns-3 scenarios' default
 
 
-def msfc_class(dscp: int, prios: int = 3) -> int:
-    """The class msfc gives a DSCP under its default map (msfc.model.params: LE, CS1 -> 0; other
-    precedence 0 and 1 -> 1; precedence k -> k), clamped to prios - 1."""
+def msfc_class(dscp: int, prios: int = 3) -> int | str:
+    """The class msfc gives a DSCP under its default map (msfc.model.params: CS1 -> 0; other
+    precedence 0 and 1, and NQB, -> 1; precedence k -> k; LE -> the lane, "le"), clamped to
+    prios - 1."""
     return P.default_class(dscp, prios)
 
 

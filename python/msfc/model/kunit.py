@@ -22,6 +22,10 @@ from . import reference as ref
 from . import vectors
 from .traceformat import KEYS as TRACE_KEYS
 
+#: the class of the least-effort lane in the C tables (MSFC_TEST_LANE of sch_msfc_test.c): a
+#: trace's LANE_CLASS, in its operations and in its decisions
+LANE_C = 0xFF
+
 #: how a C line's value travels in its netlink attribute (pkt_sched_msfc.h), by the key's
 #: kind in the trace format's key table (msfc.model.traceformat); QUANTA and TIMES are arrays
 _NETLINK_VALUE = {
@@ -76,10 +80,29 @@ def _c_changes(i, ops):
     return out, (f"msfc_vec_chg_{i}" if names else "NULL")
 
 
+def _c_class(token) -> int:
+    """A class in a trace's decision line (a number, or LANE_CLASS) as the C tables hold it."""
+    return LANE_C if token == ref.LANE_CLASS else int(token)
+
+
+def _c_enqueue(c):
+    """An enqueue's class field (msfc.model.reference.parse) -> the C operation and class: an
+    auto packet ("E a", the queue disc decides its class) is an 'A' operation, an NQB packet
+    ("E <c>n") a 'Q' operation of class c, a packet of the least-effort lane ("E l") an 'E'
+    operation of class LANE_C."""
+    if c == ref.AUTO_CLASS:
+        return "A", 0
+    if c == ref.LANE_CLASS:
+        return "E", LANE_C
+    if isinstance(c, str) and c.endswith(ref.NQB_SUFFIX):
+        return "Q", ref.class_number(c)
+    return "E", c
+
+
 def _c_ops(ops):
     """Trace operations (msfc.model.reference.parse) -> C initialisers; long time steps split;
-    a change refers to its attribute list by number (len); an auto packet ("E a", the queue
-    disc decides its class) is an 'A' operation."""
+    a change refers to its attribute list by number (len); an enqueue as _c_enqueue gives
+    it."""
     out = []
     changes = 0
     for op in ops:
@@ -88,7 +111,7 @@ def _c_ops(ops):
             changes += 1
         elif op[0] == "E":
             hosts = f", {op[5]}, {op[6]}" if op[5] or op[6] else ""  # else 0, 0
-            kind, cls = ("A", 0) if op[1] == ref.AUTO_CLASS else ("E", op[1])
+            kind, cls = _c_enqueue(op[1])
             out.append(f"{{ '{kind}', {cls}, {op[4]}, {op[2]}, {op[3]}{hosts} }}")
         elif op[0] == "D":
             out.append("{ 'D', 0, 0, 0, 0 }")
@@ -115,10 +138,10 @@ def _c_decisions(lines):
             out.append(f"{{ '{kind}', 0, 0, 0, 0 }}")
         elif f[0] == "drop":
             kind = {"codel": "C", "overload": "O"}[f[1]]
-            out.append(f"{{ '{kind}', {int(f[2])}, 0, {int(f[3])}, {int(f[4])} }}")
+            out.append(f"{{ '{kind}', {_c_class(f[2])}, 0, {int(f[3])}, {int(f[4])} }}")
         else:
             ce = {(): 0, ("ce",): 1, ("ce", "threshold"): 2}[tuple(f[3:])]
-            out.append(f"{{ 'P', {int(f[0])}, {ce}, {int(f[1])}, {int(f[2])} }}")
+            out.append(f"{{ 'P', {_c_class(f[0])}, {ce}, {int(f[1])}, {int(f[2])} }}")
     return out
 
 

@@ -119,6 +119,10 @@ class Definitions:
     quanta_range_msg: str
     quanta_count_msg: str
     default_dscp_map: tuple[int, ...]
+    #: a map entry: the class bits, the NQB flag added to a class, the least-effort lane
+    dscp_class_mask: int
+    dscp_nqb: int
+    dscp_le: int
     dscp_names: dict[str, int]  # lower-case name -> DSCP
     #: tc's one-word presets (TC_MSFC_PRESET_<NAME>): lower-case name -> the words it stands for
     presets: dict[str, str]
@@ -222,6 +226,9 @@ def parse_header(text: str, where: str = "pkt_sched_msfc.h") -> Definitions:
         quanta_range_msg=value("TC_MSFC_QUANTA_RANGE_MSG"),
         quanta_count_msg=value("TC_MSFC_QUANTA_COUNT_MSG"),
         default_dscp_map=dmap,
+        dscp_class_mask=value("TC_MSFC_DSCP_CLASS_MASK"),
+        dscp_nqb=value("TC_MSFC_DSCP_NQB"),
+        dscp_le=value("TC_MSFC_DSCP_LE"),
         dscp_names=names,
         presets=presets,
         dscp_maps=dscp_maps,
@@ -254,14 +261,63 @@ def param(name: str) -> Param:
     return definitions().params[name]
 
 
-def default_class(dscp: int, prios: int = 3) -> int:
-    """The class of a DSCP under the default map, clamped to prios - 1 as the qdisc does."""
-    return min(definitions().default_dscp_map[dscp & 0x3F], prios - 1)
+#: what entry_class() returns for the least-effort lane (docs/algorithm.md, "LE and NQB")
+LANE = "le"
+
+
+def map_entry(text: str) -> int | None:
+    """A DSCP map entry in tc's words -> its UAPI value: a class ("2"), a class with the NQB
+    flag ("1+nqb") or the least-effort lane ("le"); None when the text is none of these or the
+    class is above the largest (TC_MSFC_DSCP_MAP_MSG says what is allowed)."""
+    d = definitions()
+    t = text.strip().lower()
+    if t == LANE:
+        return d.dscp_le
+    cls, plus, flag = t.partition("+")
+    if not cls.isdigit() or int(cls) > d.max_class or (plus and flag != "nqb"):
+        return None
+    return int(cls) | (d.dscp_nqb if plus else 0)
+
+
+def valid_map_entry(value: int) -> bool:
+    """Whether a UAPI map entry is one the qdisc takes (a class, a class with NQB, the lane)."""
+    d = definitions()
+    return value == d.dscp_le or (value & ~d.dscp_nqb) <= d.max_class
+
+
+def format_map_entry(value: int) -> str:
+    """A UAPI map entry in tc's words ("2", "1+nqb", "le")."""
+    d = definitions()
+    if value == d.dscp_le:
+        return LANE
+    return f"{value & d.dscp_class_mask}" + ("+nqb" if value & d.dscp_nqb else "")
+
+
+def entry_class(value: int, prios: int = 3) -> int | str:
+    """The class a map entry sends a packet to, clamped to prios - 1 as the qdisc does, or
+    LANE for the least-effort lane."""
+    d = definitions()
+    if value == d.dscp_le:
+        return LANE
+    return min(value & d.dscp_class_mask, prios - 1)
+
+
+def entry_nqb(value: int) -> bool:
+    """Whether a map entry marks its packets NQB."""
+    d = definitions()
+    return value != d.dscp_le and bool(value & d.dscp_nqb)
+
+
+def default_class(dscp: int, prios: int = 3) -> int | str:
+    """The class of a DSCP under the default map, clamped to prios - 1 as the qdisc does, or
+    LANE (DSCP 1, LE)."""
+    return entry_class(definitions().default_dscp_map[dscp & 0x3F], prios)
 
 
 def dscp_map(spec: str) -> tuple[int, ...]:
-    """The 64 classes of a map in tc's words ("wifi", "diffserv4,ef:2", "cs1:1"; entries change
-    the default map, or the named map they follow), before clamping to prios - 1."""
+    """The 64 entries of a map in tc's words ("wifi", "diffserv4,ef:2", "cs1:1", "le:le",
+    "nqb:1+nqb"; entries change the default map, or the named map they follow) as UAPI values
+    (map_entry), before clamping to prios - 1."""
     d = definitions()
     entries = [e.strip() for e in spec.split(",") if e.strip()]
     if entries and ":" not in entries[0] and "=" not in entries[0]:
@@ -276,12 +332,13 @@ def dscp_map(spec: str) -> tuple[int, ...]:
     for e in entries:
         key, _, val = e.replace("=", ":").partition(":")
         dscp = dscp_of(key)
-        if dscp is None or not val.strip().isdigit() or int(val) > d.max_class:
+        entry = map_entry(val)
+        if dscp is None or entry is None:
             raise UserError(
                 f"dscp map entry {e!r} is not DSCP:CLASS with a DSCP 0 .. 63 or its name and a "
-                f"class 0 .. {d.max_class} (e.g. ef:2)"
+                f"class 0 .. {d.max_class}, CLASS+nqb or le (e.g. ef:2, nqb:1+nqb, le:le)"
             )
-        classes[dscp] = int(val)
+        classes[dscp] = entry
     return tuple(classes)
 
 
@@ -350,14 +407,14 @@ def main() -> int:
     print(f"target/interval: '{d.target_interval_msg}'")
     print(f"class quanta:    '{d.class_quantum_msg}'")
     print(f"dscp map:        '{d.dscp_map_msg}'")
-    print("default map:", " ".join(map(str, d.default_dscp_map)))
+    print("default map:", " ".join(map(format_map_entry, d.default_dscp_map)))
     print("names:", ", ".join(f"{n}={v}" for n, v in d.dscp_names.items()))
     for p in (*d.shaper.values(), *d.ce.values()):
         print(f"{p.name:13} {p.min:>10} .. {p.max:<12} default {p.default}  '{p.message}'")
     for name, words in d.presets.items():
         print(f"preset {name}: {words}")
     for name, (prios, classes) in d.dscp_maps.items():
-        print(f"dscp map {name} (prios {prios}):", " ".join(map(str, classes)))
+        print(f"dscp map {name} (prios {prios}):", " ".join(map(format_map_entry, classes)))
     return 0
 
 

@@ -51,6 +51,11 @@ ORDER_MODES = P.CHOICES["order"]
 AUTO_MODES = P.CHOICES["auto"]
 #: a trace's class field for an auto packet: classified by the queue disc (version 5)
 AUTO_CLASS = "a"
+#: a trace's class field for a packet of the least-effort lane, and the lane's class in the
+#: output (version 7; docs/algorithm.md, "LE and NQB")
+LANE_CLASS = "l"
+#: the suffix of a trace's class field for an NQB packet of that class: "1n" (version 7)
+NQB_SUFFIX = "n"
 #: weights=exact: class quanta and deficits in 1/65536 byte
 EXACT_SHIFT = 16
 #: values of the ``isolate`` parameter: fairness per flow (the thesis), or per source host,
@@ -247,6 +252,8 @@ class Flow:
         "active",
         "new",
         "sparse",
+        "nqb",
+        "stamp",
         "first_above_time",
         "drop_next",
         "count",
@@ -268,8 +275,11 @@ class Flow:
         self.deficit = 0
         self.active = False  # on one of its class's flow lists
         self.new = False  # boost=on or across: on the class's new-flow list
-        # boost=across: left from the new-flow list; its next activation keeps the deficit
+        # left from the new-flow list (boost=across) or from the NQB list; its next activation
+        # keeps the deficit
         self.sparse = False
+        self.nqb = False  # on its class's NQB list
+        self.stamp = 0  # its class's refill counter when it last got a quantum as NQB (u32)
         # CoDel state (codel_vars), times in CoDel units
         self.first_above_time = 0
         self.drop_next = 0
@@ -294,6 +304,9 @@ class Class:
         "quantum",
         "flows",
         "new_flows",
+        "nqb_flows",
+        "refills",
+        "nqb_demotions",
         "deficit",
         "active",
         "packets",
@@ -308,6 +321,9 @@ class Class:
         self.idx, self.quantum = idx, quantum
         self.flows: deque[Flow] = deque()  # the active flows; with boost on/across the old flows
         self.new_flows: deque[Flow] = deque()  # boost on/across: flows that became active
+        self.nqb_flows: deque[Flow] = deque()  # NQB flows, served first
+        self.refills = 0  # refills of the flows not on nqb_flows, modulo 2^32
+        self.nqb_demotions = 0  # NQB flows moved to the old flows by queue protection
         self.deficit = 0
         self.active = False
         self.round = 0  # order=priority: the round in which the class last got a quantum
@@ -422,7 +438,9 @@ class Msfc:
         self.codel_drops = 0
         self.ecn_marks = 0
         self.ce_threshold_marks = 0
-        self.class_ce_threshold_marks = [0] * 16  # per class (kept across changes)
+        self.nqb_demotions = 0
+        # per class and the lane (kept across changes)
+        self.class_ce_threshold_marks = [0] * (P.definitions().params["prios"].max + 1)
         self.events: list[tuple] = []
 
     def _configure(self, p: dict) -> None:
@@ -474,8 +492,11 @@ class Msfc:
         """New class and flow records: nothing listed, every CoDel state initial."""
         hosts = self.nflows if self.isolate != "flow" else 0
         self.classes = [Class(c, self.cq[c], hosts) for c in range(self.prios)]
+        # the least-effort lane: a class record below class 0, outside the outer DRR, its
+        # flows the last row of `flow` (docs/algorithm.md, "LE and NQB")
+        self.lane = Class(self.prios, 0, hosts)
         now = self._now_c()
-        self.flow = [[Flow(c, f, now) for f in range(self.nflows)] for c in range(self.prios)]
+        self.flow = [[Flow(c, f, now) for f in range(self.nflows)] for c in range(self.prios + 1)]
         self.active_classes: deque[Class] = deque()
         self.round = 1  # order=priority: the round counter R (every class's round starts at 0)
 
@@ -504,11 +525,12 @@ class Msfc:
             # every flow still listed (emptied, not yet visited: also on the new-flow list)
             # leaves; no host load or deficit of the old mode survives
             hosts = self.nflows if self.isolate != "flow" else 0
-            for cl in self.classes:
-                for fl in (*cl.flows, *cl.new_flows):
-                    fl.active = fl.new = False
+            for cl in (*self.classes, self.lane):
+                for fl in (*cl.flows, *cl.new_flows, *cl.nqb_flows):
+                    fl.active = fl.new = fl.nqb = False
                 cl.flows.clear()
                 cl.new_flows.clear()
+                cl.nqb_flows.clear()
                 cl.active = False
                 cl.src_load, cl.dst_load = [0] * hosts, [0] * hosts
                 cl.src_deficit, cl.dst_deficit = [0] * hosts, [0] * hosts
@@ -548,11 +570,20 @@ class Msfc:
     def _now_c(self) -> int:
         return (self.now >> CODEL_SHIFT) & U32
 
+    # -- the least-effort lane --------------------------------------------------------------
+    def _class(self, c: int) -> Class:
+        """The class record of class index c; index prios is the least-effort lane."""
+        return self.lane if c == self.prios else self.classes[c]
+
+    def _tok(self, c: int):
+        """A class index as the output writes it: the lane as LANE_CLASS."""
+        return LANE_CLASS if c == self.prios else c
+
     # -- per-host isolation -----------------------------------------------------------------
     def load(self, fl: Flow) -> int:
         """Active flows of the flow's host in its class (isolate != flow; at least 1 while the
         flow is active): its source's, its destination's, or the larger of both."""
-        cl = self.classes[fl.cls]
+        cl = self._class(fl.cls)
         if self.isolate == "src":
             return cl.src_load[fl.src]
         if self.isolate == "dst":
@@ -563,13 +594,13 @@ class Msfc:
         """The host deficit a flow draws on (isolate != flow): its source slot's (src), its
         destination slot's (dst), or with both the side of the larger load (ties: source)."""
         if self.isolate == "both":
-            cl = self.classes[fl.cls]
+            cl = self._class(fl.cls)
             return "src" if cl.src_load[fl.src] >= cl.dst_load[fl.dst] else "dst"
         return self.isolate
 
     def host_deficit(self, fl: Flow) -> tuple[list[int], int]:
         """The host deficit a flow draws on (isolate != flow), as its table and slot."""
-        cl = self.classes[fl.cls]
+        cl = self._class(fl.cls)
         if self.host_side(fl) == "src":
             return cl.src_deficit, fl.src
         return cl.dst_deficit, fl.dst
@@ -628,12 +659,18 @@ class Msfc:
         """Returns False if the enqueued packet itself was dropped by overload_drop().  `ect` is
         the trace's ECN field (0 Not-ECT, 1 ECT(0), 2 ECT(1), 3 CE).  `src`
         and `dst` are the host slots of the packet (0 .. flows-1), used with isolate != flow.
-        `c` is the class, or AUTO_CLASS for an unmarked packet: with auto on, the class its
-        flow slot has earned, else the home class."""
+        `c` is the class, AUTO_CLASS for an unmarked packet (with auto on, the class its flow
+        slot has earned, else the home class), LANE_CLASS for a packet of the least-effort lane
+        or "<class>n" for an NQB packet of that class (docs/algorithm.md, "LE and NQB")."""
+        nqb = isinstance(c, str) and c.endswith(NQB_SUFFIX)
+        if nqb:
+            c = int(c[: -len(NQB_SUFFIX)])
+        elif c == LANE_CLASS:
+            c = self.prios
         auto = c == AUTO_CLASS and self.auto != "off"
         if c == AUTO_CLASS:
             c = self.auto_class(f) if auto else self.home
-        cl = self.classes[c]
+        cl = self._class(c)
         fl = self.flow[c][f]
         fl.pkts.append(Packet(length, self._now_c(), TRACE_ECN[int(ect)], auto))
         fl.backlog += length
@@ -655,13 +692,25 @@ class Msfc:
             # left with, not a fresh quantum
             if not fl.sparse:
                 fl.deficit = self.flow_quantum(cl, fl)
+                fl.stamp = cl.refills
             fl.sparse = False
-            if self.boost:
+            if nqb:
+                fl.nqb = True
+                cl.nqb_flows.append(fl)
+            elif self.boost:
                 fl.new = True
                 cl.new_flows.append(fl)
             else:
                 cl.flows.append(fl)
-        if not cl.active:
+        if fl.nqb and fl.backlog > self.quantum:
+            # queue protection: an NQB flow that queues more than a quantum of bytes goes
+            # behind the old flows of its class
+            cl.nqb_flows.remove(fl)
+            fl.nqb = False
+            cl.flows.append(fl)
+            cl.nqb_demotions += 1
+            self.nqb_demotions += 1
+        if not cl.active and cl is not self.lane:
             cl.active = True
             # order=priority: a class back in the round it already took part in keeps what it
             # had left (no fresh quantum for draining and returning)
@@ -712,7 +761,9 @@ class Msfc:
 
     def overload_drop(self) -> Flow:
         self.overload_events += 1
-        if self.overload == "class":
+        if self.lane.packets:  # the least-effort lane first, whatever the overload mode
+            candidates = [self.flow[self.prios]]
+        elif self.overload == "class":
             # the class with the largest backlog / quantum, the backlog counted in packets as the
             # limit is (ties: lowest class), then its fattest flow (ties: lowest flow)
             # (inversion=prevent: the effective quanta eff_c)
@@ -723,7 +774,7 @@ class Msfc:
                     victim = cl
             candidates = [self.flow[victim.idx]]
         else:
-            candidates = self.flow
+            candidates = self.flow[: self.prios]
         best = None
         if self.isolate == "flow":
             for cl_flows in candidates:  # class 0 first, then flow 0 first: ties keep lowest
@@ -741,7 +792,7 @@ class Msfc:
         dropped_bytes = dropped = 0
         while best.pkts and dropped_bytes * 2 < threshold and dropped < self.drop_batch:
             p = self._pop(best)
-            self.events.append(("drop", "overload", best.cls, best.idx, p.length))
+            self.events.append(("drop", "overload", self._tok(best.cls), best.idx, p.length))
             dropped_bytes += p.length
             dropped += 1
         self.overload_drops += dropped
@@ -755,6 +806,11 @@ class Msfc:
         return pkt
 
     def _dequeue(self):
+        """The classes' outer DRR; when it has nothing, the least-effort lane."""
+        pkt = self._dequeue_classes()
+        return self._class_dequeue(self.lane) if pkt is None else pkt
+
+    def _dequeue_classes(self):
         if self.across:
             pkt = self._dequeue_across()
             if pkt is not None:
@@ -806,7 +862,7 @@ class Msfc:
         for it from its deficit (docs/algorithm.md, "Sparse flows across classes").  None when
         no class can; a class whose new flows all left stays in the active class list."""
         for cl in sorted(self.active_classes, key=_idx, reverse=True):
-            if cl.new_flows and cl.deficit > -self.class_quantum(cl):
+            if (cl.nqb_flows or cl.new_flows) and cl.deficit > -self.class_quantum(cl):
                 pkt = self._class_dequeue(cl, new_only=True)
                 if pkt is not None:
                     cl.deficit -= pkt[2] * self.cscale
@@ -817,8 +873,11 @@ class Msfc:
         """The inner DRR; `new_only` (boost=across): the new-flow list only, None once it is
         empty."""
         while True:
-            # boost on/across: the new flows first, then the old ones (cl.flows)
-            lst = cl.new_flows if cl.new_flows or new_only else cl.flows
+            # the NQB flows first; boost on/across: then the new flows; then the old ones
+            if cl.nqb_flows:
+                lst = cl.nqb_flows
+            else:
+                lst = cl.new_flows if cl.new_flows or new_only else cl.flows
             if not lst:
                 return None
             fl = lst[0]
@@ -832,9 +891,18 @@ class Msfc:
                     fl.deficit += q
                 if host is not None:
                     host[slot] = min(self.quantum << ISOLATE_SHIFT, host[slot] + q)
+                if lst is cl.nqb_flows:
+                    # an NQB flow stays NQB with its next quantum once the other flows of its
+                    # class have had as many refills since its last one as there are of them
+                    if (cl.refills - fl.stamp) & U32 >= len(cl.flows) + len(cl.new_flows):
+                        fl.stamp = cl.refills
+                        lst.rotate(-1)
+                        continue
+                else:
+                    cl.refills = (cl.refills + 1) & U32
                 lst.popleft()
-                fl.new = False
-                cl.flows.append(fl)  # a new flow that spent its quantum becomes old
+                fl.new = fl.nqb = False
+                cl.flows.append(fl)  # a new or NQB flow that spent its quantum becomes old
                 continue
             p = self._codel_dequeue(fl)
             if p is not None:
@@ -843,7 +911,12 @@ class Msfc:
                 self._auto_dequeued(fl, p)
             if p is None:
                 lst.popleft()
-                if fl.new and self.across:
+                if fl.nqb:
+                    # an emptied NQB flow leaves with its deficit, as across's new flows do
+                    fl.nqb = False
+                    fl.sparse = True
+                    self._flow_leaves(cl, fl)
+                elif fl.new and self.across:
                     # an emptied new flow leaves with its deficit: its next packet makes it
                     # new again, spending what is left of its quantum
                     fl.new = False
@@ -861,21 +934,21 @@ class Msfc:
             fl.deficit -= p.length * self.fscale
             if host is not None:
                 host[slot] -= p.length * self.fscale
-            return (cl.idx, fl.idx, p.length, p.ce)
+            return (self._tok(cl.idx), fl.idx, p.length, p.ce)
 
     def _pop(self, fl: Flow):
         if not fl.pkts:
             return None
         p = fl.pkts.popleft()
         fl.backlog -= p.length
-        self.classes[fl.cls].packets -= 1
+        self._class(fl.cls).packets -= 1
         self.packets -= 1
         self.bytes -= p.length
         return p
 
     def _drop(self, fl: Flow, p: Packet) -> None:
         self.codel_drops += 1
-        self.events.append(("drop", "codel", fl.cls, fl.idx, p.length))
+        self.events.append(("drop", "codel", self._tok(fl.cls), fl.idx, p.length))
 
     def _mark(self, p: Packet) -> bool:
         if self.ecn and p.mark():
@@ -887,7 +960,7 @@ class Msfc:
         """L4S marking (docs/algorithm.md, "L4S marking"): a packet CoDel delivers is CE-marked
         when its class has a threshold, its sojourn (CoDel's, in CoDel units) is strictly above
         it, it is ECT(0) or ECT(1) (not CE already) and its TOS byte matches the selector."""
-        thr = self.ce_thr[cl.idx]
+        thr = self.ce_thr[0 if cl is self.lane else cl.idx]  # the lane: class 0's
         if (
             thr is not None
             and _before(thr, fl.ldelay)  # codel_time_after(ldelay, threshold)
@@ -1039,15 +1112,28 @@ def parse_change(items) -> dict:
     is not a number); whether the qdisc takes the change is decided when it is replayed."""
     changes = parse_settings(items)
     for key, value in changes.items():
-        modes = CHANGE_MODES.get(key)
-        if modes is not None and value not in modes:
+        kind = TRACE_KEYS[key].kind
+        if kind == "MODE" and value not in CHANGE_MODES[key]:
+            modes = CHANGE_MODES[key]
             raise TraceError(f"{key}={value} unknown: use {key}={f', {key}='.join(modes)}")
-        if key in ("quanta", "ce_threshold"):  # parse_quanta, parse_ce_threshold checked them
-            continue
-        raw = ratio_fp_unchecked(value) if key == "ratio" else value
-        if modes is None and not 0 <= raw <= U32:
-            raise TraceError(f"{key}={value} does not fit the qdisc's 32-bit attribute")
+        if kind in ("INT", "RATIO"):  # parse_quanta and parse_ce_threshold checked the lists
+            raw = ratio_fp_unchecked(value) if kind == "RATIO" else value
+            if not 0 <= raw <= U32:
+                raise TraceError(f"{key}={value} does not fit the qdisc's 32-bit attribute")
     return changes
+
+
+def class_number(c) -> int:
+    """A trace's class field of a class (an int, "2", or an NQB packet's "2n") -> the class;
+    ValueError when it is none of these."""
+    if isinstance(c, int):
+        return c
+    digits = c[: -len(NQB_SUFFIX)] if c.endswith(NQB_SUFFIX) else c
+    if not digits.isdigit():
+        raise ValueError(
+            f"class '{c}' is not a class number, <class>{NQB_SUFFIX}, {LANE_CLASS} or {AUTO_CLASS}"
+        )
+    return int(digits)
 
 
 def parse_op(line: str, cfg: dict, version: int):
@@ -1069,7 +1155,18 @@ def parse_op(line: str, cfg: dict, version: int):
             raise TraceError("the host fields of 'E' need version=3 on the P line")
         if f[1] == AUTO_CLASS and version < 5:
             raise TraceError(f"the class '{AUTO_CLASS}' of 'E' needs version=5 on the P line")
-        c = AUTO_CLASS if f[1] == AUTO_CLASS else int(f[1])
+        if f[1] == LANE_CLASS and version < 7:
+            raise TraceError(f"the class '{LANE_CLASS}' of 'E' needs version=7 on the P line")
+        if f[1].endswith(NQB_SUFFIX) and version < 7:
+            raise TraceError(
+                f"the NQB class '<class>{NQB_SUFFIX}' of 'E' needs version=7 on the P line"
+            )
+        if f[1] in (AUTO_CLASS, LANE_CLASS):
+            c = f[1]
+        elif f[1].endswith(NQB_SUFFIX):
+            c = f"{class_number(f[1])}{NQB_SUFFIX}"  # the NQB packet keeps its mark
+        else:
+            c = int(f[1])
         fl, length = int(f[2]), int(f[3])
         ect = int(f[4]) if len(f) >= 5 else 0
         if ect > 1 and version < 6:
@@ -1077,7 +1174,7 @@ def parse_op(line: str, cfg: dict, version: int):
         src, dst = (int(f[5]), int(f[6])) if len(f) == 7 else (0, 0)
         prios, nflows = cfg["prios"], cfg["flows"]
         if not (
-            (c == AUTO_CLASS or 0 <= c < prios)
+            (c in (AUTO_CLASS, LANE_CLASS) or 0 <= class_number(c) < prios)
             and 0 <= fl < nflows
             and length >= 1
             and ect in (0, 1, 2, 3)
@@ -1086,8 +1183,8 @@ def parse_op(line: str, cfg: dict, version: int):
         ):
             raise TraceError(
                 f"enqueue '{line}' out of range (prios={prios}, flows={nflows}, "
-                f"class 0 .. prios-1 or {AUTO_CLASS}, len >= 1, ect 0 .. 3, host slots "
-                "0 .. flows-1)"
+                f"class 0 .. prios-1, <class>{NQB_SUFFIX}, {LANE_CLASS} or {AUTO_CLASS}, "
+                "len >= 1, ect 0 .. 3, host slots 0 .. flows-1)"
             )
         return ("E", c, fl, length, ect, src, dst)
     if f[0] == "D" and len(f) == 1:
@@ -1100,7 +1197,7 @@ def parse_op(line: str, cfg: dict, version: int):
     raise TraceError(
         f"unknown operation '{line}' (expected 'E <class> <flow> <len> [<ect> [<src> <dst>]]', "
         "'D', from version 2 'T <ns>', from version 4 'C key=value ...', from version 5 "
-        f"'E {AUTO_CLASS} ...')"
+        f"'E {AUTO_CLASS} ...', from version 7 'E {LANE_CLASS} ...' and 'E <class>{NQB_SUFFIX} ...')"
     )
 
 
@@ -1140,7 +1237,9 @@ def run(params: dict, ops) -> Msfc:
     for n, op in enumerate(ops, 1):
         if op[0] == "E":
             c, f, src, dst = op[1], op[2], op[5], op[6]
-            if (c != AUTO_CLASS and c >= q.prios) or max(f, src, dst) >= q.nflows:
+            if (c not in (AUTO_CLASS, LANE_CLASS) and class_number(c) >= q.prios) or max(
+                f, src, dst
+            ) >= q.nflows:
                 raise TraceError(
                     f"operation {n}: enqueue 'E {op[1]} {op[2]} {op[3]}' with host slots "
                     f"{op[5]} {op[6]} is out of range of the configuration then in force "

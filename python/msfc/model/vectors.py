@@ -656,6 +656,98 @@ TIMED_TRACES = [
             (60, [], 3),
         ],
     ),
+    (
+        # the least-effort lane (format version 7; class l): LE bulk flows beside busy
+        # classes (served only when the classes are empty; over the limit the lane is dropped
+        # first), then light classes (the lane takes what is left), order=priority with
+        # boost=across, class 0's ce_threshold on the lane's ECT(1) packets, per-host
+        # isolation in the lane, fewer classes, and overload=class
+        "le-lane-3x8",
+        197,
+        dict(
+            version=7,
+            prios=3,
+            flows=8,
+            quantum=1514,
+            ratio="2",
+            limit=40,
+            drop_batch=4,
+            target=2000,
+            interval=20000,
+        ),
+        [
+            (200, [("l", 1, 1, BULK), ("l", 2, 2, BULK), (1, 3, 2, BULK), (2, 4, 10, THIN)], 2),
+            (150, [("l", 1, 1, BULK), (1, 3, 4, BULK)], 2),
+            "C order=priority boost=across",
+            (150, [("l", 1, 1, BULK), ("l", 5, 3, THIN), (0, 3, 2, BULK), (2, 4, 5, THIN)], 2),
+            "C ce_threshold=1000,off,off",
+            (100, [("l", 1, 1, BULK, 2), (0, 3, 3, BULK, 2), (1, 6, 2, BULK, 2)], 2),
+            "drain",
+            "C isolate=src",
+            (100, [("l", 1, 1, BULK), ("l", 2, 1, BULK), (1, 3, 3, BULK)], 2),
+            "drain",
+            "C prios=2 ce_threshold=off",
+            (80, [("l", 1, 2, BULK), (1, 2, 2, BULK)], 2),
+            "C overload=class",
+            (100, [("l", 1, 1, BULK), (0, 2, 1, BULK), (1, 3, 1, BULK)], 2),
+            (60, [], 3),
+        ],
+    ),
+    (
+        # NQB flows (format version 7; class 1n): a thin NQB flow and a small-packet NQB flow
+        # beside bulk flows of their class (served first), an NQB flow that sends bulk (queue
+        # protection moves it to the old flows), with boost on and across, per-host isolation,
+        # and an NQB flow above its fair share beside one bulk flow (the refill rule keeps it
+        # to its share)
+        "nqb-flows-2x8",
+        199,
+        dict(
+            version=7,
+            prios=2,
+            flows=8,
+            quantum=1514,
+            ratio="2",
+            limit=200,
+            drop_batch=8,
+            target=5000,
+            interval=50000,
+        ),
+        [
+            (
+                250,
+                [
+                    (1, 1, 1, BULK),
+                    (1, 2, 1, BULK),
+                    (1, 3, 2, BULK),
+                    ("1n", 4, 10, THIN),
+                    ("1n", 5, 1, THIN),
+                    ("1n", 7, 1, BULK),
+                    ("1n", 0, 25, "jumbo"),
+                    (0, 6, 3, BULK),
+                ],
+                2,
+            ),
+            "C boost=on",
+            (150, [(1, 1, 1, BULK), (1, 2, 2, BULK), ("1n", 4, 7, THIN), ("1n", 5, 1, THIN)], 2),
+            "C boost=across",
+            (
+                150,
+                [(1, 1, 1, BULK), ("1n", 4, 7, THIN), ("0n", 3, 5, THIN), (0, 6, 1, BULK)],
+                2,
+            ),
+            "drain",
+            "C isolate=both boost=off",
+            (
+                150,
+                [(1, 1, 1, BULK), (1, 2, 1, BULK), ("1n", 4, 5, THIN), ("1n", 0, 9, "jumbo")],
+                2,
+            ),
+            "drain",
+            "C isolate=flow",
+            (250, [(1, 1, 1, BULK), ("1n", 5, 1, "mix")], 1),
+            (60, [], 3),
+        ],
+    ),
 ]
 
 
@@ -776,7 +868,8 @@ def random_trace(seed: int, max_ops: int = 400) -> str:
     load that builds sojourn times so CoDel drops and marks, sometimes a small limit, and
     any overload, weights, inversion, isolate and boost mode (isolate != flow: format version 3
     with host slots), and in a third of them changes of the configuration between phases
-    (format version 4)."""
+    (format version 4); later versions add auto, L4S marking, and the least-effort lane with
+    NQB flows (version 7)."""
     rng = random.Random(seed)
     prios = rng.randint(1, 5)
     flows = rng.choice((1, 2, 3, 4, 8, 16))
@@ -847,6 +940,13 @@ def random_trace(seed: int, max_ops: int = 400) -> str:
             params["ce_threshold_selector"], params["ce_threshold_mask"] = l4s_rng.choice(
                 ((0, 0), (2, 3), (1, 1), (1, 3))
             )
+    # the least-effort lane and NQB flows in a quarter of the traces (format version 7), from a
+    # generator of their own: some packets go to the lane (class l), some flows are NQB
+    lenqb_rng = random.Random(f"lenqb-{seed}")
+    lenqb = lenqb_rng.random() < 1 / 4
+    if lenqb:
+        params["version"] = 7
+    nqb = {(c, f): lenqb and lenqb_rng.random() < 0.3 for c in range(prios) for f in range(flows)}
     hdr = " ".join(f"{k}={v}" for k, v in params.items())
     lines = [f"# gen-{seed}: python -m msfc.model.vectors --generated {seed}", f"P {hdr}"]
     ect = {(c, f): rng.random() < 0.5 for c in range(prios) for f in range(flows)}
@@ -871,6 +971,11 @@ def random_trace(seed: int, max_ops: int = 400) -> str:
                 f = rng.choice(used[c] + used[c][:1])
                 extra = " {} {}".format(*hosts[c, f]) if isolate != "flow" or changing else ""
                 cls = ref.AUTO_CLASS if auto and c == home and autos.random() < 0.8 else c
+                if lenqb and cls != ref.AUTO_CLASS:
+                    if lenqb_rng.random() < 0.15:
+                        cls = ref.LANE_CLASS
+                    elif nqb[c, f]:
+                        cls = f"{c}{ref.NQB_SUFFIX}"
                 ecn = field[c, f]
                 if l4s and ecn and l4s_rng.random() < 0.03:
                     ecn = 3  # arrives CE

@@ -880,7 +880,7 @@ def check_dscp_map(spec: str) -> str | None:
                 f"DscpMap entry '{entry}': '{key}' is neither a DSCP number 0 .. 63 nor a code "
                 f"point name ({', '.join(n.upper() for n in d.dscp_names)})"
             )
-        if not val.isdigit() or int(val) > d.max_class:
+        if P.map_entry(val) is None:
             return f"DscpMap entry '{entry}': class '{val}': {d.dscp_map_msg}"
     return None
 
