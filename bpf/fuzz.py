@@ -211,7 +211,24 @@ def _valid(rng: random.Random) -> tuple[list[list[str]], dict]:
             c[p] = [rng.choice((1, 95, 1514, 3028, 1048576)) for _ in range(prios)]
             g = [p, ",".join(map(str, c[p]))]
         elif p == "dscp_map":
-            g = [p, rng.choice(("wifi", "diffserv4,ef:2", "46:15", "cs1:0,af41:3", "le:0"))]
+            # map entries: classes, NQB classes (k+nqb) and the least-effort lane (le)
+            g = [
+                p,
+                rng.choice(
+                    (
+                        "wifi",
+                        "diffserv4,ef:2",
+                        "46:15",
+                        "cs1:0,af41:3",
+                        "le:0",
+                        "le:le,nqb:1+nqb",
+                        "diffserv4,le:le",
+                        "le:0,nqb:5",
+                        "ef:15+nqb,cs1:LE,0:le",
+                        "NQB:2+NQB,af41:le",
+                    )
+                ),
+            ]
         elif p == "bandwidth":
             v, u = rng.choice(((1, "mbit"), (4, "mbit"), (100, "mbit"), (8, "bit"), (1, "tbit")))
             g, c[p] = [p, f"{v}{u}"], math.floor(v * RATE_UNITS[u])
@@ -287,6 +304,11 @@ def _fault(rng: random.Random) -> tuple[list[str], str]:
             (["quanta", "1514,,3"], "quanta must be byte counts"),
             (["quanta", "0,5"], str(H["TC_MSFC_QUANTA_RANGE_MSG"])),
             (["dscp_map", "ef:16"], str(H["TC_MSFC_DSCP_MAP_MSG"])),
+            (["dscp_map", "nqb:16+nqb"], str(H["TC_MSFC_DSCP_MAP_MSG"])),
+            (["dscp_map", "le:lane"], str(H["TC_MSFC_DSCP_MAP_MSG"])),
+            (["dscp_map", "nqb:1+nq"], str(H["TC_MSFC_DSCP_MAP_MSG"])),
+            (["dscp_map", "nqb:+nqb"], str(H["TC_MSFC_DSCP_MAP_MSG"])),
+            (["dscp_map", "le:128"], str(H["TC_MSFC_DSCP_MAP_MSG"])),
             (["dscp_map", "nomap"], 'dscp_map "nomap" is neither a map name'),
             (["dscp_map", "64:1"], '"64" is not a DSCP'),
             (["dscp_map", "wifi,ef"], 'dscp_map entry "ef" is not DSCP:CLASS'),

@@ -183,6 +183,30 @@ step stats_auto_j $L stats -j
 step stats_auto $L stats
 step del_auto $R qdisc del dev srv_r root
 step unload_auto $L unload
+# LE and NQB with the default map (LE, DSCP 1: the least-effort lane; NQB, DSCP 45: class 1
+# as an NQB flow): a BE upload (class 1) beside an LE upload, and a thin UDP stream marked NQB
+# (64 kbit/s of 200-byte packets).  The lane gets only what class 1 leaves; the NQB stream
+# stays shallow, so queue protection never moves it.
+step load_le $L load bandwidth ${RATE}kbit
+step add_le $R qdisc add dev srv_r root msfc_bpf
+for p in 5201 5202 5203; do
+	$IP netns exec srv $IPERF3 -s -1 -p $p -D > /dev/null 2>&1
+done
+sleep 1
+$IP netns exec cli $IPERF3 -c 10.0.2.2 -p 5201 -t $DURATION -O 2 --dscp 0 -J \
+	> $O/iperf_le0.json 2> $O/iperf_le0.err &
+pid0=$!
+$IP netns exec cli $IPERF3 -c 10.0.2.2 -p 5202 -t $DURATION -O 2 --dscp 1 -J \
+	> $O/iperf_le1.json 2> $O/iperf_le1.err &
+pid1=$!
+$IP netns exec cli $IPERF3 -c 10.0.2.2 -p 5203 -u -b 64k -l 200 -t $DURATION --dscp 45 -J \
+	> $O/iperf_le2.json 2> $O/iperf_le2.err &
+pid2=$!
+wait $pid0 $pid1 $pid2
+step stats_le_j $L stats -j
+step stats_le $L stats
+step del_le $R qdisc del dev srv_r root
+step unload_le $L unload
 # Overload: a limit of 100 packets and a UDP flood at five times the shaped rate; the flood's
 # flow loses packets from its head (overload drops, the victim class chosen by overload class).
 step load_small $L load limit 100 flows 64 drop_batch 16 bandwidth ${RATE}kbit overload class

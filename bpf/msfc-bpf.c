@@ -277,7 +277,37 @@ static int find_map(const char *name)
 	return -1;
 }
 
-/* "wifi", "46:2,cs1:0", "wifi,cs6:1": as tc's msfc parses dscp_map */
+/* A map entry: "2" (a class), "2+nqb" (NQB flows of class 2) or "le" (the least-effort
+ * lane), as TC_MSFC_DSCP_* encodes them (docs/algorithm.md, "LE and NQB")
+ */
+static int get_map_entry(__u8 *e, const char *arg)
+{
+	static const char nqb[] = "+nqb";
+	size_t n = strlen(arg), k = sizeof(nqb) - 1;
+	char num[24];
+	__u64 cls;
+
+	if (strcasecmp(arg, "le") == 0) {
+		*e = TC_MSFC_DSCP_LE;
+		return 0;
+	}
+	if (n > k && strcasecmp(arg + n - k, nqb) == 0) {
+		if (n - k >= sizeof(num))
+			return -1;
+		memcpy(num, arg, n - k);
+		num[n - k] = '\0';
+		if (get_u64(&cls, num) || cls >= TC_MSFC_MAX_PRIOS)
+			return -1;
+		*e = TC_MSFC_DSCP_NQB + cls;
+		return 0;
+	}
+	if (get_u64(&cls, arg) || cls >= TC_MSFC_MAX_PRIOS)
+		return -1;
+	*e = cls;
+	return 0;
+}
+
+/* "wifi", "46:2,cs1:0", "wifi,cs6:1", "le:le,nqb:1+nqb": as tc's msfc parses dscp_map */
 static int parse_dscp_map(__u8 *map, char *arg)
 {
 	char *tok, *save = NULL;
@@ -287,7 +317,7 @@ static int parse_dscp_map(__u8 *map, char *arg)
 	for (tok = strtok_r(arg, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		char *colon = strchr(tok, ':');
 		unsigned int dscp;
-		__u64 cls;
+		__u8 entry;
 
 		if (!colon && first && find_map(tok) >= 0) {
 			memcpy(map, dscp_maps[find_map(tok)].map, TC_MSFC_DSCP_MAP_LEN);
@@ -295,21 +325,21 @@ static int parse_dscp_map(__u8 *map, char *arg)
 			continue;
 		}
 		if (!colon && first)
-			return fail("dscp_map \"%s\" is neither a map name (%s) nor a DSCP:CLASS entry (e.g. ef:2)",
+			return fail("dscp_map \"%s\" is neither a map name (%s) nor a DSCP:CLASS entry (e.g. ef:2, nqb:1+nqb, le:le)",
 				    tok, TC_MSFC_DSCP_MAP_NAMES);
 		first = false;
 		if (!colon)
 			return fail("dscp_map entry \"%s\" is not DSCP:CLASS (e.g. ef:2)%s", tok, "");
 		*colon = '\0';
 		if (get_dscp(&dscp, tok))
-			return fail("\"%s\" is not a DSCP: use 0..63 or a name such as ef, af41, cs1, le%s",
+			return fail("\"%s\" is not a DSCP: use 0..63 or a name such as ef, af41, cs1, le, nqb%s",
 				    tok, "");
-		if (get_u64(&cls, colon + 1) || cls >= TC_MSFC_MAX_PRIOS) {
-			fprintf(stderr, "%s: " TC_MSFC_DSCP_MAP_MSG ", got \"%s\" for DSCP %u\n", prog,
-				colon + 1, dscp);
+		if (get_map_entry(&entry, colon + 1)) {
+			fprintf(stderr, "%s: " TC_MSFC_DSCP_MAP_MSG ", got \"%s\" for DSCP %u (write a class as 2, with nqb as 1+nqb, the lane as le)\n",
+				prog, colon + 1, dscp);
 			return -1;
 		}
-		map[dscp] = cls;
+		map[dscp] = entry;
 	}
 	return 0;
 }
@@ -357,12 +387,14 @@ static void usage(void)
 		"                [ auto off|unmarked|all ]\n"
 		"                [ quanta BYTES,BYTES... | quanta ratio ] [ overhead BYTES ] [ mpu BYTES ]\n"
 		"                [ noatm | atm | ptm ] [ raw ] [ ingress | egress ] [ diffserv3 | diffserv4 ]\n"
-		"                [ dscp_map { MAP | [MAP,]DSCP:CLASS[,...] } ] [ bandwidth RATE ]\n"
+		"                [ dscp_map { MAP | [MAP,]DSCP:ENTRY[,...] } ] [ bandwidth RATE ]\n"
 		"       %s check [ the parameters of load ]   (validate only, load nothing)\n"
 		"       %s stats [ -j ]\n"
 		"       %s unload\n"
 		"Then: tc qdisc add dev DEV root " MSFC_BPF_NAME "\n"
-		"The parameters are tc's for msfc (man tc-msfc); quantum defaults to %d bytes.\n",
+		"The parameters are tc's for msfc (man tc-msfc); quantum defaults to %d bytes.\n"
+		"A dscp_map ENTRY is a class (2), a class of NQB flows (2+nqb) or le, the\n"
+		"least-effort lane (dscp_map le:le,nqb:1+nqb).\n",
 		prog, prog, prog, prog, DEFAULT_QUANTUM);
 }
 
@@ -567,6 +599,29 @@ static __u32 link_len(__u32 len, __u32 netoff, const struct args *a)
 	return l;
 }
 
+/* the DSCPs whose entry has @flag (with NQB: and their classes), if any */
+static void print_dscps(const char *what, const struct msfc_bpf_cfg *cfg, __u8 flag)
+{
+	bool any = false;
+	__u32 d;
+
+	for (d = 0; d < TC_MSFC_DSCP_MAP_LEN; d++) {
+		__u8 e = cfg->dscp_map[d];
+
+		if (!(e & flag) || (flag == TC_MSFC_DSCP_NQB && (e & TC_MSFC_DSCP_LE)))
+			continue;
+		if (any)
+			printf(", %u", d);
+		else
+			printf("%s: %s: DSCP %u", prog, what, d);
+		if (flag == TC_MSFC_DSCP_NQB)
+			printf(" (class %u)", e & TC_MSFC_DSCP_CLASS_MASK);
+		any = true;
+	}
+	if (any)
+		printf("\n");
+}
+
 /* what load and check print: the configuration as derived from the parameters */
 static void describe(const char *what, const struct msfc_bpf_cfg *cfg, const __u64 *val,
 		     __u64 bandwidth, __u32 weights)
@@ -588,6 +643,8 @@ static void describe(const char *what, const struct msfc_bpf_cfg *cfg, const __u
 	       cfg->boost == 2 ? "across" : cfg->boost ? "on" : "off",
 	       cfg->order ? "priority" : "round", weights ? "exact" : "rounded",
 	       cfg->inversion ? "prevent" : "allow");
+	print_dscps("least-effort lane", cfg, TC_MSFC_DSCP_LE);
+	print_dscps("NQB flows", cfg, TC_MSFC_DSCP_NQB);
 }
 
 /* check_only: validate and derive as load does, print the result, load nothing (no
@@ -679,8 +736,13 @@ static int load(int argc, char **argv, bool check_only)
 		return fail("%s%s", TC_MSFC_CLASS_QUANTUM_MSG, "");
 	if (err)
 		return fail("%s%s", TC_MSFC_EXACT_WEIGHTS_MSG, "");
-	for (p = 0; p < TC_MSFC_DSCP_MAP_LEN; p++)
-		cfg.dscp_map[p] = a->map[p] < cfg.prios ? a->map[p] : cfg.prios - 1;
+	/* the class of an entry is clamped to prios - 1, its NQB flag kept; le is no class */
+	for (p = 0; p < TC_MSFC_DSCP_MAP_LEN; p++) {
+		__u8 e = a->map[p], c = e & TC_MSFC_DSCP_CLASS_MASK;
+
+		cfg.dscp_map[p] = e & TC_MSFC_DSCP_LE ? TC_MSFC_DSCP_LE :
+				  (c < cfg.prios ? c : cfg.prios - 1) | (e & TC_MSFC_DSCP_NQB);
+	}
 	cfg.packets = (cfg.limit < MSFC_BPF_MAX_PACKETS ? cfg.limit : MSFC_BPF_MAX_PACKETS) + 1;
 	if (check_only) {
 		describe("valid configuration of", &cfg, val, bandwidth, weights);
@@ -693,10 +755,11 @@ static int load(int argc, char **argv, bool check_only)
 	skel = msfc_bpf__open();
 	if (!skel)
 		return fail("cannot open the BPF object: %s%s", strerror(errno), "");
-	bpf_map__set_max_entries(skel->maps.msfc_flows, cfg.prios * cfg.flows);
+	/* the classes' flows, then the least-effort lane's */
+	bpf_map__set_max_entries(skel->maps.msfc_flows, (cfg.prios + 1) * cfg.flows);
 	bpf_map__set_max_entries(skel->maps.msfc_pkts, cfg.packets);
 	bpf_map__set_max_entries(skel->maps.msfc_hosts,
-				 cfg.isolate ? 2 * cfg.prios * cfg.flows : 1);
+				 cfg.isolate ? 2 * (cfg.prios + 1) * cfg.flows : 1);
 	err = msfc_bpf__load(skel);
 	if (err) {
 		fprintf(stderr, "%s: the kernel refused the BPF qdisc (%s); it needs Linux >= 6.16 with CONFIG_NET_SCH_BPF=y and BTF; the verifier's log is above\n",
@@ -755,12 +818,16 @@ static int stats(bool json)
 		if (bpf_map_lookup_elem(fd, &k, &s[k]))
 			return fail("cannot read %s: %s", PIN_STATS, strerror(errno));
 	if (json) {
+		/* the classes, the qdisc, the least-effort lane */
 		printf("{\"prios\":%u,\"classes\":[", prios);
-		for (k = 0; k <= prios; k++) {
-			const struct msfc_bpf_stats *c = &s[k == prios ? MSFC_BPF_STATS_QDISC : k];
+		for (k = 0; k <= prios + 1; k++) {
+			const struct msfc_bpf_stats *c = &s[k == prios ? MSFC_BPF_STATS_QDISC :
+							    k > prios ? MSFC_BPF_STATS_LANE : k];
 
 			if (k == prios)
 				printf("],\"qdisc\":");
+			else if (k > prios)
+				printf(",\"lane\":");
 			else if (k)
 				printf(",");
 			printf("{\"enqueued\":%llu,\"enqueued_bytes\":%llu,\"dequeued\":%llu,\"dequeued_bytes\":%llu,"
@@ -773,6 +840,7 @@ static int stats(bool json)
 			       (unsigned long long)c->overmemory_drops,
 			       (unsigned long long)c->store_drops, c->qlen, c->backlog,
 			       c->active_flows);
+			printf(",\"nqb_demotions\":%llu", (unsigned long long)c->nqb_demotions);
 			if (k == prios)
 				printf(",\"overload_events\":%llu,\"throttled\":%llu,\"memory_usage\":%u,"
 				       "\"auto_promotions\":%llu,\"auto_demotions\":%llu",
@@ -787,20 +855,24 @@ static int stats(bool json)
 	}
 	printf("%-6s %12s %14s %12s %14s %10s %10s %8s %8s\n", "class", "enqueued", "bytes",
 	       "dequeued", "bytes", "codel_drop", "overload", "qlen", "flows");
-	for (k = 0; k <= prios; k++) {
-		const struct msfc_bpf_stats *c = &s[k == prios ? MSFC_BPF_STATS_QDISC : k];
+	/* the classes, the least-effort lane, the qdisc */
+	for (k = 0; k <= prios + 1; k++) {
+		const struct msfc_bpf_stats *c = &s[k == prios ? MSFC_BPF_STATS_LANE :
+						    k > prios ? MSFC_BPF_STATS_QDISC : k];
 		char name[8];
 
 		snprintf(name, sizeof(name), "%u", k);
 		printf("%-6s %12llu %14llu %12llu %14llu %10llu %10llu %8u %8u\n",
-		       k == prios ? "total" : name, (unsigned long long)c->enq_packets,
+		       k == prios ? "le" : k > prios ? "total" : name,
+		       (unsigned long long)c->enq_packets,
 		       (unsigned long long)c->enq_bytes, (unsigned long long)c->deq_packets,
 		       (unsigned long long)c->deq_bytes, (unsigned long long)c->codel_drops,
 		       (unsigned long long)c->overload_drops, c->qlen, c->active_flows);
 	}
-	printf("auto: %llu promotions, %llu demotions\n",
+	printf("auto: %llu promotions, %llu demotions; NQB flows moved by queue protection: %llu\n",
 	       (unsigned long long)s[MSFC_BPF_STATS_QDISC].auto_promotions,
-	       (unsigned long long)s[MSFC_BPF_STATS_QDISC].auto_demotions);
+	       (unsigned long long)s[MSFC_BPF_STATS_QDISC].auto_demotions,
+	       (unsigned long long)s[MSFC_BPF_STATS_QDISC].nqb_demotions);
 	printf("overload events %llu, of the drops over memory_limit %llu, store full %llu, shaper deferrals %llu, memory %u bytes\n",
 	       (unsigned long long)s[MSFC_BPF_STATS_QDISC].overload_events,
 	       (unsigned long long)s[MSFC_BPF_STATS_QDISC].overmemory_drops,

@@ -13,6 +13,14 @@
  * loses up to half of them (drop_batch packets at most) from its head.  An
  * optional shaper (bandwidth) gates the dequeue as the module's does.
  *
+ * LE and NQB (docs/algorithm.md, "LE and NQB"): a DSCP map entry le sends a
+ * packet to the least-effort lane, one more class record after the classes
+ * with its own flows and inner DRR, outside the class round: it is served
+ * only when the classes have nothing to send, and the overload drop takes
+ * from it first.  An entry <class>+nqb makes the packet's flow an NQB flow
+ * of its class: on the class's NQB list, served ahead of its other flows
+ * while it holds at most a quantum of bytes and within one quantum a round.
+ *
  * Storage.  BPF qdiscs keep their state in maps.  The packets are held in a
  * store, an array map whose entries hold an sk_buff kptr, the index of the
  * next packet of the same flow and the packet's length, truesize and
@@ -56,6 +64,12 @@ char LICENSE[] SEC("license") = "GPL";
 #define MAX_STEPS	4096
 /* memory_limit: rounds of overload drops per enqueue */
 #define MAX_OVERLOAD_ROUNDS 64
+/* Class records: the classes 0 .. prios - 1, then the least-effort lane at
+ * index prios (so at most index 16); a power of two, to bound indices by a
+ * mask the verifier follows.
+ */
+#define CLS_SLOTS	(2 * MSFC_BPF_MAX_PRIOS)
+#define CLS_MASK	(CLS_SLOTS - 1)
 
 struct msfc_pkt {
 	struct sk_buff __kptr * skb;
@@ -70,7 +84,7 @@ struct msfc_pkt {
 struct msfc_flowq {
 	__u32 head;		/* store indices */
 	__u32 tail;
-	__u32 next;		/* next active flow of the class */
+	__u32 next;		/* next flow on the class's list */
 	__u32 backlog;
 	__u32 qlen;
 	__u32 active;
@@ -79,7 +93,10 @@ struct msfc_flowq {
 	__u32 count;
 	__u32 lastcount;
 	__u32 dropping;
-	__u32 sparse;		/* boost across: left the new flows, deficit kept */
+	__u32 sparse;		/* left the new (boost across) or NQB flows, deficit kept */
+	__u32 nqb;		/* on its class's NQB list */
+	__u32 stamp;		/* the class's refills when it last got a quantum as NQB */
+	__u32 prev;		/* NQB list: previous flow, NIL at its head */
 	__u32 src;		/* isolate: host slots since activation */
 	__u32 dst;
 	/* auto, in the home class's records: the flow slot's state */
@@ -107,6 +124,10 @@ struct msfc_class {
 	__u32 tail;
 	__u32 nhead;		/* boost on: flows that became active */
 	__u32 ntail;
+	__u32 qhead;		/* NQB flows, served first (doubly linked) */
+	__u32 qtail;
+	__u32 nqb_flows;	/* flows on the NQB list */
+	__u32 refills;		/* refills of flows not on the NQB list, mod 2^32 */
 	__u32 next;		/* next active class */
 	__u32 active;
 	__u32 qlen;
@@ -116,7 +137,7 @@ struct msfc_class {
 
 struct msfc_state {
 	struct msfc_bpf_cfg cfg;
-	struct msfc_class cls[MSFC_BPF_MAX_PRIOS];
+	struct msfc_class cls[CLS_SLOTS];	/* the classes, the lane at prios */
 	__u32 chead;		/* active classes */
 	__u32 ctail;
 	__u32 free_head;	/* free store entries */
@@ -141,7 +162,9 @@ struct msfc_state {
 	__u32 crefills;
 	__u32 frefills;
 	__u32 sk_i;
+	__u32 sk_n;
 	__u32 ax_c;		/* boost across: next class to try, NIL when done */
+	__u32 ax_ok;		/* boost across: class ax_c passed the borrowing test */
 	__u32 cv_victim;	/* overload class: the fullest class so far */
 	__u32 perturbation;	/* isolate: keys the host hash */
 	__u64 ov_weight;	/* overload, isolate: the largest bytes x load so far */
@@ -162,7 +185,9 @@ struct {
 	__type(value, struct msfc_bpf_stats);
 } msfc_stats SEC(".maps");
 
-/* sizes set by the loader: prios x flows, and the store's packets */
+/* sizes set by the loader: (prios + 1) x flows (the lane's flows last), and
+ * the store's packets
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 3 * 1024);
@@ -177,7 +202,7 @@ struct {
 	__type(value, struct msfc_pkt);
 } msfc_pkts SEC(".maps");
 
-/* isolate: 2 x prios x flows entries (sized by the loader; 1 with isolate flow) */
+/* isolate: 2 x (prios + 1) x flows entries (sized by the loader; 1 with isolate flow) */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
@@ -200,6 +225,18 @@ static __always_inline struct msfc_pkt *pkt_at(__u32 i)
 static __always_inline struct msfc_bpf_stats *stats_at(__u32 i)
 {
 	return bpf_map_lookup_elem(&msfc_stats, &i);
+}
+
+/* Class record @c: a class, or the least-effort lane (index prios). */
+static __always_inline struct msfc_class *cls_at(__u32 c)
+{
+	return &st.cls[c & CLS_MASK];
+}
+
+/* The counters of class record @c: a class's entry, or the lane's. */
+static __always_inline struct msfc_bpf_stats *class_stats(__u32 c)
+{
+	return stats_at(c < st.cfg.prios ? c : MSFC_BPF_STATS_LANE);
 }
 
 static __always_inline __u32 codel_now(void)
@@ -331,6 +368,74 @@ static __always_inline void shaper_wake(void)
 	}
 }
 
+/* ---- flow lists ---- */
+
+/* Flow @fi (@f) joins the tail of the singly linked list @head .. @tail (the
+ * old or the new flows of a class).
+ */
+static __always_inline void chain_append(__u32 *head, __u32 *tail, __u32 fi,
+					 struct msfc_flowq *f)
+{
+	struct msfc_flowq *t;
+
+	f->next = NIL;
+	if (*tail == NIL) {
+		*head = fi;
+	} else {
+		t = flow_at(*tail);
+		if (t)
+			t->next = fi;
+	}
+	*tail = fi;
+}
+
+/* The NQB list of a class (docs/algorithm.md, "LE and NQB") is doubly linked:
+ * queue protection takes a flow out of its middle at once, with no search.
+ * Both return 0, or -1 if a map lookup failed.
+ */
+static __always_inline int nqb_append(struct msfc_class *cl, __u32 fi, struct msfc_flowq *f)
+{
+	struct msfc_flowq *t;
+
+	f->next = NIL;
+	f->prev = cl->qtail;
+	if (cl->qtail == NIL) {
+		cl->qhead = fi;
+	} else {
+		t = flow_at(cl->qtail);
+		if (!t)
+			return -1;
+		t->next = fi;
+	}
+	cl->qtail = fi;
+	return 0;
+}
+
+static __always_inline int nqb_remove(struct msfc_class *cl, struct msfc_flowq *f)
+{
+	struct msfc_flowq *t;
+
+	if (f->prev == NIL) {
+		cl->qhead = f->next;
+	} else {
+		t = flow_at(f->prev);
+		if (!t)
+			return -1;
+		t->next = f->next;
+	}
+	if (f->next == NIL) {
+		cl->qtail = f->prev;
+	} else {
+		t = flow_at(f->next);
+		if (!t)
+			return -1;
+		t->prev = f->prev;
+	}
+	f->next = NIL;
+	f->prev = NIL;
+	return 0;
+}
+
 /* ---- flow queues ---- */
 
 /* Takes the head packet off flow @f of class @c (codel's dequeue_func):
@@ -338,7 +443,7 @@ static __always_inline void shaper_wake(void)
  */
 static __always_inline __u32 flow_pop(struct Qdisc *sch, struct msfc_flowq *f, __u32 c)
 {
-	struct msfc_class *cl = &st.cls[c & (MSFC_BPF_MAX_PRIOS - 1)];
+	struct msfc_class *cl = cls_at(c);
 	__u32 i = f->head;
 	struct msfc_pkt *p;
 
@@ -363,7 +468,7 @@ static __always_inline __u32 flow_pop(struct Qdisc *sch, struct msfc_flowq *f, _
 /* Frees a packet taken off its flow: dropped by CoDel (dequeue side). */
 static __always_inline void drop_popped(struct Qdisc *sch, __u32 i, __u32 c)
 {
-	struct msfc_bpf_stats *cs = stats_at(c), *qs = stats_at(MSFC_BPF_STATS_QDISC);
+	struct msfc_bpf_stats *cs = class_stats(c), *qs = stats_at(MSFC_BPF_STATS_QDISC);
 	struct msfc_pkt *p = pkt_at(i);
 	struct sk_buff *skb;
 
@@ -739,16 +844,27 @@ static __always_inline void skip_class_rounds(void)
 	}
 }
 
-/* The same for the flows of class @cl (msfc_skip_flow_rounds(), isolate flow). */
+/* The same for the flows of class @cl (msfc_skip_flow_rounds()): the rounds
+ * of its old flows, or of its NQB flows when it has no other flow.  Such a
+ * round refills every flow of the list once and leaves the list in its
+ * order; the old flows' refills advance the class's refill counter, an NQB
+ * flow's refill (with no other flow it always stays NQB) sets its stamp to
+ * the counter.  NQB flows beside other flows are not skipped: each of their
+ * refills may move one to the old flows, so the next refills are not rounds.
+ */
 static __noinline void skip_flow_rounds(struct msfc_class *cl, __u32 c)
 {
+	bool nqb = cl->qhead != NIL;
 	struct msfc_flowq *f;
 	struct msfc_host *h;
 	__u64 r, q, rh;
 	int j;
 
+	if (nqb && cl->nqb_flows != cl->active_flows)
+		return;
 	st.sk_k = ~0ULL;
-	st.sk_i = cl->head;
+	st.sk_n = 0;
+	st.sk_i = nqb ? cl->qhead : cl->head;
 	bpf_for(j, 0, st.cfg.flows) {
 		if (st.sk_i == NIL)
 			break;
@@ -769,11 +885,12 @@ static __noinline void skip_flow_rounds(struct msfc_class *cl, __u32 c)
 		}
 		if (r < st.sk_k)
 			st.sk_k = r;
+		st.sk_n++;
 		st.sk_i = f->next;
 	}
 	if (st.sk_k < 2 || st.sk_k == ~0ULL)
 		return;
-	st.sk_i = cl->head;
+	st.sk_i = nqb ? cl->qhead : cl->head;
 	bpf_for(j, 0, st.cfg.flows) {
 		if (st.sk_i == NIL)
 			break;
@@ -790,14 +907,18 @@ static __noinline void skip_flow_rounds(struct msfc_class *cl, __u32 c)
 			if (h)
 				host_add(h, (st.sk_k - 1) * q);
 		}
+		if (nqb)
+			f->stamp = cl->refills;
 		st.sk_i = f->next;
 	}
+	if (!nqb)
+		cl->refills += (__u32)((st.sk_k - 1) * st.sk_n);
 }
 
 static __always_inline void update_gauges(struct Qdisc *sch, __u32 c)
 {
-	struct msfc_bpf_stats *cs = stats_at(c), *qs = stats_at(MSFC_BPF_STATS_QDISC);
-	struct msfc_class *cl = &st.cls[c & (MSFC_BPF_MAX_PRIOS - 1)];
+	struct msfc_bpf_stats *cs = class_stats(c), *qs = stats_at(MSFC_BPF_STATS_QDISC);
+	struct msfc_class *cl = cls_at(c);
 
 	if (cs) {
 		cs->qlen = cl->qlen;
@@ -915,7 +1036,9 @@ __noinline __u32 class_victim(__u32 bytes)
  * lowest index) over all classes (overload flow) or inside the class
  * class_victim() picks (overload class) loses packets from its head until
  * half of its bytes or drop_batch packets are gone (msfc_overload_drop(),
- * isolate flow).  Returns the packets dropped.
+ * isolate flow).  While the least-effort lane holds a packet the victim is
+ * the lane's fattest flow, whatever overload is.  Returns the packets
+ * dropped.
  */
 static __noinline __u32 overload_drop(struct Qdisc *sch, struct bpf_sk_buff_ptr *to_free,
 				      bool over_memory)
@@ -931,7 +1054,10 @@ static __noinline __u32 overload_drop(struct Qdisc *sch, struct bpf_sk_buff_ptr 
 
 	__u32 start = 0;
 
-	if (st.cfg.overload == TC_MSFC_OVERLOAD_CLASS) {
+	if (cls_at(st.cfg.prios)->qlen) {
+		start = st.cfg.prios * st.cfg.flows;
+		n = start + st.cfg.flows;
+	} else if (st.cfg.overload == TC_MSFC_OVERLOAD_CLASS) {
 		start = class_victim(sch->q.qlen <= st.cfg.limit) * st.cfg.flows;
 		n = start + st.cfg.flows;
 	}
@@ -965,7 +1091,7 @@ static __noinline __u32 overload_drop(struct Qdisc *sch, struct bpf_sk_buff_ptr 
 	f = flow_at(st.ov_victim);
 	if (!f || !st.cfg.flows)
 		return 0;
-	c = (st.ov_victim / st.cfg.flows) & (MSFC_BPF_MAX_PRIOS - 1);
+	c = (st.ov_victim / st.cfg.flows) & CLS_MASK;
 	st.ov_len = 0;
 	st.ov_dropped = 0;
 	bpf_for(j, 0, st.cfg.drop_batch) {
@@ -987,7 +1113,7 @@ static __noinline __u32 overload_drop(struct Qdisc *sch, struct bpf_sk_buff_ptr 
 		if (skb)
 			bpf_qdisc_skb_drop(skb, to_free);
 		shaper_drop(p);
-		cl = &st.cls[c];
+		cl = cls_at(c);
 		st.ov_len += p->len;
 		f->backlog -= p->len;
 		f->qlen--;
@@ -1002,7 +1128,7 @@ static __noinline __u32 overload_drop(struct Qdisc *sch, struct bpf_sk_buff_ptr 
 	dropped = st.ov_dropped;
 	sch->qstats.drops += dropped;
 	sch->qstats.overlimits += dropped;
-	cs = stats_at(c);
+	cs = class_stats(c);
 	qs = stats_at(MSFC_BPF_STATS_QDISC);
 	if (cs) {
 		cs->overload_drops += dropped;
@@ -1028,24 +1154,31 @@ int BPF_PROG(msfc_enqueue, struct sk_buff *skb, struct Qdisc *sch,
 	__u32 len = ((struct qdisc_skb_cb *)skb->cb)->pkt_len, truesize = skb->truesize;
 	struct msfc_bpf_stats *cs, *qs;
 	struct msfc_class *cl;
-	struct msfc_flowq *f, *t;
+	struct msfc_flowq *f;
 	struct msfc_pkt *p;
-	__u32 c, fidx, idx, i, hsrc = 0, hdst = 0, now;
-	bool over, is_auto;
+	__u32 c, fidx, idx, i, hsrc = 0, hdst = 0, now, entry;
+	bool over, is_auto, nqb = false;
 	int ds, j;
 
 	ds = skb_dsfield(skb);
-	c = st.cfg.dscp_map[(ds < 0 ? 0 : ds >> 2) & 63] & (MSFC_BPF_MAX_PRIOS - 1);
+	entry = st.cfg.dscp_map[(ds < 0 ? 0 : ds >> 2) & 63];
 	fidx = ds < 0 ? 0 : ((__u64)bpf_skb_get_hash(skb) * st.cfg.flows) >> 32;
 	now = codel_now();
 	/* auto: an IP packet (unmarked: of DSCP 0) takes its slot's level */
 	is_auto = st.cfg.auto_mode != TC_MSFC_AUTO_OFF && ds >= 0 &&
 		  (st.cfg.auto_mode == TC_MSFC_AUTO_ALL || !(ds >> 2));
-	if (is_auto)
+	if (is_auto) {
 		c = auto_class(fidx, now);
+	} else if (entry & TC_MSFC_DSCP_LE) {
+		/* the least-effort lane: the class record after the classes */
+		c = st.cfg.prios & CLS_MASK;
+	} else {
+		c = entry & TC_MSFC_DSCP_CLASS_MASK;
+		nqb = entry & TC_MSFC_DSCP_NQB;
+	}
 	idx = c * st.cfg.flows + fidx;
 	f = flow_at(idx);
-	cs = stats_at(c);
+	cs = class_stats(c);
 	qs = stats_at(MSFC_BPF_STATS_QDISC);
 	if (!f || !cs || !qs)
 		goto drop;
@@ -1083,7 +1216,7 @@ int BPF_PROG(msfc_enqueue, struct sk_buff *skb, struct Qdisc *sch,
 	f->tail = i;
 	f->backlog += len;
 	f->qlen++;
-	cl = &st.cls[c];
+	cl = cls_at(c);
 	cl->qlen++;
 	cl->backlog += len;
 	cs->enq_packets++;
@@ -1093,25 +1226,18 @@ int BPF_PROG(msfc_enqueue, struct sk_buff *skb, struct Qdisc *sch,
 	if (!f->active) {
 		f->active = 1;
 		f->next = NIL;
-		if (st.cfg.boost) {
+		if (nqb) {
+			/* an NQB packet: its flow is served ahead of the class's
+			 * other flows while it stays shallow
+			 */
+			f->nqb = 1;
+			cl->nqb_flows++;
+			nqb_append(cl, idx, f);
+		} else if (st.cfg.boost) {
 			/* boost on: served first, for one quantum */
-			if (cl->ntail == NIL) {
-				cl->nhead = idx;
-			} else {
-				t = flow_at(cl->ntail);
-				if (t)
-					t->next = idx;
-			}
-			cl->ntail = idx;
+			chain_append(&cl->nhead, &cl->ntail, idx, f);
 		} else {
-			if (cl->tail == NIL) {
-				cl->head = idx;
-			} else {
-				t = flow_at(cl->tail);
-				if (t)
-					t->next = idx;
-			}
-			cl->tail = idx;
+			chain_append(&cl->head, &cl->tail, idx, f);
 		}
 		if (st.cfg.isolate != TC_MSFC_ISOLATE_FLOW) {
 			struct msfc_host *h;
@@ -1130,20 +1256,35 @@ int BPF_PROG(msfc_enqueue, struct sk_buff *skb, struct Qdisc *sch,
 		}
 		cl->active_flows++;
 		st.active_flows++;
-		/* boost across: a flow that left from the new flows comes
-		 * back with the deficit it left with
+		/* boost across: a flow that left from the new flows (or the
+		 * NQB flows) comes back with the deficit it left with
 		 */
-		if (!f->sparse)
+		if (!f->sparse) {
 			f->deficit = flow_quantum(f, c);
+			f->stamp = cl->refills;
+		}
 		f->sparse = 0;
 	}
-	if (!cl->active) {
+	/* queue protection: an NQB flow holding more than a quantum of bytes
+	 * (this packet included) goes behind the old flows, until it is
+	 * found empty
+	 */
+	if (f->nqb && f->backlog > st.cfg.quantum) {
+		nqb_remove(cl, f);
+		f->nqb = 0;
+		cl->nqb_flows--;
+		chain_append(&cl->head, &cl->tail, idx, f);
+		cs->nqb_demotions++;
+		qs->nqb_demotions++;
+	}
+	/* the lane is not in the outer DRR */
+	if (!cl->active && c < st.cfg.prios) {
 		cl->active = 1;
 		cl->next = NIL;
 		if (st.ctail == NIL)
 			st.chead = c;
 		else
-			st.cls[st.ctail & (MSFC_BPF_MAX_PRIOS - 1)].next = c;
+			cls_at(st.ctail)->next = c;
 		st.ctail = c;
 		/* order priority: a class back in the round it took part in
 		 * keeps what it had left
@@ -1304,7 +1445,7 @@ struct sk_buff *BPF_PROG(msfc_dequeue, struct Qdisc *sch)
 	struct sk_buff *skb;
 	__u64 now = 0;
 	struct msfc_host *host;
-	bool fromnew, across;
+	bool fromnew, across, qn, lane;
 	__u32 enq, is_auto;
 	__u64 fq;
 	int n;
@@ -1327,18 +1468,31 @@ struct sk_buff *BPF_PROG(msfc_dequeue, struct Qdisc *sch)
 	 * flows that may still borrow sends a new flow's packet
 	 */
 	st.ax_c = st.cfg.boost == TC_MSFC_BOOST_ACROSS ? st.cfg.prios - 1 : NIL;
+	st.ax_ok = 0;
 	bpf_for(n, 0, MAX_STEPS) {
-		if (st.chead == NIL)
-			break;
-		across = st.ax_c != NIL;
-		if (across) {
+		/* the classes have nothing to send: the least-effort lane, its
+		 * inner DRR alone (no class deficit, no round)
+		 */
+		lane = st.chead == NIL;
+		across = !lane && st.ax_c != NIL;
+		if (lane) {
+			c = st.cfg.prios & CLS_MASK;
+		} else if (across) {
+			/* a class with NQB flows counts as one with new flows;
+			 * the borrowing limit is tested once, when the pass
+			 * comes to the class (its class quantum with inversion
+			 * prevent is that of the flows listed then), and the
+			 * class is served until its NQB and new flows are gone
+			 */
 			c = st.ax_c & (MSFC_BPF_MAX_PRIOS - 1);
 			cl = &st.cls[c];
-			if (cl->nhead == NIL || !may_borrow(c)) {
+			if ((cl->qhead == NIL && cl->nhead == NIL) || (!st.ax_ok && !may_borrow(c))) {
 				st.ax_c = c ? c - 1 : NIL;
+				st.ax_ok = 0;
 				st.frefills = 0;
 				continue;
 			}
+			st.ax_ok = 1;
 		} else if (st.cfg.order == TC_MSFC_ORDER_PRIORITY) {
 			c = priority_pick();
 			if (c == NIL) {
@@ -1348,8 +1502,8 @@ struct sk_buff *BPF_PROG(msfc_dequeue, struct Qdisc *sch)
 		} else {
 			c = st.chead;
 		}
-		cl = &st.cls[c & (MSFC_BPF_MAX_PRIOS - 1)];
-		if (!across && cl->deficit <= 0) {
+		cl = cls_at(c);
+		if (!lane && !across && cl->deficit <= 0) {
 			/* order round: refill, to the tail */
 			if (++st.crefills > st.cfg.prios) {
 				skip_class_rounds();
@@ -1365,10 +1519,16 @@ struct sk_buff *BPF_PROG(msfc_dequeue, struct Qdisc *sch)
 			st.frefills = 0;
 			continue;
 		}
-		/* the inner DRR: new flows first (boost on), then the old */
-		fromnew = cl->nhead != NIL;
-		fi = fromnew ? cl->nhead : cl->head;
+		/* the inner DRR: NQB flows first, then new flows (boost on),
+		 * then the old
+		 */
+		qn = cl->qhead != NIL;
+		fromnew = !qn && cl->nhead != NIL;
+		fi = qn ? cl->qhead : fromnew ? cl->nhead : cl->head;
 		if (fi == NIL) {
+			/* the lane is empty too: nothing to send */
+			if (lane)
+				break;
 			/* no flow left: the class leaves (order priority: it
 			 * keeps its deficit and round)
 			 */
@@ -1382,8 +1542,13 @@ struct sk_buff *BPF_PROG(msfc_dequeue, struct Qdisc *sch)
 		/* isolate: a flow sends only while its host has credit too */
 		host = st.cfg.isolate != TC_MSFC_ISOLATE_FLOW ? flow_host(f, c) : NULL;
 		if (f->deficit <= 0 || (host && host->deficit <= 0)) {
-			/* refill, to the tail of the old flows */
-			if (++st.frefills > cl->active_flows) {
+			/* refill, to the tail of the old flows (an NQB flow:
+			 * of the NQB flows, or of the old); rounds of refills
+			 * are skipped on the old flows, or on the NQB flows of
+			 * a class that has no other flows
+			 */
+			if (++st.frefills > cl->active_flows &&
+			    (!qn || cl->nqb_flows == cl->active_flows)) {
 				skip_flow_rounds(cl, c);
 				st.frefills = 0;
 			}
@@ -1392,11 +1557,49 @@ struct sk_buff *BPF_PROG(msfc_dequeue, struct Qdisc *sch)
 				f->deficit += fq;
 			if (host)
 				host_add(host, fq);
+			if (qn) {
+				/* an NQB flow keeps its place with its next
+				 * quantum once the class's other flows have
+				 * had as many refills since its last one as
+				 * there are of them (about a round); else it
+				 * becomes an old flow
+				 */
+				if (cl->refills - f->stamp >= cl->active_flows - cl->nqb_flows) {
+					f->stamp = cl->refills;
+					if (f->next != NIL &&
+					    (nqb_remove(cl, f) || nqb_append(cl, fi, f)))
+						break;
+					continue;
+				}
+				if (nqb_remove(cl, f))
+					break;
+				f->nqb = 0;
+				cl->nqb_flows--;
+				chain_append(&cl->head, &cl->tail, fi, f);
+				continue;
+			}
+			cl->refills++;
 			if ((fromnew || f->next != NIL) && flow_requeue(cl, fi, f, fromnew))
 				break;
 			continue;
 		}
 		i = codel_dequeue(sch, f, c);
+		if (i == NIL && qn) {
+			/* an emptied NQB flow leaves with what is left of
+			 * its deficit, as boost across's new flows do
+			 */
+			if (nqb_remove(cl, f))
+				break;
+			f->nqb = 0;
+			cl->nqb_flows--;
+			f->sparse = 1;
+			f->active = 0;
+			flow_leaves(f, c);
+			cl->active_flows--;
+			st.active_flows--;
+			update_gauges(sch, c);
+			continue;
+		}
 		if (i == NIL) {
 			/* boost across: an emptied new flow leaves, keeping
 			 * its deficit; boost on: it waits behind the old
@@ -1448,8 +1651,8 @@ struct sk_buff *BPF_PROG(msfc_dequeue, struct Qdisc *sch)
 	store_free(i, p);
 	if (!skb)
 		return NULL;
-	c &= MSFC_BPF_MAX_PRIOS - 1;
-	cl = &st.cls[c];
+	c &= CLS_MASK;
+	cl = cls_at(c);
 	f = flow_at(sel);
 	if (f && is_auto && st.cfg.auto_mode != TC_MSFC_AUTO_OFF && st.cfg.flows)
 		auto_dequeued(f, c, sel - c * st.cfg.flows, enq);
@@ -1461,8 +1664,10 @@ struct sk_buff *BPF_PROG(msfc_dequeue, struct Qdisc *sch)
 		if (host)
 			host->deficit -= (__s64)len << ISOLATE_SHIFT;
 	}
-	cl->deficit -= (__s64)len << (st.cfg.weights ? EXACT_SHIFT : 0);
-	cs = stats_at(c);
+	/* the lane has no class deficit */
+	if (c < st.cfg.prios)
+		cl->deficit -= (__s64)len << (st.cfg.weights ? EXACT_SHIFT : 0);
+	cs = class_stats(c);
 	qs = stats_at(MSFC_BPF_STATS_QDISC);
 	if (cs) {
 		cs->deq_packets++;
@@ -1482,7 +1687,7 @@ struct sk_buff *BPF_PROG(msfc_dequeue, struct Qdisc *sch)
 /* Empties the store and the lists (reset, and init). */
 static __always_inline void msfc_clear(struct Qdisc *sch, bool init)
 {
-	__u32 n = st.cfg.prios * st.cfg.flows, used = st.used, now, level, clean, last;
+	__u32 n = (st.cfg.prios + 1) * st.cfg.flows, used = st.used, now, level, clean, last;
 	struct msfc_flowq *f;
 	struct msfc_pkt *p;
 	struct sk_buff *skb;
@@ -1511,6 +1716,7 @@ static __always_inline void msfc_clear(struct Qdisc *sch, bool init)
 		f->head = NIL;
 		f->tail = NIL;
 		f->next = NIL;
+		f->prev = NIL;
 		f->level = level;
 		f->clean = clean;
 		f->last = last;
@@ -1536,17 +1742,21 @@ static __always_inline void msfc_clear(struct Qdisc *sch, bool init)
 	st.round = 1;
 	sch->q.qlen = 0;
 	sch->qstats.backlog = 0;
-	for (j = 0; j < MSFC_BPF_MAX_PRIOS; j++) {
-		struct msfc_class *cl = &st.cls[j];
+	/* the classes and the lane (index prios: no quantum) */
+	for (j = 0; j <= MSFC_BPF_MAX_PRIOS; j++) {
+		struct msfc_class *cl = cls_at(j);
 
 		__builtin_memset(cl, 0, sizeof(*cl));
-		cl->quantum = st.cfg.quanta[j];
+		cl->quantum = j < st.cfg.prios ? st.cfg.quanta[j & (MSFC_BPF_MAX_PRIOS - 1)] : 0;
 		cl->head = NIL;
 		cl->tail = NIL;
 		cl->nhead = NIL;
 		cl->ntail = NIL;
+		cl->qhead = NIL;
+		cl->qtail = NIL;
 		cl->next = NIL;
-		update_gauges(sch, j);
+		if (j <= st.cfg.prios)
+			update_gauges(sch, j);
 	}
 }
 

@@ -6,6 +6,10 @@
  * the module derives in msfc_change() (class quanta, CoDel times, the shaper's
  * ns per byte) and writes the result into the config map; the qdisc copies it
  * when it is created (tc qdisc add).
+ *
+ * The least-effort lane is a class record after the classes: index prios in
+ * the class records, the flow map (prios + 1) x flows and the host map
+ * 2 x (prios + 1) x flows entries.
  */
 #ifndef MSFC_BPF_H
 #define MSFC_BPF_H
@@ -16,9 +20,12 @@
 #define MSFC_BPF_CFG_MAGIC	0x6d736663u	/* "msfc": the loader wrote the config */
 /* The packet store holds at most this many packets (limit above it is capped). */
 #define MSFC_BPF_MAX_PACKETS	1048576u	/* 2^20 */
-/* Stats map: entries 0 .. 15 per class, MSFC_BPF_STATS_QDISC the whole qdisc. */
+/* Stats map: entries 0 .. 15 per class, MSFC_BPF_STATS_QDISC the whole qdisc,
+ * MSFC_BPF_STATS_LANE the least-effort lane (docs/algorithm.md, "LE and NQB").
+ */
 #define MSFC_BPF_STATS_QDISC	MSFC_BPF_MAX_PRIOS
-#define MSFC_BPF_STATS_ENTRIES	(MSFC_BPF_MAX_PRIOS + 1)
+#define MSFC_BPF_STATS_LANE	(MSFC_BPF_MAX_PRIOS + 1)
+#define MSFC_BPF_STATS_ENTRIES	(MSFC_BPF_MAX_PRIOS + 2)
 
 struct msfc_bpf_cfg {
 	__u32 magic;
@@ -51,7 +58,10 @@ struct msfc_bpf_cfg {
 	__u64 bandwidth;	/* bytes/s, 0: no shaper */
 	__u64 ns_per_byte;	/* 32.32 fixed point */
 	__u64 quanta[MSFC_BPF_MAX_PRIOS];	/* Q_p (weights exact: 2^-16 byte) */
-	__u8  dscp_map[64];	/* class of each DSCP, already clamped to prios - 1 */
+	/* per DSCP: its class, already clamped to prios - 1, with TC_MSFC_DSCP_NQB for an
+	 * NQB entry; or TC_MSFC_DSCP_LE, the least-effort lane
+	 */
+	__u8  dscp_map[64];
 };
 
 /* Per class (and, at MSFC_BPF_STATS_QDISC, for the qdisc) */
@@ -72,6 +82,7 @@ struct msfc_bpf_stats {
 	__u32 memory_usage;	/* qdisc: truesize held */
 	__u64 auto_promotions;	/* qdisc, auto: flow slots moved one class up */
 	__u64 auto_demotions;	/* qdisc, auto: moved down (or kept at 0) */
+	__u64 nqb_demotions;	/* NQB flows moved to the old flows by queue protection */
 };
 
 #endif

@@ -9,7 +9,12 @@ lock; it cannot move the BPF qdisc's clock, change its configuration in place or
 host slots.  A trace with no clock (T), no change (C), no host slots (isolate), no automatic
 classes (auto), no packet that comes CE-marked and no ce_threshold is driven; the CoDel target is set beyond
 any replay's duration, which is what a clock that never moves gives.  The outputs must equal
-the .expected files byte for byte.
+the .expected files byte for byte.  A version 7 trace's NQB packets (`E <c>n`) and packets of
+the least-effort lane (`E l`) are sent with DSCPs the loader's map makes NQB and LE.
+
+Beside them (traces()): the still variant of each other committed trace where it can be driven
+(no T lines, nothing from the first C on), of generated traces with the lane and NQB flows, and
+edge traces, each against the reference's decisions on the same lines, computed here.
 
     make -C bpf replay
 """
@@ -29,15 +34,23 @@ WORDS = ("prios", "flows", "quantum", "ratio", "limit", "drop_batch")
 MODES = ("overload", "weights", "inversion", "boost", "order")
 #: the loader's words for a trace whose clock never moves: CoDel never above its target
 STILL_CLOCK = ["target", "1000s", "interval", "2000s"]
-#: DSCP k -> class k (the packets carry their class as DSCP)
-DSCP_MAP = ["dscp_map", ",".join(f"{k}:{k}" for k in range(16))]
+#: the packets carry their trace class as DSCP (bpf/replay/msfc_bpf_replay.c): k for class k,
+#: 16 + k for an NQB packet of class k (`kn`), 32 for the least-effort lane (`l`)
+DSCP_MAP = [
+    "dscp_map",
+    ",".join(
+        [f"{k}:{k}" for k in range(16)] + [f"{16 + k}:{k}+nqb" for k in range(16)] + ["32:le"]
+    ),
+]
 
 
-def plan(trace: Path) -> tuple[list[str], int, list[str]] | str:
-    """(loader words, flows, E/D lines) of a trace the replay can drive, or why not."""
+def plan(text: str, still: bool = False) -> tuple[list[str], int, list[str]] | str:
+    """(loader words, flows, E/D lines) of a trace the replay can drive, or why not.  `still`:
+    the trace's still variant instead: its clock lines left out and only its operations
+    before its first change (C), the configuration of its header."""
     head: dict[str, str] = {}
     ops: list[str] = []
-    for raw in trace.read_text().splitlines():
+    for raw in text.splitlines():
         line = raw.split("#", 1)[0].strip()
         if not line:
             continue
@@ -45,8 +58,11 @@ def plan(trace: Path) -> tuple[list[str], int, list[str]] | str:
         if kind == "P":
             head = dict(w.split("=", 1) for w in rest)
         elif kind == "T":
-            return "its clock moves (T): the BPF qdisc's clock is the kernel's"
+            if not still:
+                return "its clock moves (T): the BPF qdisc's clock is the kernel's"
         elif kind == "C":
+            if still:
+                break
             return "it changes the configuration (C): the BPF qdisc copies it when created"
         elif kind == "E":
             # with a clock that never moves neither CoDel nor a threshold marks, so the ECN
@@ -65,7 +81,8 @@ def plan(trace: Path) -> tuple[list[str], int, list[str]] | str:
         return "isolate: the host slots are hashed from the addresses with a random key"
     if head.get("auto", "off") != "off":
         return "auto: the slots' levels follow the clock"
-    if head.get("ce_threshold", "off") != "off" or head.get("ecn", "0") != "0":
+    # without a clock CoDel never marks: ecn changes nothing in a still variant
+    if head.get("ce_threshold", "off") != "off" or (head.get("ecn", "0") != "0" and not still):
         return "ECN marking: the BPF qdisc cannot write packet data"
     known = {"version", "target", "interval", "ecn", "quanta", *WORDS, *MODES}
     if set(head) - known:
@@ -79,6 +96,18 @@ def plan(trace: Path) -> tuple[list[str], int, list[str]] | str:
     return words + STILL_CLOCK + DSCP_MAP, int(head.get("flows", 1024)), ops
 
 
+def still_text(text: str) -> str:
+    """A trace's still variant as a trace: no T lines, nothing from its first C on."""
+    out = []
+    for raw in text.splitlines():
+        kind = raw.split("#", 1)[0].split()[:1]
+        if kind == ["C"]:
+            break
+        if kind != ["T"]:
+            out.append(raw)
+    return "\n".join(out) + "\n"
+
+
 def compare(got: str, want: str) -> tuple[bool, str]:
     if got == want:
         return True, ""
@@ -89,41 +118,137 @@ def compare(got: str, want: str) -> tuple[bool, str]:
     return False, f"{len(g)} decisions, the reference {len(w)}"
 
 
-def traces() -> tuple[dict[str, tuple[list[str], int, list[str]]], dict[str, str]]:
-    """The committed traces a replay drives (name -> plan) and the others (name -> why not)."""
-    driven, skipped = {}, {}
+#: generated traces (python/msfc/model/vectors.py's random_trace()) with the least-effort lane
+#: and NQB flows (format version 7) whose still variant the replay drives, and the seeds tried
+GENERATED_LENQB = 24
+GENERATED_SEEDS = range(1, 5000)
+
+Plan = tuple[list[str], int, list[str], str]  # loader words, flows, E/D lines, the decisions
+
+
+def edge_traces() -> dict[str, str]:
+    """Still traces (no clock, no change) at the edges of the BPF qdisc's LE and NQB code,
+    name -> text: refills by the thousand (quantum 1 and 7, packets of up to 1500 bytes), so
+    that rounds are skipped on the NQB flows of a class that has no other flows, on the old
+    flows, and not while NQB flows share the class with others; and the lane at its largest
+    index (prios 16, its record after class 15) with NQB flows of class 15, a small limit whose
+    overload drops take the lane first, and order priority with boost across."""
+    import random  # noqa: PLC0415
+
+    out = {}
+    cases = (
+        ("edge-nqb-skip-2x8-q1", "prios=2 flows=8 quantum=1 ratio=2 limit=10240", 2, 8),
+        (
+            "edge-nqb-skip-3x4-q7-on",
+            "prios=3 flows=4 quantum=7 ratio=2 limit=10240 boost=on",
+            3,
+            4,
+        ),
+        (
+            "edge-lane-16x2-limit12",
+            "prios=16 flows=2 quantum=300 ratio=1 limit=12 drop_batch=3 order=priority "
+            "boost=across",
+            16,
+            2,
+        ),
+        ("edge-lane-1x4-limit8", "prios=1 flows=4 quantum=1514 ratio=2 limit=8", 1, 4),
+    )
+    for name, params, prios, flows in cases:
+        rng = random.Random(name)
+        lines = [f"# {name}: bpf/replay.py edge_traces()", f"P version=7 {params}"]
+        for phase in range(6):
+            # phase 0: NQB flows alone in the top class; then old flows join, then the lane
+            top = prios - 1
+            kinds = [f"{top}n"] + ([str(top)] if phase >= 1 else []) + (["l"] if phase >= 2 else [])
+            if phase >= 3 and prios > 1:
+                kinds += ["0", "0n"]
+            for _ in range(rng.randint(30, 80)):
+                if rng.random() < 0.55:
+                    k = rng.choice(kinds)
+                    f = rng.randrange(flows)
+                    size = rng.choice((64, 200, 700, 1500))
+                    lines.append(f"E {k} {f} {size} 0")
+                else:
+                    lines.append("D")
+            if phase in (2, 4):
+                lines += ["D"] * 40  # drain
+        out[name] = "\n".join(lines) + "\n"
+    return out
+
+
+def traces(generated: int = GENERATED_LENQB) -> tuple[dict[str, Plan], dict[str, str]]:
+    """The traces a replay drives (name -> plan with the reference's decisions) and the
+    committed ones it does not (name -> why not).
+
+    Driven: every committed trace that the replay can drive as it is, against its .expected;
+    the still variant (still_text()) of each other committed trace where that can be driven,
+    and of the first `generated` generated traces of format version 7 (the least-effort
+    lane and NQB packets in every mode), and the edge_traces(), against the reference's
+    decisions on the variant
+    (python/msfc/model/reference.py, run here).  A clock that never moves is what the
+    loader's target (STILL_CLOCK) gives the BPF qdisc, so CoDel acts in neither."""
+    from msfc.model import reference as ref  # noqa: PLC0415
+    from msfc.model import vectors  # noqa: PLC0415
+
+    def decisions(text: str) -> str:
+        return "".join(x + "\n" for x in ref.replay(text.splitlines()))
+
+    driven: dict[str, Plan] = {}
+    skipped: dict[str, str] = {}
     for t in sorted(VECTORS.glob("*.trace")):
-        p = plan(t)
-        if isinstance(p, str):
-            skipped[t.stem] = p
-        else:
-            driven[t.stem] = p
+        text = t.read_text()
+        p = plan(text)
+        if not isinstance(p, str):
+            driven[t.stem] = (*p, (VECTORS / f"{t.stem}.expected").read_text())
+            continue
+        skipped[t.stem] = p
+        s = plan(text, still=True)
+        if not isinstance(s, str) and s[2]:
+            driven[f"still-{t.stem}"] = (*s, decisions(still_text(text)))
+    for name, text in edge_traces().items():
+        s = plan(text)
+        if isinstance(s, str):
+            raise ValueError(f"{name}: {s}")
+        driven[name] = (*s, decisions(text))
+    n = 0
+    for seed in GENERATED_SEEDS:
+        if n == generated:
+            break
+        text = vectors.random_trace(seed)
+        if "version=7" not in text.splitlines()[1]:
+            continue
+        s = plan(text, still=True)
+        if isinstance(s, str) or not s[2]:
+            continue
+        driven[f"still-gen-{seed}"] = (*s, decisions(still_text(text)))
+        n += 1
     return driven, skipped
 
 
-def job_files(module: Path) -> dict[str, bytes]:
+def job_files(module: Path, generated: int = GENERATED_LENQB) -> dict[str, bytes]:
     """The guest's part: replay.sh as job/replay.sh, the module, each trace's plan."""
     job = {
         "job/replay.sh": (HERE / "replay.sh").read_bytes(),
         "job/msfc_bpf_replay.ko": module.read_bytes(),
     }
-    for name, (words, flows, ops) in traces()[0].items():
+    for name, (words, flows, ops, _) in traces(generated)[0].items():
         job[f"job/replay/{name}.words"] = (" ".join(words) + "\n").encode()
         job[f"job/replay/{name}.flows"] = f"{flows}\n".encode()
         job[f"job/replay/{name}.ops"] = ("\n".join(ops) + "\n").encode()
     return job
 
 
-def check(res, out: Path | None = None) -> tuple[list[tuple[str, bool, str]], dict]:
+def check(
+    res, out: Path | None = None, generated: int = GENERATED_LENQB
+) -> tuple[list[tuple[str, bool, str]], dict]:
     """[(name, ok, detail)] of a boot that ran replay.sh, and a summary."""
     sys.path.insert(0, str(TOP / "kernel"))
     from scripts import splats  # noqa: PLC0415
 
-    driven, skipped = traces()
+    driven, skipped = traces(generated)
     rows = []
-    for name, (_, _, ops) in driven.items():
+    for name, (_, _, ops, want) in driven.items():
         got = res.text(f"replay/{name}.out")
-        want = (VECTORS / f"{name}.expected").read_text()
         if out is not None:
             (out / f"{name}.out").write_text(got)
         rc = res.text(f"replay/{name}.rc").split()
@@ -171,19 +296,25 @@ def main() -> int:
     ap.add_argument("--module", type=Path, required=True, help="msfc_bpf_replay.ko")
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--accel", default="tcg", help="tcg (default), kvm or auto")
+    ap.add_argument(
+        "--generated",
+        type=int,
+        default=GENERATED_LENQB,
+        help=f"generated LE/NQB traces to drive (default {GENERATED_LENQB})",
+    )
     a = ap.parse_args()
     job = {
         "job/run.sh": b". /job/replay.sh\n",
         "job/net.sh": b"",
         "job/msfc-bpf": a.loader.read_bytes(),
-        **job_files(a.module),
+        **job_files(a.module, a.generated),
     }
     a.out.mkdir(parents=True, exist_ok=True)
     res = qemu.boot(
         a.kernel, a.initrd, job, accel=a.accel, timeout=900, failure_log=a.out / "boot.log"
     )
     (a.out / "boot.log").write_text(res.full_log())
-    checks, summary = check(res, a.out)
+    checks, summary = check(res, a.out, a.generated)
     for r in summary["traces"]:
         print(
             f"{'ok  ' if r['identical'] else 'FAIL'} {r['trace']}: {r['decisions']} decisions"

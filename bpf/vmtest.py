@@ -315,7 +315,34 @@ def main() -> int:
         and aq.get("auto_demotions", 0) > 0,
         res.text("stats_auto.out").strip(),
     )
-    for run in ("modes", "quanta", "inv", "iso", "auto"):
+    # LE and NQB: the lane gets what class 1 leaves, the NQB stream is never moved
+    try:
+        le = json.loads(res.text("stats_le_j.out") or "{}")
+    except json.JSONDecodeError:
+        le = {}
+    lane, lcl, lq = le.get("lane", {}), le.get("classes", []), le.get("qdisc", {})
+    try:
+        nqb_lost = json.loads(res.text("iperf_le2.json") or "{}")["end"]["sum"]["lost_packets"]
+    except (KeyError, json.JSONDecodeError):
+        nqb_lost = -1
+    be_bytes = lcl[1].get("dequeued_bytes", 0) if len(lcl) == 3 else 0
+    check(
+        "LE and NQB: the lane takes less than 10 % of what class 1 sends; the NQB stream "
+        "loses nothing and is never moved by queue protection",
+        lane.get("enqueued", 0) > 0
+        and be_bytes > 0
+        and lane.get("dequeued_bytes", 0) < be_bytes / 10
+        and nqb_lost == 0
+        and lq.get("nqb_demotions", -1) == 0,
+        res.text("stats_le.out").strip() + f"; NQB stream lost {nqb_lost}",
+    )
+    measured["le_nqb"] = {
+        "lane_dequeued_bytes": lane.get("dequeued_bytes", 0),
+        "class1_dequeued_bytes": be_bytes,
+        "nqb_lost_packets": nqb_lost,
+        "nqb_demotions": lq.get("nqb_demotions", -1),
+    }
+    for run in ("modes", "quanta", "inv", "iso", "auto", "le"):
         steps = [f"{x}_{run}" for x in ("load", "add", "del", "unload")]
         check(
             f"{run} run: load, add, del, unload",
@@ -361,6 +388,7 @@ def main() -> int:
         ("inversion", json.loads(res.text("stats_inv_j.out") or "{}")),
         ("isolate", json.loads(res.text("stats_iso_j.out") or "{}")),
         ("auto", au),
+        ("le", le),
         ("overload", small),
     ):
         q = snap.get("qdisc", {})

@@ -110,6 +110,52 @@ Trim(const std::string& s)
     auto e = s.find_last_not_of(" \t");
     return s.substr(b, e - b + 1);
 }
+
+/// `text` in lower case.
+std::string
+Lower(std::string text)
+{
+    std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) {
+        return static_cast<char>(std::tolower(c));
+    });
+    return text;
+}
+
+/**
+ * A DscpMap entry's value in tc's words: "le", a class 0..15, or a class with "+nqb" (any
+ * case, no blank inside).
+ * @param text the value
+ * @param entry set to the map entry (a class, TC_MSFC_DSCP_NQB + class or TC_MSFC_DSCP_LE)
+ * @return true when the text is one of them
+ */
+bool
+ParseEntry(const std::string& text, uint32_t& entry)
+{
+    const std::string lower = Lower(Trim(text));
+    if (lower == "le")
+    {
+        entry = TC_MSFC_DSCP_LE;
+        return true;
+    }
+    const auto plus = lower.find('+');
+    uint64_t cls = 0;
+    if (plus == std::string::npos)
+    {
+        if (!ParseUnsigned(lower, TC_MSFC_DSCP_CLASS_MASK, cls))
+        {
+            return false;
+        }
+        entry = static_cast<uint32_t>(cls);
+        return true;
+    }
+    if (lower.substr(plus + 1) != "nqb" ||
+        !ParseUnsigned(lower.substr(0, plus), TC_MSFC_DSCP_CLASS_MASK, cls))
+    {
+        return false;
+    }
+    entry = TC_MSFC_DSCP_NQB + static_cast<uint32_t>(cls);
+    return true;
+}
 } // namespace
 
 bool
@@ -168,16 +214,17 @@ DscpClassifier::ParseDscpMap(const std::string& spec,
         {
             error = "DscpMap entry '" + entry + "': '" + key +
                     "' is neither a DSCP number 0..63 nor a code point name "
-                    "(CS0-CS7, AF11-AF43, EF, VA, LE, BE)";
+                    "(CS0-CS7, AF11-AF43, EF, VA, NQB, LE, BE)";
             return false;
         }
-        uint64_t cls = 0;
-        if (!ParseUnsigned(val, MAX_CLASSES - 1, cls))
+        uint32_t value = 0;
+        if (!ParseEntry(val, value))
         {
-            error = "DscpMap entry '" + entry + "': class '" + val + "': " TC_MSFC_DSCP_MAP_MSG;
+            error = "DscpMap entry '" + entry + "': class '" + val + "': " TC_MSFC_DSCP_MAP_MSG +
+                    " (write a class, a class with +nqb or le: EF=2, NQB=1+nqb, LE=le)";
             return false;
         }
-        map[dscp] = static_cast<int32_t>(cls);
+        map[dscp] = static_cast<int32_t>(value);
     }
     return true;
 }
@@ -199,10 +246,34 @@ DscpClassifier::DscpForDefaultClass(uint32_t cls)
     return 0;
 }
 
+uint8_t
+DscpClassifier::DefaultEntryOfDscp(uint8_t dscp)
+{
+    return DEFAULT_DSCP_MAP[dscp & 0x3f];
+}
+
 uint32_t
 DscpClassifier::DefaultClassOfDscp(uint8_t dscp)
 {
-    return DEFAULT_DSCP_MAP[dscp & 0x3f];
+    const uint8_t entry = DefaultEntryOfDscp(dscp);
+    return entry == ENTRY_LE ? 0 : entry & TC_MSFC_DSCP_CLASS_MASK;
+}
+
+bool
+DscpClassifier::ValidEntry(uint32_t entry)
+{
+    return entry == ENTRY_LE || (entry & ~uint32_t{ENTRY_NQB}) <= TC_MSFC_DSCP_CLASS_MASK;
+}
+
+std::string
+DscpClassifier::FormatEntry(uint32_t entry)
+{
+    if (entry == ENTRY_LE)
+    {
+        return "le";
+    }
+    const std::string cls = std::to_string(entry & TC_MSFC_DSCP_CLASS_MASK);
+    return entry & ENTRY_NQB ? cls + "+nqb" : cls;
 }
 
 std::string
@@ -218,17 +289,35 @@ DscpClassifier::Configure(uint32_t nClasses, const std::string& dscpMapSpec, boo
     }
     for (uint32_t dscp = 0; dscp < 64; ++dscp)
     {
-        uint32_t cls = overrides[dscp] >= 0 ? static_cast<uint32_t>(overrides[dscp])
-                                            : DefaultClassOfDscp(static_cast<uint8_t>(dscp));
-        m_class[dscp] = static_cast<uint8_t>(std::min(cls, m_nClasses - 1));
+        const uint32_t entry = overrides[dscp] >= 0
+                                   ? static_cast<uint32_t>(overrides[dscp])
+                                   : DefaultEntryOfDscp(static_cast<uint8_t>(dscp));
+        // the clamp applies to the class bits only: the NQB flag stays, the lane has none
+        if (entry == ENTRY_LE)
+        {
+            m_entry[dscp] = ENTRY_LE;
+        }
+        else
+        {
+            const uint32_t cls =
+                std::min<uint32_t>(entry & TC_MSFC_DSCP_CLASS_MASK, m_nClasses - 1);
+            m_entry[dscp] = static_cast<uint8_t>((entry & ENTRY_NQB) | cls);
+        }
     }
     return error;
+}
+
+uint8_t
+DscpClassifier::EntryOfDscp(uint8_t dscp) const
+{
+    return m_entry[dscp & 0x3f];
 }
 
 uint32_t
 DscpClassifier::ClassOfDscp(uint8_t dscp) const
 {
-    return m_class[dscp & 0x3f];
+    const uint8_t entry = EntryOfDscp(dscp);
+    return entry == ENTRY_LE ? 0 : entry & TC_MSFC_DSCP_CLASS_MASK;
 }
 
 uint32_t
@@ -242,26 +331,43 @@ DscpClassifier::Classify(Ptr<const QueueDiscItem> item) const
 uint32_t
 DscpClassifier::Classify(Ptr<const QueueDiscItem> item, Origin& origin, uint8_t& dscp) const
 {
+    return ClassifyTreatment(item, origin, dscp).cls;
+}
+
+DscpClassifier::Treatment
+DscpClassifier::ClassifyTreatment(Ptr<const QueueDiscItem> item,
+                                  Origin& origin,
+                                  uint8_t& dscp) const
+{
+    Treatment t;
     if (m_useSocketPriority)
     {
         SocketPriorityTag tag;
         if (item->GetPacket()->PeekPacketTag(tag))
         {
+            // an explicit class addresses the classes only
             origin = Origin::SOCKET_PRIORITY;
             dscp = 0;
-            return std::min<uint32_t>(tag.GetPriority(), m_nClasses - 1);
+            t.cls = std::min<uint32_t>(tag.GetPriority(), m_nClasses - 1);
+            return t;
         }
     }
     uint8_t ds = 0;
     if (!item->GetUint8Value(QueueItem::IP_DSFIELD, ds))
     {
-        origin = Origin::NON_IP; // the class of DSCP 0
+        origin = Origin::NON_IP; // the entry of DSCP 0
         dscp = 0;
-        return m_class[0];
     }
-    origin = Origin::DSCP;
-    dscp = ds >> 2;
-    return m_class[dscp];
+    else
+    {
+        origin = Origin::DSCP;
+        dscp = ds >> 2;
+    }
+    const uint8_t entry = m_entry[dscp];
+    t.lane = entry == ENTRY_LE;
+    t.nqb = !t.lane && (entry & ENTRY_NQB);
+    t.cls = t.lane ? 0 : entry & TC_MSFC_DSCP_CLASS_MASK;
+    return t;
 }
 
 } // namespace ns3

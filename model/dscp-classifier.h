@@ -24,10 +24,16 @@ namespace ns3
 
 /**
  * @ingroup traffic-control
- * DSCP -> class table: the default rule of docs/algorithm.md (CS1 and LE -> class 0,
- * otherwise max(1, DSCP >> 3)) or a named map of pkt_sched_msfc.h, the user's DscpMap
- * overrides on top, classes clamped to nClasses-1.  Optionally the packet's SocketPriorityTag wins
- * (class = priority, clamped).
+ * DSCP -> map entry table: the default map of docs/algorithm.md (LE -> the least-effort lane,
+ * CS1 -> class 0, NQB -> class 1 as an NQB flow, otherwise max(1, DSCP >> 3)) or a named map
+ * of pkt_sched_msfc.h, the user's DscpMap overrides on top.  An entry is a class (clamped to
+ * nClasses-1), a class with the NQB flag (the class clamped, the flag kept) or the
+ * least-effort lane (docs/algorithm.md, "LE and NQB").  Optionally the packet's
+ * SocketPriorityTag wins (class = priority, clamped; never the lane nor NQB).
+ *
+ * Schedulers without a least-effort lane or NQB flows (the weighted class scheduler, the
+ * class-AQM scenarios) read only the class: ClassOfDscp() and Classify() give the class bits of
+ * an entry, 0 for the lane (the least important class) and the class of an NQB entry.
  */
 class DscpClassifier
 {
@@ -46,6 +52,19 @@ class DscpClassifier
     std::string Configure(uint32_t nClasses,
                           const std::string& dscpMapSpec,
                           bool useSocketPriority);
+
+    /// A map entry with the NQB flag: the class in the low bits (TC_MSFC_DSCP_CLASS_MASK).
+    static constexpr uint8_t ENTRY_NQB = TC_MSFC_DSCP_NQB;
+    /// The map entry of the least-effort lane.
+    static constexpr uint8_t ENTRY_LE = TC_MSFC_DSCP_LE;
+
+    /// How a packet is to be served (ClassifyTreatment).
+    struct Treatment
+    {
+        uint32_t cls{0};  //!< its class (the lane: 0)
+        bool lane{false}; //!< the least-effort lane (map entry le)
+        bool nqb{false};  //!< an NQB packet of class cls (map entry <class>+nqb)
+    };
 
     /// Where Classify() found a packet's class.
     enum class Origin : uint8_t
@@ -70,16 +89,49 @@ class DscpClassifier
      */
     uint32_t Classify(Ptr<const QueueDiscItem> item, Origin& origin, uint8_t& dscp) const;
     /**
+     * Classify() with the least-effort lane and the NQB flag of the packet's map entry
+     * (a packet with an explicit class, origin SOCKET_PRIORITY, has neither).
+     * @param item the packet
+     * @param origin set to where the class came from
+     * @param dscp set to the packet's DSCP (0..63) when origin is Origin::DSCP, else 0
+     * @return its treatment
+     */
+    Treatment ClassifyTreatment(Ptr<const QueueDiscItem> item, Origin& origin, uint8_t& dscp) const;
+    /**
      * @param dscp DSCP 0..63
-     * @return the class
+     * @return the class (the class bits of its entry: 0 for the lane)
      */
     uint32_t ClassOfDscp(uint8_t dscp) const;
     /**
+     * @param dscp DSCP 0..63
+     * @return its map entry: a class clamped to nClasses-1, ENTRY_NQB + a class so clamped,
+     *         or ENTRY_LE
+     */
+    uint8_t EntryOfDscp(uint8_t dscp) const;
+    /**
+     * A map entry as DscpMap writes it: "2", "1+nqb" or "le".
+     * @param entry a valid map entry (ValidEntry)
+     * @return its text
+     */
+    static std::string FormatEntry(uint32_t entry);
+    /**
+     * @param entry a value of the UAPI's 64-byte map
+     * @return whether it is a class 0..15, TC_MSFC_DSCP_NQB + such a class or TC_MSFC_DSCP_LE
+     *         (anything else is refused with TC_MSFC_DSCP_MAP_MSG)
+     */
+    static bool ValidEntry(uint32_t entry);
+    /**
      * The default rule before overrides and clamping.
      * @param dscp DSCP 0..63
-     * @return the class
+     * @return the class (the class bits of its entry: 0 for the lane)
      */
     static uint32_t DefaultClassOfDscp(uint8_t dscp);
+    /**
+     * The default map's entry before overrides and clamping.
+     * @param dscp DSCP 0..63
+     * @return the entry (a class, ENTRY_NQB + class or ENTRY_LE)
+     */
+    static uint8_t DefaultEntryOfDscp(uint8_t dscp);
     /**
      * A DSCP that the default map puts in class `cls` (when there are more than `cls`
      * classes): CS1 for 0, best effort (CS0) for 1, CS<cls> for 2..7.  Only class selectors
@@ -90,14 +142,16 @@ class DscpClassifier
      */
     static uint8_t DscpForDefaultClass(uint32_t cls);
     /**
-     * Parse a DSCP map specification ("EF=2, CS1=0, 10=0"; entries separated by ',' or ';',
-     * '=' or ':' between code point and class; code points by name or number 0..63, classes
-     * 0..MAX_CLASSES-1). The first entry may instead name a whole map of pkt_sched_msfc.h
+     * Parse a DSCP map specification ("EF=2, CS1=0, 10=0, LE=le, NQB=1+nqb"; entries separated
+     * by ',' or ';', '=' or ':' between code point and entry; code points by name or number
+     * 0..63; entries a class 0..MAX_CLASSES-1, a class with "+nqb" or "le", any case). The
+     * first entry may instead name a whole map of pkt_sched_msfc.h
      * (TC_MSFC_DSCP_MAPS, any case: "default", "diffserv3", "diffserv4", "diffserv8",
      * "wifi"), which the entries after it change ("wifi, CS6=1, CS7=1").
      * @param spec the text
-     * @param map filled with class numbers for the listed code points and, after a map name,
-     *        that map's class for every other one; -1 elsewhere (the default map applies)
+     * @param map filled with the entries (a class, ENTRY_NQB + class or ENTRY_LE) of the listed
+     *        code points and, after a map name, that map's entry for every other one; -1
+     *        elsewhere (the default map applies)
      * @param error set to a message naming the bad entry when the text is malformed
      * @return true on success
      */
@@ -106,7 +160,7 @@ class DscpClassifier
                              std::string& error);
 
   private:
-    std::array<uint8_t, 64> m_class{}; //!< DSCP -> class
+    std::array<uint8_t, 64> m_entry{}; //!< DSCP -> map entry (classes clamped)
     uint32_t m_nClasses{1};            //!< number of classes
     bool m_useSocketPriority{false};   //!< SocketPriorityTag wins
 };

@@ -184,8 +184,11 @@ MsfcQueueDisc::GetTypeId()
                           MakeBooleanChecker())
             .AddAttribute("DscpMap",
                           "DSCP to class overrides, e.g. \"EF=2, CS1=0, 10=0\" (names or "
-                          "numbers 0..63); unlisted code points follow the default map of "
-                          "docs/algorithm.md, or the map named first (" TC_MSFC_DSCP_MAP_NAMES
+                          "numbers 0..63); an entry is a class, a class with +nqb (its flows "
+                          "are NQB flows of the class: \"NQB=1+nqb\") or le (the least-effort "
+                          "lane, served only when every class is empty: \"LE=le\"); unlisted "
+                          "code points follow the default map of docs/algorithm.md, or the map "
+                          "named first (" TC_MSFC_DSCP_MAP_NAMES
                           ": \"wifi, CS6=1\"); classes >= Prios are clamped to Prios-1",
                           StringValue(""),
                           MakeStringAccessor(&MsfcQueueDisc::m_dscpMapSpec),
@@ -318,7 +321,13 @@ MsfcQueueDisc::GetTypeId()
                             "demotion at class 0 that keeps it there), with the slot, the class "
                             "before and the class now",
                             MakeTraceSourceAccessor(&MsfcQueueDisc::m_autoLevelTrace),
-                            "ns3::MsfcQueueDisc::AutoLevelCallback");
+                            "ns3::MsfcQueueDisc::AutoLevelCallback")
+            .AddTraceSource("NqbDemotion",
+                            "Queue protection moved an NQB flow to its class's old flows (it "
+                            "held more than a quantum of bytes), with the class (Prios: the "
+                            "least-effort lane) and flow queue",
+                            MakeTraceSourceAccessor(&MsfcQueueDisc::m_nqbDemotionTrace),
+                            "ns3::MsfcQueueDisc::NqbDemotionCallback");
     return tid;
 }
 
@@ -733,7 +742,7 @@ MsfcQueueDisc::ApplyParameters()
     NS_ABORT_MSG_IF(us.size() > 1 && us.size() != m_prios,
                     "MsfcQueueDisc: CeThreshold=" << m_ceThresholdSpec
                                                   << ": " TC_MSFC_CE_THRESHOLD_COUNT_MSG);
-    m_ceThreshold.assign(m_prios, CE_THRESHOLD_OFF);
+    m_ceThreshold.assign(m_prios, CE_THRESHOLD_OFF); // the lane: class 0's (CeThresholdOf)
     for (uint32_t p = 0; p < m_prios && !us.empty(); ++p)
     {
         const int64_t v = us.size() == 1 ? us[0] : us[p];
@@ -744,9 +753,10 @@ MsfcQueueDisc::ApplyParameters()
 void
 MsfcQueueDisc::AllocateTables()
 {
-    m_classes.assign(m_prios, Class{});
-    static_assert(sizeof(Flow) == 80, "flow record size is documented (docs/design.md)");
-    m_flows.assign(static_cast<size_t>(m_prios) * m_nFlows, Flow{});
+    // the classes, then the least-effort lane (index Prios), each with Flows flow records
+    m_classes.assign(m_prios + 1, Class{});
+    static_assert(sizeof(Flow) == 88, "flow record size is documented (docs/design.md)");
+    m_flows.assign(static_cast<size_t>(m_prios + 1) * m_nFlows, Flow{});
     // Auto: every slot starts at its record's class, its time the allocation's
     const uint32_t now = CoDelNow();
     for (size_t i = 0; i < m_flows.size(); ++i)
@@ -779,8 +789,8 @@ MsfcQueueDisc::UnlistAll()
 {
     for (Class& c : m_classes)
     {
-        // the old list, then the new one (Boost on or across leaves emptied flows on it)
-        for (uint32_t head : {c.head, c.newHead})
+        // the old list, the new one (Boost on or across leaves emptied flows on it), the NQB one
+        for (uint32_t head : {c.head, c.newHead, c.nqbHead})
         {
             for (uint32_t idx = head; idx != NIL;)
             {
@@ -788,10 +798,12 @@ MsfcQueueDisc::UnlistAll()
                 idx = flow.next;
                 flow.next = NIL;
                 flow.active = false;
+                flow.nqb = false;
             }
         }
-        c.head = c.tail = c.newHead = c.newTail = NIL;
+        c.head = c.tail = c.newHead = c.newTail = c.nqbHead = c.nqbTail = NIL;
         c.nFlows = 0;
+        c.nNqb = 0;
         c.next = NIL;
         c.active = false;
     }
@@ -924,16 +936,19 @@ MsfcQueueDisc::Change(const std::vector<std::pair<std::string, std::string>>& at
     if (resize)
     {
         // 1. new records (the queue disc is idle); the counters of the classes that remain
+        // and of the least-effort lane
         std::vector<MsfcClassStats> stats;
         for (uint32_t p = 0; p < std::min(old.prios, m_prios); ++p)
         {
             stats.push_back(m_classes[p].stats);
         }
+        const MsfcClassStats lane = m_classes[old.prios].stats;
         AllocateTables();
         for (uint32_t p = 0; p < stats.size(); ++p)
         {
             m_classes[p].stats = stats[p];
         }
+        m_classes[m_prios].stats = lane;
     }
     else if (reisolate)
     {
@@ -1007,21 +1022,28 @@ MsfcQueueDisc::GetClassStats(uint32_t cls) const
     NS_ASSERT_MSG(cls < m_classes.size(), "class index out of range or not initialized");
     MsfcClassStats s = m_classes[cls].stats;
     s.activeFlows = 0;
-    for (uint32_t f = m_classes[cls].head; f != NIL; f = m_flows[f].next)
+    for (uint32_t head : {m_classes[cls].head, m_classes[cls].newHead, m_classes[cls].nqbHead})
     {
-        ++s.activeFlows;
-    }
-    for (uint32_t f = m_classes[cls].newHead; f != NIL; f = m_flows[f].next)
-    {
-        ++s.activeFlows;
+        for (uint32_t f = head; f != NIL; f = m_flows[f].next)
+        {
+            ++s.activeFlows;
+        }
     }
     return s;
+}
+
+uint64_t
+MsfcQueueDisc::GetNqbDemotions() const
+{
+    return m_nqbDemotions;
 }
 
 uint32_t
 MsfcQueueDisc::ClassOfDscp(uint8_t dscp) const
 {
-    return m_classifier.ClassOfDscp(dscp);
+    return m_classifier.EntryOfDscp(dscp) == DscpClassifier::ENTRY_LE
+               ? m_prios
+               : m_classifier.ClassOfDscp(dscp);
 }
 
 uint8_t
@@ -1033,33 +1055,42 @@ MsfcQueueDisc::DscpForDefaultClass(uint32_t cls)
 uint32_t
 MsfcQueueDisc::Classify(Ptr<const QueueDiscItem> item) const
 {
-    if (m_auto == AUTO_OFF || m_flows.empty())
-    {
-        return m_classifier.Classify(item);
-    }
     bool autoPacket;
     bool promote;
-    return ClassifyAuto(item, item->Hash(m_perturbation) % m_nFlows, autoPacket, promote);
+    bool nqb;
+    const uint32_t slot = m_flows.empty() ? 0 : item->Hash(m_perturbation) % m_nFlows;
+    return ClassifyAuto(item, slot, autoPacket, promote, nqb);
 }
 
 uint32_t
 MsfcQueueDisc::ClassifyAuto(Ptr<const QueueDiscItem> item,
                             uint32_t slot,
                             bool& autoPacket,
-                            bool& promote) const
+                            bool& promote,
+                            bool& nqb) const
 {
     DscpClassifier::Origin origin;
     uint8_t dscp;
-    const uint32_t cls = m_classifier.Classify(item, origin, dscp);
+    const DscpClassifier::Treatment t = m_classifier.ClassifyTreatment(item, origin, dscp);
     promote = false;
     // an auto packet: classified by the DSCP map (no explicit class, an IP packet), with
-    // Auto=unmarked unmarked (DSCP 0)
-    autoPacket = m_auto != AUTO_OFF && origin == DscpClassifier::Origin::DSCP &&
+    // Auto=unmarked unmarked (DSCP 0); its mark, LE and NQB included, is ignored
+    autoPacket = m_auto != AUTO_OFF && !m_flows.empty() && origin == DscpClassifier::Origin::DSCP &&
                  (m_auto == AUTO_ALL || dscp == 0);
     if (!autoPacket)
     {
-        return cls;
+        bool lane = t.lane;
+        nqb = t.nqb;
+        if (origin == DscpClassifier::Origin::SOCKET_PRIORITY)
+        {
+            // an explicit class has neither, unless the item names them (trace replays)
+            auto e = dynamic_cast<const ExplicitTreatmentItem*>(PeekPointer(item));
+            lane = e && e->LeastEffort();
+            nqb = e && !lane && e->Nqb();
+        }
+        return lane ? m_prios : t.cls;
     }
+    nqb = false;
     // its slot's level, one up when the slot's flow queue there is empty and the slot has
     // been sparse at its class for T_up (an idle slot is sparse from this packet on, which
     // DoEnqueue records)
@@ -1241,8 +1272,9 @@ MsfcQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
     const uint32_t slot = item->Hash(m_perturbation) % m_nFlows; // Flows >= 1 (checker)
     bool autoPacket = false;
     bool promote = false;
-    uint32_t cls = m_auto == AUTO_OFF ? m_classifier.Classify(item)
-                                      : ClassifyAuto(item, slot, autoPacket, promote);
+    bool nqb = false;
+    // a class, or Prios: the least-effort lane
+    const uint32_t cls = ClassifyAuto(item, slot, autoPacket, promote, nqb);
     if (autoPacket)
     {
         Flow& s = m_flows[m_home * m_nFlows + slot];
@@ -1292,15 +1324,22 @@ MsfcQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
                 c.dstDeficit[h.dst] = fresh;
             }
         }
-        // Boost=across: a flow that left from the new flows comes back with the deficit it left
-        // with, not a fresh quantum
+        // a flow that left from the new flows (Boost=across) or the NQB flows comes back with
+        // the deficit it left with, not a fresh quantum
         if (!flow.sparse)
         {
             flow.deficit = FlowQuantum(cls, flow);
+            flow.stamp = c.refills;
         }
         flow.sparse = false;
         c.nFlows++;
-        if (m_boost != BOOST_OFF)
+        if (nqb)
+        {
+            flow.nqb = true;
+            c.nNqb++;
+            PushFlow(c.nqbHead, c.nqbTail, idx);
+        }
+        else if (m_boost != BOOST_OFF)
         {
             PushFlow(c.newHead, c.newTail, idx);
         }
@@ -1309,7 +1348,19 @@ MsfcQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
             PushFlow(c.head, c.tail, idx);
         }
     }
-    if (!c.active)
+    if (flow.nqb && flow.packets.bytes > m_quantum)
+    {
+        // queue protection: an NQB flow holding more than a quantum (this packet included)
+        // goes behind the old flows, where it stays until it is found empty
+        UnlinkFlow(c.nqbHead, c.nqbTail, idx);
+        flow.nqb = false;
+        c.nNqb--;
+        PushFlow(c.head, c.tail, idx);
+        c.stats.nqbDemotions++;
+        m_nqbDemotions++;
+        m_nqbDemotionTrace(cls, slot);
+    }
+    if (cls < m_prios && !c.active) // the least-effort lane is not in the outer DRR
     {
         c.active = true;
         // Order=priority: a class back in the round it already took part in keeps what it had
@@ -1349,9 +1400,15 @@ MsfcQueueDisc::OverloadVictim() const
     // Flows searched: all of them, or (Overload=class) those of the class with the largest
     // backlog / quantum, the backlog in MaxSize's unit, compared exactly as
     // B_a * Q_b > B_b * Q_a (ties: lowest class).
+    // the least-effort lane first: while it holds a packet its flows are the only candidates
     uint32_t first = 0;
-    uint32_t end = static_cast<uint32_t>(m_flows.size());
-    if (m_overload == OVERLOAD_CLASS)
+    uint32_t end = m_prios * m_nFlows;
+    if (m_classes[m_prios].stats.backlogPackets > 0)
+    {
+        first = end;
+        end = first + m_nFlows;
+    }
+    else if (m_overload == OVERLOAD_CLASS)
     {
         const bool inPackets = GetMaxSize().GetUnit() == QueueSizeUnit::PACKETS;
         auto backlog = [inPackets](const Class& c) -> unsigned __int128 {
@@ -1569,6 +1626,12 @@ MsfcQueueDisc::CoDelDequeue(uint32_t cls, Flow& flow, bool& autoPacket)
     return item;
 }
 
+int64_t
+MsfcQueueDisc::CeThresholdOf(uint32_t cls) const
+{
+    return m_ceThreshold[cls < m_prios ? cls : 0];
+}
+
 void
 MsfcQueueDisc::ThresholdMark(uint32_t cls, Ptr<QueueDiscItem> item)
 {
@@ -1577,7 +1640,7 @@ MsfcQueueDisc::ThresholdMark(uint32_t cls, Ptr<QueueDiscItem> item)
     const int64_t sojourn = m_codel.ToTicks(Simulator::Now().GetNanoSeconds()) -
                             m_codel.ToTicks(item->GetTimeStamp().GetNanoSeconds());
     uint8_t tos = 0;
-    if (sojourn <= m_ceThreshold[cls] || !item->GetUint8Value(QueueItem::IP_DSFIELD, tos))
+    if (sojourn <= CeThresholdOf(cls) || !item->GetUint8Value(QueueItem::IP_DSFIELD, tos))
     {
         return;
     }
@@ -1622,21 +1685,60 @@ MsfcQueueDisc::PopFlow(uint32_t& head, uint32_t& tail)
     return idx;
 }
 
+void
+MsfcQueueDisc::UnlinkFlow(uint32_t& head, uint32_t& tail, uint32_t idx)
+{
+    uint32_t prev = NIL;
+    for (uint32_t i = head; i != idx; i = m_flows[i].next)
+    {
+        NS_ASSERT_MSG(i != NIL, "flow " << idx << " is not on the list");
+        prev = i;
+    }
+    const uint32_t next = m_flows[idx].next;
+    if (prev == NIL)
+    {
+        head = next;
+    }
+    else
+    {
+        m_flows[prev].next = next;
+    }
+    if (tail == idx)
+    {
+        tail = prev;
+    }
+    m_flows[idx].next = NIL;
+}
+
+void
+MsfcQueueDisc::FlowLeaves(uint32_t cls, uint32_t idx)
+{
+    Class& c = m_classes[cls];
+    m_flows[idx].active = false;
+    c.nFlows--;
+    if (m_isolate != ISOLATE_FLOW)
+    {
+        c.srcLoad[m_flowHosts[idx].src]--;
+        c.dstLoad[m_flowHosts[idx].dst]--;
+    }
+}
+
 Ptr<QueueDiscItem>
 MsfcQueueDisc::ClassDequeue(uint32_t cls, bool newOnly)
 {
     Class& c = m_classes[cls];
     for (;;)
     {
-        // Boost on or across: the new flows first, then the old ones (Boost=off: no new flows);
-        // Boost=across's path (newOnly): the new flows only
-        bool fromNew = c.newHead != NIL;
-        if (newOnly && !fromNew)
+        // the NQB flows first, then (Boost on or across) the new flows, then the old ones;
+        // Boost=across's path (newOnly): the NQB and new flows only
+        const bool fromNqb = c.nqbHead != NIL;
+        const bool fromNew = !fromNqb && c.newHead != NIL;
+        if (newOnly && !fromNqb && !fromNew)
         {
             return nullptr;
         }
-        uint32_t& head = fromNew ? c.newHead : c.head;
-        uint32_t& tail = fromNew ? c.newTail : c.tail;
+        uint32_t& head = fromNqb ? c.nqbHead : fromNew ? c.newHead : c.head;
+        uint32_t& tail = fromNqb ? c.nqbTail : fromNew ? c.newTail : c.tail;
         if (head == NIL)
         {
             return nullptr;
@@ -1657,8 +1759,31 @@ MsfcQueueDisc::ClassDequeue(uint32_t cls, bool newOnly)
             {
                 *host = std::min(*host + q, int64_t{m_quantum} << ISOLATE_SHIFT);
             }
-            // a new flow that spent its quantum becomes old; an old one goes round
-            if (fromNew || c.tail != idx)
+            // an NQB flow keeps its place among the NQB flows only when the class's other
+            // flows (n_c of them) have had as many refills since its last quantum as there
+            // are of them, about a round (modulo 2^32)
+            if (fromNqb && c.refills - flow.stamp >= c.nFlows - c.nNqb)
+            {
+                flow.stamp = c.refills;
+                if (c.nqbTail != idx)
+                {
+                    PopFlow(head, tail);
+                    PushFlow(c.nqbHead, c.nqbTail, idx);
+                }
+                continue;
+            }
+            if (!fromNqb)
+            {
+                c.refills++; // once per refill of a flow that is not NQB (modulo 2^32)
+            }
+            else
+            {
+                flow.nqb = false;
+                c.nNqb--;
+            }
+            // an NQB flow above its share and a new flow that spent its quantum become old;
+            // an old one goes round
+            if (fromNqb || fromNew || c.tail != idx)
             {
                 PopFlow(head, tail);
                 PushFlow(c.head, c.tail, idx);
@@ -1667,7 +1792,7 @@ MsfcQueueDisc::ClassDequeue(uint32_t cls, bool newOnly)
         }
         bool autoPacket;
         Ptr<QueueDiscItem> item = CoDelDequeue(cls, flow, autoPacket);
-        if (item && m_ceThreshold[cls] != CE_THRESHOLD_OFF)
+        if (item && CeThresholdOf(cls) != CE_THRESHOLD_OFF)
         {
             ThresholdMark(cls, item);
         }
@@ -1678,7 +1803,16 @@ MsfcQueueDisc::ClassDequeue(uint32_t cls, bool newOnly)
         if (!item)
         {
             PopFlow(head, tail);
-            if (fromNew && c.head != NIL && m_boost != BOOST_ACROSS)
+            if (fromNqb)
+            {
+                // an emptied NQB flow leaves with its deficit: its next packet does not bring
+                // a fresh quantum
+                flow.nqb = false;
+                c.nNqb--;
+                flow.sparse = true;
+                FlowLeaves(cls, idx);
+            }
+            else if (fromNew && c.head != NIL && m_boost != BOOST_ACROSS)
             {
                 // Boost=on: an emptied new flow waits behind the old flows before it may leave
                 PushFlow(c.head, c.tail, idx);
@@ -1688,13 +1822,7 @@ MsfcQueueDisc::ClassDequeue(uint32_t cls, bool newOnly)
                 // Boost=across: an emptied new flow leaves with its deficit; its next packet
                 // makes it new again, spending what is left of its quantum
                 flow.sparse = fromNew && m_boost == BOOST_ACROSS;
-                flow.active = false;
-                c.nFlows--;
-                if (m_isolate != ISOLATE_FLOW)
-                {
-                    c.srcLoad[m_flowHosts[idx].src]--;
-                    c.dstLoad[m_flowHosts[idx].dst]--;
-                }
+                FlowLeaves(cls, idx);
             }
             continue;
         }
@@ -1780,7 +1908,7 @@ MsfcQueueDisc::DequeuePriority()
         }
         return ChargeClass(cls, item);
     }
-    NS_LOG_LOGIC("Queue empty");
+    NS_LOG_LOGIC("No class has a packet");
     return nullptr;
 }
 
@@ -1788,11 +1916,11 @@ Ptr<QueueDiscItem>
 MsfcQueueDisc::DequeueAcross()
 {
     // the classes from the most important (the highest index) down; an active class is in the
-    // list exactly while its active flag is set, and a class with new flows is active
+    // list exactly while its active flag is set, and a class with new or NQB flows is active
     for (uint32_t cls = m_prios; cls-- > 0;)
     {
         Class& c = m_classes[cls];
-        if (!c.active || c.newHead == NIL)
+        if (!c.active || (c.newHead == NIL && c.nqbHead == NIL)) // NQB flows count as new
         {
             continue;
         }
@@ -1832,6 +1960,27 @@ Ptr<QueueDiscItem>
 MsfcQueueDisc::DoDequeue()
 {
     NS_LOG_FUNCTION(this);
+    if (Ptr<QueueDiscItem> item = ClassesDequeue())
+    {
+        return item;
+    }
+    // the least-effort lane: only what every class leaves (no deficit, no round)
+    Ptr<QueueDiscItem> item = ClassDequeue(m_prios);
+    if (!item)
+    {
+        NS_LOG_LOGIC("Queue empty");
+        return nullptr;
+    }
+    MsfcClassStats& st = m_classes[m_prios].stats;
+    st.dequeuedPackets++;
+    st.dequeuedBytes += item->GetSize();
+    NS_LOG_LOGIC("Dequeued " << item->GetSize() << " bytes from the least-effort lane");
+    return item;
+}
+
+Ptr<QueueDiscItem>
+MsfcQueueDisc::ClassesDequeue()
+{
     if (m_boost == BOOST_ACROSS)
     {
         if (Ptr<QueueDiscItem> item = DequeueAcross())
@@ -1873,7 +2022,7 @@ MsfcQueueDisc::DoDequeue()
         }
         return ChargeClass(cls, item);
     }
-    NS_LOG_LOGIC("Queue empty");
+    NS_LOG_LOGIC("No class has a packet");
     return nullptr;
 }
 

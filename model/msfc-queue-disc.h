@@ -44,11 +44,12 @@ struct MsfcClassStats
     uint64_t overloadDrops{0};    //!< packets dropped because the queue disc was over MaxSize
     uint64_t ecnMarks{0};         //!< packets CE-marked by CoDel instead of dropped
     uint64_t ceThresholdMarks{0}; //!< packets CE-marked by CeThreshold (L4S), apart from ecnMarks
+    uint64_t nqbDemotions{0};     //!< NQB flows moved to the old flows by queue protection
     uint64_t autoPromotions{0};   //!< Auto: flow slots that moved from this class one class up
     uint64_t autoDemotions{0};    //!< Auto: flow slots that moved down from it (class 0: stayed)
     uint32_t backlogPackets{0};   //!< packets queued now
     uint64_t backlogBytes{0};     //!< bytes queued now
-    uint32_t activeFlows{0};      //!< flows in the class's round now
+    uint32_t activeFlows{0};      //!< flows in the class's lists now (NQB, new and old)
 };
 
 /**
@@ -56,8 +57,14 @@ struct MsfcClassStats
  *
  * The MSFC scheduler.  See docs/algorithm.md for the exact algorithm.
  *
+ * The least-effort lane (DscpMap entry "le") is one more class record, below class 0 and
+ * outside the outer DRR, served only when no class has a packet to send; its counters are
+ * GetClassStats(Prios), and the trace sources give it class Prios.  NQB packets (entry
+ * "<class>+nqb") make their flow an NQB flow of their class (docs/algorithm.md, "LE and NQB").
+ *
  * Memory: one small record per class and one per flow queue
- * (Prios x Flows records of 80 bytes, allocated in InitializeParams and again by Change()
+ * ((Prios + 1) x Flows records of 88 bytes, the lane's included, allocated in InitializeParams
+ * and again by Change()
  * when Prios or Flows change; Auto's level and time of a flow slot take 8 of them);
  * the packets of all flows are held in one FlowPacketStore (Auto's bit per packet: in its
  * packet record's marks).
@@ -129,6 +136,23 @@ class MsfcQueueDisc : public QueueDisc
         virtual uint32_t HostHash(bool destination, uint32_t perturbation) const = 0;
     };
 
+    /**
+     * A queue disc item with an explicit class (a SocketPriorityTag, UseSocketPriority) that
+     * also names the least-effort lane or the NQB flag, as the cross-check traces' packets
+     * "E l" and "E <c>n" do (docs/algorithm.md, "Cross-check traces"): explicit as its class
+     * is, it is never an auto packet.  A packet without an explicit class gets both from the
+     * DSCP map only.
+     */
+    class ExplicitTreatmentItem
+    {
+      public:
+        virtual ~ExplicitTreatmentItem() = default;
+        /** @return whether it goes to the least-effort lane (its class is then not used) */
+        virtual bool LeastEffort() const = 0;
+        /** @return whether it is an NQB packet of its class */
+        virtual bool Nqb() const = 0;
+    };
+
     /// Flows that become active inside a class (attribute "Boost", docs/algorithm.md); the
     /// values are those of enum tc_msfc_boost.
     enum BoostMode
@@ -184,15 +208,17 @@ class MsfcQueueDisc : public QueueDisc
      */
     uint32_t HostSlot(Ptr<const QueueDiscItem> item, bool destination) const;
     /**
-     * @param cls class index, 0 .. Prios-1
-     * @return the counters of the class
+     * @param cls class index, 0 .. Prios-1, or Prios: the least-effort lane
+     * @return the counters of the class (or the lane)
      */
     MsfcClassStats GetClassStats(uint32_t cls) const;
+    /** @return NQB flows moved to the old flows by queue protection, over all classes */
+    uint64_t GetNqbDemotions() const;
     /**
      * Class a packet would be put in now (classification only, no side effects): with Auto,
      * for an auto packet the class of its flow slot, one up if the enqueue would promote it.
      * @param item the packet
-     * @return the class index
+     * @return the class index, Prios for the least-effort lane
      */
     uint32_t Classify(Ptr<const QueueDiscItem> item) const;
     /**
@@ -221,7 +247,7 @@ class MsfcQueueDisc : public QueueDisc
     /**
      * The class a DSCP value maps to with the current DscpMap and Prios.
      * @param dscp the DSCP value (0..63)
-     * @return the class index
+     * @return the class index (an NQB entry: its class), Prios for the least-effort lane
      */
     uint32_t ClassOfDscp(uint8_t dscp) const;
     /**
@@ -381,6 +407,12 @@ class MsfcQueueDisc : public QueueDisc
      * @param to its class now (from + 1: a promotion; from - 1, or 0 at 0: a demotion)
      */
     typedef void (*AutoLevelCallback)(uint32_t slot, uint32_t from, uint32_t to);
+    /**
+     * TracedCallback signature of the "NqbDemotion" trace source.
+     * @param cls the class of the flow queue (Prios: the least-effort lane)
+     * @param flow the flow queue within the class (0 .. Flows-1)
+     */
+    typedef void (*NqbDemotionCallback)(uint32_t cls, uint32_t flow);
 
   protected:
     void DoDispose() override;
@@ -401,11 +433,14 @@ class MsfcQueueDisc : public QueueDisc
         int64_t deficit{0};            //!< DRR credit in bytes
         uint32_t next{NIL};            //!< next flow in the class's list it is on
         bool active{false};            //!< on one of the class's lists
-        bool sparse{false};            //!< Boost=across: left from the new flows; keeps its deficit
-        uint8_t level{0};  //!< Auto: class of the slot's auto packets (at first the record's)
-        uint32_t clean{0}; //!< Auto: CoDel time (u32) since which the slot is sparse at its level
-        uint32_t last{0};  //!< Auto: CoDel time (u32) of the slot's last auto packet
-        CoDelVars codel;   //!< CoDel state
+        bool sparse{false}; //!< left from the new flows (Boost=across) or the NQB flows: keeps
+                            //!< its deficit
+        uint8_t level{0};   //!< Auto: class of the slot's auto packets (at first the record's)
+        bool nqb{false};    //!< on its class's NQB list
+        uint32_t clean{0};  //!< Auto: CoDel time (u32) since which the slot is sparse at its level
+        uint32_t last{0};   //!< Auto: CoDel time (u32) of the slot's last auto packet
+        uint32_t stamp{0};  //!< the class's refill counter when it last got a quantum as NQB
+        CoDelVars codel;    //!< CoDel state
     };
 
     /// FlowPacketStore marks: the packet is an auto packet (its class from its slot's level).
@@ -418,9 +453,13 @@ class MsfcQueueDisc : public QueueDisc
         uint16_t dst{0}; //!< destination host slot
     };
 
-    /// A priority class: outer DRR state and its active flow list.
+    /// A priority class (or the least-effort lane): outer DRR state and its active flow lists.
     struct Class
     {
+        uint32_t nqbHead{NIL}; //!< first NQB flow
+        uint32_t nqbTail{NIL}; //!< last NQB flow
+        uint32_t nNqb{0};      //!< flows on the NQB list
+        uint32_t refills{0};   //!< refills of its flows that are not NQB (modulo 2^32)
         uint64_t quantum{0};   //!< Q_p
         int64_t deficit{0};    //!< outer DRR credit
         uint32_t head{NIL};    //!< first active flow (index into m_flows); Boost!=off: old flows
@@ -429,7 +468,7 @@ class MsfcQueueDisc : public QueueDisc
         uint32_t newTail{NIL}; //!< Boost!=off: last new flow
         uint32_t next{NIL};    //!< next class in the active class list
         bool active{false};    //!< in the active class list
-        uint32_t nFlows{0};    //!< flows in the active flow lists (n_p)
+        uint32_t nFlows{0};    //!< flows in the active flow lists, NQB ones included (n_p)
         uint64_t round{0};     //!< Order=priority: the round R in which it last got a quantum
         MsfcClassStats stats;  //!< counters
         std::vector<uint32_t> srcLoad;   //!< Isolate != flow: active flows per source host slot
@@ -496,19 +535,22 @@ class MsfcQueueDisc : public QueueDisc
     void UnlistAll();
 
     /**
-     * Classification with Auto (docs/algorithm.md, "Automatic priorities"): the class of a
-     * packet and whether it is an auto packet, whose class is its flow slot's level.
+     * Classification (with Auto, docs/algorithm.md, "Automatic priorities"): the class of a
+     * packet, whether it is an auto packet, whose class is its flow slot's level, and whether
+     * it is an NQB packet.
      * @param item the packet
      * @param slot its flow slot
      * @param autoPacket set to whether it is an auto packet (Auto on, its class from the DSCP
      *        map, with Auto=unmarked its DSCP 0)
      * @param promote set to whether its enqueue moves the slot one class up (auto packets)
-     * @return the class
+     * @param nqb set to whether it is an NQB packet (its DscpMap entry "<class>+nqb")
+     * @return the class, Prios for the least-effort lane (its DscpMap entry "le")
      */
     uint32_t ClassifyAuto(Ptr<const QueueDiscItem> item,
                           uint32_t slot,
                           bool& autoPacket,
-                          bool& promote) const;
+                          bool& promote,
+                          bool& nqb) const;
     /**
      * Auto: a dequeued auto packet of class `cls` whose flow's CoDel test said "may drop"
      * (first_above_time set and passed) moves its slot one class down (at 0: keeps it there),
@@ -536,12 +578,38 @@ class MsfcQueueDisc : public QueueDisc
      */
     bool SlotIdle(const Flow& s, uint32_t now) const;
     /**
-     * The inner DRR of a class: its new flows first, then its old flows.
-     * @param cls the class
-     * @param newOnly Boost=across's path: the new flows only, null once there are none
-     * @return the packet, or null when the class (newOnly: its new-flow list) holds none
+     * The inner DRR of a class (or the lane): its NQB flows first, then its new flows, then
+     * its old flows.
+     * @param cls the class (Prios: the lane)
+     * @param newOnly Boost=across's path: the NQB and new flows only, null once there are none
+     * @return the packet, or null when the class (newOnly: its NQB and new-flow lists) holds
+     *         none
      */
     Ptr<QueueDiscItem> ClassDequeue(uint32_t cls, bool newOnly = false);
+    /**
+     * The outer DRR (Boost=across's path first, then Order's round).
+     * @return the packet, or null when no class has one to send
+     */
+    Ptr<QueueDiscItem> ClassesDequeue();
+    /**
+     * Remove a flow from a list, wherever it is in it.
+     * @param head the list's head
+     * @param tail the list's tail
+     * @param idx the flow (on the list)
+     */
+    void UnlinkFlow(uint32_t& head, uint32_t& tail, uint32_t idx);
+    /**
+     * A listed flow leaves its class's lists (it is no longer active).
+     * @param cls the class
+     * @param idx the flow, already off its list
+     */
+    void FlowLeaves(uint32_t cls, uint32_t idx);
+    /**
+     * The CeThreshold of a class in CoDel units (the lane has class 0's).
+     * @param cls the class, or Prios for the lane
+     * @return the threshold, or CE_THRESHOLD_OFF
+     */
+    int64_t CeThresholdOf(uint32_t cls) const;
     /**
      * Boost=across, before the class round (docs/algorithm.md, "Sparse flows across
      * classes"): the most important active class with new flows whose deficit is above minus
@@ -682,8 +750,8 @@ class MsfcQueueDisc : public QueueDisc
     uint32_t m_mtu{0};            //!< device MTU (bytes): the default quantum
     CoDelCore m_codel;            //!< control law (Linux arithmetic, backlog exemption quantum)
     DscpClassifier m_classifier;  //!< DSCP / socket priority -> class
-    std::vector<Class> m_classes; //!< Prios classes
-    std::vector<Flow> m_flows;    //!< Prios x Flows flow records
+    std::vector<Class> m_classes; //!< Prios classes, then the least-effort lane (index Prios)
+    std::vector<Flow> m_flows;    //!< (Prios + 1) x Flows flow records (the lane's last)
     std::vector<FlowHosts> m_flowHosts; //!< Isolate != flow: per flow record, else empty
     Ptr<FlowPacketStore> m_store;       //!< the packets of every flow
     uint32_t m_activeHead{NIL};         //!< first active class
@@ -694,6 +762,7 @@ class MsfcQueueDisc : public QueueDisc
     uint32_t m_autoUp{0};               //!< Auto: T_up in CoDel units
     uint64_t m_autoPromotions{0};       //!< Auto: slots moved one class up
     uint64_t m_autoDemotions{0};        //!< Auto: slots moved down (or kept at 0)
+    uint64_t m_nqbDemotions{0};         //!< NQB flows moved by queue protection
 
     // Trace sources
     TracedCallback<uint32_t, uint32_t, uint64_t> m_classBacklogTrace;           //!< "ClassBacklog"
@@ -704,6 +773,7 @@ class MsfcQueueDisc : public QueueDisc
     TracedCallback<Ptr<const QueueDiscItem>, uint32_t, uint32_t, bool>
         m_classifiedTrace;                                         //!< "Classified"
     TracedCallback<uint32_t, uint32_t, uint32_t> m_autoLevelTrace; //!< "AutoLevel"
+    TracedCallback<uint32_t, uint32_t> m_nqbDemotionTrace;         //!< "NqbDemotion"
 };
 
 } // namespace ns3

@@ -1,6 +1,7 @@
 /*
  * Tests of DscpClassifier on its own (no queue disc): the default map, the named maps,
- * DscpMap overrides, clamping, socket priority and the DscpMap parser's errors.
+ * DscpMap overrides, clamping, socket priority, the least-effort lane and NQB entries and the
+ * DscpMap parser's errors.
  *
  * SPDX-License-Identifier: GPL-2.0-only
  */
@@ -35,7 +36,7 @@ class DscpClassifierMapTestCase : public TestCase
         DscpClassifier c;
         NS_TEST_ASSERT_MSG_EQ(c.Configure(8, "", false), "", "empty map is valid");
         NS_TEST_EXPECT_MSG_EQ(c.ClassOfDscp(8), 0, "CS1 -> 0");
-        NS_TEST_EXPECT_MSG_EQ(c.ClassOfDscp(1), 0, "LE -> 0");
+        NS_TEST_EXPECT_MSG_EQ(c.ClassOfDscp(1), 0, "LE -> the lane, class 0 for a class reader");
         NS_TEST_EXPECT_MSG_EQ(c.ClassOfDscp(0), 1, "best effort -> 1");
         NS_TEST_EXPECT_MSG_EQ(c.ClassOfDscp(10), 1, "AF11 -> 1");
         NS_TEST_EXPECT_MSG_EQ(c.ClassOfDscp(46), 5, "EF -> 46 >> 3 = 5");
@@ -90,6 +91,130 @@ class DscpClassifierPacketTestCase : public TestCase
         tagged->GetPacket()->ReplacePacketTag(tag);
         NS_TEST_EXPECT_MSG_EQ(c.Classify(tagged), 3, "priority clamped to the top class");
         NS_TEST_EXPECT_MSG_EQ(c.Classify(Create<MsfcTestItem>(100, 0, 26)), 3, "no tag: DSCP");
+    }
+};
+
+/**
+ * The map entries of the least-effort lane ("le") and of NQB flows ("<class>+nqb"): the
+ * default and named maps' entries, the parser, the clamp of the class bits only, the
+ * treatment of packets, the printed form, and the entries refused.
+ */
+class DscpClassifierLeNqbTestCase : public TestCase
+{
+  public:
+    DscpClassifierLeNqbTestCase()
+        : TestCase("LE and NQB entries: le, <class>+nqb")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        constexpr uint8_t LE = DscpClassifier::ENTRY_LE;
+        constexpr uint8_t NQB = DscpClassifier::ENTRY_NQB;
+        DscpClassifier c;
+        NS_TEST_ASSERT_MSG_EQ(c.Configure(3, "", false), "", "the default map");
+        NS_TEST_EXPECT_MSG_EQ(unsigned{c.EntryOfDscp(1)}, unsigned{LE}, "LE -> the lane");
+        NS_TEST_EXPECT_MSG_EQ(unsigned{c.EntryOfDscp(45)}, NQB + 1u, "NQB -> 1+nqb");
+        NS_TEST_EXPECT_MSG_EQ(unsigned{c.EntryOfDscp(8)}, 0u, "CS1 -> 0");
+        NS_TEST_EXPECT_MSG_EQ(unsigned{c.EntryOfDscp(44)}, 2u, "VA -> 5, clamped to 2");
+        NS_TEST_EXPECT_MSG_EQ(c.ClassOfDscp(45), 1u, "a class reader sees NQB's class");
+        NS_TEST_EXPECT_MSG_EQ(DscpClassifier::DefaultClassOfDscp(45), 1u, "default class of NQB");
+        NS_TEST_EXPECT_MSG_EQ(unsigned{DscpClassifier::DefaultEntryOfDscp(1)},
+                              unsigned{LE},
+                              "default entry of LE");
+
+        // the clamp applies to the class bits: the flag stays, the lane is never clamped
+        NS_TEST_ASSERT_MSG_EQ(c.Configure(3, "NQB=7+nqb, EF=le, CS1=0+NQB", false), "", "valid");
+        NS_TEST_EXPECT_MSG_EQ(unsigned{c.EntryOfDscp(45)}, NQB + 2u, "7+nqb -> 2+nqb");
+        NS_TEST_EXPECT_MSG_EQ(unsigned{c.EntryOfDscp(46)}, unsigned{LE}, "EF=le");
+        NS_TEST_EXPECT_MSG_EQ(unsigned{c.EntryOfDscp(8)}, NQB + 0u, "any case");
+        NS_TEST_ASSERT_MSG_EQ(c.Configure(1, "", false), "", "one class");
+        NS_TEST_EXPECT_MSG_EQ(unsigned{c.EntryOfDscp(1)}, unsigned{LE}, "the lane, one class");
+        NS_TEST_EXPECT_MSG_EQ(unsigned{c.EntryOfDscp(45)}, NQB + 0u, "1+nqb -> 0+nqb");
+        // the old placement back (docs/algorithm.md)
+        NS_TEST_ASSERT_MSG_EQ(c.Configure(8, "le:0, nqb:5", false), "", "le:0,nqb:5");
+        NS_TEST_EXPECT_MSG_EQ(unsigned{c.EntryOfDscp(1)}, 0u, "LE in class 0");
+        NS_TEST_EXPECT_MSG_EQ(unsigned{c.EntryOfDscp(45)}, 5u, "NQB in class 5, not NQB");
+
+        // the named maps: NQB with the flag, LE in class 0 unless the lane is asked for
+        NS_TEST_ASSERT_MSG_EQ(c.Configure(4, "diffserv4", false), "", "diffserv4");
+        NS_TEST_EXPECT_MSG_EQ(unsigned{c.EntryOfDscp(45)}, NQB + 1u, "diffserv4: 1+nqb");
+        NS_TEST_EXPECT_MSG_EQ(unsigned{c.EntryOfDscp(1)}, 0u, "diffserv4: LE in bulk");
+        NS_TEST_ASSERT_MSG_EQ(c.Configure(4, "diffserv4, le:le", false), "", "diffserv4,le:le");
+        NS_TEST_EXPECT_MSG_EQ(unsigned{c.EntryOfDscp(1)}, unsigned{LE}, "diffserv4,le:le");
+        NS_TEST_ASSERT_MSG_EQ(c.Configure(4, "wifi", false), "", "wifi");
+        NS_TEST_EXPECT_MSG_EQ(unsigned{c.EntryOfDscp(45)}, NQB + 2u, "wifi: AC_VI, NQB");
+        NS_TEST_ASSERT_MSG_EQ(c.Configure(8, "diffserv8", false), "", "diffserv8");
+        NS_TEST_EXPECT_MSG_EQ(unsigned{c.EntryOfDscp(45)}, NQB + 2u, "diffserv8: 2+nqb");
+
+        // packets
+        NS_TEST_ASSERT_MSG_EQ(c.Configure(3, "", true), "", "default map, socket priority");
+        DscpClassifier::Origin origin;
+        uint8_t dscp;
+        auto t = c.ClassifyTreatment(Create<MsfcTestItem>(100, 0, 1), origin, dscp);
+        NS_TEST_EXPECT_MSG_EQ((t.lane && !t.nqb && t.cls == 0), true, "an LE packet: the lane");
+        t = c.ClassifyTreatment(Create<MsfcTestItem>(100, 0, 45), origin, dscp);
+        NS_TEST_EXPECT_MSG_EQ((!t.lane && t.nqb && t.cls == 1), true, "an NQB packet");
+        NS_TEST_EXPECT_MSG_EQ(unsigned{dscp}, 45u, "its DSCP");
+        t = c.ClassifyTreatment(Create<MsfcTestItem>(100, 0, 0), origin, dscp);
+        NS_TEST_EXPECT_MSG_EQ((!t.lane && !t.nqb && t.cls == 1), true, "best effort");
+        Ptr<MsfcTestItem> tagged = Create<MsfcTestItem>(100, 0, 45);
+        SocketPriorityTag tag;
+        tag.SetPriority(2);
+        tagged->GetPacket()->AddPacketTag(tag);
+        t = c.ClassifyTreatment(tagged, origin, dscp);
+        NS_TEST_EXPECT_MSG_EQ((!t.lane && !t.nqb && t.cls == 2),
+                              true,
+                              "an explicit class addresses the classes only");
+        NS_TEST_ASSERT_MSG_EQ(c.Configure(3, "BE=le", false), "", "BE=le");
+        t = c.ClassifyTreatment(Create<MsfcTestItem>(100, 0, -1), origin, dscp);
+        NS_TEST_EXPECT_MSG_EQ((t.lane && origin == DscpClassifier::Origin::NON_IP),
+                              true,
+                              "a non-IP packet takes DSCP 0's entry");
+
+        // printed and checked as the UAPI carries them
+        NS_TEST_EXPECT_MSG_EQ(DscpClassifier::FormatEntry(LE), "le", "le");
+        NS_TEST_EXPECT_MSG_EQ(DscpClassifier::FormatEntry(NQB + 3), "3+nqb", "3+nqb");
+        NS_TEST_EXPECT_MSG_EQ(DscpClassifier::FormatEntry(15), "15", "15");
+        for (uint32_t v : {0u, 15u, 64u, 79u, 128u})
+        {
+            NS_TEST_EXPECT_MSG_EQ(DscpClassifier::ValidEntry(v), true, v << " is an entry");
+        }
+        for (uint32_t v : {16u, 63u, 80u, 127u, 129u, 192u, 255u})
+        {
+            NS_TEST_EXPECT_MSG_EQ(DscpClassifier::ValidEntry(v), false, v << " is no entry");
+        }
+
+        std::array<int32_t, 64> map;
+        std::string error;
+        NS_TEST_EXPECT_MSG_EQ(
+            DscpClassifier::ParseDscpMap("LE=le, NQB = 1+nqb, 2=15+nqb", map, error),
+            true,
+            "valid entries: " << error);
+        NS_TEST_EXPECT_MSG_EQ(map[1], int32_t{LE}, "le");
+        NS_TEST_EXPECT_MSG_EQ(map[45], NQB + 1, "1+nqb");
+        NS_TEST_EXPECT_MSG_EQ(map[2], NQB + 15, "15+nqb");
+        for (const char* bad : {"EF=le+nqb",
+                                "EF=16+nqb",
+                                "EF=+nqb",
+                                "EF=1+nq",
+                                "EF=nqb",
+                                "EF=1+nqb+nqb",
+                                "EF=lee",
+                                "EF=1 + nqb"})
+        {
+            error.clear();
+            NS_TEST_EXPECT_MSG_EQ(DscpClassifier::ParseDscpMap(bad, map, error),
+                                  false,
+                                  "'" << bad << "' is rejected");
+            NS_TEST_EXPECT_MSG_NE(error.find(TC_MSFC_DSCP_MAP_MSG),
+                                  std::string::npos,
+                                  "the UAPI's words: " << error);
+            NS_TEST_EXPECT_MSG_NE(error.find(std::string("entry '") + bad + "'"),
+                                  std::string::npos,
+                                  "the message names the entry: " << error);
+        }
     }
 };
 
@@ -272,6 +397,7 @@ class DscpClassifierTestSuite : public TestSuite
         AddTestCase(new DscpClassifierPacketTestCase, TestCase::Duration::QUICK);
         AddTestCase(new DscpClassifierParseTestCase, TestCase::Duration::QUICK);
         AddTestCase(new DscpClassifierNamedMapTestCase, TestCase::Duration::QUICK);
+        AddTestCase(new DscpClassifierLeNqbTestCase, TestCase::Duration::QUICK);
     }
 };
 

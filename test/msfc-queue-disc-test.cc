@@ -1072,7 +1072,8 @@ class MsfcClassificationTestCase : public TestCase
         Ptr<MsfcQueueDisc> q = NewDisc({});
         // Default map with 3 classes.
         NS_TEST_EXPECT_MSG_EQ(q->ClassOfDscp(0), 1u, "BE -> 1");
-        NS_TEST_EXPECT_MSG_EQ(q->ClassOfDscp(1), 0u, "LE -> 0");
+        NS_TEST_EXPECT_MSG_EQ(q->ClassOfDscp(1), 3u, "LE -> the least-effort lane (Prios)");
+        NS_TEST_EXPECT_MSG_EQ(q->ClassOfDscp(45), 1u, "NQB -> 1 (as an NQB flow)");
         NS_TEST_EXPECT_MSG_EQ(q->ClassOfDscp(8), 0u, "CS1 -> 0");
         NS_TEST_EXPECT_MSG_EQ(q->ClassOfDscp(10), 1u, "AF11 -> 1");
         NS_TEST_EXPECT_MSG_EQ(q->ClassOfDscp(18), 2u, "AF21 -> 2");
@@ -1911,7 +1912,7 @@ class MsfcChangeTestCase : public TestCase
         }
         for (uint32_t i = 0; i < 4; ++i)
         {
-            q->Enqueue(Create<MsfcTestItem>(1000, 0, 1, false, 0)); // DSCP 1 (LE): class 0
+            q->Enqueue(Create<MsfcTestItem>(1000, 0, 8, false, 0)); // DSCP 8 (CS1): class 0
         }
         NS_TEST_EXPECT_MSG_EQ(Next(q), 1u, "class 1 first");
         std::string error;
@@ -1935,7 +1936,7 @@ class MsfcChangeTestCase : public TestCase
         }
         for (uint32_t i = 0; i < 4; ++i)
         {
-            q->Enqueue(Create<MsfcTestItem>(1000, 0, 1, false, 0));
+            q->Enqueue(Create<MsfcTestItem>(1000, 0, 8, false, 0));
         }
         NS_TEST_EXPECT_MSG_EQ(Next(q), 1u, "class 1 first");
         NS_TEST_EXPECT_MSG_EQ(q->Change({{"Weights", "rounded"}}, error),
@@ -2550,6 +2551,385 @@ class MsfcAutoTestCase : public TestCase
 };
 
 /**
+ * The least-effort lane (DscpMap entry le) and NQB flows (<class>+nqb), docs/algorithm.md
+ * "LE and NQB": the lane sends only what every class leaves and is the first overload victim;
+ * an NQB flow goes ahead of its class's flows while shallow and within its share, queue
+ * protection moves a deep one behind the old flows, and one sending above its share gets no
+ * more than its share.
+ */
+class MsfcLeNqbTestCase : public TestCase
+{
+  public:
+    MsfcLeNqbTestCase()
+        : TestCase("LE lane: only what the classes leave, overload victim first; NQB flows ahead "
+                   "within their share, queue protection")
+    {
+    }
+
+  private:
+    static constexpr uint8_t LE = 1;   //!< DSCP LE: the lane in the default map
+    static constexpr uint8_t NQB = 45; //!< DSCP NQB: class 1, NQB, in the default map
+
+    /// A packet of DSCP `dscp` in flow `flow`, tagged `tag`.
+    static Ptr<MsfcTestItem> Pkt(uint32_t size, uint32_t flow, uint8_t dscp, uint32_t tag)
+    {
+        return Create<MsfcTestItem>(size, flow, dscp, false, tag);
+    }
+
+    /// Tag of the next packet dequeued, UINT32_MAX if none.
+    static uint32_t Next(Ptr<MsfcQueueDisc> q)
+    {
+        auto item = DynamicCast<MsfcTestItem>(q->Dequeue());
+        return item ? item->GetTag() : UINT32_MAX;
+    }
+
+    void Sojourn(uint32_t cls, uint32_t, Time)
+    {
+        m_sojournClasses.push_back(cls);
+    }
+
+    void Demoted(uint32_t cls, uint32_t flow)
+    {
+        m_demotions.emplace_back(cls, flow);
+    }
+
+    /// The lane sends only when no class has a packet, whatever Order and Boost are.
+    void LaneLast()
+    {
+        for (const Attrs& modes : std::vector<Attrs>{{{"Order", "round"}, {"Boost", "off"}},
+                                                     {{"Order", "priority"}, {"Boost", "on"}},
+                                                     {{"Order", "round"}, {"Boost", "across"}}})
+        {
+            Attrs attrs = {{"Prios", "3"}, {"Flows", "16"}, {"Quantum", "1500"}};
+            attrs.insert(attrs.end(), modes.begin(), modes.end());
+            Ptr<MsfcQueueDisc> q = NewDisc(attrs);
+            const std::string m = modes[0].second + "/" + modes[1].second;
+            NS_TEST_EXPECT_MSG_EQ(q->ClassOfDscp(LE), 3u, "LE: the lane is class Prios");
+            m_sojournClasses.clear();
+            q->TraceConnectWithoutContext("Sojourn",
+                                          MakeCallback(&MsfcLeNqbTestCase::Sojourn, this));
+            for (uint32_t i = 0; i < 3; ++i)
+            {
+                q->Enqueue(Pkt(1000, 1, LE, 900 + i)); // the lane first in time
+            }
+            for (uint32_t i = 0; i < 2; ++i)
+            {
+                q->Enqueue(Item(1000, 2, 0, 0)); // class 0
+                q->Enqueue(Item(1000, 3, 2, 2)); // class 2
+            }
+            std::vector<uint32_t> got;
+            for (uint32_t i = 0; i < 2; ++i)
+            {
+                got.push_back(Next(q));
+            }
+            // a class packet arriving while the lane waits goes before it too
+            q->Enqueue(Item(500, 4, 1, 1));
+            for (uint32_t i = 0; i < 6; ++i)
+            {
+                got.push_back(Next(q));
+            }
+            const uint32_t n =
+                std::count_if(got.begin(), got.begin() + 5, [](uint32_t t) { return t < 900; });
+            NS_TEST_EXPECT_MSG_EQ(n, 5u, m << ": the five class packets first");
+            NS_TEST_EXPECT_MSG_EQ((std::vector<uint32_t>(got.begin() + 5, got.end()) ==
+                                   std::vector<uint32_t>{900, 901, 902}),
+                                  true,
+                                  m << ": then the lane, in order");
+            NS_TEST_EXPECT_MSG_EQ(Next(q), UINT32_MAX, m << ": empty");
+            const MsfcClassStats lane = q->GetClassStats(3);
+            NS_TEST_EXPECT_MSG_EQ(lane.enqueuedPackets, 3u, m << ": lane enqueued");
+            NS_TEST_EXPECT_MSG_EQ(lane.dequeuedBytes, 3000u, m << ": lane dequeued");
+            NS_TEST_EXPECT_MSG_EQ(lane.backlogPackets, 0u, m << ": lane backlog");
+            NS_TEST_EXPECT_MSG_EQ(q->GetClassStats(0).enqueuedPackets, 2u, m << ": class 0");
+            NS_TEST_EXPECT_MSG_EQ(m_sojournClasses.size(), 8u, m << ": Sojourn per packet");
+            NS_TEST_EXPECT_MSG_EQ(m_sojournClasses.back(), 3u, m << ": Sojourn says class Prios");
+            q->Dispose();
+        }
+    }
+
+    /// While the lane holds a packet the overload victim is its fattest flow.
+    void LaneOverload()
+    {
+        for (const char* overload : {"flow", "class"})
+        {
+            Ptr<MsfcQueueDisc> q = NewDisc(
+                {{"Prios", "3"}, {"Flows", "16"}, {"MaxSize", "10p"}, {"Overload", overload}});
+            q->Enqueue(Pkt(1000, 1, LE, 900));
+            q->Enqueue(Pkt(1000, 1, LE, 901));
+            q->Enqueue(Pkt(1000, 5, LE, 950));
+            for (uint32_t i = 0; i < 7; ++i)
+            {
+                q->Enqueue(Item(1500, 2, 2, 2)); // a fatter flow in class 2
+            }
+            NS_TEST_EXPECT_MSG_EQ(q->GetCurrentSize().GetValue(), 10u, "at the limit");
+            q->Enqueue(Item(1500, 2, 2, 2));
+            // the lane's fattest flow, 2000 bytes: half of it, one packet
+            NS_TEST_EXPECT_MSG_EQ(q->GetClassStats(3).overloadDrops,
+                                  1u,
+                                  overload << ": dropped from the lane");
+            NS_TEST_EXPECT_MSG_EQ(q->GetClassStats(2).overloadDrops,
+                                  0u,
+                                  overload << ": not from class 2");
+            q->Enqueue(Item(1500, 2, 2, 2));
+            q->Enqueue(Item(1500, 2, 2, 2));
+            NS_TEST_EXPECT_MSG_EQ(q->GetClassStats(3).backlogPackets,
+                                  0u,
+                                  overload << ": the lane emptied first");
+            NS_TEST_EXPECT_MSG_EQ(q->GetClassStats(2).overloadDrops,
+                                  0u,
+                                  overload << ": class 2 still whole");
+            q->Enqueue(Item(1500, 2, 2, 2));
+            NS_TEST_EXPECT_MSG_GT(q->GetClassStats(2).overloadDrops,
+                                  0u,
+                                  overload << ": then the classes");
+            q->Dispose();
+        }
+    }
+
+    /// Prios changes re-allocate the lane (refused while it holds packets); its counters stay.
+    void LaneChange()
+    {
+        Ptr<MsfcQueueDisc> q = NewDisc({{"Prios", "3"}, {"Flows", "16"}});
+        q->Enqueue(Pkt(1000, 1, LE, 900));
+        std::string error;
+        NS_TEST_EXPECT_MSG_EQ(q->Change({{"Prios", "4"}}, error),
+                              MsfcQueueDisc::CHANGE_BUSY,
+                              "the lane's packet makes the queue disc busy");
+        NS_TEST_EXPECT_MSG_EQ(q->Change({{"Isolate", "src"}}, error),
+                              MsfcQueueDisc::CHANGE_BUSY,
+                              "Isolate too");
+        NS_TEST_EXPECT_MSG_EQ(Next(q), 900u, "the lane's packet");
+        NS_TEST_EXPECT_MSG_EQ(q->Change({{"Prios", "4"}}, error), MsfcQueueDisc::CHANGE_OK, error);
+        NS_TEST_EXPECT_MSG_EQ(q->ClassOfDscp(LE), 4u, "the lane is class Prios");
+        NS_TEST_EXPECT_MSG_EQ(q->GetClassStats(4).dequeuedPackets, 1u, "its counters stay");
+        NS_TEST_EXPECT_MSG_EQ(q->Change({{"Isolate", "src"}}, error),
+                              MsfcQueueDisc::CHANGE_OK,
+                              error);
+        q->Enqueue(Pkt(1000, 1, LE, 901));
+        q->Enqueue(Item(300, 2, 0, 0));
+        NS_TEST_EXPECT_MSG_EQ(Next(q), 0u, "Isolate=src: class 0 first");
+        NS_TEST_EXPECT_MSG_EQ(Next(q), 901u, "then the lane");
+        NS_TEST_EXPECT_MSG_EQ(Next(q), UINT32_MAX, "empty");
+        // the old placement: LE in class 0 (no lane)
+        NS_TEST_EXPECT_MSG_EQ(q->Change({{"DscpMap", "le:0"}}, error),
+                              MsfcQueueDisc::CHANGE_OK,
+                              error);
+        NS_TEST_EXPECT_MSG_EQ(q->ClassOfDscp(LE), 0u, "LE=0: class 0");
+        q->Dispose();
+    }
+
+    /// An NQB flow goes ahead of its class's flows; queue protection moves a deep one back.
+    void NqbAhead()
+    {
+        for (const char* boost : {"off", "on", "across"})
+        {
+            Ptr<MsfcQueueDisc> q =
+                NewDisc({{"Prios", "3"}, {"Flows", "16"}, {"Quantum", "1500"}, {"Boost", boost}});
+            m_demotions.clear();
+            q->TraceConnectWithoutContext("NqbDemotion",
+                                          MakeCallback(&MsfcLeNqbTestCase::Demoted, this));
+            NS_TEST_EXPECT_MSG_EQ(q->ClassOfDscp(NQB), 1u, "NQB: class 1");
+            for (uint32_t i = 0; i < 6; ++i)
+            {
+                q->Enqueue(Pkt(1000, 1, 0, 1)); // a bulk flow of class 1 (best effort)
+            }
+            q->Enqueue(Pkt(200, 2, NQB, 2));
+            q->Enqueue(Pkt(200, 2, NQB, 2));
+            NS_TEST_EXPECT_MSG_EQ(q->GetClassStats(1).activeFlows, 2u, boost << ": two flows");
+            NS_TEST_EXPECT_MSG_EQ(Next(q), 2u, boost << ": the NQB flow first");
+            NS_TEST_EXPECT_MSG_EQ(Next(q), 2u, boost << ": both of its packets");
+            NS_TEST_EXPECT_MSG_EQ(Next(q), 1u, boost << ": then the bulk flow");
+            // the NQB flow left with its deficit (1100); its next packet goes first again
+            q->Enqueue(Pkt(200, 2, NQB, 2));
+            NS_TEST_EXPECT_MSG_EQ(Next(q), 2u, boost << ": an NQB packet ahead again");
+            // queue protection: 1000 + 1000 bytes > one quantum
+            q->Enqueue(Pkt(1000, 2, NQB, 3));
+            NS_TEST_EXPECT_MSG_EQ(q->GetClassStats(1).nqbDemotions, 0u, boost << ": shallow");
+            q->Enqueue(Pkt(1000, 2, NQB, 3));
+            NS_TEST_EXPECT_MSG_EQ(q->GetClassStats(1).nqbDemotions, 1u, boost << ": demoted");
+            NS_TEST_EXPECT_MSG_EQ(q->GetNqbDemotions(), 1u, boost << ": the qdisc's counter");
+            NS_TEST_EXPECT_MSG_EQ(m_demotions.size(), 1u, boost << ": NqbDemotion fired");
+            NS_TEST_EXPECT_MSG_EQ(
+                (m_demotions.size() == 1 && m_demotions[0] == std::pair<uint32_t, uint32_t>{1, 2}),
+                true,
+                boost << ": class 1, flow 2");
+            // behind the old flows: the bulk flow spends what is left of its quantum first, then
+            // they take turns
+            std::vector<uint32_t> got;
+            for (uint32_t i = 0; i < 4; ++i)
+            {
+                got.push_back(Next(q));
+            }
+            NS_TEST_EXPECT_MSG_EQ((got == std::vector<uint32_t>{1, 3, 1, 3}),
+                                  true,
+                                  boost << ": the demoted flow waits for the bulk flow's turn: "
+                                        << got[0] << " " << got[1] << " " << got[2] << " "
+                                        << got[3]);
+            q->Dispose();
+        }
+    }
+
+    /// An NQB flow below its share always goes first; one above it gets no more than it.
+    void NqbShare()
+    {
+        Ptr<MsfcQueueDisc> q =
+            NewDisc({{"Prios", "3"}, {"Flows", "16"}, {"Quantum", "1500"}, {"MaxSize", "100000p"}});
+        for (uint32_t i = 0; i < 20; ++i)
+        {
+            q->Enqueue(Pkt(1000, 1, 0, 1));
+        }
+        // 100 bytes every 10 packets: far below half the class; served at once, every time
+        uint32_t first = 0;
+        for (uint32_t i = 0; i < 1000; ++i)
+        {
+            if (i % 10 == 0)
+            {
+                q->Enqueue(Pkt(100, 2, NQB, 2));
+                first += Next(q) == 2;
+            }
+            else
+            {
+                NS_TEST_ASSERT_MSG_EQ(Next(q), 1u, "the bulk flow");
+            }
+            q->Enqueue(Pkt(1000, 1, 0, 1));
+        }
+        NS_TEST_EXPECT_MSG_EQ(first, 100u, "every thin NQB packet went first");
+        NS_TEST_EXPECT_MSG_EQ(q->GetClassStats(1).nqbDemotions, 0u, "never demoted");
+
+        // a burst of two 700-byte packets (shallow: within one quantum) each time the NQB flow
+        // has drained, so it always has a packet: far above its share (half the class); it
+        // gets a quantum as NQB only once the bulk flow has had its own, about once a round
+        uint64_t bytes[2] = {0, 0};
+        uint32_t queued = 0; // NQB packets queued
+        for (uint32_t i = 0; i < 20000; ++i)
+        {
+            if (queued == 0)
+            {
+                q->Enqueue(Pkt(700, 2, NQB, 2));
+                q->Enqueue(Pkt(700, 2, NQB, 2));
+                queued = 2;
+            }
+            auto item = DynamicCast<MsfcTestItem>(q->Dequeue());
+            NS_TEST_ASSERT_MSG_NE(item, nullptr, "a backlogged queue disc");
+            bytes[item->GetTag() - 1] += item->GetSize();
+            if (item->GetTag() == 1)
+            {
+                q->Enqueue(Pkt(1000, 1, 0, 1)); // the bulk flow stays backlogged
+            }
+            else
+            {
+                --queued;
+            }
+        }
+        NS_TEST_EXPECT_MSG_EQ(q->GetClassStats(1).nqbDemotions, 0u, "no queue protection");
+        const double share = double(bytes[1]) / double(bytes[0] + bytes[1]);
+        NS_TEST_EXPECT_MSG_LT(share, 0.51, "the NQB flow gets no more than its share");
+        NS_TEST_EXPECT_MSG_GT(share, 0.45, "and about its share");
+        q->Dispose();
+    }
+
+    /// An explicit class naming the lane or NQB (ExplicitTreatmentItem), as trace packets do.
+    class ExplicitItem : public MsfcTestItem, public MsfcQueueDisc::ExplicitTreatmentItem
+    {
+      public:
+        ExplicitItem(uint32_t size, uint32_t flow, uint32_t cls, bool lane, bool nqb, uint32_t tag)
+            : MsfcTestItem(size, flow, 0, false, tag),
+              m_lane(lane),
+              m_nqb(nqb)
+        {
+            SocketPriorityTag t;
+            t.SetPriority(static_cast<uint8_t>(cls));
+            GetPacket()->AddPacketTag(t);
+        }
+
+        bool LeastEffort() const override
+        {
+            return m_lane;
+        }
+
+        bool Nqb() const override
+        {
+            return m_nqb;
+        }
+
+      private:
+        bool m_lane; //!< names the lane
+        bool m_nqb;  //!< names the NQB flag
+    };
+
+    /// Auto=all ignores the marks, LE and NQB too; an explicit class keeps what it names.
+    void AutoAndExplicit()
+    {
+        Ptr<MsfcQueueDisc> q = NewDisc(
+            {{"Prios", "3"}, {"Flows", "16"}, {"Auto", "all"}, {"UseSocketPriority", "true"}});
+        NS_TEST_EXPECT_MSG_EQ(q->Classify(Pkt(100, 1, LE, 0)),
+                              q->GetAutoLevel(1),
+                              "Auto=all: an LE packet is an auto packet");
+        NS_TEST_EXPECT_MSG_EQ(q->Classify(Create<ExplicitItem>(100, 1, 0, true, false, 0)),
+                              3u,
+                              "an explicit lane packet goes to the lane");
+        q->Enqueue(Create<ExplicitItem>(1000, 1, 1, false, false, 1)); // bulk, class 1
+        q->Enqueue(Create<ExplicitItem>(1000, 1, 1, false, false, 1));
+        q->Enqueue(Create<ExplicitItem>(100, 2, 1, false, true, 2));  // NQB, class 1
+        q->Enqueue(Create<ExplicitItem>(100, 3, 0, true, false, 3));  // the lane
+        q->Enqueue(Create<ExplicitItem>(100, 4, 1, false, false, 4)); // no NQB
+        NS_TEST_EXPECT_MSG_EQ(q->GetClassStats(3).enqueuedPackets, 1u, "in the lane");
+        NS_TEST_EXPECT_MSG_EQ(Next(q), 2u, "the explicit NQB packet first");
+        NS_TEST_EXPECT_MSG_EQ(Next(q), 1u, "then the bulk flow");
+        NS_TEST_EXPECT_MSG_EQ(Next(q), 1u, "its second packet");
+        NS_TEST_EXPECT_MSG_EQ(Next(q), 4u, "then the other flow");
+        NS_TEST_EXPECT_MSG_EQ(Next(q), 3u, "the lane last");
+        q->Dispose();
+        // without UseSocketPriority the item has no explicit class: the DSCP map decides
+        q = NewDisc({{"Prios", "3"}, {"Flows", "16"}});
+        q->Enqueue(Create<ExplicitItem>(100, 3, 0, true, false, 3));
+        NS_TEST_EXPECT_MSG_EQ(q->GetClassStats(3).enqueuedPackets, 0u, "DSCP 0: class 1");
+        NS_TEST_EXPECT_MSG_EQ(q->GetClassStats(1).enqueuedPackets, 1u, "DSCP 0: class 1");
+        q->Dispose();
+    }
+
+    /// Boost=across: a class with NQB flows is a class with new flows; its NQB flows first.
+    void NqbAcross()
+    {
+        Ptr<MsfcQueueDisc> q = NewDisc({{"Prios", "3"},
+                                        {"Flows", "16"},
+                                        {"Quantum", "1500"},
+                                        {"Ratio", "2"},
+                                        {"Boost", "across"}});
+        for (uint32_t i = 0; i < 20; ++i)
+        {
+            q->Enqueue(Item(1500, 1, 0, 0)); // class 0
+            q->Enqueue(Item(1500, 1, 2, 2)); // class 2
+            q->Enqueue(Pkt(1500, 1, 0, 1));  // class 1 (best effort)
+        }
+        // one round (class 0 one packet, class 2 four, class 1 two; each flow became old after
+        // its first quantum), then class 0's next turn: class 2's turn comes next
+        for (uint32_t i = 0; i < 8; ++i)
+        {
+            Next(q);
+        }
+        q->Enqueue(Pkt(100, 5, NQB, 5)); // an NQB packet of class 1
+        NS_TEST_EXPECT_MSG_EQ(Next(q), 5u, "ahead of class 2's turn, as a new flow would be");
+        NS_TEST_EXPECT_MSG_EQ(Next(q), 2u, "then class 2's turn");
+        q->Dispose();
+    }
+
+    void DoRun() override
+    {
+        LaneLast();
+        LaneOverload();
+        LaneChange();
+        NqbAhead();
+        NqbShare();
+        AutoAndExplicit();
+        NqbAcross();
+    }
+
+    std::vector<uint32_t> m_sojournClasses;                 //!< Sojourn: class of each packet
+    std::vector<std::pair<uint32_t, uint32_t>> m_demotions; //!< NqbDemotion: class, flow
+};
+
+/**
  * The MSFC unit test suite.
  */
 class MsfcQueueDiscTestSuite : public TestSuite
@@ -2577,6 +2957,7 @@ class MsfcQueueDiscTestSuite : public TestSuite
         AddTestCase(new MsfcPriorityOrderTestCase(), TestCase::Duration::QUICK);
         AddTestCase(new MsfcAutoTestCase(), TestCase::Duration::QUICK);
         AddTestCase(new MsfcChangeTestCase(), TestCase::Duration::QUICK);
+        AddTestCase(new MsfcLeNqbTestCase(), TestCase::Duration::QUICK);
         AddTestCase(new MsfcClassificationTestCase(), TestCase::Duration::QUICK);
         AddTestCase(new MsfcCheckerRangesTestCase(), TestCase::Duration::QUICK);
         AddTestCase(new MsfcInvalidConfigTestCase(), TestCase::Duration::QUICK);

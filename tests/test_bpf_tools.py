@@ -79,13 +79,35 @@ def test_fuzz_results_parse_and_a_wrong_answer_fails():
 def test_replay_drives_the_traces_without_clock_changes_or_host_slots():
     driven, skipped = replay.traces()
     assert "basic-3x8-r2" in driven and "order-priority-3x8" in driven
-    words, flows, ops = driven["basic-3x8-r2"]
+    words, flows, ops, want = driven["basic-3x8-r2"]
     assert flows == 8 and words[:2] == ["prios", "3"] and "1000s" in words
     assert ops[0] == "E 2 1 991" and "D" in ops
+    assert want == (REPO / "test" / "vectors" / "basic-3x8-r2.expected").read_text()
     assert "clock" in skipped["regress-codel-clock-unit"]
     assert "changes" in skipped["change-sizes-2x4"]
     assert "isolate" in skipped["isolate-src-2x16"]
-    assert len(driven) + len(skipped) == len(list((REPO / "test" / "vectors").glob("*.trace")))
+    committed = [n for n in driven if not n.startswith(("still-", "edge-"))]
+    assert len(committed) + len(skipped) == len(list((REPO / "test" / "vectors").glob("*.trace")))
+    # still variants: no clock, up to the first change; never of isolate, auto or L4S traces
+    assert "still-le-lane-3x8" in driven and "still-nqb-flows-2x8" in driven
+    assert "still-isolate-src-2x16" not in driven and "still-auto-3x16" not in driven
+    _, _, ops, want = driven["still-le-lane-3x8"]
+    assert all(op == "D" or op.startswith("E ") for op in ops)
+    assert any(op.startswith("E l ") for op in ops) and "\nl " in "\n" + want
+    # the generated LE/NQB traces and the edge traces
+    gen = [n for n in driven if n.startswith("still-gen-")]
+    assert len(gen) == replay.GENERATED_LENQB
+    assert {"edge-nqb-skip-2x8-q1", "edge-lane-16x2-limit12"} <= set(driven)
+
+
+def test_replay_still_text_and_the_map_that_carries_le_and_nqb():
+    text = "P version=7 prios=2\nT 5\nE 1n 0 100 0\nD\nC boost=on\nE l 1 100 0\n"
+    assert replay.still_text(text) == "P version=7 prios=2\nE 1n 0 100 0\nD\n"
+    words, flows, ops = replay.plan(text, still=True)
+    assert ops == ["E 1n 0 100", "D"] and flows == 1024
+    assert "clock" in replay.plan(text)
+    entries = replay.DSCP_MAP[1].split(",")
+    assert "0:0" in entries and "17:1+nqb" in entries and "32:le" in entries
 
 
 def test_replay_compare_names_the_first_difference():

@@ -251,6 +251,9 @@ def test_constraints_between_attributes_in_the_kernels_words(info, scheds):
     assert "not of the form DSCP=CLASS" in check_dscp_map("EF")
     assert "DSCP 64 is not a code point 0 .. 63" in check_dscp_map("64=1")
     assert "neither a DSCP number" in check_dscp_map("XY=1")
+    assert check_dscp_map("LE=le, NQB=1+nqb, EF = 2+NQB, CS1=LE") is None
+    for bad in ("le+nqb", "16+nqb", "+nqb", "1+nq", "nqb", "1+nqb+nqb", "1 + nqb"):
+        assert "dscp map entries must be" in check_dscp_map(f"EF={bad}"), bad
     # the class quanta: Quantum * Ratio^(Prios-1) up to 2^40 bytes (1500 * 16^7 ~ 4e11 fits)
     assert class_quanta_overflow(0, 16, 9) and not class_quanta_overflow(0, 16, 8)
     assert class_quanta_overflow(65535, 16, 8) and not class_quanta_overflow(65535, 1, 16)

@@ -38,9 +38,9 @@ def iperf_tcp(reverse: bool, tos: int) -> dict:
 
 
 def test_msfc_class_is_the_default_map():
-    assert [records.msfc_class(d) for d in (1, 8, 0, 10, 14, 16, 34, 40, 46, 56)] == [
+    assert [records.msfc_class(d) for d in (1, 8, 0, 10, 14, 16, 34, 40, 46, 56, 45)] == [
+        "le",
         0,
-        0,
         1,
         1,
         1,
@@ -49,6 +49,7 @@ def test_msfc_class_is_the_default_map():
         2,
         2,
         2,
+        1,
     ]
     assert records.msfc_class(46, prios=8) == 5
     assert records.msfc_class(34, prios=8) == 4

@@ -4,8 +4,8 @@
  * qdisc of a device, packet by packet, for the BPF qdisc msfc_bpf (bpf/replay.py)
  *
  * A trace drives a queue disc with the class and the flow slot given.  The BPF qdisc
- * finds both itself, so each E packet is an IPv4/UDP packet whose DS field is the class
- * (the loader maps DSCP k to class k) and whose flow hash, set as a NIC's receive hash is
+ * finds both itself, so each E packet is an IPv4/UDP packet whose DS field names the class
+ * and whose flow hash, set as a NIC's receive hash is
  * (skb_set_hash), is the one reciprocal_scale() takes to the flow slot; its length is the
  * qdisc_skb_cb's pkt_len, as the stack sets it.  Each operation runs under the qdisc lock
  * as the stack runs it; the clock is the kernel's (the traces replayed have none: bpf/
@@ -16,7 +16,13 @@
  *   cat /proc/msfc_bpf_replay                           the decisions, in the trace output
  *                                                       format; reading empties them
  *
- * Decisions: "<class> <flow> <len>" per packet dequeued (from the mark the packet was given),
+ * <class> is a trace's (version 7): k, a packet of class k (0 .. 15), sent with DSCP k; kn,
+ * an NQB packet of class k, sent with DSCP 16 + k; l, a packet of the least-effort lane,
+ * sent with DSCP 32.  bpf/replay.py loads the qdisc with the DSCP map that undoes this
+ * (k:k, 16+k:k+nqb, 32:le; docs/algorithm.md, "LE and NQB").
+ *
+ * Decisions: "<class> <flow> <len>" per packet dequeued (from the mark the packet was given:
+ * its DSCP; k and kn print as k, the lane as l),
  * "-" for a dequeue that found nothing, "drop overload <class> <flow> <len>" per packet the
  * enqueue gave back to free, in the order the qdisc dropped them.
  */
@@ -38,6 +44,9 @@
 
 #define REPLAY_OUT_MAX (4 << 20)
 #define REPLAY_LINE_MAX 128
+/* the DS fields of a trace's classes: k, then k + NQB for kn, and the lane */
+#define REPLAY_DSCP_NQB 16
+#define REPLAY_DSCP_LANE 32
 
 static DEFINE_MUTEX(replay_lock);
 static char replay_dev[IFNAMSIZ];
@@ -70,7 +79,28 @@ static u32 replay_hash(u32 flow, u32 flows)
 	return (u32)div_u64(((u64)flow << 32) + flows - 1, flows);
 }
 
-static struct sk_buff *replay_skb(u32 cls, u32 flow, u32 len)
+/* A trace's class token ("3", "3n", "l"): its DSCP, or -EINVAL. */
+static int replay_dscp(const char *tok)
+{
+	size_t n = strlen(tok);
+	bool nqb = n > 1 && tok[n - 1] == 'n';
+	unsigned int k;
+	char num[4];
+
+	if (!strcmp(tok, "l"))
+		return REPLAY_DSCP_LANE;
+	if (nqb)
+		n--;
+	if (!n || n >= sizeof(num))
+		return -EINVAL;
+	memcpy(num, tok, n);
+	num[n] = '\0';
+	if (kstrtouint(num, 10, &k) || k > 15)
+		return -EINVAL;
+	return nqb ? REPLAY_DSCP_NQB + k : k;
+}
+
+static struct sk_buff *replay_skb(u32 dscp, u32 flow, u32 len)
 {
 	struct sk_buff *skb = alloc_skb(128, GFP_KERNEL);
 	struct iphdr *iph;
@@ -82,7 +112,7 @@ static struct sk_buff *replay_skb(u32 cls, u32 flow, u32 len)
 	iph = skb_put_zero(skb, sizeof(*iph) + sizeof(*uh));
 	iph->version = 4;
 	iph->ihl = 5;
-	iph->tos = cls << 2;
+	iph->tos = dscp << 2;
 	iph->ttl = 64;
 	iph->protocol = IPPROTO_UDP;
 	iph->tot_len = htons(sizeof(*iph) + sizeof(*uh));
@@ -93,7 +123,7 @@ static struct sk_buff *replay_skb(u32 cls, u32 flow, u32 len)
 	uh->source = htons(10000 + flow);
 	uh->dest = htons(5001);
 	skb->protocol = htons(ETH_P_IP);
-	skb->mark = cls << 16 | flow;
+	skb->mark = dscp << 16 | flow;
 	skb_set_hash(skb, replay_hash(flow, replay_flows), PKT_HASH_TYPE_L4);
 	qdisc_skb_cb(skb)->pkt_len = len;
 	return skb;
@@ -101,8 +131,13 @@ static struct sk_buff *replay_skb(u32 cls, u32 flow, u32 len)
 
 static void replay_report(const char *what, struct sk_buff *skb)
 {
-	replay_emit("%s%u %u %u\n", what, skb->mark >> 16, skb->mark & 0xffff,
-		    qdisc_skb_cb(skb)->pkt_len);
+	u32 dscp = skb->mark >> 16;
+
+	if (dscp == REPLAY_DSCP_LANE)
+		replay_emit("%sl %u %u\n", what, skb->mark & 0xffff, qdisc_skb_cb(skb)->pkt_len);
+	else
+		replay_emit("%s%u %u %u\n", what, dscp % REPLAY_DSCP_NQB, skb->mark & 0xffff,
+			    qdisc_skb_cb(skb)->pkt_len);
 }
 
 /* One operation of a trace (or the set-up line); under RTNL. */
@@ -111,8 +146,9 @@ static int replay_op(char *line)
 	struct sk_buff *skb, *to_free = NULL, *rev = NULL;
 	struct net_device *dev;
 	struct Qdisc *sch;
-	u32 cls, flow, len;
-	char name[IFNAMSIZ + 1];
+	u32 flow, len;
+	char name[IFNAMSIZ + 1], tok[8];
+	int dscp;
 
 	if (sscanf(line, "dev %16s flows %u", name, &flow) == 2) {
 		if (!flow || flow > 65536)
@@ -140,10 +176,13 @@ static int replay_op(char *line)
 		kfree_skb(skb);
 		return 0;
 	}
-	if (sscanf(line, "E %u %u %u", &cls, &flow, &len) != 3 || cls > 63 ||
-	    flow >= replay_flows || flow > 0xffff)
+	if (sscanf(line, "E %7s %u %u", tok, &flow, &len) != 3 || flow >= replay_flows ||
+	    flow > 0xffff)
 		return -EINVAL;
-	skb = replay_skb(cls, flow, len);
+	dscp = replay_dscp(tok);
+	if (dscp < 0)
+		return dscp;
+	skb = replay_skb(dscp, flow, len);
 	if (!skb)
 		return -ENOMEM;
 	spin_lock_bh(qdisc_lock(sch));

@@ -118,11 +118,30 @@ NeedsVersion(const std::vector<std::string>& keys, int version, const std::strin
 
 /// A trace's class field for an auto packet, whose class the queue disc decides (version 5).
 constexpr const char* AUTO_CLASS = "a";
+/// A trace's class field for a packet of the least-effort lane, and the output's class of the
+/// lane (version 7).
+constexpr const char* LANE_CLASS = "l";
+/// The suffix of a trace's class field for an NQB packet of that class, "2n" (version 7).
+constexpr char NQB_SUFFIX = 'n';
+
+/// How a trace's packet is classified.
+enum class Marking
+{
+    EXPLICIT, //!< E <class>: an explicit class (SocketPriorityTag)
+    AUTO,     //!< E a (version 5): unmarked, classified by the DSCP map
+    LANE,     //!< E l (version 7): explicitly the least-effort lane
+    NQB,      //!< E <class>n (version 7): an explicit class, NQB
+};
 
 /// A packet addressed to a given flow and host slots; the class travels in a SocketPriorityTag.
 /// An auto packet (E a, version 5) has no tag and DSCP 0: the queue disc classifies it by its
-/// DSCP map, which makes it an auto packet, and the "Classified" trace tells its class.
-class TraceItem : public QueueDiscItem, public MsfcQueueDisc::HostHashItem
+/// DSCP map, which makes it an auto packet, and the "Classified" trace tells its class.  A
+/// packet of the least-effort lane or an NQB packet (version 7) has the tag too (class 0 for
+/// the lane, which does not use it) and names its treatment (ExplicitTreatmentItem): like any
+/// packet with a class of its own, it is never an auto packet.
+class TraceItem : public QueueDiscItem,
+                  public MsfcQueueDisc::HostHashItem,
+                  public MsfcQueueDisc::ExplicitTreatmentItem
 {
   public:
     TraceItem(uint32_t cls,
@@ -131,16 +150,16 @@ class TraceItem : public QueueDiscItem, public MsfcQueueDisc::HostHashItem
               uint8_t ecn,
               uint32_t src,
               uint32_t dst,
-              bool autoPacket = false)
+              Marking marking)
         : QueueDiscItem(Create<Packet>(len), Address(), 0),
           m_cls(cls),
           m_flow(flow),
           m_tos(ecn),
           m_src(src),
           m_dst(dst),
-          m_auto(autoPacket)
+          m_marking(marking)
     {
-        if (!autoPacket)
+        if (marking != Marking::AUTO)
         {
             SocketPriorityTag tag;
             tag.SetPriority(static_cast<uint8_t>(cls));
@@ -183,19 +202,30 @@ class TraceItem : public QueueDiscItem, public MsfcQueueDisc::HostHashItem
         return destination ? m_dst : m_src;
     }
 
-    /// @return "<class> <flow> <len>" of this packet
-    std::string Describe() const
+    bool LeastEffort() const override
     {
-        return std::to_string(m_cls) + " " + std::to_string(m_flow) + " " +
-               std::to_string(GetSize());
+        return m_marking == Marking::LANE;
     }
 
-    uint32_t m_cls;          //!< class from the trace, or (auto) the queue disc's
+    bool Nqb() const override
+    {
+        return m_marking == Marking::NQB;
+    }
+
+    /// @return "<class> <flow> <len>" of this packet ("l" for the least-effort lane)
+    std::string Describe() const
+    {
+        return (m_lane ? std::string(LANE_CLASS) : std::to_string(m_cls)) + " " +
+               std::to_string(m_flow) + " " + std::to_string(GetSize());
+    }
+
+    uint32_t m_cls;          //!< class from the trace, or the queue disc's
     uint32_t m_flow;         //!< flow from the trace
-    uint8_t m_tos;           //!< the TOS byte: DSCP 0 and the trace's ECN field
+    uint8_t m_tos;           //!< the ECN field from the trace (changed by CE marks)
     uint32_t m_src;          //!< source host slot from the trace
     uint32_t m_dst;          //!< destination host slot from the trace
-    bool m_auto;             //!< an auto packet (E a): unmarked, no class of its own
+    Marking m_marking;       //!< how it is classified
+    bool m_lane{false};      //!< the queue disc put it in the least-effort lane
     bool m_threshold{false}; //!< CE-marked by CeThreshold
 };
 
@@ -210,13 +240,15 @@ RecordMark(Ptr<const QueueDiscItem> item, const char* reason)
     }
 }
 
-/// The class the queue disc put a packet in ("Classified"): an auto packet's is its decision.
+/// The class the queue disc put a packet in ("Classified"): an auto packet's is its decision;
+/// class Prios is the least-effort lane.
 void
-RecordClass(Ptr<const QueueDiscItem> item, uint32_t cls, uint32_t, bool)
+RecordClass(const MsfcQueueDisc* q, Ptr<const QueueDiscItem> item, uint32_t cls, uint32_t, bool)
 {
     if (auto t = DynamicCast<TraceItem>(ConstCast<QueueDiscItem>(item)))
     {
         t->m_cls = cls;
+        t->m_lane = cls == q->GetNClasses();
     }
 }
 
@@ -522,7 +554,8 @@ ReplayLines(std::istream& in,
                                           MakeBoundCallback(&RecordDrop, &output));
             q->TraceConnectWithoutContext("DropBeforeEnqueue",
                                           MakeBoundCallback(&RecordDrop, &output));
-            q->TraceConnectWithoutContext("Classified", MakeCallback(&RecordClass));
+            q->TraceConnectWithoutContext("Classified",
+                                          MakeBoundCallback(&RecordClass, PeekPointer(q)));
             q->TraceConnectWithoutContext("Mark", MakeCallback(&RecordMark));
         }
         else if (!q)
@@ -541,27 +574,57 @@ ReplayLines(std::istream& in,
             uint32_t dst = 0;
             const auto malformed = [&]() {
                 error = where() + "expected 'E <class> <flow> <len> [<ect> [<src> <dst>]]' " +
-                        "(<class> " + AUTO_CLASS + ": an auto packet, version 5)";
+                        "(<class> " + AUTO_CLASS + ": an auto packet, version 5; " + LANE_CLASS +
+                        ": a packet of the least-effort lane, <class>" + NQB_SUFFIX +
+                        ": an NQB packet of the class, version 7)";
                 return false;
             };
             if (!(ls >> clsField))
             {
                 return malformed();
             }
-            const bool autoPacket = clsField == AUTO_CLASS;
-            if (!autoPacket)
+            Marking marking = Marking::EXPLICIT;
+            if (clsField == AUTO_CLASS)
             {
-                std::istringstream cs(clsField);
+                marking = Marking::AUTO;
+            }
+            else if (clsField == LANE_CLASS)
+            {
+                marking = Marking::LANE;
+            }
+            else
+            {
+                std::string number = clsField;
+                if (number.size() > 1 && number.back() == NQB_SUFFIX)
+                {
+                    marking = Marking::NQB;
+                    number.pop_back();
+                }
+                if (number.empty() || number.find_first_not_of("0123456789") != std::string::npos)
+                {
+                    return malformed();
+                }
+                std::istringstream cs(number);
                 if (!(cs >> cls) || !cs.eof())
                 {
                     return malformed();
                 }
             }
-            else if (version < 5)
+            const int needs = marking == Marking::AUTO                              ? 5
+                              : marking == Marking::LANE || marking == Marking::NQB ? 7
+                                                                                    : 1;
+            if (version < needs)
             {
-                error = where() + "the class '" + AUTO_CLASS + "' of 'E' needs version=5";
+                // the reference model's words
+                error = where() +
+                        (marking == Marking::NQB
+                             ? std::string("the NQB class '<class>") + NQB_SUFFIX + "'"
+                             : "the class '" + clsField + "'") +
+                        " of 'E' needs version=" + std::to_string(needs) + " on the P line";
                 return false;
             }
+            const bool autoPacket = marking == Marking::AUTO;
+            const bool lanePacket = marking == Marking::LANE;
             if (!(ls >> flow >> len) || len == 0)
             {
                 return malformed();
@@ -577,7 +640,7 @@ ReplayLines(std::istream& in,
             q->GetAttribute("Flows", nFlows);
             const uint32_t prios = q->GetNClasses();
             const uint32_t flows = static_cast<uint32_t>(nFlows.Get());
-            if ((!autoPacket && cls >= prios) || flow >= flows)
+            if ((!autoPacket && !lanePacket && cls >= prios) || flow >= flows)
             {
                 error = where() + "enqueue out of range: class 0 .. " + std::to_string(prios - 1) +
                         ", flow 0 .. " + std::to_string(flows - 1) +
@@ -596,7 +659,7 @@ ReplayLines(std::istream& in,
             }
             // the trace's ECN field -> the ECN bits: Not-ECT, ECT(0), ECT(1), CE
             static const uint8_t ecnBits[4] = {0x0, 0x2, 0x1, 0x3};
-            q->Enqueue(Create<TraceItem>(cls, flow, len, ecnBits[ect], src, dst, autoPacket));
+            q->Enqueue(Create<TraceItem>(cls, flow, len, ecnBits[ect], src, dst, marking));
         }
         else if (op == "D")
         {

@@ -5,7 +5,9 @@
  * decision (dequeue, CE mark, drop and its reason) is reported; a C line
  * (version 4) changes the configuration through MsfcQueueDisc::Change; an
  * auto packet (E a, version 5) goes unmarked and unclassified to its flow
- * slot, and the queue disc decides its class (attribute Auto).
+ * slot, and the queue disc decides its class (attribute Auto); a packet of the
+ * least-effort lane (E l) or an NQB packet (E <c>n, version 7) names its treatment
+ * (MsfcQueueDisc::ExplicitTreatmentItem) beside its explicit class.
  *
  * SPDX-License-Identifier: GPL-2.0-only
  */
@@ -23,7 +25,8 @@ namespace ns3
 /**
  * Replay a trace file.
  * @param path the .trace file
- * @param output one line per decision: "<class> <flow> <len>" (with " ce" when CE-marked) or
+ * @param output one line per decision: "<class> <flow> <len>" (with " ce" when CE-marked;
+ *        <class> "l" for the least-effort lane) or
  *        "-" per dequeue, "drop <reason> <class> <flow> <len>" per dropped packet, "change",
  *        "change busy" or "change invalid" per C line (version 4: MsfcQueueDisc::Change),
  *        before the overload drops the change makes

@@ -741,7 +741,7 @@ class Msfc:
         per_flow = None  # no class with flows above yet
         for k in self.rank:
             cl = self.classes[k]
-            n = len(cl.flows) + len(cl.new_flows)  # both lists with boost=on
+            n = len(cl.flows) + len(cl.new_flows) + len(cl.nqb_flows)  # every list of the class
             if n:
                 if per_flow is not None:
                     q[k] = max(1, min(cl.quantum, n * per_flow))
