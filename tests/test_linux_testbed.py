@@ -267,6 +267,19 @@ def test_class_shares_from_two_snapshots():
     assert R.class_shares(None, snap(1, 2, 3)) is None
     assert R.class_shares(snap(1), b"not json") is None
     assert R.class_shares(snap(5, 5), snap(5, 5)) is None  # nothing sent between them
+    # the least-effort lane, class prios + 1, is left out when the qdisc's prios is known
+    qd = json.dumps(
+        [
+            {"kind": "htb", "handle": "1:"},
+            {"kind": "msfc", "handle": "10:", "options": {"prios": 3}},
+        ]
+    ).encode()
+    assert R.class_shares(snap(100, 200, 400, 0), snap(200, 400, 800, 700), qd) == [
+        pytest.approx(1 / 7, abs=1e-5),
+        pytest.approx(2 / 7, abs=1e-5),
+        pytest.approx(4 / 7, abs=1e-5),
+    ]
+    assert len(R.class_shares(snap(1, 2, 3, 0), snap(2, 4, 6, 7))) == 4  # prios unknown
 
 
 def test_write_run_raw_records(tmp_path):

@@ -47,11 +47,11 @@ iperf_client_in() {
 	PIDS="$PIDS $!"
 }
 iperf_client() { iperf_client_in cli "$@"; }
-# irtt_start NAME TOS: voice-like isochronous UDP, 20 ms interval, 172-byte packets. One
-# open attempt with a long timeout: a retried handshake whose first reply arrives late makes
-# the client stop after its first packets.
+# irtt_start NAME TOS [SECONDS]: voice-like isochronous UDP, 20 ms interval, 172-byte
+# packets, for SECONDS (DUR unless given). One open attempt with a long timeout: a retried
+# handshake whose first reply arrives late makes the client stop after its first packets.
 irtt_start() {
-	$IP netns exec cli $IRTT client -Q -i 20ms -l 172 -d "${DUR}s" --dscp="$2" --timeouts=10s \
+	$IP netns exec cli $IRTT client -Q -i 20ms -l 172 -d "${3:-$DUR}s" --dscp="$2" --timeouts=10s \
 		-o "$T/$1.irtt.json" 10.0.2.2 > /dev/null 2> "$T/$1.err" &
 	PIDS="$PIDS $!"
 }
@@ -159,6 +159,21 @@ for test in $TESTS; do
 		for ns in srv cli; do
 			$IP netns exec $ns sysctl -qw net.ipv4.tcp_congestion_control=cubic
 		done
+		;;
+	nqb)	# an NQB stream beside bulk TCP of its class (msfc.linux.nqb): NQB_BULK (8 unless
+		# set) TCP uploads from cli in best effort (DSCP 0) and the voice-like irtt stream
+		# marked NQB_DSCP (45, NQB, unless set; 0: the same stream unmarked), which starts
+		# NQB_MARGIN s (3 unless set) after the uploads and stops as long before them, so
+		# that it runs while every upload is running.  Output in nqb_dscp$NQB_DSCP/
+		d=${NQB_DSCP:-45} m=${NQB_MARGIN:-3}
+		[ "$DUR" -gt $((2 * m)) ] || { echo "bench.sh: nqb needs DUR above $((2 * m)) s"; exit 1; }
+		iperf_server 5900
+		begin nqb_dscp$d
+		iperf_client 5900 bulk_dscp0 -t "$DUR" -P "${NQB_BULK:-8}"
+		sleep "$m"
+		# irtt's --dscp is the whole TOS byte: the DSCP shifted left by two (45: 0xb4)
+		irtt_start irtt_dscp$d $((d << 2)) $((DUR - 2 * m))
+		end
 		;;
 	*) echo "bench.sh: unknown test $test"; exit 1 ;;
 	esac

@@ -137,6 +137,7 @@ DSCP_NAMES = {
     32: "CS4",
     34: "AF41",
     40: "CS5",
+    45: "NQB",
     46: "EF",
     48: "CS6",
     56: "CS7",
@@ -438,6 +439,7 @@ def write_run(
                 f"class_shares_{d}": class_shares(
                     res.files.get(f"{test}/tc_class_{dev}_warm.json"),
                     res.files.get(f"{test}/tc_class_{dev}.json"),
+                    res.files.get(f"{test}/tc_{dev}.json"),
                 )
                 for d, dev in (("up", "srv_r"), ("down", "cli_r"))
             },
@@ -449,23 +451,45 @@ def write_run(
     return cfg.hash()
 
 
-def class_shares(warm: bytes | None, end: bytes | None) -> list[float] | None:
+def class_shares(
+    warm: bytes | None, end: bytes | None, qdiscs: bytes | None = None
+) -> list[float] | None:
     """The share of the bytes msfc's classes sent between two ``tc -s -j class show``
     snapshots of one device (bench.sh's class_stats: after the first third of a test and at
-    its end), class 1 first; None without both snapshots or without msfc classes."""
+    its end), class 1 first; None without both snapshots or without msfc classes.
+    ``qdiscs``: ``tc -s -j qdisc show`` of the device, whose msfc ``prios`` leaves out the
+    least-effort lane, which tc lists as class prios + 1 (not a class of the round; a kernel
+    without the lane lists no such class)."""
     if not warm or not end:
         return None
     try:
+        prios = _msfc_prios(qdiscs)
         sent = [
-            {c["handle"]: c["stats"]["bytes"] for c in json.loads(raw) if c.get("class") == "msfc"}
+            {
+                c["handle"]: c["stats"]["bytes"]
+                for c in json.loads(raw)
+                if c.get("class") == "msfc"
+                and int(c["handle"].split(":")[1], 16) <= prios.get(c["handle"].split(":")[0], 16)
+            }
             for raw in (warm, end)
         ]
-    except (json.JSONDecodeError, KeyError, TypeError):
+    except (json.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError):
         return None
     handles = sorted(sent[1], key=lambda h: int(h.split(":")[1], 16))
     delta = [sent[1][h] - sent[0].get(h, 0) for h in handles]
     total = sum(delta)
     return [round(x / total, 5) for x in delta] if handles and total > 0 else None
+
+
+def _msfc_prios(qdiscs: bytes | None) -> dict[str, int]:
+    """The prios of each msfc qdisc of ``tc -s -j qdisc show`` by its handle's major ("10")."""
+    if not qdiscs:
+        return {}
+    return {
+        q["handle"].split(":")[0]: int(q["options"]["prios"])
+        for q in json.loads(qdiscs)
+        if q.get("kind") == "msfc" and "prios" in q.get("options", {})
+    }
 
 
 def jain(xs: list[float]) -> float:
