@@ -1486,7 +1486,8 @@ struct sk_buff *BPF_PROG(msfc_dequeue, struct Qdisc *sch)
 			 */
 			c = st.ax_c & (MSFC_BPF_MAX_PRIOS - 1);
 			cl = &st.cls[c];
-			if ((cl->qhead == NIL && cl->nhead == NIL) || (!st.ax_ok && !may_borrow(c))) {
+			if ((cl->qhead == NIL && cl->nhead == NIL) ||
+			    (!st.ax_ok && !may_borrow(c))) {
 				st.ax_c = c ? c - 1 : NIL;
 				st.ax_ok = 0;
 				st.frefills = 0;
