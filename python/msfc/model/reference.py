@@ -664,7 +664,7 @@ class Msfc:
         or "<class>n" for an NQB packet of that class (docs/algorithm.md, "LE and NQB")."""
         nqb = isinstance(c, str) and c.endswith(NQB_SUFFIX)
         if nqb:
-            c = int(c[: -len(NQB_SUFFIX)])
+            c = class_number(c)
         elif c == LANE_CLASS:
             c = self.prios
         auto = c == AUTO_CLASS and self.auto != "off"
