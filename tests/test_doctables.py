@@ -132,12 +132,26 @@ def test_the_thin_stream_table_has_a_row_per_scheduler():
     assert rows[-1].startswith("| seed 001, SFQ |") and rows[-1].endswith(">= 30 ms (5 x 6 ms) |")
 
 
-def _summary(path, study_rows):
+def _summary(path, study_rows, scale=0.25):
     """A summary.csv as msfc sweep writes it, with the columns the ISP collector reads: per
-    configuration (scheduler, Msfc.Inversion) a row per type and direction, and the totals."""
+    configuration (scheduler, Msfc.Inversion) a row per type and direction, and the totals, at
+    rate scale `scale`."""
     path.mkdir(parents=True)
-    rows = []
+    rows, flows = [], []
     for sched, attr, group, tp in study_rows:
+        h = f"{sched}-{attr}"
+        # two clients per type: one gets three times the other's bytes
+        for k, share in enumerate((1, 3)):
+            flows.append(
+                {
+                    "config_hash": h,
+                    "direction": "down",
+                    "kind": "data",
+                    "dst": f"10.0.{len(flows)}.{k}",
+                    "rx_bytes": 1000 * share,
+                    "active_s": 8.0,
+                }
+            )
         levels = [("type", "down", group), ("type", "up", group)]
         if group == "torrent":  # once per configuration
             levels += [("overall", "down", "all"), ("overall", "up", "all")]
@@ -146,9 +160,10 @@ def _summary(path, study_rows):
                 {
                     "scenario": "isp-tree",
                     "scheduler": sched,
+                    "config_hash": h,
                     "cfg.flow-types": "thesis",
                     "cfg.priorities": "download=0",
-                    "cfg.rate-scale": 0.25,
+                    "cfg.rate-scale": scale,
                     "attr.Msfc.Inversion": attr,
                     "meta.msfc_version": "0.2.0",
                     "direction": direction,
@@ -160,11 +175,13 @@ def _summary(path, study_rows):
                     "delay_mean_ms": 67.123,
                     "delay_hmean_ms": 98.2776,
                     "delay_p99_ms": 73.8,
+                    "jitter_mean_ms": 4.2345,
                     "lost_packets": 3,
                     "loss_ratio": 0.34459,
                 }
             )
     D.pd.DataFrame(rows).to_csv(path / "summary.csv", index=False)
+    D.pd.DataFrame(flows).to_csv(path / "flows.csv", index=False)
 
 
 def test_an_isp_table_is_collected_from_its_runs_summaries(monkeypatch, tmp_path):
@@ -201,6 +218,11 @@ def test_an_isp_table_is_collected_from_its_runs_summaries(monkeypatch, tmp_path
         "Msfc.Inversion=prevent",
         "",
     }
+    # the totals rows carry how the clients shared the download: 1 and 3 kB over 8 s per pair
+    tot = d[(d["type"] == "all") & (d["study"] == "one")].iloc[0]
+    assert tot["clients"] == 2 * len(types) and tot["clients_jain"] == 0.8
+    assert (tot["clients_p10_kbps"], tot["clients_p90_kbps"]) == (1.0, 3.0)
+    assert d[d["type"] == "SSH"]["clients_jain"].isna().all()
     lines = t.render(d).splitlines()
     assert lines[0] == "| type | Msfc | thesis/4 | prevent | FqCoDel lost |"
     # SSH: ours, the thesis's Table 3.7 MSFC value x 0.25, throughput, mean / p99 delay
@@ -243,3 +265,63 @@ def test_an_isp_totals_table_has_a_row_per_configuration(monkeypatch, tmp_path):
         "| thesis | `allow` | 74824 | 98.3 | 0.3446 |",
         "| thesis | `prevent` | 74834 | 98.3 | 0.3446 |",
     ]
+
+
+def test_the_full_scale_thesis_tables_put_ours_beside_the_published_values(monkeypatch, tmp_path):
+    types = list(D.ISP_TYPES)
+    runs = [
+        (s, "", g, 100.0 * k + i)
+        for k, s in enumerate(D.ISP_SCHEDULERS)
+        for i, g in enumerate(types)
+    ]
+    _summary(tmp_path / "full", runs, scale=1)
+    t = D.DocTable("isp-z", "docs/isp-tree.md", "z.csv", None, "", (), isp=("full",))
+    monkeypatch.setitem(D.TABLES, "isp-z", t)
+    monkeypatch.setattr(D, "ROOT", tmp_path)
+    D.collect_isp("isp-z", [tmp_path])
+    d = D.pd.read_csv(tmp_path / "z.csv")
+    text = D._isp_full_thesis("full")(d)
+    published = TH.load()["tables"]
+    captions = [line for line in text.splitlines() if line.startswith("Table ")]
+    assert [c.split(",")[0] for c in captions] == [
+        "Table 3.7",
+        "Table 3.4",
+        "Table 3.5",
+        "Table 3.6",
+    ]
+    heads = "| PfifoFast thesis | PfifoFast ours | CoDel thesis | CoDel ours | FqCoDel thesis |"
+    assert text.splitlines()[2].startswith("| type " + heads)
+    # TV (the 4th type): the thesis's value, then ours, per scheduler
+    tv = published["3.7"]["values"]["TV"]
+    assert f"| TV | {tv['pfifo fast']:.2f} | 3.00 | {tv['CoDel']:.2f} | 103.00 |" in text
+    assert f"| {tv['MSFC']:.2f} | 303.00 |" in text
+    overall = published["3.4"]["values"]["jitter_mean_ms"]
+    assert f"| Jitter (ms) | {overall['pfifo fast']:.2f} | 4.23 |" in text
+    assert "| Lost packets (packets) |" in text and "| Torrent | " in text
+    # runs of another rate scale are not the thesis's full scale
+    _summary(tmp_path / "quick", runs)
+    t2 = D.DocTable("isp-q", "docs/isp-tree.md", "q.csv", None, "", (), isp=("quick",))
+    monkeypatch.setitem(D.TABLES, "isp-q", t2)
+    D.collect_isp("isp-q", [tmp_path])
+    with pytest.raises(UserError, match="need runs of the `thesis` preset"):
+        D._isp_full_thesis("quick")(D.pd.read_csv(tmp_path / "q.csv"))
+
+
+def test_a_per_type_table_can_end_with_its_configurations_totals(monkeypatch, tmp_path):
+    types = list(D.ISP_TYPES)
+    _summary(tmp_path / "one", [("Msfc", "allow", g, 10.0) for g in types])
+    _summary(tmp_path / "two", [("Msfc", "prevent", g, 20.0) for g in types])
+    t = D.DocTable("isp-w", "docs/isp-tree.md", "w.csv", None, "", (), isp=("one", "two"))
+    monkeypatch.setitem(D.TABLES, "isp-w", t)
+    monkeypatch.setattr(D, "ROOT", tmp_path)
+    D.collect_isp("isp-w", [tmp_path])
+    cols = (
+        D.IspCol("allow", "one", attributes="Msfc.Inversion=allow"),
+        D.IspCol("prevent", "two", attributes="Msfc.Inversion=prevent"),
+    )
+    text = D._isp_types(*cols, overall=cols, lost=("TVStream",))(D.pd.read_csv(tmp_path / "w.csv"))
+    assert text.splitlines()[-1] == (
+        "Overall, total kbps / harmonic-mean delay (ms) / loss ratio / TV packets lost:"
+        " allow 74824 / 98.3 / 0.3446 / 3; prevent 74834 / 98.3 / 0.3446 / 3."
+    )
+    assert text.splitlines()[-2] == "" and text.splitlines()[-3].startswith("| Torrent |")

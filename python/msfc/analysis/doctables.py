@@ -276,10 +276,16 @@ ISP_AUTO_COLUMNS = {
 }
 
 
+def _with_attributes(d: pd.DataFrame) -> pd.DataFrame:
+    """ISP data with its attributes as text: "" where a run set none (an empty CSV column
+    reads as float NaN)."""
+    return d.assign(attributes=d["attributes"].astype(object).fillna("").astype(str))
+
+
 def _isp_auto_unmarked(d: pd.DataFrame) -> str:
     """The unmarked ISP tree: throughput of a flow per type, then mean / p99 delay of the
     latency-sensitive types, one column per configuration."""
-    d = d.fillna({"attributes": ""})
+    d = _with_attributes(d)
     cols = []
     for (study, sched, attrs), heading in ISP_AUTO_COLUMNS.items():
         sel = d[(d["study"] == study) & (d["scheduler"] == sched) & (d["attributes"] == attrs)]
@@ -354,14 +360,34 @@ def _isp_config(d: pd.DataFrame, c: IspCol) -> pd.DataFrame:
     return sel.set_index("type")
 
 
-def _isp_types(*cols: IspCol) -> Callable[[pd.DataFrame], str]:
+def _isp_totals_line(d: pd.DataFrame, configs: tuple[IspCol, ...], lost: tuple[str, ...]) -> str:
+    """The line under an ISP-tree table with the download totals of its configurations (an
+    IspCol each, its heading the label): total throughput, harmonic-mean delay, loss ratio,
+    and the lost packets of the types `lost`."""
+    parts = []
+    for c in configs:
+        r = _isp_config(d, c)
+        tot = r.loc["all"]
+        cell = f"{tot['throughput_total_kbps']:.0f} / {_f1(tot['delay_hmean_ms'])} / "
+        cell += f"{tot['loss_ratio']:.4f}"
+        cell += "".join(f" / {int(r.at[t, 'lost_packets'])}" for t in lost)
+        parts.append(f"{c.heading} {cell}")
+    what = "total kbps / harmonic-mean delay (ms) / loss ratio"
+    what += "".join(f" / {ISP_TYPES[t]} packets lost" for t in lost)
+    return f"\n\nOverall, {what}: " + "; ".join(parts) + "."
+
+
+def _isp_types(
+    *cols: IspCol, overall: tuple[IspCol, ...] = (), lost: tuple[str, ...] = ()
+) -> Callable[[pd.DataFrame], str]:
     """A renderer of an ISP-tree table: a row per type (ISP_TYPES' order), a column per
-    IspCol."""
+    IspCol; with `overall`, a line under it with those configurations' totals (and the losses
+    of the types `lost`)."""
 
     def render(d: pd.DataFrame) -> str:
         from . import thesis as TH
 
-        d = d.fillna({"attributes": ""})
+        d = _with_attributes(d)
         data = TH.load()
         lines_h, cells = ["type"], {t: [label] for t, label in ISP_TYPES.items()}
         for c in cols:
@@ -380,7 +406,7 @@ def _isp_types(*cols: IspCol) -> Callable[[pd.DataFrame], str]:
             lines_h.append(heading)
         lines = ["| " + " | ".join(lines_h) + " |", "|---|" + "---:|" * len(cols)]
         lines += ["| " + " | ".join(row) + " |" for row in cells.values()]
-        return "\n".join(lines)
+        return "\n".join(lines) + (_isp_totals_line(d, overall, lost) if overall else "")
 
     return render
 
@@ -391,7 +417,7 @@ def _isp_overall(labels: tuple[str, ...], *rows: IspCol) -> Callable[[pd.DataFra
     delay of the packets and the loss ratio."""
 
     def render(d: pd.DataFrame) -> str:
-        d = d.fillna({"attributes": ""})
+        d = _with_attributes(d)
         out = []
         for c in rows:
             r = _isp_config(d, c).loc["all"]
@@ -410,6 +436,110 @@ def _isp_overall(labels: tuple[str, ...], *rows: IspCol) -> Callable[[pd.DataFra
     return render
 
 
+def _isp_clients_table(labels: tuple[str, ...], *rows: IspCol) -> Callable[[pd.DataFrame], str]:
+    """A renderer of how configurations shared the download among the clients: a row per
+    IspCol, its heading the row's first cells (one per label), then the total throughput,
+    Jain's index over the clients and their 10th, 50th and 90th percentiles (kbit/s)."""
+
+    def render(d: pd.DataFrame) -> str:
+        d = _with_attributes(d)
+        out = []
+        for c in rows:
+            r = _isp_config(d, c).loc["all"]
+            if pd.isna(r.get("clients_jain")):
+                raise UserError(
+                    f"the data of study {c.study} has no per-client figures: collect it again"
+                    " (python -m msfc.analysis.doctables --list gives the command)",
+                    1,
+                )
+            out.append(
+                [
+                    *c.heading.split(" | "),
+                    f"{r['throughput_total_kbps']:.0f}",
+                    f"{r['clients_jain']:.4f}",
+                    *(_f1(r[f"clients_{q}_kbps"]) for q in ("p10", "median", "p90")),
+                ]
+            )
+        heads = [*labels, "total kbps", "Jain's index, clients", "p10", "median", "p90"]
+        lines = ["| " + " | ".join(heads) + " |", "|" + "---|" * len(labels) + "---:|" * 5]
+        return "\n".join([*lines, *("| " + " | ".join(r) + " |" for r in out)])
+
+    return render
+
+
+def _then(*parts: Callable[[pd.DataFrame], str] | str) -> Callable[[pd.DataFrame], str]:
+    """A renderer of several tables from one data file, with text between them (a str
+    part), separated by blank lines."""
+
+    def render(d: pd.DataFrame) -> str:
+        return "\n\n".join(p if isinstance(p, str) else p(d) for p in parts)
+
+    return render
+
+
+#: the thesis's tables of the faithful runs (simulation A), in the order docs/isp-tree.md shows
+#: them: (table, caption, the first column's heading, {row: format}); a row is a type, or for
+#: Table 3.4 one of its overall metrics
+ISP_FULL_TABLES = (
+    ("3.7", "mean throughput of a flow per type (kbps)", "type", "throughput_kbps", "{:.2f}"),
+    ("3.4", "overall", "metric", "", ""),
+    ("3.5", "mean delay per type (ms)", "type", "delay_mean_ms", "{:.1f}"),
+    ("3.6", "lost packets per type", "type", "lost_packets", "{:.0f}"),
+)
+#: Table 3.4's rows: the overall metric's label and its format
+ISP_OVERALL_ROWS = {
+    "throughput_total_kbps": ("Total throughput (kbps)", "{:.0f}"),
+    "delay_hmean_ms": ("Harmonic-mean delay (ms)", "{:.1f}"),
+    "jitter_mean_ms": ("Jitter (ms)", "{:.2f}"),
+    "lost_packets": ("Lost packets (packets)", "{:.0f}"),
+}
+ISP_SCHEDULERS = ("PfifoFast", "CoDel", "FqCoDel", "Msfc")
+
+
+def _isp_full_thesis(study: str) -> Callable[[pd.DataFrame], str]:
+    """The thesis's Tables 3.7, 3.4, 3.5 and 3.6 at full scale: each caption, then the
+    published value and ours side by side per scheduler (the rows of `study` without
+    attributes: one faithful run per scheduler)."""
+
+    def render(d: pd.DataFrame) -> str:
+        from . import thesis as TH
+
+        d = _with_attributes(d)
+        data = TH.load()
+        ours = {s: _isp_config(d, IspCol(s, study, s)) for s in ISP_SCHEDULERS}
+        scales = {float(r["rate_scale"].iloc[0]) for r in ours.values()}
+        if scales != {1.0}:
+            raise UserError(
+                f"study {study}: rate scale {', '.join(map(str, sorted(scales)))}; the thesis's"
+                " full-scale tables need runs of the `thesis` preset (rate scale 1)",
+                1,
+            )
+        heads = [f"{s} {w}" for s in ISP_SCHEDULERS for w in ("thesis", "ours")]
+        parts = []
+        for tid, caption, first, metric, fmt in ISP_FULL_TABLES:
+            theirs = TH.thesis_table(data, tid)
+            if metric:
+                tmap = TH.type_map(data, ISP_TYPES)
+                rows = [(ISP_TYPES[tmap[t]], t, tmap[t], metric, fmt) for t in theirs.index]
+            else:
+                rows = [(label, m, "all", m, f) for m, (label, f) in ISP_OVERALL_ROWS.items()]
+            lines = [
+                f"Table {tid}, {caption}:",
+                "",
+                f"| {first} | " + " | ".join(heads) + " |",
+                "|---|" + "---:|" * len(heads),
+            ]
+            for label, key, group, col, f in rows:
+                cells = []
+                for s in ISP_SCHEDULERS:
+                    cells += [f.format(theirs.at[key, s]), f.format(ours[s].at[group, col])]
+                lines.append(f"| {label} | " + " | ".join(cells) + " |")
+            parts.append("\n".join(lines))
+        return "\n\n".join(parts)
+
+    return render
+
+
 #: the ISP tree's `quick` runs behind its tables, as docs/isp-tree.md gives them (each ends with
 #: its --out: the study's name in the data)
 COLLECT_ISP = "python -m msfc.analysis.doctables --collect-isp"
@@ -422,6 +552,12 @@ def _isp_sweep(opts: str, out: str, command: str = "sweep") -> str:
 
 
 ISP_QUICK = _isp_sweep("--schedulers PfifoFast,CoDel,FqCoDel,Msfc", "isp-quick", "compare")
+#: the faithful runs, one per scheduler, the longest two first (with --jobs 2 they take about
+#: as long as each other)
+ISP_FULL = (
+    "msfc sweep isp-tree --preset thesis --grid scheduler=FqCoDel,Msfc,PfifoFast,CoDel --jobs 2"
+    " --out results/ispfull/isp-thesis"
+)
 ISP_INV = "--scheduler Msfc --grid Msfc.Inversion=allow,prevent"
 ISP_INVERSION = _isp_sweep(ISP_INV, "isp-inversion")
 ISP_INVERSION_WRONG = _isp_sweep(f"{ISP_WRONG} {ISP_INV}", "isp-inversion-wrong")
@@ -440,24 +576,29 @@ ISP_BOOST_ORDER = (
 
 def _isp_boost_order(study: str) -> Callable[[pd.DataFrame], str]:
     """Table 3.7 or 3.9 at `quick` scale per Boost and Order: throughput, mean / p99 delay."""
-    return _isp_types(
-        *(
-            IspCol(
-                f"`{boost}`, `{order}`",
-                study,
-                attributes=f"Msfc.Boost={boost} Msfc.Order={order}",
-                metric="summary",
-            )
-            for boost in ("off", "on", "across")
-            for order in ("round", "priority")
+    cols = tuple(
+        IspCol(
+            f"`{boost}`, `{order}`",
+            study,
+            attributes=f"Msfc.Boost={boost} Msfc.Order={order}",
+            metric="summary",
         )
+        for boost in ("off", "on", "across")
+        for order in ("round", "priority")
     )
+    return _isp_types(*cols, overall=cols, lost=("TVStream",))
 
 
 def _isp_inversion(study: str, thesis: str, recommended: str) -> Callable[[pd.DataFrame], str]:
     """Tables 3.7 / 3.9 at `quick` scale with and without Inversion=prevent, and the
     recommended modes."""
     allow, prevent = "Msfc.Inversion=allow", "Msfc.Inversion=prevent"
+    rec = "Msfc.Overload=class Msfc.Weights=exact Msfc.Boost=on Msfc.Isolate=dst"
+    overall = (
+        IspCol("Msfc", study, attributes=allow),
+        IspCol("prevent", study, attributes=prevent),
+        IspCol("recommended", recommended, attributes=rec),
+    )
     return _isp_types(
         IspCol("flows", study, attributes=allow, metric="flows"),
         IspCol("Msfc {thesis}", study, attributes=allow, thesis=thesis),
@@ -467,11 +608,8 @@ def _isp_inversion(study: str, thesis: str, recommended: str) -> Callable[[pd.Da
         IspCol("delay (ms) prevent", study, attributes=prevent, metric="delay_mean_ms"),
         IspCol("lost Msfc", study, attributes=allow, metric="lost_packets"),
         IspCol("lost prevent", study, attributes=prevent, metric="lost_packets"),
-        IspCol(
-            "Msfc recommended (kbps)",
-            recommended,
-            attributes="Msfc.Overload=class Msfc.Weights=exact Msfc.Boost=on Msfc.Isolate=dst",
-        ),
+        IspCol("Msfc recommended (kbps)", recommended, attributes=rec),
+        overall=overall,
     )
 
 
@@ -764,12 +902,29 @@ TABLES = {
         ),
         _isp_table(
             "isp-isolate",
-            _isp_types(
-                *(
-                    IspCol(f"{table} `Isolate={mode}`", study, attributes=f"Msfc.Isolate={mode}")
-                    for table, study in (("3.7", "isp-isolate"), ("3.9", "isp-isolate-wrong"))
-                    for mode in ("flow", "dst")
-                )
+            _then(
+                _isp_clients_table(
+                    ("priorities", "`Isolate`"),
+                    *(
+                        IspCol(f"{label} | `{mode}`", study, attributes=f"Msfc.Isolate={mode}")
+                        for label, study in (
+                            ("thesis (Table 3.3)", "isp-isolate"),
+                            ("wrong (Table 3.8)", "isp-isolate-wrong"),
+                        )
+                        for mode in ("flow", "dst")
+                    ),
+                ),
+                "Mean download throughput of a flow per type (kbps), the Tables 3.7 and 3.9 of"
+                " `quick`, with an `Isolate=dst` column:",
+                _isp_types(
+                    *(
+                        IspCol(
+                            f"{table} `Isolate={mode}`", study, attributes=f"Msfc.Isolate={mode}"
+                        )
+                        for table, study in (("3.7", "isp-isolate"), ("3.9", "isp-isolate-wrong"))
+                        for mode in ("flow", "dst")
+                    )
+                ),
             ),
             (
                 _isp_sweep(ISP_ISOLATE, "isp-isolate"),
@@ -1062,11 +1217,41 @@ def _isp_summary(study: str, results: list[Path]) -> Path:
     )
 
 
+def _isp_clients(flows_csv: Path) -> dict[str, dict[str, float]]:
+    """Per configuration (its config_hash) of a study's flows.csv: how the download was shared
+    among the clients (msfc.analysis.metrics.client_throughput: the bytes of each client's
+    data flows over the run), as Jain's index over the clients and the 10th, 50th and 90th
+    percentiles of their throughput (kbit/s)."""
+    from . import metrics as M
+
+    try:
+        flows = pd.read_csv(flows_csv)
+    except (OSError, ValueError) as e:
+        raise UserError(
+            f"{flows_csv} cannot be read ({e}): the per-client figures of an ISP-tree table come"
+            " from its runs' flows.csv beside their summary.csv",
+            1,
+        ) from None
+    out = {}
+    for h, f in flows.groupby("config_hash"):
+        kbps = M.client_throughput(f, "down")
+        q = kbps.quantile([0.1, 0.5, 0.9])
+        out[h] = dict(
+            clients=len(kbps),
+            clients_jain=round(M.jain_index(kbps), 6),
+            clients_p10_kbps=round(q[0.1], 6),
+            clients_median_kbps=round(q[0.5], 6),
+            clients_p90_kbps=round(q[0.9], 6),
+        )
+    return out
+
+
 def collect_isp(name: str, results: list[Path]) -> Path:
     """The data of the ISP-tree table `name` (docs/isp-tree/<name>.csv): the rows `level ==
     type` and `overall` (its type "all"), `direction == down`, of the summary.csv of each of its
     studies (DocTable.isp), found among `results` (their --out directories, or directories that
-    hold them), one row per study, configuration and type."""
+    hold them), one row per study, configuration and type; on the totals rows also how the
+    clients shared the download (_isp_clients, from the flows.csv beside the summary.csv)."""
     t = TABLES.get(name)
     if t is None or not t.isp:
         names = ", ".join(n for n, t in TABLES.items() if t.isp)
@@ -1074,12 +1259,15 @@ def collect_isp(name: str, results: list[Path]) -> Path:
     rows = []
     # (the measures to 6 decimals: a table's cells, to 1, are rounded once, not twice)
     for study in t.isp:
-        s = pd.read_csv(_isp_summary(study, results))
+        summary = _isp_summary(study, results)
+        s = pd.read_csv(summary)
         s = s[(s["direction"] == "down") & s["level"].isin(["type", "overall"])]
+        clients = _isp_clients(summary.parent / "flows.csv")
         attrs = [c for c in s.columns if c.startswith("attr.")]
         for _, r in s.iterrows():
             given = [f"{c[5:]}={r[c]}" for c in attrs if isinstance(r[c], str)]
             pri = r["cfg.priorities"]
+            per_client = clients.get(r["config_hash"], {}) if r["level"] == "overall" else {}
             rows.append(
                 dict(
                     study=study,
@@ -1097,7 +1285,9 @@ def collect_isp(name: str, results: list[Path]) -> Path:
                     rate_scale=r["cfg.rate-scale"],
                     throughput_total_kbps=round(r["throughput_total_kbps"], 6),
                     delay_hmean_ms=round(r["delay_hmean_ms"], 6),
+                    jitter_mean_ms=round(r["jitter_mean_ms"], 6),
                     loss_ratio=round(r["loss_ratio"], 6),
+                    **per_client,
                 )
             )
     out = ROOT / t.data
