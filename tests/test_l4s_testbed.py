@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from msfc.linux import l4s, records
 from msfc.linux.umlbench import parse_rates
 
@@ -14,17 +15,25 @@ from msfc.linux.umlbench import parse_rates
 def test_msfc_l4s_marks_the_dctcp_flows_dscp_and_ect0():
     # bench.sh's l4s test sends DCTCP with DSCP 4, ECT(0): TOS 0x12
     words = records.msfc_args("msfc_l4s", "up", 20000)
-    assert words == "ce_threshold 1ms ce_threshold_selector 0x12/0xff"
+    assert words == (
+        "overload class weights exact boost on ce_threshold 1500us ce_threshold_selector 0x12/0xff"
+    )
     text = l4s.script(RATE, "msfc_l4s", 30)
     assert f"MSFC_ARGS_UP='{words}'" in text and "TESTS=l4s" in text
+    thesis = records.msfc_args("msfc_l4s_thesis", "up", 20000)
+    assert thesis == "ce_threshold 1ms ce_threshold_selector 0x12/0xff"
 
 
 def test_another_threshold_replaces_only_the_threshold():
     text = l4s.script(RATE, "msfc_l4s@5ms", 30)
-    want = "'ce_threshold 5ms ce_threshold_selector 0x12/0xff'"
+    want = (
+        "'overload class weights exact boost on ce_threshold 5ms ce_threshold_selector 0x12/0xff'"
+    )
     assert f"MSFC_ARGS_UP={want}" in text and f"MSFC_ARGS_DOWN={want}" in text
     assert "QDISC=msfc_l4s" in text
     assert "MSFC_ARGS_UP=''" in l4s.script(RATE, "msfc", 30)  # plain msfc: no words
+    with pytest.raises(ValueError, match="sets no ce_threshold"):
+        l4s.script(RATE, "msfc_recommended@5ms", 30)
 
 
 def test_the_guest_runs_dctcp_with_ecn_beside_cubic():
@@ -54,7 +63,66 @@ def test_figures_and_table():
     tc = json.dumps([{"kind": "htb"}, {"kind": "msfc", "codel_drops": 5, "ce_threshold_marks": 7}])
     b = l4s.bottleneck_counters(tc)
     assert b == {"codel_drops": 5, "ecn_marks": 0, "ce_threshold_marks": 7, "drops": 0}
-    g = dict(f, mbit=3.0, mean_rtt_ms=44.0)
+    f["sojourn_ms"] = {"packets": 9, "p50": 0.58, "p90": 1.0, "p99": 1.18}
+    g = dict(f, mbit=3.0, mean_rtt_ms=44.0, sojourn_ms={"packets": 3, "p50": 2.39, "p99": 7.84})
     row = {"rate": "20mbit", "qdisc": "msfc_l4s", "dctcp": f, "cubic": g, "bottleneck": b}
     last = l4s.table([row]).splitlines()[-1]
-    assert last == "| 20mbit | msfc_l4s | 9.00 | 3.00 | 0.750 | 1.50 | 4.00 | 7 | 5 |"
+    assert last == (
+        "| 20mbit | msfc_l4s | 9.00 | 3.00 | 0.750 | 0.58 / 1.18 | 2.39 / 7.84 | 1.50 | 4.00 | 7 | 5 |"
+    )
+
+
+def test_a_paced_run_sets_the_guests_pacing_and_keeps_its_threshold():
+    text = l4s.script(RATE, "msfc_l4s@2ms+paced", 30)
+    assert text.startswith("L4S_PACED=1\n") and "QDISC=msfc_l4s" in text
+    assert "boost on ce_threshold 2ms ce_threshold_selector 0x12/0xff'" in text
+    assert "L4S_PACED" not in l4s.script(RATE, "msfc_l4s@2ms", 30)
+    bench = (Path(l4s.__file__).parents[3] / "kernel/vm/guest/bench.sh").read_text()
+    part = bench[bench.index("\tl4s)") : bench.index(";;", bench.index("\tl4s)"))]
+    assert 'paced="--fq-rate 1G"' in part and "--dscp 4 $paced" in part
+    assert "tcpdump -i $dev" in part  # the captures the sojourns come from
+
+
+def _pcap(packets):
+    """A little-endian classic pcap of Ethernet/IPv4/TCP frames: (time s, dport, IP ID, seq,
+    payload bytes, ECN bits) each, as pcap_packets reads them."""
+    import struct
+
+    out = struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 96, 1)
+    for t, dport, ip_id, seq, size, ecn in packets:
+        tcp = struct.pack(">HHIIBBHHH", 40000, dport, seq, 0, 5 << 4, 0x10, 1000, 0, 0)
+        ip = struct.pack(
+            ">BBHHHBBH4s4s", 0x45, ecn, 20 + 20 + size, ip_id, 0, 64, 6, 0, b"\n\0\1\1", b"\n\0\2\2"
+        )
+        frame = b"\0" * 12 + b"\x08\x00" + ip + tcp
+        sec = int(t)
+        usec = round((t - sec) * 1e6)
+        out += struct.pack("<IIII", sec, usec, len(frame), len(frame) + size) + frame
+    return out
+
+
+def test_sojourns_pair_each_packet_across_the_router():
+    ingress = [
+        (1.0, 5800, 7, 100, 1448, 2),
+        (1.0005, 5801, 9, 500, 1448, 0),
+        (1.001, 5800, 8, 1548, 1448, 2),  # dropped by the qdisc: no egress copy
+        (1.002, 5800, 10, 100, 1448, 2),  # a retransmission: another IP ID
+        (1.0021, 5800, 11, 3000, 0, 2),  # a bare ACK: not data
+    ]
+    egress = [
+        (1.0006, 5800, 7, 100, 1448, 3),
+        (1.0017, 5801, 9, 500, 1448, 0),
+        (1.0032, 5800, 10, 100, 1448, 2),
+        (1.0040, 5800, 11, 3000, 0, 2),
+    ]
+    back_in = l4s.pcap_packets(_pcap(ingress), "in")
+    back_out = l4s.pcap_packets(_pcap(egress), "out")
+    assert [p[1:] for p in back_in] == [p[1:] for p in ingress]
+    times = l4s.sojourns(back_in, back_out)
+    assert sorted(times) == [5800, 5801]
+    assert [round(x, 3) for x in times[5800]] == [0.6, 1.2]
+    assert [round(x, 3) for x in times[5801]] == [1.2]
+    assert l4s.percentile([1.0, 2.0, 3.0, 4.0], 50) == 2.5
+    assert l4s.percentile([5.0], 99) == 5.0
+    with pytest.raises(ValueError, match="not a pcap file"):
+        l4s.pcap_packets(b"\0" * 40, "x.pcap")

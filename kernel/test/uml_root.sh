@@ -1,9 +1,10 @@
 #!/bin/sh
 # Build the Debian 13 (trixie) root tree the deterministic UML testbed boots on
 # (docs/linux-testbed.md, "The deterministic UML testbed"): mmdebstrap from Debian's archive,
-# the traffic tools (flent, netperf, irtt, iperf3), iproute2, ethtool, python3, ping, mount,
-# procps.  Usage: uml_root.sh DIR.  Idempotent: a finished tree has DIR/.msfc-root holding
-# the package list it was made with; a different list or an unfinished tree is rebuilt.
+# the traffic tools (flent, netperf, irtt, iperf3), iproute2, ethtool, python3, ping, tcpdump
+# (the l4s test's captures), mount, procps.  Usage: uml_root.sh DIR.  Idempotent: a finished
+# tree has DIR/.msfc-root holding the package list it was made with; a different list or an
+# unfinished tree is rebuilt.
 set -eu
 DIR=${1:?usage: uml_root.sh DIR}
 SUITE=${MSFC_UML_SUITE:-trixie}
@@ -25,7 +26,7 @@ if [ -z "$MIRROR" ]; then
 	exit 1
 fi
 KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
-PKGS="mount,procps,flent,netperf,irtt,iperf3,iproute2,ethtool,python3,iputils-ping"
+PKGS="mount,procps,flent,netperf,irtt,iperf3,iproute2,ethtool,python3,iputils-ping,tcpdump"
 STAMP="$SUITE $MIRROR $PKGS"
 
 if [ -f "$DIR/.msfc-root" ] && [ "$(cat "$DIR/.msfc-root")" = "$STAMP" ]; then

@@ -146,16 +146,44 @@ for test in $TESTS; do
 		# test runs, so that its connection negotiates ECN in its SYN (iperf3 -C sets the
 		# algorithm after connecting: DCTCP without ECN falls back to Reno); the server's
 		# sockets take DCTCP's ECE rule (an ACK at every change of CE).  A namespace's
-		# default must be an algorithm the initial namespace allows
+		# default must be an algorithm the initial namespace allows.  L4S_PACED=1: the DCTCP
+		# sender paces (iperf3 --fq-rate sets SO_MAX_PACING_RATE, here far above the link's
+		# rate, which turns on TCP's own pacing at its pacing rate, as RFC 9332's scalable
+		# senders pace) instead of sending each ACK's packets at once
 		sysctl -qw net.ipv4.tcp_allowed_congestion_control="reno cubic dctcp"
+		paced=
+		if [ "${L4S_PACED:-0}" = 1 ]; then
+			paced="--fq-rate 1G"
+		elif [ "${L4S_PACED:-0}" != 0 ]; then
+			echo "bench.sh: L4S_PACED=$L4S_PACED: not 0 or 1"
+			exit 1
+		fi
 		$IP netns exec srv sysctl -qw net.ipv4.tcp_congestion_control=dctcp
 		$IP netns exec cli sysctl -qw net.ipv4.tcp_congestion_control=dctcp
 		iperf_server 5800
 		iperf_server 5801
 		begin l4s
-		iperf_client_in cli 5800 dctcp_dscp4 -t "$DUR" -C dctcp --dscp 4
+		# each packet of the uploads as it reaches the router (cli_r) and as the bottleneck's
+		# qdisc hands it to srv_r: the sojourn per packet (msfc.linux.l4s), headers only
+		CAPS=
+		for dev in cli_r srv_r; do
+			$IP netns exec rtr tcpdump -i $dev -n -U -Z root -s 96 -w "$T/$dev.pcap" \
+				tcp dst portrange 5800-5801 > "$T/tcpdump_$dev.log" 2>&1 &
+			CAPS="$CAPS $!"
+		done
+		for dev in cli_r srv_r; do
+			n=0
+			until grep -q "listening on" "$T/tcpdump_$dev.log"; do
+				n=$((n + 1))
+				[ $n -gt 100 ] && { echo "bench.sh: tcpdump on $dev did not start"; exit 1; }
+				sleep 0.1
+			done
+		done
+		iperf_client_in cli 5800 dctcp_dscp4 -t "$DUR" -C dctcp --dscp 4 $paced
 		iperf_client_in cli2 5801 cubic_dscp0 -t "$DUR" -C cubic
 		end
+		kill -INT $CAPS
+		wait $CAPS
 		for ns in srv cli; do
 			$IP netns exec $ns sysctl -qw net.ipv4.tcp_congestion_control=cubic
 		done

@@ -1,16 +1,20 @@
 """L4S beside Classic traffic in one msfc class, on real stacks in the UML testbed.
 
 A DCTCP upload (the scalable sender the UML kernel has; Linux 6.12's DCTCP sends ECT(0), so
-the flow is marked DSCP 4 and msfc_l4s's selector 0x12/0xff takes it) and a CUBIC upload
-(DSCP 0, Not-ECT) share class 1 of msfc at the bottleneck toward the server (the l4s test of
-kernel/vm/guest/bench.sh), through `msfc` and through `msfc_l4s` (`ce_threshold 1ms` for
-that selector; records.MSFC_MODES) or, with --thresholds, the same selector at other
-thresholds.  Per rate and qdisc: each flow's goodput at the server,
-the senders' mean smoothed RTT above the 40 ms base (iperf3's mean_rtt: the queueing delay
-each flow sees, with its delayed ACKs), and the bottleneck's counters.
+the flow is marked DSCP 4 and the selector 0x12/0xff takes it) and a CUBIC upload (DSCP 0,
+Not-ECT) share class 1 of msfc at the bottleneck toward the server (the l4s test of
+kernel/vm/guest/bench.sh), through `msfc`, `msfc_l4s_thesis` (the thesis mode with
+`ce_threshold 1ms` for that selector) and `msfc_l4s` (the recommended modes with
+`ce_threshold 1500us`; records.MSFC_MODES), with --thresholds also msfc_l4s at other
+thresholds, and with --paced every run again with the DCTCP sender pacing.  Per rate and
+qdisc: each flow's goodput at the server; its packets' sojourn in the bottleneck's queue
+(median, 90th and 99th percentile), from the guest's captures of the uploads at the router's
+two devices (pcap_packets, sojourns); the senders' mean smoothed RTT above the 40 ms base
+(iperf3's mean_rtt: the queueing delay with the link's transmission time and the delayed
+ACKs); and the bottleneck's counters.
 
     python -m msfc.linux.l4s [--rates 20,100] [--duration 30] [--thresholds 1ms,5ms]
-                             [--out results/linux-testbed/l4s]
+                             [--paced] [--out results/linux-testbed/l4s]
 
 Writes OUT/<rate>/<qdisc>/ (the boot and the guest's files), OUT/summary.json and prints a
 Markdown table (docs/linux-testbed.md, "L4S beside Classic").
@@ -22,6 +26,7 @@ import argparse
 import json
 import re
 import shlex
+import struct
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -29,12 +34,16 @@ from pathlib import Path
 from . import records, uml
 from .umlbench import bench_script, parse_rates
 
-QDISCS = ("msfc", "msfc_l4s")
+QDISCS = ("msfc", "msfc_l4s_thesis", "msfc_l4s")
 #: msfc_l4s's words with another threshold: "msfc_l4s@5ms"
 SELECTOR = "ce_threshold_selector 0x12/0xff"
+#: the suffix of a run whose DCTCP sender paces: "msfc_l4s+paced"
+PACED = "+paced"
 TEST = "l4s"
 RTT_MS = 40
 FLOWS = {"dctcp": "dctcp_dscp4", "cubic": "cubic_dscp0"}
+#: each flow's server port (bench.sh)
+PORTS = {"dctcp": 5800, "cubic": 5801}
 
 
 def flow_figures(report: dict) -> dict:
@@ -60,40 +69,122 @@ def bottleneck_counters(tc_json: str) -> dict:
     return {}
 
 
+def pcap_packets(data: bytes, name: str = "pcap") -> list[tuple[float, int, int, int, int, int]]:
+    """The TCP packets of a classic pcap file of Ethernet frames (what tcpdump -w writes):
+    (time s, destination port, IP ID, sequence number, payload bytes, ECN bits) each."""
+    if len(data) < 24:
+        raise ValueError(f"{name}: {len(data)} bytes, not a pcap file")
+    magic = data[:4]
+    if magic not in (b"\xd4\xc3\xb2\xa1", b"\xa1\xb2\xc3\xd4"):
+        raise ValueError(f"{name}: not a pcap file of microsecond times (magic {magic.hex()})")
+    e = "<" if magic == b"\xd4\xc3\xb2\xa1" else ">"
+    if struct.unpack(e + "I", data[20:24])[0] != 1:
+        raise ValueError(f"{name}: not Ethernet frames")
+    out, at = [], 24
+    while at + 16 <= len(data):
+        sec, usec, incl, _ = struct.unpack(e + "IIII", data[at : at + 16])
+        frame = data[at + 16 : at + 16 + incl]
+        at += 16 + incl
+        if len(frame) < 34 or frame[12:14] != b"\x08\x00" or frame[23] != 6:
+            continue  # not IPv4 TCP
+        ihl = (frame[14] & 15) * 4
+        tcp = 14 + ihl
+        if len(frame) < tcp + 20:
+            continue
+        total, ip_id = struct.unpack(">HH", frame[16:20])
+        dport, seq = struct.unpack(">HI", frame[tcp + 2 : tcp + 8])
+        payload = total - ihl - (frame[tcp + 12] >> 4) * 4
+        out.append((sec + usec / 1e6, dport, ip_id, seq, payload, frame[15] & 3))
+    return out
+
+
+def sojourns(ingress: list, egress: list) -> dict[int, list[float]]:
+    """Per destination port, the time (ms) each data packet took from the router's ingress
+    capture to its egress capture: the sojourn in the bottleneck's queue (the egress capture
+    sees a packet as the qdisc hands it to the device).  A packet is known by its IP ID and
+    sequence number; the first egress copy of each ingress one counts, and packets the qdisc
+    dropped have none."""
+    seen: dict[tuple, list[float]] = {}
+    for t, port, ip_id, seq, size, _ in ingress:
+        if size:
+            seen.setdefault((port, ip_id, seq), []).append(t)
+    out: dict[int, list[float]] = {}
+    for t, port, ip_id, seq, size, _ in egress:
+        times = seen.get((port, ip_id, seq))
+        if size and times:
+            out.setdefault(port, []).append((t - times.pop(0)) * 1000)
+    return out
+
+
+def percentile(values: list[float], q: float) -> float:
+    """The q-th percentile (0-100) of values, interpolated linearly between closest ranks."""
+    if not values:
+        return float("nan")
+    v = sorted(values)
+    k = (len(v) - 1) * q / 100
+    lo = int(k)
+    return v[lo] + (v[min(lo + 1, len(v) - 1)] - v[lo]) * (k - lo)
+
+
 def script(rate, qdisc: str, duration: int) -> str:
     """The job of one run: bench.sh's l4s test through `qdisc`, msfc_l4s@T being msfc_l4s
-    with the threshold T."""
-    if "@" not in qdisc:
-        return bench_script(TEST, qdisc, rate, duration, RTT_MS)
-    mode, threshold = qdisc.split("@")
-    words = shlex.quote(f"ce_threshold {threshold} {SELECTOR}")
+    with the threshold T, and a word ending in PACED the same with the DCTCP sender pacing."""
+    paced = qdisc.endswith(PACED)
+    mode, _, threshold = qdisc.removesuffix(PACED).partition("@")
     text = bench_script(TEST, mode, rate, duration, RTT_MS)
-    return re.sub(r"(?m)^(MSFC_ARGS_(?:UP|DOWN))=.*$", lambda m: f"{m.group(1)}={words}", text)
+    if threshold:
+        # the mode's words in each direction, with the threshold T in place of its own
+        for d, kbit in (("UP", rate.up_kbit), ("DOWN", rate.down_kbit)):
+            words = records.msfc_args(mode, d.lower(), kbit)
+            if "ce_threshold " not in words:
+                raise ValueError(f"{qdisc}: {mode} sets no ce_threshold to replace")
+            words = re.sub(r"ce_threshold \S+", f"ce_threshold {threshold}", words)
+            line = f"MSFC_ARGS_{d}={shlex.quote(words)}"
+            text = re.sub(rf"(?m)^MSFC_ARGS_{d}=.*$", lambda m, line=line: line, text)
+    return f"L4S_PACED=1\n{text}" if paced else text
 
 
 def run_one(rate, qdisc: str, duration: int, out: Path, seed: int) -> dict:
-    job = out / rate.label / qdisc.replace("@", "-")
+    job = out / rate.label / qdisc.replace("@", "-").replace("+", "-")
     res = uml.run_job(script(rate, qdisc, duration), job, timeout=900, seed=seed)
     if res.exit_code != 0:
         raise uml.MachineError(f"{qdisc} at {rate.text}: job exit {res.exit_code}, see {job}")
     row = {"rate": rate.label, "qdisc": qdisc}
+    caps = {}
+    for dev in ("cli_r", "srv_r"):
+        name = f"{TEST}/{dev}.pcap"
+        try:
+            caps[dev] = pcap_packets(res.files[name], str(job / "out" / name))
+        except (KeyError, ValueError) as e:
+            raise uml.MachineError(
+                f"{qdisc} at {rate.text}: no capture {name} ({e}), see {job}"
+            ) from None
+    times = sojourns(caps["cli_r"], caps["srv_r"])
     for name, label in FLOWS.items():
         row[name] = flow_figures(json.loads(res.text(f"{TEST}/{label}.iperf.json")))
+        ms = times.get(PORTS[name], [])
+        row[name]["sojourn_ms"] = {
+            "packets": len(ms),
+            **{f"p{q}": percentile(ms, q) for q in (50, 90, 99)},
+        }
     row["bottleneck"] = bottleneck_counters(res.text(f"{TEST}/tc_srv_r.json"))
     return row
 
 
 def table(rows: list[dict]) -> str:
     head = (
-        "| rate | qdisc | DCTCP Mbit/s | CUBIC Mbit/s | DCTCP share | DCTCP RTT - base, ms "
-        "(mean) | CUBIC RTT - base, ms (mean) | ce_threshold_marks | codel_drops |"
+        "| rate | qdisc | DCTCP Mbit/s | CUBIC Mbit/s | DCTCP share | DCTCP sojourn, ms "
+        "(median / p99) | CUBIC sojourn, ms (median / p99) | DCTCP RTT - base, ms (mean) | "
+        "CUBIC RTT - base, ms (mean) | ce_threshold_marks | codel_drops |"
     )
-    lines = [head, "|" + "---|" * 9]
+    lines = [head, "|" + "---|" * 11]
     for r in rows:
         d, c, b = r["dctcp"], r["cubic"], r["bottleneck"]
+        ds, cs = d["sojourn_ms"], c["sojourn_ms"]
         lines.append(
             f"| {r['rate']} | {r['qdisc']} | {d['mbit']:.2f} | {c['mbit']:.2f} | "
-            f"{d['mbit'] / (d['mbit'] + c['mbit']):.3f} | {d['mean_rtt_ms'] - RTT_MS:.2f} | "
+            f"{d['mbit'] / (d['mbit'] + c['mbit']):.3f} | {ds['p50']:.2f} / {ds['p99']:.2f} | "
+            f"{cs['p50']:.2f} / {cs['p99']:.2f} | {d['mean_rtt_ms'] - RTT_MS:.2f} | "
             f"{c['mean_rtt_ms'] - RTT_MS:.2f} | {b.get('ce_threshold_marks', 0)} | "
             f"{b.get('codel_drops', 0)} |"
         )
@@ -114,11 +205,20 @@ def main(argv: list[str] | None = None) -> int:
         default="",
         help="more runs of msfc_l4s's selector at these thresholds (tc times, e.g. 2ms,5ms)",
     )
+    ap.add_argument(
+        "--paced",
+        action="store_true",
+        help="every run also with the DCTCP sender pacing (TCP's own pacing, turned on by"
+        " iperf3 --fq-rate)",
+    )
     a = ap.parse_args(argv)
     out = Path(a.out)
     assert records.MSFC_MODES["msfc_l4s"].endswith(SELECTOR)
     extra = [f"msfc_l4s@{t}" for t in a.thresholds.split(",") if t]
-    plan = [(r, q) for r in parse_rates(a.rates) for q in (*QDISCS, *extra)]
+    words = [*QDISCS, *extra]
+    if a.paced:
+        words += [w + PACED for w in words]
+    plan = [(r, q) for r in parse_rates(a.rates) for q in words]
     uml.check_ready()
     with ThreadPoolExecutor(max_workers=a.jobs) as pool:
         rows = list(pool.map(lambda p: run_one(p[0], p[1], a.duration, out, a.seed), plan))

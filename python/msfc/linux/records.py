@@ -56,10 +56,14 @@ MSFC_MODES: dict[str, str | dict[str, str]] = {
     # (docs/algorithm.md, "Automatic priorities"): the class of a packet marked 0 follows its
     # flow's behaviour
     "msfc_auto": "overload class weights exact boost across auto unmarked {low}",
-    # L4S marking at 1 ms (docs/algorithm.md, "L4S marking") for the packets of DSCP 4 that
-    # are ECT(0): the l4s test's DCTCP flow (Linux 6.12's DCTCP sends ECT(0), not ECT(1)),
-    # which the default selector (ECT(1)) would not take; CUBIC beside it is left to CoDel
-    "msfc_l4s": "ce_threshold 1ms ce_threshold_selector 0x12/0xff",
+    # L4S marking (docs/algorithm.md, "L4S marking") for the packets of DSCP 4 that are
+    # ECT(0): the l4s test's DCTCP flow (Linux 6.12's DCTCP sends ECT(0), not ECT(1)), which
+    # the default selector (ECT(1)) would not take; CUBIC beside it is left to CoDel.  With
+    # the recommended modes (boost on: a flow whose queue emptied goes ahead of the class's
+    # backlogged flows) at docs/kernel.md's 1.5 ms
+    "msfc_l4s": f"{_RECOMMENDED} ce_threshold 1500us ce_threshold_selector 0x12/0xff",
+    # the same marking in the thesis mode at fq_codel's 1 ms
+    "msfc_l4s_thesis": "ce_threshold 1ms ce_threshold_selector 0x12/0xff",
 }
 #: msfc with its own shaper at the root, no HTB parent (docs/kernel.md, "Built-in shaper"):
 #: name -> the words after `msfc bandwidth RATE` (net.sh's bottleneck() puts the rate, as
