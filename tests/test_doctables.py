@@ -275,12 +275,14 @@ def test_the_full_scale_thesis_tables_put_ours_beside_the_published_values(monke
         for i, g in enumerate(types)
     ]
     _summary(tmp_path / "full", runs, scale=1)
-    t = D.DocTable("isp-z", "docs/isp-tree.md", "z.csv", None, "", (), isp=("full",))
+    _summary(tmp_path / "wrong", [("Msfc", "", g, 1000.0 + i) for i, g in enumerate(types)], 1)
+    t = D.DocTable("isp-z", "docs/isp-tree.md", "z.csv", None, "", (), isp=("full", "wrong"))
     monkeypatch.setitem(D.TABLES, "isp-z", t)
     monkeypatch.setattr(D, "ROOT", tmp_path)
     D.collect_isp("isp-z", [tmp_path])
     d = D.pd.read_csv(tmp_path / "z.csv")
     text = D._isp_full_thesis("full")(d)
+    t39 = D._isp_full_thesis("full", "wrong")(d)
     published = TH.load()["tables"]
     captions = [line for line in text.splitlines() if line.startswith("Table ")]
     assert [c.split(",")[0] for c in captions] == [
@@ -289,21 +291,30 @@ def test_the_full_scale_thesis_tables_put_ours_beside_the_published_values(monke
         "Table 3.5",
         "Table 3.6",
     ]
+    assert t39.startswith("Table 3.9, ") and t39.count("\nTable ") == 0
     heads = "| PfifoFast thesis | PfifoFast ours | CoDel thesis | CoDel ours | FqCoDel thesis |"
     assert text.splitlines()[2].startswith("| type " + heads)
     # TV (the 4th type): the thesis's value, then ours, per scheduler
     tv = published["3.7"]["values"]["TV"]
     assert f"| TV | {tv['pfifo fast']:.2f} | 3.00 | {tv['CoDel']:.2f} | 103.00 |" in text
     assert f"| {tv['MSFC']:.2f} | 303.00 |" in text
+    # Table 3.9: the class-blind schedulers' thesis runs, MSFC's run of the wrong priorities
+    tv9 = published["3.9"]["values"]["TV"]
+    assert f"| TV | {tv9['pfifo fast']:.2f} | 3.00 |" in t39
+    assert (
+        t39.rstrip()
+        .splitlines()[-1]
+        .endswith(f"| {published['3.9']['values']['Torrent']['MSFC']:.2f} | 1006.00 |")
+    )
     overall = published["3.4"]["values"]["jitter_mean_ms"]
     assert f"| Jitter (ms) | {overall['pfifo fast']:.2f} | 4.23 |" in text
     assert "| Lost packets (packets) |" in text and "| Torrent | " in text
     # runs of another rate scale are not the thesis's full scale
     _summary(tmp_path / "quick", runs)
-    t2 = D.DocTable("isp-q", "docs/isp-tree.md", "q.csv", None, "", (), isp=("quick",))
+    t2 = D.DocTable("isp-q", "docs/isp-tree.md", "q.csv", None, "", (), isp=("quick", "wrong"))
     monkeypatch.setitem(D.TABLES, "isp-q", t2)
     D.collect_isp("isp-q", [tmp_path])
-    with pytest.raises(UserError, match="need runs of the `thesis` preset"):
+    with pytest.raises(UserError, match="need runs of the `thesis` and"):
         D._isp_full_thesis("quick")(D.pd.read_csv(tmp_path / "q.csv"))
 
 
@@ -325,3 +336,25 @@ def test_a_per_type_table_can_end_with_its_configurations_totals(monkeypatch, tm
         " allow 74824 / 98.3 / 0.3446 / 3; prevent 74834 / 98.3 / 0.3446 / 3."
     )
     assert text.splitlines()[-2] == "" and text.splitlines()[-3].startswith("| Torrent |")
+
+
+def test_a_reviewed_model_change_can_be_accepted_for_a_full_scale_table(monkeypatch, tmp_path):
+    # a change under model/ makes an ISP table stale; --accept records the review in a copy
+    # of its stamp, and the check is content again
+    t = D.TABLES["isp-quick-thesis"]
+    stamp = tmp_path / "isp-quick-thesis.stamp.json"
+    stamp.write_text(D.stamp_path(t).read_text())
+    real_stamp = D.stamp_path
+    monkeypatch.setattr(D, "stamp_path", lambda table: stamp if table is t else real_stamp(table))
+    real = D.digest
+    monkeypatch.setattr(D, "digest", lambda p, c=None: "changed" if p == "model" else real(p, c))
+    bad = [b for b in D.problems() if "isp-quick-thesis" in b]
+    assert len(bad) == 1 and "--stamp isp-quick-thesis" in bad[0] and "--accept" in bad[0]
+    D.accept("isp-quick-thesis", "a mend that moves no decision")
+    meta = json.loads(stamp.read_text())
+    assert meta["depends"]["model"] == "changed"
+    assert meta["accepted"][-1]["paths"] == ["model"]
+    assert meta["accepted"][-1]["why"] == "a mend that moves no decision"
+    assert not [b for b in D.problems() if "isp-quick-thesis" in b and "measured before" in b]
+    assert D.main(["--accept", "isp-quick-thesis"]) == 2  # --why is required
+    assert D.main(["--accept", "no-such-table", "--why", "x"]) == 2
