@@ -160,6 +160,7 @@ def _summary(path, study_rows, scale=0.25):
                 {
                     "scenario": "isp-tree",
                     "scheduler": sched,
+                    "rng_run": 1,
                     "config_hash": h,
                     "cfg.flow-types": "thesis",
                     "cfg.priorities": "download=0",
@@ -246,20 +247,26 @@ def test_every_isp_table_names_its_data_commit_date_and_command():
         assert sorted(o.rsplit("/", 1)[-1] for o in outs) == sorted(t.isp), t.name
 
 
-def test_an_isp_totals_table_has_a_row_per_configuration(monkeypatch, tmp_path):
+def _two_studies(monkeypatch, tmp_path):
+    """The data of a table of two studies, "one" (Inversion=allow, 10 kbit/s per flow) and
+    "two" (prevent, 20), as collect_isp writes it."""
     types = list(D.ISP_TYPES)
     _summary(tmp_path / "one", [("Msfc", "allow", g, 10.0) for g in types])
     _summary(tmp_path / "two", [("Msfc", "prevent", g, 20.0) for g in types])
     t = D.DocTable("isp-y", "docs/isp-tree.md", "y.csv", None, "", (), isp=("one", "two"))
     monkeypatch.setitem(D.TABLES, "isp-y", t)
     monkeypatch.setattr(D, "ROOT", tmp_path)
-    D.collect_isp("isp-y", [tmp_path])
+    return D.pd.read_csv(D.collect_isp("isp-y", [tmp_path]))
+
+
+def test_an_isp_totals_table_has_a_row_per_configuration(monkeypatch, tmp_path):
+    data = _two_studies(monkeypatch, tmp_path)
     render = D._isp_overall(
         ("priorities", "`Inversion`"),
         D.IspCol("thesis | `allow`", "one", attributes="Msfc.Inversion=allow"),
         D.IspCol("thesis | `prevent`", "two", attributes="Msfc.Inversion=prevent"),
     )
-    assert render(D.pd.read_csv(tmp_path / "y.csv")).splitlines() == [
+    assert render(data).splitlines() == [
         "| priorities | `Inversion` | total kbps | harmonic-mean delay (ms) | loss ratio |",
         "|---|---|---:|---:|---:|",
         "| thesis | `allow` | 74824 | 98.3 | 0.3446 |",
@@ -319,18 +326,12 @@ def test_the_full_scale_thesis_tables_put_ours_beside_the_published_values(monke
 
 
 def test_a_per_type_table_can_end_with_its_configurations_totals(monkeypatch, tmp_path):
-    types = list(D.ISP_TYPES)
-    _summary(tmp_path / "one", [("Msfc", "allow", g, 10.0) for g in types])
-    _summary(tmp_path / "two", [("Msfc", "prevent", g, 20.0) for g in types])
-    t = D.DocTable("isp-w", "docs/isp-tree.md", "w.csv", None, "", (), isp=("one", "two"))
-    monkeypatch.setitem(D.TABLES, "isp-w", t)
-    monkeypatch.setattr(D, "ROOT", tmp_path)
-    D.collect_isp("isp-w", [tmp_path])
+    data = _two_studies(monkeypatch, tmp_path)
     cols = (
         D.IspCol("allow", "one", attributes="Msfc.Inversion=allow"),
         D.IspCol("prevent", "two", attributes="Msfc.Inversion=prevent"),
     )
-    text = D._isp_types(*cols, overall=cols, lost=("TVStream",))(D.pd.read_csv(tmp_path / "w.csv"))
+    text = D._isp_types(*cols, overall=cols, lost=("TVStream",))(data)
     assert text.splitlines()[-1] == (
         "Overall, total kbps / harmonic-mean delay (ms) / loss ratio / TV packets lost:"
         " allow 74824 / 98.3 / 0.3446 / 3; prevent 74834 / 98.3 / 0.3446 / 3."
@@ -358,3 +359,50 @@ def test_a_reviewed_model_change_can_be_accepted_for_a_full_scale_table(monkeypa
     assert not [b for b in D.problems() if "isp-quick-thesis" in b and "measured before" in b]
     assert D.main(["--accept", "isp-quick-thesis"]) == 2  # --why is required
     assert D.main(["--accept", "no-such-table", "--why", "x"]) == 2
+
+
+def _rows(study, attributes, values, rng_run=1):
+    """Collected ISP rows of one configuration: {type: (throughput, lost packets)}."""
+    return [
+        dict(
+            study=study,
+            scheduler="Msfc",
+            attributes=attributes,
+            type=t,
+            rng_run=rng_run,
+            throughput_kbps=tp,
+            lost_packets=lost,
+        )
+        for t, (tp, lost) in values.items()
+    ]
+
+
+def test_the_ratio_table_says_whether_the_torrents_are_below_every_class_1_type():
+    rows = []
+    for ratio, torrent in ((2, 1800.0), (8, 1100.0), (16, 800.0)):
+        values = {"TVStream": (1500.0, 0), "http": (1000.0, 0), "download": (1200.0, 0)}
+        values["torrent"] = (torrent, 0)
+        rows += _rows("r", f"Msfc.Inversion=prevent ratio={ratio}", values)
+    text = D._isp_ratio("r", (2, 8, 16))(D.pd.DataFrame(rows))
+    assert text.splitlines()[2:] == [
+        "| 2 (the thesis) | 1500.0 | 1000.0 | 1200.0 | 1800.0 | no |",
+        "| 8 | 1500.0 | 1000.0 | 1200.0 | 1100.0 | no (HTTP 1000.0) |",
+        "| 16 | 1500.0 | 1000.0 | 1200.0 | 800.0 | yes |",
+    ]
+
+
+def test_the_rng_runs_table_has_a_row_per_run_and_their_means():
+    rows = []
+    for run in (1, 2):
+        for mode, tv, lost in (("allow", 3000.0, 40), ("prevent", 2800.0 + run, 60 + run)):
+            values = {"TVStream": (tv, lost), "torrent": (2000.0 * run, 0)}
+            rows += _rows("s", f"Msfc.Inversion={mode}", values, run)
+    text = D._isp_runs("s", 2)(D.pd.DataFrame(rows))
+    assert text.splitlines()[0].startswith("| RNG run | TV allow (kbps) | TV prevent (kbps) |")
+    assert text.splitlines()[2:] == [
+        "| 1 | 3000.0 | 2801.0 | 40 | 61 | 2000.0 | 2000.0 |",
+        "| 2 | 3000.0 | 2802.0 | 40 | 62 | 4000.0 | 4000.0 |",
+        "| mean | 3000.0 | 2801.5 | 40 | 62 | 3000.0 | 3000.0 |",
+    ]
+    with pytest.raises(UserError, match="no RNG run 3"):
+        D._isp_runs("s", 3)(D.pd.DataFrame(rows))

@@ -583,7 +583,8 @@ ISP_FULL_WRONG = (
     "msfc sweep isp-tree --preset wrong-priorities --grid scheduler=Msfc"
     " --out results/ispfull/isp-wrong"
 )
-ISP_INV = "--scheduler Msfc --grid Msfc.Inversion=allow,prevent"
+ISP_INV_GRID = "--grid Msfc.Inversion=allow,prevent"
+ISP_INV = f"--scheduler Msfc {ISP_INV_GRID}"
 ISP_INVERSION = _isp_sweep(ISP_INV, "isp-inversion")
 ISP_INVERSION_WRONG = _isp_sweep(f"{ISP_WRONG} {ISP_INV}", "isp-inversion-wrong")
 ISP_REC = (
@@ -636,6 +637,126 @@ def _isp_inversion(study: str, thesis: str, recommended: str) -> Callable[[pd.Da
         IspCol("Msfc recommended (kbps)", recommended, attributes=rec),
         overall=overall,
     )
+
+
+def _isp_inversion_p2p(study: str) -> Callable[[pd.DataFrame], str]:
+    """Inversion=allow and prevent at full scale over point-to-point last hops: throughput,
+    mean delay and losses per type, and the two configurations' totals."""
+    allow = IspCol("Msfc", study, attributes="Msfc.Inversion=allow")
+    prevent = IspCol("prevent", study, attributes="Msfc.Inversion=prevent")
+    return _isp_types(
+        IspCol("flows", study, attributes=allow.attributes, metric="flows"),
+        allow,
+        IspCol("Msfc inversion=prevent", study, attributes=prevent.attributes),
+        IspCol("delay (ms) Msfc", study, attributes=allow.attributes, metric="delay_mean_ms"),
+        IspCol("delay (ms) prevent", study, attributes=prevent.attributes, metric="delay_mean_ms"),
+        IspCol("lost Msfc", study, attributes=allow.attributes, metric="lost_packets"),
+        IspCol("lost prevent", study, attributes=prevent.attributes, metric="lost_packets"),
+        overall=(allow, prevent),
+    )
+
+
+#: the classes of Table 3.8 (wrong priorities) above the torrents' class 0
+ISP_WRONG_CLASS1 = ("TVStream", "http", "download")
+
+
+def _isp_ratio(study: str, ratios: tuple[int, ...]) -> Callable[[pd.DataFrame], str]:
+    """Inversion=prevent with the wrong priorities per Ratio: the class-1 types' and the
+    torrents' throughput per flow, and whether the torrents are below every class-1 type (the
+    per-flow order); if only some, which types they are above."""
+
+    def render(d: pd.DataFrame) -> str:
+        d = _with_attributes(d)
+        lines = [
+            "| `Ratio` | TV | HTTP | download | torrent | torrent below every class-1 type |",
+            "|---:|---:|---:|---:|---:|---|",
+        ]
+        for ratio in ratios:
+            r = _isp_config(
+                d,
+                IspCol(f"Ratio={ratio}", study, attributes=f"Msfc.Inversion=prevent ratio={ratio}"),
+            )["throughput_kbps"]
+            torrent = r["torrent"]
+            below = [t for t in ISP_WRONG_CLASS1 if r[t] < torrent]
+            if not below:
+                verdict = "yes"
+            elif len(below) == len(ISP_WRONG_CLASS1):
+                verdict = "no"
+            else:
+                verdict = "no (" + ", ".join(f"{ISP_TYPES[t]} {_f1(r[t])}" for t in below) + ")"
+            label = f"{ratio} (the thesis)" if ratio == 2 else str(ratio)
+            cells = [_f1(r[t]) for t in (*ISP_WRONG_CLASS1, "torrent")]
+            lines.append(f"| {label} | " + " | ".join(cells) + f" | {verdict} |")
+        return "\n".join(lines)
+
+    return render
+
+
+def _isp_runs(study: str, seeds: int) -> Callable[[pd.DataFrame], str]:
+    """Inversion=allow and prevent over RNG runs 1..seeds (a sweep with --seeds): per run TV's
+    throughput and lost packets and the torrents' throughput, then their means."""
+    modes = ("allow", "prevent")
+    cols = [
+        ("TVStream", "throughput_kbps"),
+        ("TVStream", "lost_packets"),
+        ("torrent", "throughput_kbps"),
+    ]
+
+    def render(d: pd.DataFrame) -> str:
+        d = _with_attributes(d)
+        if "rng_run" not in d.columns:
+            raise UserError(f"the data of study {study} has no rng_run: collect it again", 1)
+        per = {m: _isp_config(d, IspCol(m, study, attributes=f"Msfc.Inversion={m}")) for m in modes}
+        heads = ["RNG run"]
+        for t, metric in cols:
+            what = {"throughput_kbps": "kbps", "lost_packets": "lost"}[metric]
+            heads += [f"{ISP_TYPES[t]} {m} ({what})" for m in modes]
+        lines = ["| " + " | ".join(heads) + " |", "|" + "---:|" * len(heads)]
+        metrics = [metric for _, metric in cols for _ in modes]
+
+        def cell(v: float, metric: str) -> str:
+            return str(round(v)) if metric == "lost_packets" else _f1(v)
+
+        sums = [0.0] * len(metrics)
+        for run in range(1, seeds + 1):
+            values = []
+            for t, metric in cols:
+                for m in modes:
+                    r = per[m][per[m]["rng_run"] == run]
+                    if r.empty:
+                        raise UserError(f"study {study}: no RNG run {run} of Inversion={m}", 1)
+                    values.append(float(r.at[t, metric]))
+            sums = [a + b for a, b in zip(sums, values, strict=True)]
+            row = (cell(v, m) for v, m in zip(values, metrics, strict=True))
+            lines.append(f"| {run} | " + " | ".join(row) + " |")
+        means = (cell(v / seeds, m) for v, m in zip(sums, metrics, strict=True))
+        lines.append("| mean | " + " | ".join(means) + " |")
+        return "\n".join(lines)
+
+    return render
+
+
+#: the ISP tree at full scale over point-to-point last hops (no rate scaling, 100 Mbit/s tree,
+#: 20 Mbit/s last hop, 20 s): `quick` with these options
+ISP_P2P = (
+    "--preset quick --set rate-scale=1 --set link-rate=100Mbps --set server-rate=1Gbps"
+    " --set last-hop-rate=20Mbps"
+)
+
+
+def _isp_p2p(opts: str, out: str) -> str:
+    return f"msfc sweep isp-tree {ISP_P2P} {opts} --jobs 2 --out results/ispp2p/{out}"
+
+
+ISP_P2P_INVERSION = _isp_p2p(f"--scheduler Msfc {ISP_INV_GRID}", "isp-p2p-inversion")
+ISP_P2P_INVERSION_WRONG = _isp_p2p(
+    f"{ISP_WRONG} --scheduler Msfc {ISP_INV_GRID}", "isp-p2p-inversion-wrong"
+)
+ISP_P2P_SEEDS = _isp_p2p(f"--scheduler Msfc {ISP_INV_GRID} --seeds 5", "isp-p2p-inversion-seeds")
+ISP_P2P_RATIO = _isp_p2p(
+    f"{ISP_WRONG} --scheduler Msfc --set Msfc.Inversion=prevent --grid Msfc.Ratio=2,4,8,16",
+    "isp-p2p-ratio",
+)
 
 
 #: what every ns-3 table's numbers depend on: the model library (model/ and helper/'s scheduler
@@ -893,6 +1014,20 @@ TABLES = {
             (ISP_QUICK, ISP_INVERSION),
         ),
         _isp_table("isp-thesis", _isp_full_thesis("isp-thesis"), (ISP_FULL,)),
+        _isp_table(
+            "isp-p2p-inversion-wrong",
+            _isp_inversion_p2p("isp-p2p-inversion-wrong"),
+            (ISP_P2P_INVERSION_WRONG,),
+        ),
+        _isp_table("isp-p2p-ratio", _isp_ratio("isp-p2p-ratio", (2, 4, 8, 16)), (ISP_P2P_RATIO,)),
+        _isp_table(
+            "isp-p2p-inversion", _isp_inversion_p2p("isp-p2p-inversion"), (ISP_P2P_INVERSION,)
+        ),
+        _isp_table(
+            "isp-p2p-inversion-seeds",
+            _isp_runs("isp-p2p-inversion-seeds", 5),
+            (ISP_P2P_SEEDS,),
+        ),
         _isp_table(
             "isp-thesis-wrong",
             _isp_full_thesis("isp-thesis", "isp-wrong"),
@@ -1249,6 +1384,14 @@ def _isp_summary(study: str, results: list[Path]) -> Path:
     )
 
 
+def _attr_value(v) -> str:
+    """An attribute's value as the sweep was given it: 16 for a swept 16 that the summary's
+    column holds as 16.0."""
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v))
+    return str(v)
+
+
 def _isp_clients(flows_csv: Path) -> dict[str, dict[str, float]]:
     """Per configuration (its config_hash) of a study's flows.csv: how the download was shared
     among the clients (msfc.analysis.metrics.client_throughput: the bytes of each client's
@@ -1296,8 +1439,18 @@ def collect_isp(name: str, results: list[Path]) -> Path:
         s = s[(s["direction"] == "down") & s["level"].isin(["type", "overall"])]
         clients = _isp_clients(summary.parent / "flows.csv")
         attrs = [c for c in s.columns if c.startswith("attr.")]
+        # scenario options swept in the study (ratio=16: the scenario's option for Msfc.Ratio),
+        # named beside the attributes; the RNG run has its own column
+        swept = [
+            c
+            for c in s.columns
+            if c.startswith("cfg.")
+            and c not in ("cfg.rng-run", "cfg.rng-seed")
+            and s[c].nunique(dropna=False) > 1
+        ]
         for _, r in s.iterrows():
-            given = [f"{c[5:]}={r[c]}" for c in attrs if isinstance(r[c], str)]
+            given = [f"{c[5:]}={_attr_value(r[c])}" for c in attrs if pd.notna(r[c])]
+            given += [f"{c[4:]}={_attr_value(r[c])}" for c in swept]
             pri = r["cfg.priorities"]
             per_client = clients.get(r["config_hash"], {}) if r["level"] == "overall" else {}
             rows.append(
@@ -1308,6 +1461,7 @@ def collect_isp(name: str, results: list[Path]) -> Path:
                     priorities=pri if isinstance(pri, str) else "",
                     flow_types=r["cfg.flow-types"],
                     type=r["group"] if r["level"] == "type" else "all",
+                    rng_run=int(r["rng_run"]),
                     flows=int(r["flows"]),
                     throughput_kbps=round(r["throughput_kbps"], 6),
                     delay_mean_ms=round(r["delay_mean_ms"], 6),
