@@ -122,7 +122,7 @@ def test_sojourns_pair_each_packet_across_the_router():
     assert sorted(times) == [5800, 5801]
     assert [round(x, 3) for x in times[5800]] == [0.6, 1.2]
     assert [round(x, 3) for x in times[5801]] == [1.2]
-    assert l4s.percentile([1.0, 2.0, 3.0, 4.0], 50) == 2.5
-    assert l4s.percentile([5.0], 99) == 5.0
+    assert l4s.quantile([1.0, 2.0, 3.0, 4.0], 0.5) == 2.5
+    assert l4s.quantile([5.0], 0.99) == 5.0
     with pytest.raises(ValueError, match="not a pcap file"):
         l4s.pcap_packets(b"\0" * 40, "x.pcap")

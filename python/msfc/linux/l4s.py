@@ -32,6 +32,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from . import records, uml
+from .flent import quantile
 from .umlbench import bench_script, parse_rates
 
 QDISCS = ("msfc", "msfc_l4s_thesis", "msfc_l4s")
@@ -116,16 +117,6 @@ def sojourns(ingress: list, egress: list) -> dict[int, list[float]]:
     return out
 
 
-def percentile(values: list[float], q: float) -> float:
-    """The q-th percentile (0-100) of values, interpolated linearly between closest ranks."""
-    if not values:
-        return float("nan")
-    v = sorted(values)
-    k = (len(v) - 1) * q / 100
-    lo = int(k)
-    return v[lo] + (v[min(lo + 1, len(v) - 1)] - v[lo]) * (k - lo)
-
-
 def script(rate, qdisc: str, duration: int) -> str:
     """The job of one run: bench.sh's l4s test through `qdisc`, msfc_l4s@T being msfc_l4s
     with the threshold T, and a word ending in PACED the same with the DCTCP sender pacing."""
@@ -165,7 +156,7 @@ def run_one(rate, qdisc: str, duration: int, out: Path, seed: int) -> dict:
         ms = times.get(PORTS[name], [])
         row[name]["sojourn_ms"] = {
             "packets": len(ms),
-            **{f"p{q}": percentile(ms, q) for q in (50, 90, 99)},
+            **{f"p{q}": quantile(ms, q / 100) for q in (50, 90, 99)},
         }
     row["bottleneck"] = bottleneck_counters(res.text(f"{TEST}/tc_srv_r.json"))
     return row
