@@ -370,11 +370,8 @@ def _isp_totals_line(d: pd.DataFrame, configs: tuple[IspCol, ...], lost: tuple[s
     parts = []
     for c in configs:
         r = _isp_config(d, c)
-        tot = r.loc["all"]
-        cell = f"{tot['throughput_total_kbps']:.0f} / {_f1(tot['delay_hmean_ms'])} / "
-        cell += f"{tot['loss_ratio']:.4f}"
-        cell += "".join(f" / {int(r.at[t, 'lost_packets'])}" for t in lost)
-        parts.append(f"{c.heading} {cell}")
+        cells = [*_totals(r.loc["all"]), *(str(int(r.at[t, "lost_packets"])) for t in lost)]
+        parts.append(f"{c.heading} {' / '.join(cells)}")
     what = "total kbps / harmonic-mean delay (ms) / loss ratio"
     what += "".join(f" / {ISP_TYPES[t]} packets lost" for t in lost)
     return f"\n\nOverall, {what}: " + "; ".join(parts) + "."
@@ -414,60 +411,61 @@ def _isp_types(
     return render
 
 
-def _isp_overall(labels: tuple[str, ...], *rows: IspCol) -> Callable[[pd.DataFrame], str]:
-    """A renderer of the download totals of configurations: a row per IspCol, its heading the
-    row's first cells ("a | b", one per label), then the total throughput, the harmonic-mean
-    delay of the packets and the loss ratio."""
+def _isp_rows(
+    labels: tuple[str, ...], heads: tuple[str, ...], cells, *rows: IspCol
+) -> Callable[[pd.DataFrame], str]:
+    """A renderer of a row per configuration: its IspCol's heading gives the row's first cells
+    ("a | b", one per label), `cells(totals row, IspCol)` the rest under `heads`."""
 
     def render(d: pd.DataFrame) -> str:
         d = _with_attributes(d)
-        out = []
-        for c in rows:
-            r = _isp_config(d, c).loc["all"]
-            out.append(
-                [
-                    *c.heading.split(" | "),
-                    f"{r['throughput_total_kbps']:.0f}",
-                    _f1(r["delay_hmean_ms"]),
-                    f"{r['loss_ratio']:.4f}",
-                ]
-            )
-        heads = [*labels, "total kbps", "harmonic-mean delay (ms)", "loss ratio"]
-        lines = ["| " + " | ".join(heads) + " |", "|" + "---|" * len(labels) + "---:|" * 3]
+        out = [[*c.heading.split(" | "), *cells(_isp_config(d, c).loc["all"], c)] for c in rows]
+        lines = [
+            "| " + " | ".join([*labels, *heads]) + " |",
+            "|" + "---|" * len(labels) + "---:|" * len(heads),
+        ]
         return "\n".join([*lines, *("| " + " | ".join(r) + " |" for r in out)])
 
     return render
+
+
+def _totals(r: pd.Series) -> list[str]:
+    """A configuration's download totals: total throughput, harmonic-mean delay of the packets,
+    loss ratio."""
+    return [
+        f"{r['throughput_total_kbps']:.0f}",
+        _f1(r["delay_hmean_ms"]),
+        f"{r['loss_ratio']:.4f}",
+    ]
+
+
+def _isp_overall(labels: tuple[str, ...], *rows: IspCol) -> Callable[[pd.DataFrame], str]:
+    """A renderer of the download totals of configurations: a row per IspCol (_isp_rows), then
+    the total throughput, the harmonic-mean delay of the packets and the loss ratio."""
+    heads = ("total kbps", "harmonic-mean delay (ms)", "loss ratio")
+    return _isp_rows(labels, heads, lambda r, c: _totals(r), *rows)
 
 
 def _isp_clients_table(labels: tuple[str, ...], *rows: IspCol) -> Callable[[pd.DataFrame], str]:
     """A renderer of how configurations shared the download among the clients: a row per
-    IspCol, its heading the row's first cells (one per label), then the total throughput,
-    Jain's index over the clients and their 10th, 50th and 90th percentiles (kbit/s)."""
+    IspCol (_isp_rows), then the total throughput, Jain's index over the clients and their
+    10th, 50th and 90th percentiles (kbit/s)."""
 
-    def render(d: pd.DataFrame) -> str:
-        d = _with_attributes(d)
-        out = []
-        for c in rows:
-            r = _isp_config(d, c).loc["all"]
-            if pd.isna(r.get("clients_jain")):
-                raise UserError(
-                    f"the data of study {c.study} has no per-client figures: collect it again"
-                    " (python -m msfc.analysis.doctables --list gives the command)",
-                    1,
-                )
-            out.append(
-                [
-                    *c.heading.split(" | "),
-                    f"{r['throughput_total_kbps']:.0f}",
-                    f"{r['clients_jain']:.4f}",
-                    *(_f1(r[f"clients_{q}_kbps"]) for q in ("p10", "median", "p90")),
-                ]
+    def cells(r: pd.Series, c: IspCol) -> list[str]:
+        if pd.isna(r.get("clients_jain")):
+            raise UserError(
+                f"the data of study {c.study} has no per-client figures: collect it again"
+                " (python -m msfc.analysis.doctables --list gives the command)",
+                1,
             )
-        heads = [*labels, "total kbps", "Jain's index, clients", "p10", "median", "p90"]
-        lines = ["| " + " | ".join(heads) + " |", "|" + "---|" * len(labels) + "---:|" * 5]
-        return "\n".join([*lines, *("| " + " | ".join(r) + " |" for r in out)])
+        return [
+            f"{r['throughput_total_kbps']:.0f}",
+            f"{r['clients_jain']:.4f}",
+            *(_f1(r[f"clients_{q}_kbps"]) for q in ("p10", "median", "p90")),
+        ]
 
-    return render
+    heads = ("total kbps", "Jain's index, clients", "p10", "median", "p90")
+    return _isp_rows(labels, heads, cells, *rows)
 
 
 def _then(*parts: Callable[[pd.DataFrame], str] | str) -> Callable[[pd.DataFrame], str]:
@@ -532,6 +530,7 @@ def _isp_full_thesis(study: str, wrong: str = "") -> Callable[[pd.DataFrame], st
                 1,
             )
         heads = [f"{s} {w}" for s in ISP_SCHEDULERS for w in ("thesis", "ours")]
+        tmap = TH.type_map(data, ISP_TYPES)
         parts = []
         for tid, caption, first, metric, fmt in tables:
             theirs = TH.thesis_table(data, tid)
@@ -540,7 +539,6 @@ def _isp_full_thesis(study: str, wrong: str = "") -> Callable[[pd.DataFrame], st
                 for s in ISP_SCHEDULERS
             }
             if metric:
-                tmap = TH.type_map(data, ISP_TYPES)
                 rows = [(ISP_TYPES[tmap[t]], t, tmap[t], metric, fmt) for t in theirs.index]
             else:
                 rows = [(label, m, "all", m, f) for m, (label, f) in ISP_OVERALL_ROWS.items()]
@@ -568,7 +566,8 @@ ISP_WRONG = "--set flow-types=wrong-priorities --set priorities="
 
 
 def _isp_sweep(opts: str, out: str, command: str = "sweep") -> str:
-    """An msfc sweep (compare, run) of the ISP tree at `quick` scale into results/`out`."""
+    """An msfc sweep (compare, run) of the ISP tree's `quick` preset with `opts` (which may
+    set its options to other values) into results/`out`."""
     return f"msfc {command} isp-tree --preset quick {opts} --out results/{out}"
 
 
@@ -615,45 +614,33 @@ def _isp_boost_order(study: str) -> Callable[[pd.DataFrame], str]:
     return _isp_types(*cols, overall=cols, lost=("TVStream",))
 
 
-def _isp_inversion(study: str, thesis: str, recommended: str) -> Callable[[pd.DataFrame], str]:
-    """Tables 3.7 / 3.9 at `quick` scale with and without Inversion=prevent, and the
-    recommended modes."""
+def _isp_inversion(
+    study: str, thesis: str = "", recommended: str = ""
+) -> Callable[[pd.DataFrame], str]:
+    """Tables 3.7 / 3.9 with and without Inversion=prevent: flows, throughput, mean delay and
+    losses per type, and the configurations' totals; with `thesis` the thesis's MSFC column of
+    that table, with `recommended` the recommended modes' run of that study."""
     allow, prevent = "Msfc.Inversion=allow", "Msfc.Inversion=prevent"
     rec = "Msfc.Overload=class Msfc.Weights=exact Msfc.Boost=on Msfc.Isolate=dst"
     overall = (
         IspCol("Msfc", study, attributes=allow),
         IspCol("prevent", study, attributes=prevent),
-        IspCol("recommended", recommended, attributes=rec),
     )
-    return _isp_types(
-        IspCol("flows", study, attributes=allow, metric="flows"),
-        IspCol("Msfc {thesis}", study, attributes=allow, thesis=thesis),
+    cols = [IspCol("flows", study, attributes=allow, metric="flows")]
+    if thesis:
+        cols.append(IspCol("Msfc {thesis}", study, attributes=allow, thesis=thesis))
+    cols += [
         IspCol("Msfc", study, attributes=allow),
         IspCol("Msfc inversion=prevent", study, attributes=prevent),
         IspCol("delay (ms) Msfc", study, attributes=allow, metric="delay_mean_ms"),
         IspCol("delay (ms) prevent", study, attributes=prevent, metric="delay_mean_ms"),
         IspCol("lost Msfc", study, attributes=allow, metric="lost_packets"),
         IspCol("lost prevent", study, attributes=prevent, metric="lost_packets"),
-        IspCol("Msfc recommended (kbps)", recommended, attributes=rec),
-        overall=overall,
-    )
-
-
-def _isp_inversion_p2p(study: str) -> Callable[[pd.DataFrame], str]:
-    """Inversion=allow and prevent at full scale over point-to-point last hops: throughput,
-    mean delay and losses per type, and the two configurations' totals."""
-    allow = IspCol("Msfc", study, attributes="Msfc.Inversion=allow")
-    prevent = IspCol("prevent", study, attributes="Msfc.Inversion=prevent")
-    return _isp_types(
-        IspCol("flows", study, attributes=allow.attributes, metric="flows"),
-        allow,
-        IspCol("Msfc inversion=prevent", study, attributes=prevent.attributes),
-        IspCol("delay (ms) Msfc", study, attributes=allow.attributes, metric="delay_mean_ms"),
-        IspCol("delay (ms) prevent", study, attributes=prevent.attributes, metric="delay_mean_ms"),
-        IspCol("lost Msfc", study, attributes=allow.attributes, metric="lost_packets"),
-        IspCol("lost prevent", study, attributes=prevent.attributes, metric="lost_packets"),
-        overall=(allow, prevent),
-    )
+    ]
+    if recommended:
+        cols.append(IspCol("Msfc recommended (kbps)", recommended, attributes=rec))
+        overall += (IspCol("recommended", recommended, attributes=rec),)
+    return _isp_types(*cols, overall=overall)
 
 
 #: the classes of Table 3.8 (wrong priorities) above the torrents' class 0
@@ -739,13 +726,14 @@ def _isp_runs(study: str, seeds: int) -> Callable[[pd.DataFrame], str]:
 #: the ISP tree at full scale over point-to-point last hops (no rate scaling, 100 Mbit/s tree,
 #: 20 Mbit/s last hop, 20 s): `quick` with these options
 ISP_P2P = (
-    "--preset quick --set rate-scale=1 --set link-rate=100Mbps --set server-rate=1Gbps"
-    " --set last-hop-rate=20Mbps"
+    "--set rate-scale=1 --set link-rate=100Mbps --set server-rate=1Gbps --set last-hop-rate=20Mbps"
 )
 
 
 def _isp_p2p(opts: str, out: str) -> str:
-    return f"msfc sweep isp-tree {ISP_P2P} {opts} --jobs 2 --out results/ispp2p/{out}"
+    """A sweep of the ISP tree at full scale over point-to-point last hops into
+    results/ispp2p/`out`."""
+    return _isp_sweep(f"{ISP_P2P} {opts} --jobs 2", f"ispp2p/{out}")
 
 
 ISP_P2P_INVERSION = _isp_p2p(f"--scheduler Msfc {ISP_INV_GRID}", "isp-p2p-inversion")
@@ -1016,13 +1004,11 @@ TABLES = {
         _isp_table("isp-thesis", _isp_full_thesis("isp-thesis"), (ISP_FULL,)),
         _isp_table(
             "isp-p2p-inversion-wrong",
-            _isp_inversion_p2p("isp-p2p-inversion-wrong"),
+            _isp_inversion("isp-p2p-inversion-wrong"),
             (ISP_P2P_INVERSION_WRONG,),
         ),
         _isp_table("isp-p2p-ratio", _isp_ratio("isp-p2p-ratio", (2, 4, 8, 16)), (ISP_P2P_RATIO,)),
-        _isp_table(
-            "isp-p2p-inversion", _isp_inversion_p2p("isp-p2p-inversion"), (ISP_P2P_INVERSION,)
-        ),
+        _isp_table("isp-p2p-inversion", _isp_inversion("isp-p2p-inversion"), (ISP_P2P_INVERSION,)),
         _isp_table(
             "isp-p2p-inversion-seeds",
             _isp_runs("isp-p2p-inversion-seeds", 5),
