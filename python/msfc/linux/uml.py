@@ -79,14 +79,22 @@ def check_ready(kernel: Path = KERNEL, root: Path = ROOT, kdir: Path = KDIR) -> 
 TREE_DIRS = ("msfc/kdir", "job", "run/mount", "dev/shm")
 
 
+_INIT_LOCK = threading.Lock()
+
+
 def _install_init(root: Path) -> None:
-    for d in TREE_DIRS:
-        (root / d).mkdir(parents=True, exist_ok=True)
-    dst = root / "msfc" / "init.sh"
-    if not dst.is_file() or dst.read_bytes() != INIT.read_bytes():
-        dst.parent.mkdir(exist_ok=True)
-        shutil.copyfile(INIT, dst)
-        dst.chmod(0o755)
+    """Put the init and TREE_DIRS into the root tree.  Boots started side by side on a new
+    tree both find the init missing: the copy goes through a temporary file and a rename, so
+    that no guest can read a half-written init."""
+    with _INIT_LOCK:
+        for d in TREE_DIRS:
+            (root / d).mkdir(parents=True, exist_ok=True)
+        dst = root / "msfc" / "init.sh"
+        if not dst.is_file() or dst.read_bytes() != INIT.read_bytes():
+            tmp = dst.with_name(f".init.sh.{os.getpid()}.tmp")
+            shutil.copyfile(INIT, tmp)
+            tmp.chmod(0o755)
+            os.replace(tmp, dst)
 
 
 _SHIM_LOCK = threading.Lock()
