@@ -281,10 +281,15 @@ def main() -> int:
         + "; 0.333, 0.667 without inversion prevent)",
     )
     measured["inversion"] = {"goodput_bps": inv, "shares": inv_shares, "expected": inv_expect}
+    # the isolate test's last run: a second one is made when the first saw fewer than five
+    # flow queues for its five flows (bpf/guest.sh, iso_run)
+    iso_runs = [n for n in (0, 1) if res.text(f"iso_flows{n}.txt").strip()]
+    iso_run = iso_runs[-1] if iso_runs else 0
+    iso_queues = [int(res.text(f"iso_flows{n}.txt").strip()) for n in iso_runs]
     iso = []
     for i in range(2):
         try:
-            j = json.loads(res.text(f"iperf_iso{i}.json") or "{}")
+            j = json.loads(res.text(f"iperf_iso{iso_run}{i}.json") or "{}")
             iso.append(j["end"]["sum_received"]["bits_per_second"])
         except (KeyError, json.JSONDecodeError):
             iso.append(0.0)
@@ -292,14 +297,24 @@ def main() -> int:
     iso_shares = [g / iso_total if iso_total else 0.0 for g in iso]
     check(
         f"isolate src: two hosts (4 flows, 1 flow) share 1:1 within {TOLERANCE:.0%}",
-        iso_total > 0 and max(abs(x / 0.5 - 1) for x in iso_shares) <= TOLERANCE,
+        iso_total > 0
+        and bool(iso_queues)
+        and iso_queues[-1] >= 5
+        and max(abs(x / 0.5 - 1) for x in iso_shares) <= TOLERANCE,
         "goodput kbit/s "
         + ", ".join(f"{g / 1e3:.0f}" for g in iso)
         + "; shares "
         + ", ".join(f"{x:.3f}" for x in iso_shares)
-        + " (expected 0.500, 0.500; 0.800, 0.200 per flow)",
+        + " (expected 0.500, 0.500; 0.800, 0.200 per flow); most active flow queues seen "
+        + " then ".join(str(q) for q in iso_queues)
+        + " (5 wanted; a run with fewer, two flows in one queue, is made again once)",
     )
-    measured["isolate"] = {"goodput_bps": iso, "shares": iso_shares, "expected": [0.5, 0.5]}
+    measured["isolate"] = {
+        "goodput_bps": iso,
+        "shares": iso_shares,
+        "expected": [0.5, 0.5],
+        "active_flow_queues": iso_queues,
+    }
     try:
         au = json.loads(res.text("stats_auto_j.out") or "{}")
     except json.JSONDecodeError:
@@ -342,7 +357,7 @@ def main() -> int:
         "nqb_lost_packets": nqb_lost,
         "nqb_demotions": lq.get("nqb_demotions", -1),
     }
-    for run in ("modes", "quanta", "inv", "iso", "auto", "le"):
+    for run in ("modes", "quanta", "inv", *(f"iso{n}" for n in iso_runs or [0]), "auto", "le"):
         steps = [f"{x}_{run}" for x in ("load", "add", "del", "unload")]
         check(
             f"{run} run: load, add, del, unload",
@@ -386,7 +401,10 @@ def main() -> int:
         ("modes", json.loads(res.text("stats_modes_j.out") or "{}")),
         ("quanta", json.loads(res.text("stats_quanta_j.out") or "{}")),
         ("inversion", json.loads(res.text("stats_inv_j.out") or "{}")),
-        ("isolate", json.loads(res.text("stats_iso_j.out") or "{}")),
+        *(
+            (f"isolate {n}", json.loads(res.text(f"stats_iso{n}_j.out") or "{}"))
+            for n in iso_runs or [0]
+        ),
         ("auto", au),
         ("le", le),
         ("overload", small),
