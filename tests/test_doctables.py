@@ -339,6 +339,53 @@ def test_a_per_type_table_can_end_with_its_configurations_totals(monkeypatch, tm
     assert text.splitlines()[-2] == "" and text.splitlines()[-3].startswith("| Torrent |")
 
 
+def test_the_links_table_has_each_classs_flows_and_what_it_sent_at_the_root(monkeypatch, tmp_path):
+    # one study, two configurations; each type's two download flows in the class of the
+    # thesis's priorities, and a qdisc.csv per run: the root router's links to its children
+    # count, its link to the server and the other routers' links do not
+    types = list(D.ISP_TYPES)
+    prio = {"SSH": 2, "voip": 2, "game": 2, "TVStream": 2, "http": 1, "download": 0, "torrent": 0}
+    rows = [("Msfc", m, g, 10.0) for m in ("allow", "prevent") for g in types]
+    _summary(tmp_path / "one", rows)
+    flows = D.pd.read_csv(tmp_path / "one" / "flows.csv")
+    flows["type"] = [g for _ in ("allow", "prevent") for g in types for _ in (1, 3)]
+    flows["priority"] = flows["type"].map(prio)
+    flows["cfg.duration"] = 20
+    flows.to_csv(tmp_path / "one" / "flows.csv", index=False)
+    for k, m in enumerate(("allow", "prevent"), 1):
+        run = tmp_path / "one" / "runs" / f"Msfc-{m}"
+        run.mkdir(parents=True)
+        q = [("G1", "G2", c, 1000000 * k * (c + 1)) for c in range(3)]
+        q += [("G1", "G3", c, 500000) for c in range(3)]
+        q += [("G1", "server", c, 7777777) for c in range(3)]
+        q += [("G2", "G5", c, 9999999) for c in range(3)]
+        D.pd.DataFrame(q, columns=["node", "device", "class", "dequeued_bytes"]).to_csv(
+            run / "qdisc.csv", index=False
+        )
+    t = D.DocTable("isp-l", "docs/isp-tree.md", "l.csv", None, "", (), isp=("one",))
+    monkeypatch.setitem(D.TABLES, "isp-l", t)
+    monkeypatch.setattr(D, "ROOT", tmp_path)
+    data = D.pd.read_csv(D.collect_isp("isp-l", [tmp_path]))
+    render = D._isp_links(
+        D.IspCol("allow", "one", attributes="Msfc.Inversion=allow"),
+        D.IspCol("prevent", "one", attributes="Msfc.Inversion=prevent"),
+    )
+    # class 2 with allow: (3 000 000 + 500 000) bytes x 8 / 20 s = 1.4 Mbit/s
+    assert render(data).splitlines() == [
+        "| class | flows | allow (Mbit/s) | prevent (Mbit/s) |",
+        "|---|---:|---:|---:|",
+        "| 2 (SSH, VoIP, Game, TV) | 8 | 1.40 | 2.60 |",
+        "| 1 (HTTP) | 2 | 1.00 | 1.80 |",
+        "| 0 (Download, Torrent) | 4 | 0.60 | 1.00 |",
+    ]
+    # runs that kept no qdisc.csv: the table names what is missing
+    for m in ("allow", "prevent"):
+        (tmp_path / "one" / "runs" / f"Msfc-{m}" / "qdisc.csv").unlink()
+    data = D.pd.read_csv(D.collect_isp("isp-l", [tmp_path]))
+    with pytest.raises(UserError, match="no class<c>_root_mbps in the data of column 'allow'"):
+        render(data)
+
+
 def test_a_reviewed_model_change_can_be_accepted_for_a_full_scale_table(monkeypatch, tmp_path):
     # a change under model/ makes an ISP table stale; --accept records the review in a copy
     # of its stamp, and the check is content again

@@ -468,6 +468,41 @@ def _isp_clients_table(labels: tuple[str, ...], *rows: IspCol) -> Callable[[pd.D
     return _isp_rows(labels, heads, cells, *rows)
 
 
+def _isp_links(*cols: IspCol) -> Callable[[pd.DataFrame], str]:
+    """A renderer of where the tree's bottleneck went: a row per priority class, highest
+    first (its types and download flows, from the first configuration), a column per IspCol
+    with the Mbit/s the class's queues sent on the links out of the root router
+    (collect_isp's class<c>_root_mbps)."""
+
+    def render(d: pd.DataFrame) -> str:
+        d = _with_attributes(d)
+        tots = [_isp_config(d, c).loc["all"] for c in cols]
+        first = tots[0]
+        classes = sorted(
+            (int(k[5:].split("_")[0]) for k in first.index if k.endswith("_root_mbps")),
+            reverse=True,
+        )
+        if not classes:
+            raise UserError(
+                f"no class<c>_root_mbps in the data of column '{cols[0].heading}': collect it"
+                " again from runs that kept their qdisc.csv",
+                1,
+            )
+        lines = [
+            "| class | flows | " + " | ".join(f"{c.heading} (Mbit/s)" for c in cols) + " |",
+            "|---|---:|" + "---:|" * len(cols),
+        ]
+        for k in classes:
+            types = ", ".join(ISP_TYPES[t] for t in str(first[f"class{k}_types"]).split())
+            mbps = [f"{r[f'class{k}_root_mbps']:.2f}" for r in tots]
+            lines.append(
+                f"| {k} ({types}) | {int(first[f'class{k}_flows'])} | " + " | ".join(mbps) + " |"
+            )
+        return "\n".join(lines)
+
+    return render
+
+
 def _then(*parts: Callable[[pd.DataFrame], str] | str) -> Callable[[pd.DataFrame], str]:
     """A renderer of several tables from one data file, with text between them (a str
     part), separated by blank lines."""
@@ -1007,6 +1042,14 @@ TABLES = {
             _isp_inversion("isp-p2p-inversion-wrong"),
             (ISP_P2P_INVERSION_WRONG,),
         ),
+        _isp_table(
+            "isp-p2p-links-wrong",
+            _isp_links(
+                IspCol("allow", "isp-p2p-inversion-wrong", attributes="Msfc.Inversion=allow"),
+                IspCol("prevent", "isp-p2p-inversion-wrong", attributes="Msfc.Inversion=prevent"),
+            ),
+            (ISP_P2P_INVERSION_WRONG,),
+        ),
         _isp_table("isp-p2p-ratio", _isp_ratio("isp-p2p-ratio", (2, 4, 8, 16)), (ISP_P2P_RATIO,)),
         _isp_table("isp-p2p-inversion", _isp_inversion("isp-p2p-inversion"), (ISP_P2P_INVERSION,)),
         _isp_table(
@@ -1378,21 +1421,25 @@ def _attr_value(v) -> str:
     return str(v)
 
 
-def _isp_clients(flows_csv: Path) -> dict[str, dict[str, float]]:
-    """Per configuration (its config_hash) of a study's flows.csv: how the download was shared
+def _isp_flows(flows_csv: Path) -> pd.DataFrame:
+    """A study's flows.csv, beside its summary.csv."""
+    try:
+        return pd.read_csv(flows_csv)
+    except (OSError, ValueError) as e:
+        raise UserError(
+            f"{flows_csv} cannot be read ({e}): the per-client and per-class figures of an"
+            " ISP-tree table come from its runs' flows.csv beside their summary.csv",
+            1,
+        ) from None
+
+
+def _isp_clients(flows: pd.DataFrame) -> dict[str, dict[str, float]]:
+    """Per configuration (its config_hash) of a study's flows: how the download was shared
     among the clients (msfc.analysis.metrics.client_throughput: the bytes of each client's
     data flows over the run), as Jain's index over the clients and the 10th, 50th and 90th
     percentiles of their throughput (kbit/s)."""
     from . import metrics as M
 
-    try:
-        flows = pd.read_csv(flows_csv)
-    except (OSError, ValueError) as e:
-        raise UserError(
-            f"{flows_csv} cannot be read ({e}): the per-client figures of an ISP-tree table come"
-            " from its runs' flows.csv beside their summary.csv",
-            1,
-        ) from None
     out = {}
     for h, f in flows.groupby("config_hash"):
         kbps = M.client_throughput(f, "down")
@@ -1407,12 +1454,43 @@ def _isp_clients(flows_csv: Path) -> dict[str, dict[str, float]]:
     return out
 
 
+#: the ISP tree's root router: the links out of it toward its children (every device of its
+#: but the server's) are the tree's bottleneck (docs/isp-tree.md, "The network")
+ISP_ROOT, ISP_SERVER = "G1", "server"
+
+
+def _isp_classes(study_dir: Path, flows: pd.DataFrame) -> dict[str, dict]:
+    """Per configuration (its config_hash) of a study: each priority class's download flows
+    (their number and types, from the study's flows.csv) and the Mbit/s its queues sent on the
+    links out of the root router over the run (`dequeued_bytes` of the run's qdisc.csv, summed
+    over those links).  Without the flows' classes when flows.csv has no priority column, and
+    without the Mbit/s when the run kept no qdisc.csv."""
+    out: dict[str, dict] = {}
+    for h, f in flows.groupby("config_hash"):
+        row: dict = {}
+        if {"priority", "type"} <= set(f.columns):
+            down = f[(f["direction"] == "down") & (f["kind"] == "data")]
+            for c, g in down.groupby("priority"):
+                row[f"class{int(c)}_flows"] = len(g)
+                row[f"class{int(c)}_types"] = " ".join(t for t in ISP_TYPES if t in set(g["type"]))
+        qdisc = study_dir / "runs" / str(h) / "qdisc.csv"
+        if qdisc.is_file() and "cfg.duration" in f.columns:
+            q = pd.read_csv(qdisc)
+            links = q[(q["node"] == ISP_ROOT) & (q["device"] != ISP_SERVER)]
+            seconds = float(f["cfg.duration"].iloc[0])
+            for c, b in links.groupby("class")["dequeued_bytes"].sum().items():
+                row[f"class{int(c)}_root_mbps"] = round(b * 8 / seconds / 1e6, 6)
+        out[h] = row
+    return out
+
+
 def collect_isp(name: str, results: list[Path]) -> Path:
     """The data of the ISP-tree table `name` (docs/isp-tree/<name>.csv): the rows `level ==
     type` and `overall` (its type "all"), `direction == down`, of the summary.csv of each of its
     studies (DocTable.isp), found among `results` (their --out directories, or directories that
     hold them), one row per study, configuration and type; on the totals rows also how the
-    clients shared the download (_isp_clients, from the flows.csv beside the summary.csv)."""
+    clients shared the download (_isp_clients, from the flows.csv beside the summary.csv) and
+    what each class had and sent at the root (_isp_classes)."""
     t = TABLES.get(name)
     if t is None or not t.isp:
         names = ", ".join(n for n, t in TABLES.items() if t.isp)
@@ -1423,7 +1501,9 @@ def collect_isp(name: str, results: list[Path]) -> Path:
         summary = _isp_summary(study, results)
         s = pd.read_csv(summary)
         s = s[(s["direction"] == "down") & s["level"].isin(["type", "overall"])]
-        clients = _isp_clients(summary.parent / "flows.csv")
+        flows = _isp_flows(summary.parent / "flows.csv")
+        clients = _isp_clients(flows)
+        classes = _isp_classes(summary.parent, flows)
         attrs = [c for c in s.columns if c.startswith("attr.")]
         # scenario options swept in the study (ratio=16: the scenario's option for Msfc.Ratio),
         # named beside the attributes; the RNG run has its own column
@@ -1438,7 +1518,9 @@ def collect_isp(name: str, results: list[Path]) -> Path:
             given = [f"{c[5:]}={_attr_value(r[c])}" for c in attrs if pd.notna(r[c])]
             given += [f"{c[4:]}={_attr_value(r[c])}" for c in swept]
             pri = r["cfg.priorities"]
-            per_client = clients.get(r["config_hash"], {}) if r["level"] == "overall" else {}
+            overall = r["level"] == "overall"
+            per_client = clients.get(r["config_hash"], {}) if overall else {}
+            per_class = classes.get(r["config_hash"], {}) if overall else {}
             rows.append(
                 dict(
                     study=study,
@@ -1460,6 +1542,7 @@ def collect_isp(name: str, results: list[Path]) -> Path:
                     jitter_mean_ms=round(r["jitter_mean_ms"], 6),
                     loss_ratio=round(r["loss_ratio"], 6),
                     **per_client,
+                    **per_class,
                 )
             )
     out = ROOT / t.data
