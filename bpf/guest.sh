@@ -153,8 +153,8 @@ step unload_inv $L unload
 # of the class (without isolate the flows would share it, 4:1).  That holds when the five
 # flows have five flow queues: the qdisc's active flows are sampled each second after
 # iperf3's omitted start (iso_flows<N>.txt, the largest count).  Two flows hashed into one
-# queue (about 1 load in 100 with 1024 queues) take it as one flow of whichever host
-# started it, 3:1; then the test is made again with a fresh load and new ports.
+# queue (about 1 load in 100 with 1024 queues) count as one flow of the host that opened
+# it (3:1 when that is cli2); then the test is made again with a fresh load and new ports.
 iso_run() {	# iso_run N: files iperf_iso<N>{0,1}.json, stats_iso<N>_j, iso_flows<N>.txt
 	n=$1
 	step load_iso$n $L load bandwidth ${RATE}kbit isolate src
