@@ -386,6 +386,26 @@ def test_the_links_table_has_each_classs_flows_and_what_it_sent_at_the_root(monk
         render(data)
 
 
+def test_an_option_only_some_schedulers_take_is_not_a_swept_one(monkeypatch, tmp_path):
+    # ratio is MSFC's: unset (empty) in FQ-CoDel's runs, the same in MSFC's; no attribute
+    types = list(D.ISP_TYPES)
+    _summary(tmp_path / "one", [(s, "", g, 10.0) for s in ("Msfc", "FqCoDel") for g in types])
+    s = D.pd.read_csv(tmp_path / "one" / "summary.csv")
+    s["cfg.ratio"] = s["scheduler"].map({"Msfc": 2.0})
+    s.to_csv(tmp_path / "one" / "summary.csv", index=False)
+    t = D.DocTable("isp-r", "docs/isp-tree.md", "r.csv", None, "", (), isp=("one",))
+    monkeypatch.setitem(D.TABLES, "isp-r", t)
+    monkeypatch.setattr(D, "ROOT", tmp_path)
+    d = D.pd.read_csv(D.collect_isp("isp-r", [tmp_path]))
+    assert set(d["attributes"].fillna("")) == {""}
+    # swept in MSFC's runs: named where it is set
+    s["cfg.ratio"] = s["scheduler"].map({"Msfc": 16.0})
+    s.loc[(s["scheduler"] == "Msfc") & (s["group"] == "SSH"), "cfg.ratio"] = 2.0
+    s.to_csv(tmp_path / "one" / "summary.csv", index=False)
+    d = D.pd.read_csv(D.collect_isp("isp-r", [tmp_path]))
+    assert set(d["attributes"].fillna("")) == {"", "ratio=2", "ratio=16"}
+
+
 def test_a_reviewed_model_change_can_be_accepted_for_a_full_scale_table(monkeypatch, tmp_path):
     # a change under model/ makes an ISP table stale; --accept records the review in a copy
     # of its stamp, and the check is content again

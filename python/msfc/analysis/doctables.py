@@ -617,6 +617,39 @@ ISP_FULL_WRONG = (
     "msfc sweep isp-tree --preset wrong-priorities --grid scheduler=Msfc"
     " --out results/ispfull/isp-wrong"
 )
+#: MSFC's modes beyond the thesis in the faithful runs: Inversion=prevent at the thesis's
+#: ratio and at 16, and the recommended set, for one preset (thesis, wrong-priorities)
+ISP_FULL_REC = (
+    "--scheduler Msfc --set Msfc.Overload=class --set Msfc.Weights=exact --set Msfc.Boost=on"
+    " --grid Msfc.Isolate=dst"
+)
+
+
+def _isp_full_modes(preset: str, study: str) -> tuple[str, str]:
+    """The two sweeps of MSFC's modes at full scale (`preset`), into results/ispfull/<study>-*."""
+    return (
+        f"msfc sweep isp-tree --preset {preset} --scheduler Msfc --grid Msfc.Inversion=prevent"
+        f" --grid Msfc.Ratio=2,16 --out results/ispfull/{study}-prevent",
+        f"msfc sweep isp-tree --preset {preset} {ISP_FULL_REC} --out results/ispfull/{study}-recommended",
+    )
+
+
+def _isp_modes_table(study: str) -> Callable[[pd.DataFrame], str]:
+    """Table 3.7 or 3.9 at full scale under MSFC's modes: the thesis mode (the study of the
+    full-scale tables), Inversion=prevent, the recommended set, and prevent with Ratio=16."""
+    prevent = "Msfc.Inversion=prevent"
+    rec = "Msfc.Overload=class Msfc.Weights=exact Msfc.Boost=on Msfc.Isolate=dst"
+    cols = (
+        IspCol("Msfc", study),
+        IspCol("`Inversion=prevent`", f"{study}-prevent", attributes=f"{prevent} ratio=2"),
+        IspCol("recommended", f"{study}-recommended", attributes=rec),
+        IspCol(
+            "`Inversion=prevent`, `Ratio=16`", f"{study}-prevent", attributes=f"{prevent} ratio=16"
+        ),
+    )
+    return _isp_types(*cols, overall=cols, lost=("TVStream",))
+
+
 ISP_INV_GRID = "--grid Msfc.Inversion=allow,prevent"
 ISP_INV = f"--scheduler Msfc {ISP_INV_GRID}"
 ISP_INVERSION = _isp_sweep(ISP_INV, "isp-inversion")
@@ -1063,6 +1096,16 @@ TABLES = {
             (ISP_FULL, ISP_FULL_WRONG),
         ),
         _isp_table(
+            "isp-thesis-modes",
+            _isp_modes_table("isp-thesis"),
+            (ISP_FULL, *_isp_full_modes("thesis", "isp-thesis")),
+        ),
+        _isp_table(
+            "isp-wrong-modes",
+            _isp_modes_table("isp-wrong"),
+            (ISP_FULL_WRONG, *_isp_full_modes("wrong-priorities", "isp-wrong")),
+        ),
+        _isp_table(
             "isp-inversion-thesis",
             _isp_inversion("isp-inversion", "3.7", "isp-recommended"),
             (ISP_INVERSION, ISP_RECOMMENDED),
@@ -1506,17 +1549,19 @@ def collect_isp(name: str, results: list[Path]) -> Path:
         classes = _isp_classes(summary.parent, flows)
         attrs = [c for c in s.columns if c.startswith("attr.")]
         # scenario options swept in the study (ratio=16: the scenario's option for Msfc.Ratio),
-        # named beside the attributes; the RNG run has its own column
+        # named beside the attributes where a run set them; the RNG run has its own column.
+        # An option only some schedulers take (ratio: MSFC's) is not swept by being unset in
+        # the others' runs
         swept = [
             c
             for c in s.columns
             if c.startswith("cfg.")
             and c not in ("cfg.rng-run", "cfg.rng-seed")
-            and s[c].nunique(dropna=False) > 1
+            and s[c].nunique() > 1
         ]
         for _, r in s.iterrows():
             given = [f"{c[5:]}={_attr_value(r[c])}" for c in attrs if pd.notna(r[c])]
-            given += [f"{c[4:]}={_attr_value(r[c])}" for c in swept]
+            given += [f"{c[4:]}={_attr_value(r[c])}" for c in swept if pd.notna(r[c])]
             pri = r["cfg.priorities"]
             overall = r["level"] == "overall"
             per_client = clients.get(r["config_hash"], {}) if overall else {}
