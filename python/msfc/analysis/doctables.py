@@ -617,12 +617,16 @@ ISP_FULL_WRONG = (
     "msfc sweep isp-tree --preset wrong-priorities --grid scheduler=Msfc"
     " --out results/ispfull/isp-wrong"
 )
+#: the modes docs/algorithm.md recommends: the runs' attributes, and the options that set all
+#: but Isolate (a sweep of one run takes that one as its --grid)
+ISP_REC_ATTRS = "Msfc.Overload=class Msfc.Weights=exact Msfc.Boost=on Msfc.Isolate=dst"
+ISP_REC_SETS = (
+    "--scheduler Msfc --set Msfc.Overload=class --set Msfc.Weights=exact --set Msfc.Boost=on"
+)
+ISP_REC = f"{ISP_REC_SETS} --set Msfc.Isolate=dst"
 #: MSFC's modes beyond the thesis in the faithful runs: Inversion=prevent at the thesis's
 #: ratio and at 16, and the recommended set, for one preset (thesis, wrong-priorities)
-ISP_FULL_REC = (
-    "--scheduler Msfc --set Msfc.Overload=class --set Msfc.Weights=exact --set Msfc.Boost=on"
-    " --grid Msfc.Isolate=dst"
-)
+ISP_FULL_REC = f"{ISP_REC_SETS} --grid Msfc.Isolate=dst"
 
 
 def _isp_full_modes(preset: str, study: str) -> tuple[str, str]:
@@ -638,11 +642,10 @@ def _isp_modes_table(study: str) -> Callable[[pd.DataFrame], str]:
     """Table 3.7 or 3.9 at full scale under MSFC's modes: the thesis mode (the study of the
     full-scale tables), Inversion=prevent, the recommended set, and prevent with Ratio=16."""
     prevent = "Msfc.Inversion=prevent"
-    rec = "Msfc.Overload=class Msfc.Weights=exact Msfc.Boost=on Msfc.Isolate=dst"
     cols = (
         IspCol("Msfc", study),
         IspCol("`Inversion=prevent`", f"{study}-prevent", attributes=f"{prevent} ratio=2"),
-        IspCol("recommended", f"{study}-recommended", attributes=rec),
+        IspCol("recommended", f"{study}-recommended", attributes=ISP_REC_ATTRS),
         IspCol(
             "`Inversion=prevent`, `Ratio=16`", f"{study}-prevent", attributes=f"{prevent} ratio=16"
         ),
@@ -654,10 +657,6 @@ ISP_INV_GRID = "--grid Msfc.Inversion=allow,prevent"
 ISP_INV = f"--scheduler Msfc {ISP_INV_GRID}"
 ISP_INVERSION = _isp_sweep(ISP_INV, "isp-inversion")
 ISP_INVERSION_WRONG = _isp_sweep(f"{ISP_WRONG} {ISP_INV}", "isp-inversion-wrong")
-ISP_REC = (
-    "--scheduler Msfc --set Msfc.Overload=class --set Msfc.Weights=exact --set Msfc.Boost=on"
-    " --set Msfc.Isolate=dst"
-)
 ISP_RECOMMENDED = _isp_sweep(ISP_REC, "isp-recommended", "run")
 ISP_RECOMMENDED_WRONG = _isp_sweep(f"{ISP_WRONG} {ISP_REC}", "isp-recommended-wrong", "run")
 ISP_MODES = "--scheduler Msfc --grid Msfc.Overload=flow,class --grid Msfc.Weights=rounded,exact"
@@ -689,7 +688,6 @@ def _isp_inversion(
     losses per type, and the configurations' totals; with `thesis` the thesis's MSFC column of
     that table, with `recommended` the recommended modes' run of that study."""
     allow, prevent = "Msfc.Inversion=allow", "Msfc.Inversion=prevent"
-    rec = "Msfc.Overload=class Msfc.Weights=exact Msfc.Boost=on Msfc.Isolate=dst"
     overall = (
         IspCol("Msfc", study, attributes=allow),
         IspCol("prevent", study, attributes=prevent),
@@ -706,8 +704,8 @@ def _isp_inversion(
         IspCol("lost prevent", study, attributes=prevent, metric="lost_packets"),
     ]
     if recommended:
-        cols.append(IspCol("Msfc recommended (kbps)", recommended, attributes=rec))
-        overall += (IspCol("recommended", recommended, attributes=rec),)
+        cols.append(IspCol("Msfc recommended (kbps)", recommended, attributes=ISP_REC_ATTRS))
+        overall += (IspCol("recommended", recommended, attributes=ISP_REC_ATTRS),)
     return _isp_types(*cols, overall=overall)
 
 
