@@ -3,6 +3,8 @@ data is older than the code it depends on."""
 
 import json
 import re
+import subprocess
+import sys
 
 import pytest
 from msfc.analysis import doctables as D
@@ -76,19 +78,28 @@ def test_a_markdown_table_beside_the_data_that_is_not_its_rendering_is_found(mon
     assert len(bad) == 1 and "docs/seeds/seed003_s2.md is not what" in bad[0]
 
 
-def test_every_seed_csv_is_a_doc_tables_data():
-    """No published ns-3 seed table escapes the check (seed 002's are in docs/seeds/seed002)."""
-    csvs = {p.relative_to(D.ROOT).as_posix() for p in (D.ROOT / "docs" / "seeds").glob("*.csv")}
-    assert csvs == {t.data for t in D.TABLES.values() if t.beside_md}
+def test_every_seed_table_csv_is_a_doc_tables_data():
+    """No published seed table escapes the check: the ns-3 seeds' CSVs, seed 002's tables
+    (*_table.csv; its other CSVs are the benchmark's tidy rows, time series and real-time
+    cross-check) and the CBQ run's tidy CSVs."""
+    seeds = D.ROOT / "docs" / "seeds"
+    csvs = {
+        *seeds.glob("*.csv"),
+        *(seeds / "seed002").glob("*_table.csv"),
+        *(seeds / "seed002-cbq").glob("*.csv"),
+    }
+    tables = {t.data for t in D.TABLES.values() if t.doc == "docs/seeds.md"}
+    assert {p.relative_to(D.ROOT).as_posix() for p in csvs} == tables
 
 
 def test_every_seed_table_names_its_data_commit_date_and_command():
-    for t in (t for t in D.TABLES.values() if t.beside_md):
+    for t in (t for t in D.TABLES.values() if t.doc == "docs/seeds.md"):
+        assert t.provenance, t.name
         meta = json.loads(D.stamp_path(t).read_text())
         commit = meta["commit"].split(" ")[0]
         assert D._git("rev-parse", "--verify", "--quiet", commit + "^{commit}"), t.name
         last = D.rendered(t).splitlines()[-1]
-        assert last.startswith(f"Data: [seeds/{t.data.split('/')[-1]}]"), t.name
+        assert last.startswith(f"Data: [{t.data.removeprefix('docs/')}]"), t.name
         assert commit[:7] in last and f"`{meta['command']}`" in last, t.name
         assert meta.get("measured", meta.get("stamped"))[:10] in last, t.name
 
@@ -210,6 +221,9 @@ def test_an_isp_table_is_collected_from_its_runs_summaries(monkeypatch, tmp_path
         tmp_path / "two",
         [("Msfc", "prevent", g, 20.0) for g in types] + [("FqCoDel", "", g, 30.0) for g in types],
     )
+    run = tmp_path / "res" / "one" / "runs" / "Msfc-allow"
+    run.mkdir(parents=True)
+    (run / "meta.json").write_text('{"device_queue_drops": 7}')
     # a directory that holds a study, and a study's own --out directory
     assert D.collect_isp("isp-x", [tmp_path / "res", tmp_path / "two"]) == tmp_path / "x.csv"
     d = D.pd.read_csv(tmp_path / "x.csv")
@@ -224,6 +238,11 @@ def test_an_isp_table_is_collected_from_its_runs_summaries(monkeypatch, tmp_path
     assert tot["clients"] == 2 * len(types) and tot["clients_jain"] == 0.8
     assert (tot["clients_p10_kbps"], tot["clients_p90_kbps"]) == (1.0, 3.0)
     assert d[d["type"] == "SSH"]["clients_jain"].isna().all()
+    # and the drops of the device queues behind the scheduler, from the run's meta.json
+    assert (
+        tot["device_queue_drops"] == 7 and d[d["type"] == "SSH"]["device_queue_drops"].isna().all()
+    )
+    assert d[(d["type"] == "all") & (d["study"] == "two")]["device_queue_drops"].isna().all()
     lines = t.render(d).splitlines()
     assert lines[0] == "| type | Msfc | thesis/4 | prevent | FqCoDel lost |"
     # SSH: ours, the thesis's Table 3.7 MSFC value x 0.25, throughput, mean / p99 delay
@@ -471,5 +490,119 @@ def test_the_rng_runs_table_has_a_row_per_run_and_their_means():
         "| 2 | 3000.0 | 2802.0 | 40 | 62 | 4000.0 | 4000.0 |",
         "| mean | 3000.0 | 2801.5 | 40 | 62 | 3000.0 | 3000.0 |",
     ]
-    with pytest.raises(UserError, match="no RNG run 3"):
+    with pytest.raises(UserError, match="Msfc.Inversion=allow, RNG run 3"):
         D._isp_runs("s", 3)(D.pd.DataFrame(rows))
+
+
+def test_the_ratio_16_runs_table_shows_the_device_queue_drops_of_the_unit_asked_for():
+    rows = []
+    for run in (1, 2, 3):
+        for unit, drops in (("bytes", 100 * run), ("packets", 0)):
+            values = {t: (1000.0 + run + (unit == "packets"), 5 * run) for t in D.ISP_R16_TYPES}
+            values["all"] = (9000.0, 0)
+            rows += _rows("r", f"Msfc.Inversion=prevent device-queue-unit={unit}", values, run)
+            rows[-1]["device_queue_drops"] = drops
+    d = D.pd.DataFrame(rows)
+    lines = D._isp_r16_runs("r", "bytes")(d).splitlines()
+    assert lines[0] == "| RNG run | TV | HTTP | Download | Torrent | TV lost | device-queue drops |"
+    assert lines[2:] == [
+        "| 1 | 1001.0 | 1001.0 | 1001.0 | 1001.0 | 5 | 100 |",
+        "| 2 | 1002.0 | 1002.0 | 1002.0 | 1002.0 | 10 | 200 |",
+        "| 3 | 1003.0 | 1003.0 | 1003.0 | 1003.0 | 15 | 300 |",
+        "| mean | 1002.0 | 1002.0 | 1002.0 | 1002.0 | 10 | 200 |",
+    ]
+    assert D._isp_r16_runs("r", "packets")(d).splitlines()[-1].endswith("| 10 | 0 |")
+    # data collected before the collector kept the drops
+    with pytest.raises(UserError, match="no device_queue_drops: collect it again"):
+        D._isp_r16_runs("r", "bytes")(d.drop(columns="device_queue_drops"))
+
+
+def test_a_column_of_one_rng_run_takes_that_runs_rows():
+    rows = []
+    for run in (1, 2):
+        rows += _rows("s", "", {t: (100.0 * run, run) for t in D.ISP_TYPES}, run)
+    d = D.pd.DataFrame(rows)
+    text = D._isp_types(D.IspCol("run 2", "s", rng_run=2), D.IspCol("run 1", "s", rng_run=1))(d)
+    assert text.splitlines()[2] == "| SSH | 200.0 | 100.0 |"
+    with pytest.raises(UserError, match="RNG run 3"):
+        D._isp_types(D.IspCol("run 3", "s", rng_run=3))(d)
+
+
+def test_the_80211ac_table_sets_each_single_queue_run_beside_the_thesis():
+    d = D.pd.read_csv(D.ROOT / "docs/isp-tree/isp-thesis.csv")
+    ac = d.assign(study="ac", throughput_total_kbps=d["throughput_total_kbps"] + 1000)
+    lines = D._isp_ac("isp-thesis", "ac")(D.pd.concat([d, ac])).splitlines()
+    assert lines[0].startswith("| | PfifoFast thesis | PfifoFast 802.11n | PfifoFast 802.11ac |")
+    assert len(lines) == 2 + len(D.ISP_AC_ROWS) + len(D.ISP_TYPES)
+    total = [c.strip() for c in lines[2].split("|")[2:-1]]
+    theirs = TH.thesis_table(TH.load(), "3.4")
+    assert total[0] == f"{theirs.at['throughput_total_kbps', 'PfifoFast']:.0f}"
+    assert int(total[2]) == int(total[1]) + 1000 and int(total[5]) == int(total[4]) + 1000
+    with pytest.raises(UserError, match="no rows of study ac, CoDel"):
+        D._isp_ac("isp-thesis", "ac")(D.pd.concat([d, ac[ac["scheduler"] != "CoDel"]]))
+
+
+def test_the_cost_table_is_the_medians_of_the_probes_tidy_rows(tmp_path):
+    # the boot's results as bench_init.sh writes them, three repetitions per qdisc and flows
+    results = []
+    for q, base in (("msfc", 130), ("msfc isolate both", 400), ("fq_codel", 100)):
+        for f in (1, 64):
+            for ns in (base + f, base + f + 2, base + f + 90):  # one repetition disturbed
+                results.append(
+                    {
+                        "qdisc": q,
+                        "result": f"ok root flows {f} rounds 4000 packets 256 ns_per_packet {ns} mean_ns {ns} lost 0",
+                    }
+                )
+    src = tmp_path / "bench-result.json"
+    src.write_text(json.dumps(results))
+    out = tmp_path / "bench-cost.csv"
+    script = D.ROOT / "kernel/scripts/bench_summary.py"
+    p = subprocess.run(
+        [sys.executable, script, src, "--csv", out], capture_output=True, text=True, check=True
+    )
+    assert "| `msfc` | 133 ns (min 131, max 221, n=3) |" in p.stdout
+    lines = D._kernel_cost(D.pd.read_csv(out)).splitlines()
+    assert lines[0] == "| qdisc | 1 flow | 64 flows | ratio to `msfc` | ratio to `fq_codel` |"
+    assert lines[2:] == [
+        "| `msfc` | 133 ns | 196 ns | 1 | 1.29, 1.18 |",
+        "| `msfc isolate both` | 403 ns | 466 ns | 3.03, 2.38 | 3.91, 2.81 |",
+        "| `fq_codel` | 103 ns | 166 ns | 0.77, 0.85 | 1 |",
+    ]
+    src.write_text("[]")
+    p = subprocess.run([sys.executable, script, src], capture_output=True, text=True)
+    assert p.returncode != 0 and "holds no result" in p.stderr
+    with pytest.raises(UserError, match="no fq_codel"):
+        D._kernel_cost(D.pd.read_csv(out).query("qdisc != 'fq_codel'"))
+
+
+def test_the_guarantee_table_takes_its_floods_per_timer_set_up_and_the_seeds_figures():
+    d = D.pd.read_csv(D.ROOT / "docs/seeds/seed002-cbq/interference_summary.csv")
+    lines = D._seed002_guarantee((10,), (12,), seed_rows=True)(d).splitlines()
+    rows = [line.split(" | ")[:3] for line in lines[2:]]
+    assert ["| fifo", "10", "high-res"] in rows and ["| fifo", "12", "high-res"] not in rows
+    assert ["| fifo", "12", "tick (HZ=100)"] in rows and [
+        "| fifo",
+        "10",
+        "tick (HZ=100)",
+    ] not in rows
+    assert ["| cbq", "12", "high-res, real time"] in rows
+    # the seed's Figure 9: TCP stopped from 17 to 42 s (msfc/data/seeds-published.json)
+    assert (
+        lines[-1]
+        == "| seed Fig. 9 (no scheduler) | 12 | jiffies, HZ=100 | stopped for 25 s | | | | | |"
+    )
+    with pytest.raises(UserError, match="lacks a group of rows"):
+        D._seed002_guarantee((10,), (12,))(d[d["highres"] == "on"])
+
+
+def test_the_seeds_figure_14_cell_says_met_below_or_nothing():
+    from msfc.seeds import seed002
+
+    pub = D.S.published()["seed002"]
+    assert [seed002.seed_fig14(k * 1e3, pub) for k in (400, 500, 600, 2000)] == [
+        "met",
+        "< 400",
+        "",
+        "",
+    ]

@@ -90,7 +90,7 @@ import platform
 import subprocess
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pandas as pd
@@ -324,6 +324,8 @@ class IspCol:
     #: a thesis table (3.7, 3.9): the thesis's value of `scheduler` in it instead, times the
     #: configuration's rate scale (msfc/data/thesis-tables.json)
     thesis: str = ""
+    #: of a study swept with --seeds, the configuration's RNG run; 0: the study has one
+    rng_run: int = 0
 
 
 def _thesis_cell(x: float) -> str:
@@ -356,9 +358,16 @@ def _isp_config(d: pd.DataFrame, c: IspCol) -> pd.DataFrame:
         & (d["scheduler"] == c.scheduler)
         & d["attributes"].map(lambda a: set(a.split()) == want)
     ]
+    run = ""
+    if c.rng_run:
+        if "rng_run" not in d.columns:
+            raise UserError(f"the data of study {c.study} has no rng_run: collect it again", 1)
+        sel = sel[sel["rng_run"] == c.rng_run]
+        run = f", RNG run {c.rng_run}"
     if sel.empty:
         raise UserError(
-            f"no rows of study {c.study}, {c.scheduler} {c.attributes} (column '{c.heading}')", 1
+            f"no rows of study {c.study}, {c.scheduler} {c.attributes}{run} (column '{c.heading}')",
+            1,
         )
     return sel.set_index("type")
 
@@ -594,6 +603,54 @@ def _isp_full_thesis(study: str, wrong: str = "") -> Callable[[pd.DataFrame], st
     return render
 
 
+#: the rows of _isp_ac: (label, thesis table, type or "all", metric, format); the delays per
+#: type follow
+ISP_AC_ROWS = (
+    ("total throughput (kbps)", "3.4", "all", "throughput_total_kbps", "{:.0f}"),
+    ("harmonic-mean delay (ms)", "3.4", "all", "delay_hmean_ms", "{:.1f}"),
+    ("lost packets", "3.4", "all", "lost_packets", "{:.0f}"),
+    ("torrent (kbps per flow)", "3.7", "torrent", "throughput_kbps", "{:.0f}"),
+)
+
+
+def _isp_ac(study: str, ac: str) -> Callable[[pd.DataFrame], str]:
+    """The single-queue schedulers at full scale with the thesis's 802.11n last hop (their
+    runs of `study`) and with 802.11ac (`ac`), beside the thesis's values: the overall
+    figures of Table 3.4, the torrents' throughput (3.7) and the delay per type (3.5)."""
+    schedulers = ("PfifoFast", "CoDel")
+
+    def render(d: pd.DataFrame) -> str:
+        from . import thesis as TH
+
+        d = _with_attributes(d)
+        data = TH.load()
+        theirs_of = {v: k for k, v in TH.type_map(data, ISP_TYPES).items()}
+        ours = {
+            (s, w): _isp_config(d, IspCol(f"{s} {w}", st, s))
+            for s in schedulers
+            for w, st in (("802.11n", study), ("802.11ac", ac))
+        }
+        rows = list(ISP_AC_ROWS) + [
+            (f"{label} delay (ms)", "3.5", t, "delay_mean_ms", "{:.0f}")
+            for t, label in ISP_TYPES.items()
+        ]
+        heads = [f"{s} {w}" for s in schedulers for w in ("thesis", "802.11n", "802.11ac")]
+        lines = ["| | " + " | ".join(heads) + " |", "|---|" + "---:|" * len(heads)]
+        for label, tid, group, metric, fmt in rows:
+            theirs = TH.thesis_table(data, tid)
+            key = metric if group == "all" else theirs_of[group]
+            cells = []
+            for s in schedulers:
+                cells.append(fmt.format(theirs.at[key, s]))
+                cells += [
+                    fmt.format(ours[(s, w)].at[group, metric]) for w in ("802.11n", "802.11ac")
+                ]
+            lines.append(f"| {label} | " + " | ".join(cells) + " |")
+        return "\n".join(lines)
+
+    return render
+
+
 #: the ISP tree's `quick` runs behind its tables, as docs/isp-tree.md gives them (each ends with
 #: its --out: the study's name in the data)
 COLLECT_ISP = "python -m msfc.analysis.doctables --collect-isp"
@@ -612,6 +669,10 @@ ISP_QUICK = _isp_sweep("--schedulers PfifoFast,CoDel,FqCoDel,Msfc", "isp-quick",
 ISP_FULL = (
     "msfc sweep isp-tree --preset thesis --grid scheduler=FqCoDel,Msfc,PfifoFast,CoDel --jobs 2"
     " --out results/ispfull/isp-thesis"
+)
+ISP_FULL_AC = (
+    "msfc sweep isp-tree --preset thesis --set wifi-standard=80211ac"
+    " --grid scheduler=PfifoFast,CoDel --jobs 2 --out results/ispfull/isp-thesis-ac"
 )
 ISP_FULL_WRONG = (
     "msfc sweep isp-tree --preset wrong-priorities --grid scheduler=Msfc"
@@ -711,6 +772,8 @@ def _isp_inversion(
 
 #: the classes of Table 3.8 (wrong priorities) above the torrents' class 0
 ISP_WRONG_CLASS1 = ("TVStream", "http", "download")
+#: the types whose share moves with MSFC's settings (SSH, VoIP and game get their rate)
+ISP_R16_TYPES = (*ISP_WRONG_CLASS1, "torrent")
 
 
 def _isp_ratio(study: str, ratios: tuple[int, ...]) -> Callable[[pd.DataFrame], str]:
@@ -745,48 +808,95 @@ def _isp_ratio(study: str, ratios: tuple[int, ...]) -> Callable[[pd.DataFrame], 
     return render
 
 
-def _isp_runs(study: str, seeds: int) -> Callable[[pd.DataFrame], str]:
-    """Inversion=allow and prevent over RNG runs 1..seeds (a sweep with --seeds): per run TV's
-    throughput and lost packets and the torrents' throughput, then their means."""
-    modes = ("allow", "prevent")
-    cols = [
-        ("TVStream", "throughput_kbps"),
-        ("TVStream", "lost_packets"),
-        ("torrent", "throughput_kbps"),
-    ]
+@dataclass(frozen=True)
+class RunCol:
+    """A column of a table with a row per RNG run: one type's `col.metric` (throughput_kbps,
+    lost_packets; device_queue_drops of the type "all") in one configuration (`col`, whose
+    rng_run each row sets)."""
+
+    heading: str
+    col: IspCol
+    type: str
+
+
+def _run_cell(v: float, metric: str) -> str:
+    return _f1(v) if metric == "throughput_kbps" else str(round(v))
+
+
+def _isp_per_run(seeds: int, *cols: RunCol) -> Callable[[pd.DataFrame], str]:
+    """A renderer of RNG runs 1..seeds (sweeps with --seeds): a row per run, a column per
+    RunCol, then a row of their means."""
 
     def render(d: pd.DataFrame) -> str:
         d = _with_attributes(d)
-        if "rng_run" not in d.columns:
-            raise UserError(f"the data of study {study} has no rng_run: collect it again", 1)
-        per = {m: _isp_config(d, IspCol(m, study, attributes=f"Msfc.Inversion={m}")) for m in modes}
-        heads = ["RNG run"]
-        for t, metric in cols:
-            what = {"throughput_kbps": "kbps", "lost_packets": "lost"}[metric]
-            heads += [f"{ISP_TYPES[t]} {m} ({what})" for m in modes]
+        heads = ["RNG run", *(c.heading for c in cols)]
         lines = ["| " + " | ".join(heads) + " |", "|" + "---:|" * len(heads)]
-        metrics = [metric for _, metric in cols for _ in modes]
-
-        def cell(v: float, metric: str) -> str:
-            return str(round(v)) if metric == "lost_packets" else _f1(v)
-
-        sums = [0.0] * len(metrics)
+        sums = [0.0] * len(cols)
         for run in range(1, seeds + 1):
             values = []
-            for t, metric in cols:
-                for m in modes:
-                    r = per[m][per[m]["rng_run"] == run]
-                    if r.empty:
-                        raise UserError(f"study {study}: no RNG run {run} of Inversion={m}", 1)
-                    values.append(float(r.at[t, metric]))
+            for c in cols:
+                r = _isp_config(d, replace(c.col, rng_run=run))
+                if c.col.metric not in r.columns:
+                    raise UserError(
+                        f"the data of study {c.col.study} has no {c.col.metric}: collect it"
+                        " again (python -m msfc.analysis.doctables --list gives the command)",
+                        1,
+                    )
+                values.append(float(r.at[c.type, c.col.metric]))
             sums = [a + b for a, b in zip(sums, values, strict=True)]
-            row = (cell(v, m) for v, m in zip(values, metrics, strict=True))
+            row = (_run_cell(v, c.col.metric) for v, c in zip(values, cols, strict=True))
             lines.append(f"| {run} | " + " | ".join(row) + " |")
-        means = (cell(v / seeds, m) for v, m in zip(sums, metrics, strict=True))
+        means = (_run_cell(v / seeds, c.col.metric) for v, c in zip(sums, cols, strict=True))
         lines.append("| mean | " + " | ".join(means) + " |")
         return "\n".join(lines)
 
     return render
+
+
+#: the figures of _isp_runs' columns: (type, metric) pairs, each under allow and prevent
+ISP_RUNS_COLS = (
+    ("TVStream", "throughput_kbps"),
+    ("TVStream", "lost_packets"),
+    ("torrent", "throughput_kbps"),
+)
+
+
+def _isp_runs(
+    study: str, seeds: int, cols: tuple[tuple[str, str], ...] = ISP_RUNS_COLS
+) -> Callable[[pd.DataFrame], str]:
+    """Inversion=allow and prevent over RNG runs 1..seeds (a sweep with --seeds): per run
+    each (type, metric) of `cols` under both modes, then their means."""
+    what = {"throughput_kbps": "kbps", "lost_packets": "lost"}
+    return _isp_per_run(
+        seeds,
+        *(
+            RunCol(
+                f"{ISP_TYPES[t]} {m} ({what[metric]})",
+                IspCol(m, study, attributes=f"Msfc.Inversion={m}", metric=metric),
+                t,
+            )
+            for t, metric in cols
+            for m in ("allow", "prevent")
+        ),
+    )
+
+
+def _isp_r16(study: str, unit: str, metric: str = "throughput_kbps") -> IspCol:
+    """Inversion=prevent with Ratio=16 in `study` (a sweep of device-queue-unit, with
+    --seeds), its device queues in `unit`."""
+    attributes = f"Msfc.Inversion=prevent device-queue-unit={unit}"
+    return IspCol(study, study, attributes=attributes, metric=metric)
+
+
+def _isp_r16_runs(study: str, unit: str, seeds: int = 3) -> Callable[[pd.DataFrame], str]:
+    """_isp_r16 per RNG run: the throughput of the types TV to torrent, TV's lost packets and
+    the packets the device queues dropped behind the scheduler."""
+    return _isp_per_run(
+        seeds,
+        *(RunCol(ISP_TYPES[t], _isp_r16(study, unit), t) for t in ISP_R16_TYPES),
+        RunCol("TV lost", _isp_r16(study, unit, "lost_packets"), "TVStream"),
+        RunCol("device-queue drops", _isp_r16(study, unit, "device_queue_drops"), "all"),
+    )
 
 
 #: the ISP tree at full scale over point-to-point last hops (no rate scaling, 100 Mbit/s tree,
@@ -811,6 +921,43 @@ ISP_P2P_RATIO = _isp_p2p(
     f"{ISP_WRONG} --scheduler Msfc --set Msfc.Inversion=prevent --grid Msfc.Ratio=2,4,8,16",
     "isp-p2p-ratio",
 )
+ISP_P2P_SEEDS_PACKETS = _isp_p2p(
+    f"--set device-queue-unit=packets --scheduler Msfc {ISP_INV_GRID} --seeds 5",
+    "isp-p2p-inversion-seeds-packets",
+)
+#: Inversion=prevent with Ratio=16, three RNG runs with each unit of the device queues
+ISP_P2P_R16_OPTS = (
+    "--scheduler Msfc --set Msfc.Ratio=16 --set Msfc.Inversion=prevent"
+    " --grid device-queue-unit=bytes,packets --seeds 3"
+)
+ISP_P2P_R16 = _isp_p2p(ISP_P2P_R16_OPTS, "isp-p2p-r16")
+ISP_P2P_R16_WRONG = _isp_p2p(f"{ISP_WRONG} {ISP_P2P_R16_OPTS}", "isp-p2p-r16-wrong")
+#: a second RNG run of the faithful thesis mode and of prevent with Ratio=16 (a sweep
+#: reuses a finished run of the same configuration found in its --out: copy there the run
+#: directories of the full-scale tables' runs 1 to run only the second)
+ISP_FULL_SEEDS = (
+    "msfc sweep isp-tree --preset thesis --grid scheduler=Msfc --seeds 2"
+    " --out results/ispfull/isp-thesis-seeds",
+    "msfc sweep isp-tree --preset thesis --scheduler Msfc --set Msfc.Inversion=prevent"
+    " --grid Msfc.Ratio=16 --seeds 2 --out results/ispfull/isp-thesis-prevent-r16-seeds",
+)
+
+
+def _isp_full_seeds() -> Callable[[pd.DataFrame], str]:
+    """Table 3.7 at full scale, the thesis mode and prevent with Ratio=16 in RNG runs 1, 2."""
+    cols = tuple(
+        IspCol(f"{label}, run {run}", study, attributes=attributes, rng_run=run)
+        for label, study, attributes in (
+            ("Msfc", "isp-thesis-seeds", ""),
+            (
+                "`Inversion=prevent`, `Ratio=16`",
+                "isp-thesis-prevent-r16-seeds",
+                "Msfc.Inversion=prevent",
+            ),
+        )
+        for run in (1, 2)
+    )
+    return _isp_types(*cols, overall=cols, lost=("TVStream",))
 
 
 #: what every ns-3 table's numbers depend on: the model library (model/ and helper/'s scheduler
@@ -868,6 +1015,278 @@ def _seed_table(name: str, data: str, render, command: str, depends) -> DocTable
 STARVATION = _bench("seed001-starvation", "results/seeds", "starvation*.csv starvation*.md")
 THIN = _bench("seed001-thin-streams", "results/seeds", "thin_streams*.csv thin_streams*.md")
 SEED003 = _bench("seed003", "results/seeds", "seed003_s?.csv seed003_s?.md")
+
+#: what seed 002's numbers depend on: the UML kernel (its qdiscs, msfc's among them, its
+#: config and the build that prepares its tree, HZ=1000 included) and tc with msfc's plugin;
+#: the guest's side (init, the senders and receivers) and the boot driver; the Python that
+#: runs the boots and turns their results into the tables, and the seed's published figures
+SEED002 = (
+    "kernel/net/sched",
+    "kernel/include",
+    "kernel/iproute2/q_msfc.c",
+    "kernel/scripts/build_tc.sh",
+    "kernel/Makefile",
+    "kernel/scripts/prepare_tree.py",
+    "kernel/scripts/uml_selectable_hz.py",
+    "kernel/scripts/uml_host_xstate.py",
+    "kernel/test/uml.config",
+    "kernel/test/shaping_init.sh",
+    "kernel/scripts/shaping.py",
+    "kernel/scripts/shaping_boot.py",
+    "python/msfc/seeds/__init__.py",
+    "python/msfc/seeds/seed002.py",
+    "python/msfc/seeds/shaping_metrics.py",
+    "python/msfc/data/seeds-published.json",
+)
+#: the benchmark's tidy CSVs and tables, copied into docs/seeds/seed002/
+SEED002_CMD = (
+    "make bench-seed002 SEEDS_OUT=results/seeds && cp results/seeds/seed002/*.csv"
+    " results/seeds/seed002/*.md docs/seeds/seed002/"
+)
+
+
+def _md_row(cells: list[str]) -> str:
+    """A Markdown table row, an empty cell as "| |"."""
+    return "|" + "|".join(f" {c} " if c else " " for c in cells) + "|"
+
+
+def _seed002_timers(r: pd.Series) -> str:
+    if r["time_travel"] != "inf-cpu":
+        return "high-res, real time"
+    return "high-res" if r["highres"] == "on" else f"tick (HZ={r['hz']})"
+
+
+SEED002_GUARANTEE_HEADS = (
+    "scheduler",
+    "flood Mbit/s",
+    "timers",
+    "TCP during flood",
+    "lowest 100 ms",
+    "intervals < 0.9 Mbit/s",
+    "empty",
+    "longest gap",
+    "flood got",
+)
+
+
+def _seed002_guarantee(
+    high_res: tuple[int, ...], tick: tuple[int, ...], seed_rows: bool = False
+) -> Callable[[pd.DataFrame], str]:
+    """Seed 002's guarantee under UDP floods (the rows of interference_summary.csv, or the
+    table the benchmark makes of them): with time travel, the floods `high_res` (Mbit/s) with
+    high-resolution timers and `tick` with tick timers, then the real-time runs, each group
+    in the data's order: TCP's rate during the flood, its lowest 100 ms, the intervals under
+    90 % of the guarantee, the empty ones, the longest gap, the flood's rate. With
+    `seed_rows`, the seed's Figures 11 and 9 under them (msfc/data/seeds-published.json)."""
+
+    def render(d: pd.DataFrame) -> str:
+        travel = d["time_travel"] == "inf-cpu"
+        groups = [
+            d[travel & (d["highres"] == "on") & d["flood_mbit"].isin(high_res)],
+            d[travel & (d["highres"] == "off") & d["flood_mbit"].isin(tick)],
+            d[~travel],
+        ]
+        rows = []
+        for g in groups:
+            if g.empty:
+                raise UserError(
+                    "seed 002's guarantee data lacks a group of rows: measure it again", 1
+                )
+            for _, r in g.iterrows():
+                rows.append(
+                    [
+                        r["scheduler"],
+                        f"{r['flood_mbit']:g}",
+                        _seed002_timers(r),
+                        f"{r['tcp_during_mbit']:.3f}",
+                        f"{r['tcp_min_100ms_mbit']:.3f}",
+                        f"{int(r['intervals_below_guarantee'])} of {int(r['intervals'])}",
+                        str(int(r["intervals_empty"])),
+                        f"{r['longest_gap_s'] * 1000:.0f} ms",
+                        f"{r['flood_delivered_mbit']:.2f}",
+                    ]
+                )
+        if seed_rows:
+            g = S.published()["seed002"]["min_rate_guarantee"]
+            f11, f9 = g["fig11_cbq"], g["fig9_no_scheduler"]
+            kept = "not interrupted" if not f11["tcp_interrupted"] else "interrupted"
+            stop = f9["tcp_stopped_s"][1] - f9["tcp_stopped_s"][0]
+            jiffies = "jiffies, HZ=100"
+            rows.append(
+                [
+                    "seed Fig. 11 (CBQ)",
+                    f"{f11['udp_mbps']:g}",
+                    jiffies,
+                    f"{f11['tcp_guaranteed_mbps']:g} guaranteed, {kept}",
+                    *[""] * 4,
+                    f"{f11['udp_limited_mbps']:g} (limited)",
+                ]
+            )
+            rows.append(
+                [
+                    "seed Fig. 9 (no scheduler)",
+                    f"{f9['udp_mbps']:g}",
+                    jiffies,
+                    f"stopped for {stop:g} s",
+                    *[""] * 5,
+                ]
+            )
+        heads = SEED002_GUARANTEE_HEADS
+        lines = ["| " + " | ".join(heads) + " |", "|" + "---|" * len(heads)]
+        return "\n".join([*lines, *(_md_row(r) for r in rows)])
+
+    return render
+
+
+#: Linux 5.10's rate table: its shapers, with tick timers, then high-resolution ones
+CBQ_SHAPERS = ("cbq", "htb", "tbf-mtu")
+
+
+def _cbq_rate(d: pd.DataFrame) -> str:
+    """CBQ, htb and the one-frame tbf in Linux 5.10 (seed002-cbq/rate_accuracy.csv, time
+    travel): achieved kbit/s per configured rate, tick timers then high-resolution ones, the
+    tick model of that tbf at HZ=100 and what the seed's text says of its Figure 14."""
+    from ..seeds import seed002
+    from ..seeds import shaping_metrics as sm
+
+    pub = S.published()["seed002"]
+    d = d[d["time_travel"] == "inf-cpu"]
+    idx = {(r["highres"], r["shaper"], r["configured_bps"]): r for _, r in d.iterrows()}
+    cols = [(hr, sh) for hr in ("off", "on") for sh in CBQ_SHAPERS]
+    heads = ["configured kbit/s", *(f"hr {hr}: {sh}" for hr, sh in cols)]
+    heads += ["tick model HZ=100, 1514 B", "seed Fig. 14 (HZ=100, CBQ + TBF)"]
+    lines = ["| " + " | ".join(heads) + " |", "|" + "---|" * len(heads)]
+    for rate in sorted(d["configured_bps"].unique()):
+        cells = [f"{rate / 1e3:g}"]
+        for hr, sh in cols:
+            r = idx.get((hr, sh, rate))
+            cells.append("" if r is None else f"{r['achieved_bps'] / 1e3:.0f}")
+        cells.append(f"{sm.tbf_tick_rate(rate, 100, 1514) / 1e3:.0f}")
+        cells.append(seed002.seed_fig14(rate, pub))
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def _cbq_multiflow(d: pd.DataFrame) -> str:
+    """The seed's Figures 17/18 in Linux 5.10 (seed002-cbq/multiflow_summary.csv, time
+    travel): per scheduler and timers each flow's Mbit/s before D starts / while D runs
+    (lowest 100 ms while D runs), then the seed's figures (msfc/data/seeds-published.json)."""
+    pub = S.published()["seed002"]["cbq_clock"]
+    d = d[d["time_travel"] == "inf-cpu"]
+    flows = list(dict.fromkeys(d["flow"]))
+    first = {f: d[d["flow"] == f].iloc[0] for f in flows}
+    heads = ["scheduler", "timers"] + [
+        f"{f} ({first[f]['offered_mbit']:.1f} Mbit/s, {first[f]['ip_len']} B,"
+        f" class {first[f]['guarantee_mbit']:g})"
+        for f in flows
+    ]
+    lines = ["| " + " | ".join(heads) + " |", "|" + "---|" * len(heads)]
+    for (sched, _), g in d.groupby(["scheduler", "highres"], sort=False):
+        by = g.set_index("flow")
+        cells = [
+            f"{by.at[f, 'before_mbit']:.2f} / {by.at[f, 'during_mbit']:.2f}"
+            f" ({by.at[f, 'min_100ms_during_mbit']:.2f})"
+            for f in flows
+        ]
+        lines.append(f"| {sched} | {_seed002_timers(g.iloc[0])} | " + " | ".join(cells) + " |")
+    # the seed's small-packet flow (C) while the large one (D, limited to its class) runs
+    small, large = flows[-2], flows[-1]
+    limit = f"limited to {first[large]['guarantee_mbit']:g}"
+    for fig, hz, mbps, about in (
+        (17, 100, pub["hz100_guaranteed_flow_mbps"], "about "),
+        (18, 1024, pub["hz1024_guaranteed_flow_mbps"], ""),
+    ):
+        cells = ["" for _ in flows]
+        cells[flows.index(small)] = f"{about}{mbps:g} while {large} runs"
+        cells[flows.index(large)] = limit
+        lines.append(_md_row([f"seed Fig. {fig} (CBQ, PSCHED_CPU, HZ={hz})", "", *cells]))
+    return "\n".join(lines)
+
+
+#: what the CBQ tables' numbers (Linux 5.10) depend on: that kernel (the source Debian
+#: serves, CBQ put back, the config, the host-state fix), its build and boots, the guest's
+#: side and the Python that runs the boots and writes the tidy CSVs
+SEED002_CBQ = (
+    "kernel/Makefile",
+    "kernel/test/linux-5.10.sh",
+    "kernel/test/uml-5.10.config",
+    "kernel/scripts/add_cbq.py",
+    "kernel/scripts/uml_host_xstate.py",
+    "kernel/scripts/build_tc.sh",
+    "kernel/test/shaping_init.sh",
+    "kernel/scripts/shaping_boot.py",
+    "kernel/scripts/cbq_seed002.py",
+    "python/msfc/seeds/__init__.py",
+    "python/msfc/seeds/shaping.py",
+    "python/msfc/seeds/shaping_metrics.py",
+    "python/msfc/data/seeds-published.json",
+)
+SEED002_CBQ_CMD = (
+    "make bench-seed002-cbq CBQ_SRC=/path/to/sch_cbq.c SEEDS_OUT=results/seeds"
+    " && cp results/seeds/seed002-cbq/*.csv docs/seeds/seed002-cbq/"
+)
+
+
+def _seed002_cbq(name: str, data: str, render) -> DocTable:
+    """A table of docs/seeds.md from the CBQ benchmark's tidy CSV docs/seeds/seed002-cbq/`data`."""
+    return DocTable(
+        name,
+        "docs/seeds.md",
+        f"docs/seeds/seed002-cbq/{data}",
+        render,
+        SEED002_CBQ_CMD,
+        SEED002_CBQ,
+        provenance=True,
+    )
+
+
+#: what the per-packet cost probe's numbers depend on: the qdiscs and the probe
+#: (kernel/net/sched), their headers, the UML kernel's config and the build that prepares its
+#: tree, tc with msfc's plugin, the boot's script and the summary that writes the data
+KERNEL_COST = (
+    "kernel/net/sched",
+    "kernel/include",
+    "kernel/iproute2/q_msfc.c",
+    "kernel/scripts/build_tc.sh",
+    "kernel/Makefile",
+    "kernel/scripts/prepare_tree.py",
+    "kernel/test/uml.config",
+    "kernel/test/bench_init.sh",
+    "kernel/scripts/bench_summary.py",
+)
+KERNEL_COST_CMD = (
+    "make -C kernel bench && python3 kernel/scripts/bench_summary.py"
+    " kernel/build/bench-result.json --csv docs/kernel/bench-cost.csv"
+)
+
+
+def _kernel_cost(d: pd.DataFrame) -> str:
+    """The probe's cost per qdisc (bench_summary.py's tidy rows): the median ns per packet
+    over the repetitions for each number of flows, in the order the boot measured the qdiscs,
+    then the ratios of those medians to msfc's and to fq_codel's."""
+    need = {"qdisc", "flows", "ns_per_packet"}
+    if not need <= set(d.columns):
+        raise UserError(f"the cost data lacks {', '.join(sorted(need - set(d.columns)))}", 1)
+    med = d.groupby(["qdisc", "flows"], sort=False)["ns_per_packet"].median().unstack("flows")
+    flows = sorted(med.columns)
+    for ref in ("msfc", "fq_codel"):
+        if ref not in med.index:
+            raise UserError(f"the cost data has no {ref}: measure it again", 1)
+
+    def ratio(q: str, ref: str) -> str:
+        if q == ref:
+            return "1"
+        return ", ".join(f"{med.at[q, f] / med.at[ref, f]:.2f}" for f in flows)
+
+    heads = ["qdisc", *(f"{f} flow{'s' if f > 1 else ''}" for f in flows)]
+    heads += ["ratio to `msfc`", "ratio to `fq_codel`"]
+    lines = ["| " + " | ".join(heads) + " |", "|" + "---|" * len(heads)]
+    for q in med.index:
+        cells = [f"`{q}`", *(f"{med.at[q, f]:.0f} ns" for f in flows)]
+        cells += [ratio(q, "msfc"), ratio(q, "fq_codel")]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
 
 #: what the UML testbed's numbers depend on: the qdisc and its UAPI header; tc's plugin and
 #: its build; the UML kernel's config and the build that prepares its tree (with the KUnit
@@ -1016,6 +1435,36 @@ TABLES = {
             SEED003,
             _seed("class-aqm", "seed003"),
         ),
+        DocTable(
+            "kernel-cost",
+            "docs/kernel.md",
+            "docs/kernel/bench-cost.csv",
+            _kernel_cost,
+            KERNEL_COST_CMD,
+            KERNEL_COST,
+            provenance=True,
+        ),
+        _seed_table(
+            "seed002-rate",
+            "seed002/rate_accuracy_table.csv",
+            _as_written,
+            SEED002_CMD,
+            SEED002,
+        ),
+        _seed_table(
+            "seed002-interference",
+            "seed002/interference_summary_table.csv",
+            _seed002_guarantee((8, 10, 12), (12,)),
+            SEED002_CMD,
+            SEED002,
+        ),
+        _seed002_cbq("seed002-cbq-rate", "rate_accuracy.csv", _cbq_rate),
+        _seed002_cbq(
+            "seed002-cbq-guarantee",
+            "interference_summary.csv",
+            _seed002_guarantee((10, 12), (10, 12), seed_rows=True),
+        ),
+        _seed002_cbq("seed002-cbq-multiflow", "multiflow_summary.csv", _cbq_multiflow),
         _seed_table(
             "seed003-s3",
             "seed003_s3.csv",
@@ -1525,6 +1974,17 @@ def _isp_classes(study_dir: Path, flows: pd.DataFrame) -> dict[str, dict]:
     return out
 
 
+def _isp_device_drops(study_dir: Path, config_hash: str) -> dict[str, int]:
+    """The packets a run's point-to-point device queues dropped behind the scheduler
+    (meta.json's device_queue_drops; none without that file or figure)."""
+    try:
+        meta = json.loads((study_dir / "runs" / str(config_hash) / "meta.json").read_text())
+    except (OSError, ValueError):
+        return {}
+    drops = meta.get("device_queue_drops")
+    return {} if drops is None else {"device_queue_drops": int(drops)}
+
+
 def collect_isp(name: str, results: list[Path]) -> Path:
     """The data of the ISP-tree table `name` (docs/isp-tree/<name>.csv): the rows `level ==
     type` and `overall` (its type "all"), `direction == down`, of the summary.csv of each of its
@@ -1564,6 +2024,7 @@ def collect_isp(name: str, results: list[Path]) -> Path:
             overall = r["level"] == "overall"
             per_client = clients.get(r["config_hash"], {}) if overall else {}
             per_class = classes.get(r["config_hash"], {}) if overall else {}
+            drops = _isp_device_drops(summary.parent, r["config_hash"]) if overall else {}
             rows.append(
                 dict(
                     study=study,
@@ -1586,6 +2047,7 @@ def collect_isp(name: str, results: list[Path]) -> Path:
                     loss_ratio=round(r["loss_ratio"], 6),
                     **per_client,
                     **per_class,
+                    **drops,
                 )
             )
     out = ROOT / t.data
