@@ -402,9 +402,34 @@ def _pair_differences(a: Path, b: Path) -> list[str]:
     records = sorted(p.relative_to(a) for p in a.glob("20mbit/*/runs/*/*.csv"))
     assert len(records) >= 16
     differ += [
-        f"raw record {rel}" for rel in records if (a / rel).read_bytes() != (b / rel).read_bytes()
+        f"raw record {rel} ({_first_difference(a / rel, b / rel)})"
+        for rel in records
+        if (a / rel).read_bytes() != (b / rel).read_bytes()
     ]
+    if differ:
+        # where the two boots of a run part: the guest's console and its files
+        guest = sorted(
+            p.relative_to(a)
+            for p in a.glob("20mbit/raw/*/*/**/*")
+            if p.is_file() and p.suffix in (".log", ".json", ".txt")
+        )
+        parted = [
+            f"guest file {rel} ({_first_difference(a / rel, b / rel)})"
+            for rel in guest
+            if (b / rel).is_file() and (a / rel).read_bytes() != (b / rel).read_bytes()
+        ]
+        differ += parted[:10]
     return differ
+
+
+def _first_difference(x: Path, y: Path) -> str:
+    """The first line in which two text files differ, shortened: "line N: 'a' / 'b'"."""
+    lx = x.read_text(errors="replace").splitlines()
+    ly = y.read_text(errors="replace").splitlines() if y.is_file() else []
+    for n, (u, v) in enumerate(zip(lx, ly, strict=False), 1):
+        if u != v:
+            return f"line {n}: {u[:100]!r} / {v[:100]!r}"
+    return f"{len(lx)} / {len(ly)} lines"
 
 
 @pytest.mark.skipif(bool(_uml_missing()), reason=f"UML testbed not built: {_uml_missing()}")
