@@ -899,6 +899,24 @@ def _isp_r16_runs(study: str, unit: str, seeds: int = 3) -> Callable[[pd.DataFra
     )
 
 
+def _isp_r16_packets(thesis: str, wrong: str, seeds: int = 3) -> Callable[[pd.DataFrame], str]:
+    """_isp_r16 with the device queues in packets per RNG run: TV's throughput and losses
+    with the thesis's priorities (study `thesis`), the types TV to torrent with the wrong ones
+    (`wrong`), and each study's device-queue drops."""
+    unit = "packets"
+    return _isp_per_run(
+        seeds,
+        RunCol("thesis's priorities: TV", _isp_r16(thesis, unit), "TVStream"),
+        RunCol("TV lost", _isp_r16(thesis, unit, "lost_packets"), "TVStream"),
+        RunCol("wrong priorities: TV", _isp_r16(wrong, unit), "TVStream"),
+        *(RunCol(ISP_TYPES[t], _isp_r16(wrong, unit), t) for t in ISP_R16_TYPES[1:]),
+        *(
+            RunCol(f"device-queue drops, {which}", _isp_r16(s, unit, "device_queue_drops"), "all")
+            for which, s in (("thesis's", thesis), ("wrong", wrong))
+        ),
+    )
+
+
 #: the ISP tree at full scale over point-to-point last hops (no rate scaling, 100 Mbit/s tree,
 #: 20 Mbit/s last hop, 20 s): `quick` with these options
 ISP_P2P = (
@@ -1537,6 +1555,23 @@ TABLES = {
             _isp_runs("isp-p2p-inversion-seeds", 5),
             (ISP_P2P_SEEDS,),
         ),
+        _isp_table(
+            "isp-p2p-inversion-seeds-packets",
+            _isp_runs(
+                "isp-p2p-inversion-seeds-packets", 5, (*ISP_RUNS_COLS, ("http", "throughput_kbps"))
+            ),
+            (ISP_P2P_SEEDS_PACKETS,),
+        ),
+        _isp_table(
+            "isp-p2p-r16-wrong", _isp_r16_runs("isp-p2p-r16-wrong", "bytes"), (ISP_P2P_R16_WRONG,)
+        ),
+        _isp_table("isp-p2p-r16", _isp_r16_runs("isp-p2p-r16", "bytes"), (ISP_P2P_R16,)),
+        _isp_table(
+            "isp-p2p-r16-packets",
+            _isp_r16_packets("isp-p2p-r16", "isp-p2p-r16-wrong"),
+            (ISP_P2P_R16, ISP_P2P_R16_WRONG),
+        ),
+        _isp_table("isp-thesis-seeds", _isp_full_seeds(), ISP_FULL_SEEDS),
         _isp_table(
             "isp-thesis-wrong",
             _isp_full_thesis("isp-thesis", "isp-wrong"),
