@@ -1700,6 +1700,18 @@ TABLES = {
             lambda d, m: LT.headline(d, "rrul_be", "voice"),
         ),
         _linux("linux-ds4", "docs/linux-testbed.md", "ds4", lambda d, m: LT.ds4(d)),
+        _linux(
+            "linux-all20-rrul",
+            "docs/linux-testbed.md",
+            "all20",
+            lambda d, m: LT.rrul_overview(d, "20mbit"),
+        ),
+        _linux(
+            "linux-all20-hosts",
+            "docs/linux-testbed.md",
+            "all20",
+            lambda d, m: LT.bench_table(d, "20mbit", "hosts"),
+        ),
     )
 }
 

@@ -45,6 +45,27 @@ class Group:
     seed: int = 1  # the bench's --seed (its default)
 
 
+#: every qdisc of the catalogue that a table of docs/linux-testbed.md compares at 20 Mbit/s
+ALL20_QDISCS = (
+    "msfc",
+    "msfc_lowrate",
+    "msfc_boost",
+    "msfc_class",
+    "msfc_prevent",
+    "msfc_recommended",
+    "msfc_priority",
+    "msfc_across",
+    "msfc_across_priority",
+    "msfc_isolate",
+    "cake_ds3",
+    "cake_ds4",
+    "cake_ds4_dual",
+    "sqm",
+    "fq_codel",
+    "fq_pie",
+    "pfifo_fast",
+)
+
 GROUPS = {
     g.name: g
     for g in (
@@ -58,6 +79,12 @@ GROUPS = {
             "docs/linux-testbed/rrul_be.csv",
             "python -m msfc.linux bench --out results/uml-rrul_be --rates 2,20,100 --tests rrul_be"
             " --qdiscs fq_codel,cake_be,msfc_recommended,msfc_auto,msfc_bw_auto",
+        ),
+        Group(
+            "all20",
+            "docs/linux-testbed/all20.csv",
+            "python -m msfc.linux bench --out results/linux-testbed-all --rates 20 --tests rrul,hosts"
+            " --qdiscs " + ",".join(ALL20_QDISCS),
         ),
         Group(
             "ds4",
@@ -384,3 +411,33 @@ def ds4(d: pd.DataFrame) -> str:
             ]
         )
     return _md(["rate", *head], body)
+
+
+def rrul_overview(d: pd.DataFrame, rate: str) -> str:
+    """rrul at one rate, a row per qdisc in the bench's order: the voice stream's and the
+    ping's added RTT (median / p99, ms), the goodput totals up and down (Mbit/s) and Jain's
+    index of the uploads."""
+    rows = _summary_rows(d).get((rate, "rrul"))
+    if not rows:
+        raise UserError(f"the data has no rrul at {rate}: measure it again", 1)
+    body = [
+        [
+            f"`{r['qdisc']}`",
+            _cell(r, "ef_med", "ef_p99"),
+            _cell(r, "icmp_med", "icmp_p99"),
+            _cell(r, "up_total"),
+            _cell(r, "down_total"),
+            _cell(r, "up_jain"),
+        ]
+        for r in rows
+    ]
+    return _md(["qdisc", "voice", "ping", "up", "down", "up Jain"], body)
+
+
+def bench_table(d: pd.DataFrame, rate: str, name: str) -> str:
+    """One of the iperf3 tables (BENCH_TABLES) at one rate, as OUT/tables.md gives it."""
+    g = d[(d["rate"] == rate) & (d["table"] == name)]
+    if g.empty:
+        raise UserError(f"the data has no {name} table at {rate}: measure it again", 1)
+    cols, rows = _wide(g)
+    return _md(["qdisc", *cols], rows)
