@@ -1034,11 +1034,9 @@ STARVATION = _bench("seed001-starvation", "results/seeds", "starvation*.csv star
 THIN = _bench("seed001-thin-streams", "results/seeds", "thin_streams*.csv thin_streams*.md")
 SEED003 = _bench("seed003", "results/seeds", "seed003_s?.csv seed003_s?.md")
 
-#: what seed 002's numbers depend on: the UML kernel (its qdiscs, msfc's among them, its
-#: config and the build that prepares its tree, HZ=1000 included) and tc with msfc's plugin;
-#: the guest's side (init, the senders and receivers) and the boot driver; the Python that
-#: runs the boots and turns their results into the tables, and the seed's published figures
-SEED002 = (
+#: the UML kernel and its tc: the qdiscs (msfc's and its probe among them) and their headers,
+#: tc's plugin and its build, the kernel's config and the build that prepares its tree
+UML_KERNEL = (
     "kernel/net/sched",
     "kernel/include",
     "kernel/iproute2/q_msfc.c",
@@ -1048,6 +1046,14 @@ SEED002 = (
     "kernel/scripts/uml_selectable_hz.py",
     "kernel/scripts/uml_host_xstate.py",
     "kernel/test/uml.config",
+)
+
+#: what seed 002's numbers depend on: the UML kernel (its qdiscs, msfc's among them, its
+#: config and the build that prepares its tree, HZ=1000 included) and tc with msfc's plugin;
+#: the guest's side (init, the senders and receivers) and the boot driver; the Python that
+#: runs the boots and turns their results into the tables, and the seed's published figures
+SEED002 = (
+    *UML_KERNEL,
     "kernel/test/shaping_init.sh",
     "kernel/scripts/shaping.py",
     "kernel/scripts/shaping_boot.py",
@@ -1262,13 +1268,7 @@ def _seed002_cbq(name: str, data: str, render) -> DocTable:
 #: (kernel/net/sched), their headers, the UML kernel's config and the build that prepares its
 #: tree, tc with msfc's plugin, the boot's script and the summary that writes the data
 KERNEL_COST = (
-    "kernel/net/sched",
-    "kernel/include",
-    "kernel/iproute2/q_msfc.c",
-    "kernel/scripts/build_tc.sh",
-    "kernel/Makefile",
-    "kernel/scripts/prepare_tree.py",
-    "kernel/test/uml.config",
+    *UML_KERNEL,
     "kernel/test/bench_init.sh",
     "kernel/scripts/bench_summary.py",
 )
@@ -1312,15 +1312,7 @@ def _kernel_cost(d: pd.DataFrame) -> str:
 #: the testbed (init, Flent and iperf3 jobs, network, fixed randomness, sandbox, root tree); the
 #: Python that writes the jobs, boots UML and turns the guest's files into records and tables
 LINUX = (
-    "kernel/net/sched",
-    "kernel/include",
-    "kernel/iproute2/q_msfc.c",
-    "kernel/scripts/build_tc.sh",
-    "kernel/Makefile",
-    "kernel/scripts/prepare_tree.py",
-    "kernel/scripts/uml_selectable_hz.py",
-    "kernel/scripts/uml_host_xstate.py",
-    "kernel/test/uml.config",
+    *UML_KERNEL,
     "kernel/test/uml_env.sh",
     "kernel/test/uml_fixed_random.c",
     "kernel/test/uml_root.sh",
@@ -1572,6 +1564,9 @@ TABLES = {
             (ISP_P2P_R16, ISP_P2P_R16_WRONG),
         ),
         _isp_table("isp-thesis-seeds", _isp_full_seeds(), ISP_FULL_SEEDS),
+        _isp_table(
+            "isp-thesis-ac", _isp_ac("isp-thesis", "isp-thesis-ac"), (ISP_FULL, ISP_FULL_AC)
+        ),
         _isp_table(
             "isp-thesis-wrong",
             _isp_full_thesis("isp-thesis", "isp-wrong"),
