@@ -3,9 +3,10 @@ aggregation code makes.
 
 docs/seeds/ keeps the CSV tables of the last full runs (`make bench-seeds SEEDS_OUT=docs/seeds`,
 `make bench-seed002 SEEDS_OUT=docs/seeds`); the figures are not committed. The CSVs of seeds
-001, 003 and 004 are doc tables' data: msfc.analysis.doctables checks them, their stamps and
-the Markdown table beside each (tests/test_doctables.py). Here: every other Markdown table
-(seed 002's) must be the rendering of its CSV, and seed 002's derived tables must be what
+001, 003 and 004 and seed 002's rate and guarantee tables are doc tables' data:
+msfc.analysis.doctables checks them, their stamps and the Markdown table beside each
+(tests/test_doctables.py). Here: every other Markdown table (seed 002's real-time
+cross-check) must be the rendering of its CSV, and seed 002's derived tables must be what
 msfc.seeds.seed002 computes from the tidy CSVs next to them.
 """
 
@@ -26,7 +27,12 @@ TABLES = sorted(md for md in DOCS.rglob("*.md") if md not in DOC_TABLES)
 
 
 def test_docs_seeds_has_tables():
-    assert len(TABLES) >= 3, f"expected seed 002's result tables in {DOCS / 'seed002'}"
+    seed002_dir = DOCS / "seed002"
+    assert seed002_dir / "rate_accuracy_realtime.md" in TABLES, (
+        f"no real-time table in {seed002_dir}"
+    )
+    derived = {seed002_dir / f"{n}_table.md" for n in ("rate_accuracy", "interference_summary")}
+    assert derived <= DOC_TABLES, "seed 002's rate and guarantee tables are doc tables' data"
 
 
 @pytest.mark.parametrize("md", TABLES, ids=lambda p: str(p.relative_to(DOCS)))
