@@ -606,3 +606,22 @@ def test_the_seeds_figure_14_cell_says_met_below_or_nothing():
         "",
         "",
     ]
+
+
+def test_the_ns3_cost_table_sets_each_mode_against_the_thesis_mode_of_the_same_run():
+    # msfc-qdisc-cost's CSV: the median ns per step of each scheduler
+    rows = [
+        dict(workload=w, scheduler=s, flows=f, ns_per_packet=ns * (2 if w == "overload" else 1))
+        for w in ("backlogged", "overload")
+        for f in (1, 10000)
+        for s, ns in (("FqCoDel", 4000.0), ("Msfc", 2000.0), ("Msfc Isolate=both", 5000.0))
+    ]
+    lines = D._ns3_cost(D.pd.DataFrame(rows)).splitlines()
+    assert (
+        lines[0]
+        == "| workload | flows | FqCoDel | Msfc | Msfc / FqCoDel | `Isolate=both` (/ Msfc) |"
+    )
+    assert lines[2] == "| backlogged | 1 | 4000 | 2000 | 0.50 | 5000 (2.50) |"
+    assert lines[-1] == "| overload | 10000 | 8000 | 4000 | 0.50 | 10000 (2.50) |"
+    with pytest.raises(UserError, match="no FqCoDel"):
+        D._ns3_cost(D.pd.DataFrame([r for r in rows if r["scheduler"] != "FqCoDel"]))

@@ -1227,6 +1227,37 @@ def _cbq_multiflow(d: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
+#: what ns-3's per-packet cost depends on: the model and the build, the benchmark program and
+#: the command that runs it and keeps its CSV
+NS3_COST = (*NS3, "benchmarks/msfc-qdisc-cost.cc", "python/msfc/sim/program_bench.py")
+NS3_COST_CMD = "make bench-cost && cp results/qdisc-cost.csv docs/ns3/qdisc-cost.csv"
+
+
+def _ns3_cost(d: pd.DataFrame) -> str:
+    """msfc-qdisc-cost's medians (ns per dequeue + re-enqueue step), a row per workload and
+    number of flows: FQ-CoDel, MSFC in the thesis mode and their ratio, then each of MSFC's
+    modes with its ratio to the thesis mode, all measured in one run, interleaved."""
+    need = {"workload", "scheduler", "flows", "ns_per_packet"}
+    if not need <= set(d.columns):
+        raise UserError(f"the cost data lacks {', '.join(sorted(need - set(d.columns)))}", 1)
+    ns = d.pivot_table(
+        index=["workload", "flows"], columns="scheduler", values="ns_per_packet", sort=False
+    )
+    for ref in ("FqCoDel", "Msfc"):
+        if ref not in ns.columns:
+            raise UserError(f"the cost data has no {ref}: measure it again", 1)
+    modes = [c for c in pd.unique(d["scheduler"]) if c.startswith("Msfc ")]
+    heads = ["workload", "flows", "FqCoDel", "Msfc", "Msfc / FqCoDel"]
+    heads += [f"`{m[len('Msfc ') :]}` (/ Msfc)" for m in modes]
+    lines = ["| " + " | ".join(heads) + " |", "|---|" + "---:|" * (len(heads) - 1)]
+    for (workload, flows), r in ns.iterrows():
+        cells = [workload, str(flows), f"{r['FqCoDel']:.0f}", f"{r['Msfc']:.0f}"]
+        cells.append(f"{r['Msfc'] / r['FqCoDel']:.2f}")
+        cells += [f"{r[m]:.0f} ({r[m] / r['Msfc']:.2f})" for m in modes]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 #: what the CBQ tables' numbers (Linux 5.10) depend on: that kernel (the source Debian
 #: serves, CBQ put back, the config, the host-state fix), its build and boots, the guest's
 #: side and the Python that runs the boots and writes the tidy CSVs
@@ -1444,6 +1475,15 @@ TABLES = {
             _seed003_phases,
             SEED003,
             _seed("class-aqm", "seed003"),
+        ),
+        DocTable(
+            "ns3-cost",
+            "docs/results.md",
+            "docs/ns3/qdisc-cost.csv",
+            _ns3_cost,
+            NS3_COST_CMD,
+            NS3_COST,
+            provenance=True,
         ),
         DocTable(
             "kernel-cost",
