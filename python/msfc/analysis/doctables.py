@@ -97,6 +97,7 @@ import pandas as pd
 
 from .. import seeds as S
 from ..errors import UserError
+from ..seeds import shaping as SH
 from . import linuxtables as LT
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -1074,12 +1075,6 @@ def _md_row(cells: list[str]) -> str:
     return "|" + "|".join(f" {c} " if c else " " for c in cells) + "|"
 
 
-def _seed002_timers(r: pd.Series) -> str:
-    if r["time_travel"] != "inf-cpu":
-        return "high-res, real time"
-    return "high-res" if r["highres"] == "on" else f"tick (HZ={r['hz']})"
-
-
 SEED002_GUARANTEE_HEADS = (
     "scheduler",
     "flood Mbit/s",
@@ -1116,20 +1111,7 @@ def _seed002_guarantee(
                 raise UserError(
                     "seed 002's guarantee data lacks a group of rows: measure it again", 1
                 )
-            for _, r in g.iterrows():
-                rows.append(
-                    [
-                        r["scheduler"],
-                        f"{r['flood_mbit']:g}",
-                        _seed002_timers(r),
-                        f"{r['tcp_during_mbit']:.3f}",
-                        f"{r['tcp_min_100ms_mbit']:.3f}",
-                        f"{int(r['intervals_below_guarantee'])} of {int(r['intervals'])}",
-                        str(int(r["intervals_empty"])),
-                        f"{r['longest_gap_s'] * 1000:.0f} ms",
-                        f"{r['flood_delivered_mbit']:.2f}",
-                    ]
-                )
+            rows += [SH.guarantee_cells(r) for _, r in g.iterrows()]
         if seed_rows:
             g = S.published()["seed002"]["min_rate_guarantee"]
             f11, f9 = g["fig11_cbq"], g["fig9_no_scheduler"]
@@ -1207,12 +1189,8 @@ def _cbq_multiflow(d: pd.DataFrame) -> str:
     lines = ["| " + " | ".join(heads) + " |", "|" + "---|" * len(heads)]
     for (sched, _), g in d.groupby(["scheduler", "highres"], sort=False):
         by = g.set_index("flow")
-        cells = [
-            f"{by.at[f, 'before_mbit']:.2f} / {by.at[f, 'during_mbit']:.2f}"
-            f" ({by.at[f, 'min_100ms_during_mbit']:.2f})"
-            for f in flows
-        ]
-        lines.append(f"| {sched} | {_seed002_timers(g.iloc[0])} | " + " | ".join(cells) + " |")
+        cells = [SH.multiflow_cell(by.loc[f]) for f in flows]
+        lines.append(f"| {sched} | {SH.timers(g.iloc[0])} | " + " | ".join(cells) + " |")
     # the seed's small-packet flow (C) while the large one (D, limited to its class) runs
     small, large = flows[-2], flows[-1]
     limit = f"limited to {first[large]['guarantee_mbit']:g}"

@@ -141,9 +141,34 @@ def check_cbq(res: dict, check: Checks) -> None:
         check(r["longest_gap_s"] <= 0.3, f"{run}: longest gap {r['longest_gap_s']} s <= 0.3")
 
 
-def _timers(row: dict) -> str:
+def timers(row) -> str:
+    """A boot's timer set-up as the tables name it: "high-res", "tick (HZ=100)", and ", real
+    time" without time travel (a tidy row: a dict or a pandas row)."""
     t = "high-res" if row["highres"] == "on" else f"tick (HZ={row['hz']})"
     return t + (", real time" if row["time_travel"] == "off" else "")
+
+
+def guarantee_cells(r) -> list[str]:
+    """One interference row's cells in the guarantee tables: scheduler, flood, timers, TCP
+    during the flood, its lowest 100 ms, intervals below 90 % of the guarantee, empty ones,
+    the longest gap, what the flood got."""
+    return [
+        str(r["scheduler"]),
+        f"{r['flood_mbit']:g}",
+        timers(r),
+        f"{r['tcp_during_mbit']:.3f}",
+        f"{r['tcp_min_100ms_mbit']:.3f}",
+        f"{int(r['intervals_below_guarantee'])} of {int(r['intervals'])}",
+        str(int(r["intervals_empty"])),
+        f"{r['longest_gap_s'] * 1000:.0f} ms",
+        f"{r['flood_delivered_mbit']:.2f}",
+    ]
+
+
+def multiflow_cell(r) -> str:
+    """One flow of a multiflow run: Mbit/s before the last flow starts / while it runs (its
+    lowest 100 ms while it runs)."""
+    return f"{r['before_mbit']:.2f} / {r['during_mbit']:.2f} ({r['min_100ms_during_mbit']:.2f})"
 
 
 def cbq_tables(rate_rows: list[dict], inter_rows: list[dict], multi_rows: list[dict]) -> str:
@@ -181,12 +206,7 @@ def cbq_tables(rate_rows: list[dict], inter_rows: list[dict], multi_rows: list[d
     )
     out.append("|---|---|---|---|---|---|---|---|---|")
     for r in inter_rows:
-        out.append(
-            f"| {r['scheduler']} | {r['flood_mbit']} | {_timers(r)} | "
-            f"{r['tcp_during_mbit']:.3f} | {r['tcp_min_100ms_mbit']:.3f} | "
-            f"{r['intervals_below_guarantee']} of {r['intervals']} | {r['intervals_empty']} | "
-            f"{r['longest_gap_s'] * 1000:.0f} ms | {r['flood_delivered_mbit']:.2f} |"
-        )
+        out.append("| " + " | ".join(guarantee_cells(r)) + " |")
     out.append("")
     out.append(
         "Seed Figures 17/18: Mbit/s of frames per flow in the 3 s before D starts / while D "
@@ -214,13 +234,8 @@ def cbq_tables(rate_rows: list[dict], inter_rows: list[dict], multi_rows: list[d
             keys.append(k)
     by = {(r["scheduler"], r["highres"], r["time_travel"], r["flow"]): r for r in multi_rows}
     for k in keys:
-        cells = []
-        for f in flows:
-            r = by[(*k, f)]
-            cells.append(
-                f"{r['before_mbit']:.2f} / {r['during_mbit']:.2f} ({r['min_100ms_during_mbit']:.2f})"
-            )
-        out.append(f"| {k[0]} | {_timers(by[(*k, flows[0])])} | " + " | ".join(cells) + " |")
+        cells = [multiflow_cell(by[(*k, f)]) for f in flows]
+        out.append(f"| {k[0]} | {timers(by[(*k, flows[0])])} | " + " | ".join(cells) + " |")
     return "\n".join(out) + "\n"
 
 
