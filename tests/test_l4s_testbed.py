@@ -66,7 +66,7 @@ def test_figures_and_table():
     f["sojourn_ms"] = {"packets": 9, "p50": 0.58, "p90": 1.0, "p99": 1.18}
     g = dict(f, mbit=3.0, mean_rtt_ms=44.0, sojourn_ms={"packets": 3, "p50": 2.39, "p99": 7.84})
     row = {"rate": "20mbit", "qdisc": "msfc_l4s", "dctcp": f, "cubic": g, "bottleneck": b}
-    last = l4s.table([row]).splitlines()[-1]
+    last = l4s.table(l4s.tidy([row])).splitlines()[-1]
     assert last == (
         "| 20mbit | msfc_l4s | 9.00 | 3.00 | 0.750 | 0.58 / 1.18 | 2.39 / 7.84 | 1.50 | 4.00 | 7 | 5 |"
     )
@@ -126,3 +126,66 @@ def test_sojourns_pair_each_packet_across_the_router():
     assert l4s.quantile([5.0], 0.99) == 5.0
     with pytest.raises(ValueError, match="not a pcap file"):
         l4s.pcap_packets(b"\0" * 40, "x.pcap")
+
+
+def _iperf(mbit: float, rtt_us: int) -> bytes:
+    end = {
+        "streams": [{"sender": {"mean_rtt": rtt_us, "min_rtt": 40000, "max_rtt": rtt_us}}],
+        "sum_received": {"bits_per_second": mbit * 1e6},
+        "sum_sent": {"retransmits": 0},
+    }
+    return json.dumps({"end": end}).encode()
+
+
+def _boot(out: Path, rate: str, word: str) -> None:
+    """A finished boot of `word` at `rate` as run_one keeps it (no UML)."""
+    job = out / rate / word.replace("@", "-").replace("+", "-")
+    files = {
+        "l4s/cli_r.pcap": _pcap([(1.0, 5800, 1, 1, 1448, 2), (1.0, 5801, 2, 1, 1448, 0)]),
+        "l4s/srv_r.pcap": _pcap([(1.0006, 5800, 1, 1, 1448, 2), (1.0012, 5801, 2, 1, 1448, 0)]),
+        "l4s/dctcp_dscp4.iperf.json": _iperf(6.0, 41500),
+        "l4s/cubic_dscp0.iperf.json": _iperf(12.0, 43700),
+        "l4s/tc_srv_r.json": json.dumps([{"kind": "msfc", "ce_threshold_marks": 3}]).encode(),
+    }
+    for name, raw in files.items():
+        (job / "out" / name).parent.mkdir(parents=True, exist_ok=True)
+        (job / "out" / name).write_bytes(raw)
+    (job / "result.json").write_text(json.dumps({"rate": rate, "qdisc": word, "exit_code": 0}))
+
+
+def test_convert_keeps_the_runs_order_and_the_csv_gives_the_table(tmp_path):
+    """--convert makes the rows again from the kept boots, in the order of a run's plan; the
+    tidy rows written as a CSV and read back give the same table (the doc table's data)."""
+    import pandas as pd
+    from msfc.seeds import write_rows
+
+    words = ["msfc_l4s@5ms+paced", "msfc", "msfc_l4s@1500us", "msfc_l4s", "msfc+paced"]
+    for rate in ("100mbit", "20mbit"):
+        for w in words:
+            _boot(tmp_path, rate, w)
+    rows = l4s.convert(tmp_path)
+    order = ["msfc", "msfc_l4s", "msfc_l4s@1500us", "msfc+paced", "msfc_l4s@5ms+paced"]
+    assert [(r["rate"], r["qdisc"]) for r in rows] == [
+        (rate, w) for rate in ("20mbit", "100mbit") for w in order
+    ]
+    assert rows[0]["dctcp"]["sojourn_ms"]["p50"] == pytest.approx(0.6)
+    assert rows[0]["bottleneck"]["ce_threshold_marks"] == 3
+    flat = l4s.tidy(rows)
+    write_rows(tmp_path / "l4s.csv", flat)
+    back = pd.read_csv(tmp_path / "l4s.csv").to_dict("records")
+    assert l4s.table(back) == l4s.table(flat)
+    assert (
+        "| 20mbit | msfc | 6.00 | 12.00 | 0.333 | 0.60 / 0.60 | 1.20 / 1.20 | 1.50 | 3.70 | 3 | 0 |"
+        in (l4s.table(back))
+    )
+
+
+def test_convert_and_thresholds_name_what_is_wrong(tmp_path):
+    with pytest.raises(ValueError, match="holds no finished l4s runs"):
+        l4s.convert(tmp_path)
+    _boot(tmp_path, "20mbit", "msfc")
+    (tmp_path / "20mbit/msfc/out/l4s/srv_r.pcap").unlink()
+    with pytest.raises(l4s.uml.MachineError, match="no capture l4s/srv_r.pcap"):
+        l4s.convert(tmp_path)
+    assert l4s.main(["--thresholds", "2 ms", "--out", str(tmp_path / "x")]) == 1
+    assert not (tmp_path / "x").exists()

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from msfc.linux import nqb, uml
 from msfc.linux.umlbench import parse_rates
@@ -81,7 +82,7 @@ def test_row_and_table():
     row = nqb.row_of(_files(), RATE, "msfc", 45)
     assert row["met"] is False  # 2.23 ms above a packet time of 0.606 ms
     assert row["nqb_demotions"] == {"up": 3, "down": 0}
-    line = nqb.table([row]).splitlines()[-1]
+    line = nqb.table(nqb.tidy([row])).splitlines()[-1]
     assert line == "| 20mbit | msfc | 45 | 0.5 | 2.23 | 0.606 | no | 2.23 | 18.97 | 3 / 0 |"
     (slow,) = parse_rates("2")
     assert nqb.row_of(_files(), slow, "msfc", 45)["met"] is True  # within 6.06 ms
@@ -101,8 +102,12 @@ def test_records_summary_and_convert(tmp_path):
     (job / "result.json").write_text(json.dumps(meta))
     done = nqb.convert(out)
     assert [(r.label, q, m) for r, q, m, _ in done] == [("20mbit", "msfc", 45)]
-    text = nqb.finish(out, done, [RATE], ["msfc"], [45])
+    text = nqb.finish(out, done, [RATE], ["msfc"], [45], tmp_path / "doc" / "nqb.csv")
     assert text.splitlines()[-1].startswith("| 20mbit | msfc | 45 | 0.5 | 2.23 |")
+    # the CSV of the tidy rows, read back, gives the same table (the doc table's data)
+    back = pd.read_csv(tmp_path / "doc" / "nqb.csv").to_dict("records")
+    assert nqb.table(back) == text
+    assert back[0]["nqb_demotions_up"] == 3 and back[0]["stream_sent"] == 20
     summary = json.loads((out / "summary.json").read_text())
     assert summary[0]["stream"]["p99_ms"] == pytest.approx(2.23)
     study = json.loads((out / "20mbit" / "nqb_dscp45" / "study.json").read_text())

@@ -14,10 +14,12 @@ two devices (pcap_packets, sojourns); the senders' mean smoothed RTT above the 4
 ACKs); and the bottleneck's counters.
 
     python -m msfc.linux.l4s [--rates 20,100] [--duration 30] [--thresholds 1ms,5ms]
-                             [--paced] [--out results/linux-testbed/l4s]
+                             [--paced] [--out results/linux-testbed/l4s] [--csv FILE]
+    python -m msfc.linux.l4s --convert [--out ...]     summary and table again
 
-Writes OUT/<rate>/<qdisc>/ (the boot and the guest's files), OUT/summary.json and prints a
-Markdown table (docs/linux-testbed.md, "L4S beside Classic").
+Writes OUT/<rate>/<qdisc>/ (the boot, the guest's files and result.json), OUT/summary.json and
+prints a Markdown table (docs/linux-testbed.md, "L4S beside Classic"); with --csv also the
+table's rows as a CSV (the doc table's data, msfc.analysis.doctables).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from ..seeds import write_rows
 from . import records, uml
 from .flent import quantile
 from .umlbench import bench_script, parse_rates
@@ -61,12 +64,15 @@ def flow_figures(report: dict) -> dict:
     }
 
 
+#: msfc's counters of the bottleneck that the summary keeps
+BOTTLENECK = ("codel_drops", "ecn_marks", "ce_threshold_marks", "drops")
+
+
 def bottleneck_counters(tc_json: str) -> dict:
     """msfc's counters on the router's egress toward the server (tc -s -j qdisc show)."""
     for q in json.loads(tc_json):
         if q.get("kind") == "msfc":
-            keys = ("codel_drops", "ecn_marks", "ce_threshold_marks", "drops")
-            return {k: q.get(k, 0) for k in keys}
+            return {k: q.get(k, 0) for k in BOTTLENECK}
     return {}
 
 
@@ -135,34 +141,112 @@ def script(rate, qdisc: str, duration: int) -> str:
     return f"L4S_PACED=1\n{text}" if paced else text
 
 
-def run_one(rate, qdisc: str, duration: int, out: Path, seed: int) -> dict:
-    job = out / rate.label / qdisc.replace("@", "-").replace("+", "-")
-    res = uml.run_job(script(rate, qdisc, duration), job, timeout=900, seed=seed)
-    if res.exit_code != 0:
-        raise uml.MachineError(f"{qdisc} at {rate.text}: job exit {res.exit_code}, see {job}")
+def row_of(files: dict[str, bytes], rate, qdisc: str, where: str = "") -> dict:
+    """The summary row of one run from the guest's files (bench.sh's l4s test): each flow's
+    figures with its sojourns, and the bottleneck's counters; ``where`` names the boot in
+    errors."""
     row = {"rate": rate.label, "qdisc": qdisc}
     caps = {}
     for dev in ("cli_r", "srv_r"):
         name = f"{TEST}/{dev}.pcap"
+        if name not in files:
+            raise uml.MachineError(f"{qdisc} at {rate.text}: no capture {name}, see {where}")
         try:
-            caps[dev] = pcap_packets(res.files[name], str(job / "out" / name))
-        except (KeyError, ValueError) as e:
-            raise uml.MachineError(
-                f"{qdisc} at {rate.text}: no capture {name} ({e}), see {job}"
-            ) from None
+            caps[dev] = pcap_packets(files[name], f"{where}/out/{name}")
+        except ValueError as e:
+            raise uml.MachineError(f"{qdisc} at {rate.text}: {e}") from None
     times = sojourns(caps["cli_r"], caps["srv_r"])
     for name, label in FLOWS.items():
-        row[name] = flow_figures(json.loads(res.text(f"{TEST}/{label}.iperf.json")))
+        report = files.get(f"{TEST}/{label}.iperf.json")
+        if report is None:
+            raise uml.MachineError(
+                f"{qdisc} at {rate.text}: no {TEST}/{label}.iperf.json, see {where}"
+            )
+        row[name] = flow_figures(json.loads(report))
         ms = times.get(PORTS[name], [])
         row[name]["sojourn_ms"] = {
             "packets": len(ms),
             **{f"p{q}": quantile(ms, q / 100) for q in (50, 90, 99)},
         }
-    row["bottleneck"] = bottleneck_counters(res.text(f"{TEST}/tc_srv_r.json"))
+    tc = files.get(f"{TEST}/tc_srv_r.json", b"").decode("utf-8", "replace")
+    row["bottleneck"] = bottleneck_counters(tc) if tc else {}
     return row
 
 
+def run_one(rate, qdisc: str, duration: int, out: Path, seed: int) -> dict:
+    job = out / rate.label / qdisc.replace("@", "-").replace("+", "-")
+    res = uml.run_job(script(rate, qdisc, duration), job, timeout=900, seed=seed)
+    (job / "result.json").write_text(
+        json.dumps({"rate": rate.label, "qdisc": qdisc, "exit_code": res.exit_code}) + "\n"
+    )
+    if res.exit_code != 0:
+        raise uml.MachineError(f"{qdisc} at {rate.text}: job exit {res.exit_code}, see {job}")
+    return row_of(res.files, rate, qdisc, str(job))
+
+
+def plan(rates: list, thresholds: list[str], paced: bool) -> list[tuple]:
+    """(rate, qdisc word) of every run, in the table's order: per rate QDISCS, msfc_l4s at
+    each of ``thresholds``, then, with ``paced``, each again with the DCTCP sender pacing."""
+    words = [*QDISCS, *(f"msfc_l4s@{t}" for t in thresholds)]
+    if paced:
+        words += [w + PACED for w in words]
+    return [(r, w) for r in rates for w in words]
+
+
+def convert(out: Path) -> list[dict]:
+    """The rows of the finished boots kept in OUT (each OUT/<rate>/<dir>/ with the
+    result.json run_one writes), in the order of :func:`plan`."""
+    rows = []
+    for res_json in sorted(out.glob("*mbit/*/result.json")):
+        meta = json.loads(res_json.read_text())
+        job = res_json.parent
+        if meta.get("exit_code") != 0:
+            print(f"msfc.linux.l4s: {job}: not a finished run, left out", file=sys.stderr)
+            continue
+        files = {
+            str(f.relative_to(job / "out")): f.read_bytes()
+            for f in sorted((job / "out").rglob("*"))
+            if f.is_file()
+        }
+        (rate,) = parse_rates(meta["rate"][: -len("mbit")].replace("-", "/"))
+        rows.append((rate, row_of(files, rate, meta["qdisc"], str(job))))
+    if not rows:
+        raise ValueError(f"{out} holds no finished l4s runs (OUT/<rate>/<qdisc>/result.json)")
+    rates = sorted({r for r, _ in rows}, key=lambda r: (r.up_kbit, r.down_kbit))
+    words = [row["qdisc"] for _, row in rows]
+    thresholds = sorted(
+        {w.removesuffix(PACED).partition("@")[2] for w in words} - {""}, key=_seconds
+    )
+    order = {(r.label, w): k for k, (r, w) in enumerate(plan(rates, thresholds, True))}
+    return [row for _, row in sorted(rows, key=lambda x: order[x[0].label, x[1]["qdisc"]])]
+
+
+def _seconds(t: str) -> float:
+    """A tc time ("1500us", "2ms", "1s") in seconds."""
+    m = re.fullmatch(r"([0-9.]+)(us|ms|s)", t)
+    if not m:
+        raise ValueError(f"threshold {t!r}: give a tc time, e.g. 1ms or 1500us")
+    return float(m[1]) * {"us": 1e-6, "ms": 1e-3, "s": 1.0}[m[2]]
+
+
+def tidy(rows: list[dict]) -> list[dict]:
+    """The summary rows (row_of) flat, one column per figure: what ``--csv`` writes and the
+    table is made from (docs/linux-testbed/l4s.csv)."""
+    out = []
+    for r in rows:
+        flat = {"rate": r["rate"], "qdisc": r["qdisc"]}
+        for name in FLOWS:
+            fig = dict(r[name])
+            soj = fig.pop("sojourn_ms")
+            flat.update({f"{name}_{k}": v for k, v in fig.items()})
+            flat.update({f"{name}_sojourn_{k}": v for k, v in soj.items()})
+        flat.update({k: r["bottleneck"].get(k, 0) for k in BOTTLENECK})
+        out.append(flat)
+    return out
+
+
 def table(rows: list[dict]) -> str:
+    """The Markdown table of tidy rows (:func:`tidy`, or the rows of its CSV)."""
     head = (
         "| rate | qdisc | DCTCP Mbit/s | CUBIC Mbit/s | DCTCP share | DCTCP sojourn, ms "
         "(median / p99) | CUBIC sojourn, ms (median / p99) | DCTCP RTT - base, ms (mean) | "
@@ -170,14 +254,13 @@ def table(rows: list[dict]) -> str:
     )
     lines = [head, "|" + "---|" * 11]
     for r in rows:
-        d, c, b = r["dctcp"], r["cubic"], r["bottleneck"]
-        ds, cs = d["sojourn_ms"], c["sojourn_ms"]
+        d, c = r["dctcp_mbit"], r["cubic_mbit"]
         lines.append(
-            f"| {r['rate']} | {r['qdisc']} | {d['mbit']:.2f} | {c['mbit']:.2f} | "
-            f"{d['mbit'] / (d['mbit'] + c['mbit']):.3f} | {ds['p50']:.2f} / {ds['p99']:.2f} | "
-            f"{cs['p50']:.2f} / {cs['p99']:.2f} | {d['mean_rtt_ms'] - RTT_MS:.2f} | "
-            f"{c['mean_rtt_ms'] - RTT_MS:.2f} | {b.get('ce_threshold_marks', 0)} | "
-            f"{b.get('codel_drops', 0)} |"
+            f"| {r['rate']} | {r['qdisc']} | {d:.2f} | {c:.2f} | {d / (d + c):.3f} | "
+            f"{r['dctcp_sojourn_p50']:.2f} / {r['dctcp_sojourn_p99']:.2f} | "
+            f"{r['cubic_sojourn_p50']:.2f} / {r['cubic_sojourn_p99']:.2f} | "
+            f"{r['dctcp_mean_rtt_ms'] - RTT_MS:.2f} | {r['cubic_mean_rtt_ms'] - RTT_MS:.2f} | "
+            f"{int(r['ce_threshold_marks'])} | {int(r['codel_drops'])} |"
         )
     return "\n".join(lines)
 
@@ -202,20 +285,40 @@ def main(argv: list[str] | None = None) -> int:
         help="every run also with the DCTCP sender pacing (TCP's own pacing, turned on by"
         " iperf3 --fq-rate)",
     )
+    ap.add_argument(
+        "--csv",
+        type=Path,
+        help="also write the table's rows, one column per figure, to this CSV"
+        " (docs/linux-testbed/l4s.csv)",
+    )
+    ap.add_argument(
+        "--convert",
+        action="store_true",
+        help="no boot: summary and table again from the runs kept in --out",
+    )
     a = ap.parse_args(argv)
     out = Path(a.out)
     assert records.MSFC_MODES["msfc_l4s"].endswith(SELECTOR)
-    extra = [f"msfc_l4s@{t}" for t in a.thresholds.split(",") if t]
-    words = [*QDISCS, *extra]
-    if a.paced:
-        words += [w + PACED for w in words]
-    plan = [(r, q) for r in parse_rates(a.rates) for q in words]
-    uml.check_ready()
-    with ThreadPoolExecutor(max_workers=a.jobs) as pool:
-        rows = list(pool.map(lambda p: run_one(p[0], p[1], a.duration, out, a.seed), plan))
+    try:
+        if a.convert:
+            rows = convert(out)
+        else:
+            thresholds = [t for t in a.thresholds.split(",") if t]
+            for t in thresholds:
+                _seconds(t)
+            runs = plan(parse_rates(a.rates), thresholds, a.paced)
+            uml.check_ready()
+            with ThreadPoolExecutor(max_workers=a.jobs) as pool:
+                rows = list(pool.map(lambda p: run_one(*p, a.duration, out, a.seed), runs))
+    except (ValueError, uml.MachineError) as e:
+        print(f"msfc.linux.l4s: {e}", file=sys.stderr)
+        return 1
     out.mkdir(parents=True, exist_ok=True)
     (out / "summary.json").write_text(json.dumps(rows, indent=1) + "\n")
-    print(table(rows))
+    flat = tidy(rows)
+    if a.csv:
+        write_rows(a.csv, flat)
+    print(table(flat))
     return 0
 
 

@@ -15,11 +15,13 @@ egresses.
     python -m msfc.linux.nqb [--rates 2,20,100] [--qdiscs msfc,msfc_recommended,fq_codel,cake_ds4]
                              [--marks 45,0] [--duration 30] [--out results/linux-testbed/nqb]
     python -m msfc.linux.nqb --convert [--out ...]     records, summary and table again
+    ... --csv docs/linux-testbed/nqb.csv                 the table's rows, for the docs
 
 Writes, as `python -m msfc.linux bench` does, OUT/<rate>/raw/nqb_dscp<mark>/<qdisc>/ (the boot
 and the guest's files) and OUT/<rate>/nqb_dscp<mark>/ (one study in the project's raw format
 per rate and mark, msfc.linux.records), then OUT/summary.json and the Markdown table, printed
-(docs/linux-testbed.md, "NQB beside bulk TCP").
+(docs/linux-testbed.md, "NQB beside bulk TCP"), with --csv also the table's rows as a CSV (the
+doc table's data, msfc.analysis.doctables).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from ..seeds import write_rows
 from . import records, uml
 from .flent import quantile
 from .umlbench import Rate, _job_dir, _load, _write_study, bench_script, parse_rates, record
@@ -168,7 +171,27 @@ def _fmt(x: float) -> str:
     return "nan" if math.isnan(x) else f"{x:.3g}" if abs(x) < 1 else f"{x:.2f}"
 
 
+def tidy(rows: list[dict]) -> list[dict]:
+    """The summary rows (row_of) flat, one column per figure: what ``--csv`` writes and the
+    table is made from (docs/linux-testbed/nqb.csv)."""
+    out = []
+    for r in rows:
+        flat = {k: r[k] for k in ("rate", "qdisc", "dscp")}
+        flat.update({f"stream_{k}": v for k, v in r["stream"].items()})
+        flat.update(packet_time_ms=r["packet_time_ms"], met=r["met"])
+        flat.update({f"bulk_{k}": v for k, v in r["bulk"].items()})
+        flat.update({f"{DEMOTIONS}_{d}": r[DEMOTIONS][d] for d in DEVICES})
+        out.append(flat)
+    return out
+
+
+def _count(v) -> str:
+    """A counter cell: "-" where the qdisc has no such counter (None; NaN read from a CSV)."""
+    return "-" if v is None or (isinstance(v, float) and math.isnan(v)) else str(int(v))
+
+
 def table(rows: list[dict]) -> str:
+    """The Markdown table of tidy rows (:func:`tidy`, or the rows of its CSV)."""
     head = (
         "| rate | qdisc | DSCP | RTT - base, ms (median) | RTT - base, ms (p99) | packet time, ms "
         "| p99 within a packet time | one way up - base/2, ms (p99) | bulk Mbit/s (8 flows) "
@@ -176,13 +199,12 @@ def table(rows: list[dict]) -> str:
     )
     lines = [head, "|" + "---|" * 10]
     for r in rows:
-        s, dem = r["stream"], r[DEMOTIONS]
-        d = " / ".join("-" if dem[k] is None else str(dem[k]) for k in DEVICES)
+        d = " / ".join(_count(r[f"{DEMOTIONS}_{k}"]) for k in DEVICES)
         lines.append(
-            f"| {r['rate']} | {r['qdisc']} | {r['dscp']} | {_fmt(s['med_ms'])} | "
-            f"{_fmt(s['p99_ms'])} | {_fmt(r['packet_time_ms'])} | "
-            f"{'yes' if r['met'] else 'no'} | {_fmt(s['up_p99_ms'])} | "
-            f"{r['bulk']['mbit']:.2f} | {d} |"
+            f"| {r['rate']} | {r['qdisc']} | {r['dscp']} | {_fmt(r['stream_med_ms'])} | "
+            f"{_fmt(r['stream_p99_ms'])} | {_fmt(r['packet_time_ms'])} | "
+            f"{'yes' if r['met'] else 'no'} | {_fmt(r['stream_up_p99_ms'])} | "
+            f"{r['bulk_mbit']:.2f} | {d} |"
         )
     return "\n".join(lines)
 
@@ -196,10 +218,10 @@ def _order(rows: list[dict], rates: list[Rate], qdiscs: list[str], marks: list[i
     return sorted(rows, key=lambda r: tuple(key[c].get(r[c], len(key[c])) for c in key))
 
 
-def finish(out: Path, done: list[tuple], rates, qdiscs, marks) -> str:
+def finish(out: Path, done: list[tuple], rates, qdiscs, marks, csv_path: Path | None = None) -> str:
     """The raw records and studies of the finished runs ``done`` ((rate, qdisc, mark, the
-    boot's JobResult with the test's length in files_meta["duration_s"])), OUT/summary.json
-    and the table, which is returned."""
+    boot's JobResult with the test's length in files_meta["duration_s"])), OUT/summary.json,
+    with ``csv_path`` its tidy rows there, and the table, which is returned."""
     rows, hashes = [], {}
     for rate, qdisc, mark, res in done:
         dur = int(res.files_meta["duration_s"])
@@ -211,7 +233,10 @@ def finish(out: Path, done: list[tuple], rates, qdiscs, marks) -> str:
     rows = _order(rows, rates, qdiscs, marks)
     out.mkdir(parents=True, exist_ok=True)
     (out / "summary.json").write_text(json.dumps(rows, indent=1) + "\n")
-    return table(rows)
+    flat = tidy(rows)
+    if csv_path:
+        write_rows(csv_path, flat)
+    return table(flat)
 
 
 def convert(out: Path) -> list[tuple]:
@@ -271,6 +296,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=1, help="UML's fixed random stream (default 1)")
     ap.add_argument("--jobs", type=int, default=1, help="boots at a time (default 1)")
     ap.add_argument(
+        "--csv",
+        type=Path,
+        help="also write the table's rows, one column per figure, to this CSV"
+        " (docs/linux-testbed/nqb.csv)",
+    )
+    ap.add_argument(
         "--convert",
         action="store_true",
         help="no boot: records, summary and table again from the runs kept in --out",
@@ -288,7 +319,7 @@ def main(argv: list[str] | None = None) -> int:
             plan = [(r, q, m) for r in rates for q in qdiscs for m in marks]
             with ThreadPoolExecutor(max_workers=a.jobs) as pool:
                 done = list(pool.map(lambda p: run_one(*p, a.duration, out, a.seed), plan))
-        print(finish(out, done, rates, qdiscs, marks))
+        print(finish(out, done, rates, qdiscs, marks, a.csv))
     except (ValueError, uml.MachineError) as e:
         print(f"msfc.linux.nqb: {e}", file=sys.stderr)
         return 1
