@@ -85,6 +85,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import hashlib
+import importlib
 import json
 import platform
 import subprocess
@@ -1343,6 +1344,23 @@ LINUX = (
 )
 
 
+def _uml_measurement(name: str, module: str, opts: str) -> DocTable:
+    """A table of docs/linux-testbed.md from one of the testbed's own measurements (python -m
+    msfc.linux.<module>): its rows in docs/linux-testbed/<module>.csv, written by its --csv,
+    rendered by its table(); the data depends on the testbed and that module."""
+    mod = importlib.import_module(f"msfc.linux.{module}")
+    data = f"docs/linux-testbed/{module}.csv"
+    return DocTable(
+        name,
+        "docs/linux-testbed.md",
+        data,
+        lambda d: mod.table(d.to_dict("records")),
+        f"python -m msfc.linux.{module} {opts} --out results/linux-testbed/{module} --csv {data}",
+        (*LINUX, f"python/msfc/linux/{module}.py"),
+        provenance=True,
+    )
+
+
 def _linux(name: str, doc: str, group: str, render) -> DocTable:
     g = LT.GROUPS[group]
     return DocTable(
@@ -1719,6 +1737,8 @@ TABLES = {
             "all20",
             lambda d, m: LT.rrul_overview(d, "20mbit"),
         ),
+        _uml_measurement("linux-nqb", "nqb", "--jobs 2"),
+        _uml_measurement("linux-l4s", "l4s", "--thresholds 1ms,2ms,5ms --paced --jobs 2"),
         _linux(
             "linux-all20-hosts",
             "docs/linux-testbed.md",
