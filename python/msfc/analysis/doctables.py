@@ -1316,6 +1316,75 @@ def _kernel_cost(d: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
+#: what the BPF qdisc's cost (7.3.4 under qemu) depends on: the BPF qdisc and its loader with
+#: their build, the module, the probe and their headers and build, the guest's side and the
+#: Python that boots the VM and writes cost.csv
+BPF_COST = (
+    "bpf/Makefile",
+    "bpf/msfc-bpf.c",
+    "bpf/msfc.bpf.c",
+    "bpf/msfc_bpf.h",
+    "bpf/vmlinux-elf.py",
+    "kernel/net/sched",
+    "kernel/include",
+    "kernel/Makefile",
+    "kernel/vm",
+    "python/msfc/linux/cost.py",
+    "python/msfc/linux/qemu.py",
+    "python/msfc/linux/records.py",
+)
+BPF_COST_CMD = (
+    "make -C bpf cost && cp bpf/build/cost/7.3.4+deb13-cloud-amd64/cost.csv"
+    " docs/kernel/bpf-cost.csv"
+)
+#: the BPF cost table's rows: qdisc label of cost.csv -> its name in the table
+BPF_COST_ROWS = {
+    "pfifo": "`pfifo limit 1000`",
+    "fq_codel": "`fq_codel`",
+    "msfc": "`msfc` (module)",
+    "cake": "`cake`",
+    "msfc_bpf": "`msfc_bpf`",
+    "fq_codel_keephash": "`fq_codel`, hash kept",
+    "msfc_keephash": "`msfc` (module), hash kept",
+    "msfc_bpf_keephash": "`msfc_bpf`, hash kept",
+}
+#: the ratios below it: (numerator, denominator, the row's name)
+BPF_COST_RATIOS = (
+    ("msfc_bpf", "msfc", "`msfc_bpf` / `msfc`"),
+    ("msfc_bpf", "fq_codel", "`msfc_bpf` / `fq_codel`"),
+    ("msfc_bpf", "cake", "`msfc_bpf` / `cake`"),
+    ("msfc_bpf_keephash", "msfc_keephash", "`msfc_bpf` / `msfc`, hash kept"),
+    ("msfc", "fq_codel", "`msfc` / `fq_codel` (for comparison)"),
+)
+
+
+def _bpf_cost(d: pd.DataFrame) -> str:
+    """The probe's rounds (cost.csv of one kernel): ns per packet, the median over the rounds
+    per qdisc and number of flows; then each ratio of BPF_COST_RATIOS taken within each round,
+    its median and range over the rounds."""
+    need = {"round", "flows", "qdisc", "ns_per_packet"}
+    if not need <= set(d.columns):
+        raise UserError(f"the cost data lacks {', '.join(sorted(need - set(d.columns)))}", 1)
+    missing = set(BPF_COST_ROWS) - set(d["qdisc"])
+    if missing:
+        raise UserError(f"the cost data has no {', '.join(sorted(missing))}: measure it again", 1)
+    ns = d.pivot_table(index=["flows", "round"], columns="qdisc", values="ns_per_packet")
+    flows = sorted(d["flows"].unique())
+    heads = [f"{f} flow{'s' if f > 1 else ''}" for f in flows]
+    med = ns.groupby(level="flows").median()
+    rows = [[name, *(f"{med.at[f, q]:.0f}" for f in flows)] for q, name in BPF_COST_ROWS.items()]
+    ratios = []
+    for num, den, name in BPF_COST_RATIOS:
+        r = (ns[num] / ns[den]).groupby(level="flows")
+        lo, mid, hi = r.min(), r.median(), r.max()
+        ratios.append([name, *(f"{mid[f]:.2f} ({lo[f]:.2f}-{hi[f]:.2f})" for f in flows)])
+    return (
+        LT._md(["qdisc", *heads], rows)
+        + "\n\n"
+        + LT._md(["ratio (range over the rounds)", *heads], ratios)
+    )
+
+
 #: what the UML testbed's numbers depend on: the qdisc and its UAPI header; tc's plugin and
 #: its build; the UML kernel's config and the build that prepares its tree (with the KUnit
 #: suite it builds in and runs at boot, and that suite's trace replay); the guest's side of
@@ -1703,6 +1772,15 @@ TABLES = {
             "docs/linux-testbed.md",
             "uml",
             lambda d, m: LT.headline(d, "rrul", "voice"),
+        ),
+        DocTable(
+            "bpf-cost",
+            "docs/kernel.md",
+            "docs/kernel/bpf-cost.csv",
+            _bpf_cost,
+            BPF_COST_CMD,
+            BPF_COST,
+            provenance=True,
         ),
         _linux(
             "linux-rrul-ping",
