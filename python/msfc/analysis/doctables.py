@@ -832,7 +832,7 @@ def _isp_per_run(seeds: int, *cols: RunCol) -> Callable[[pd.DataFrame], str]:
     def render(d: pd.DataFrame) -> str:
         d = _with_attributes(d)
         heads = ["RNG run", *(c.heading for c in cols)]
-        lines = ["| " + " | ".join(heads) + " |", "|" + "---:|" * len(heads)]
+        rows = []
         sums = [0.0] * len(cols)
         for run in range(1, seeds + 1):
             values = []
@@ -846,11 +846,11 @@ def _isp_per_run(seeds: int, *cols: RunCol) -> Callable[[pd.DataFrame], str]:
                     )
                 values.append(float(r.at[c.type, c.col.metric]))
             sums = [a + b for a, b in zip(sums, values, strict=True)]
-            row = (_run_cell(v, c.col.metric) for v, c in zip(values, cols, strict=True))
-            lines.append(f"| {run} | " + " | ".join(row) + " |")
+            cells = (_run_cell(v, c.col.metric) for v, c in zip(values, cols, strict=True))
+            rows.append([str(run), *cells])
         means = (_run_cell(v / seeds, c.col.metric) for v, c in zip(sums, cols, strict=True))
-        lines.append("| mean | " + " | ".join(means) + " |")
-        return "\n".join(lines)
+        rows.append(["mean", *means])
+        return LT.md_table(heads, rows, "---:")
 
     return render
 
@@ -1138,9 +1138,7 @@ def _seed002_guarantee(
                     *[""] * 5,
                 ]
             )
-        heads = SEED002_GUARANTEE_HEADS
-        lines = ["| " + " | ".join(heads) + " |", "|" + "---|" * len(heads)]
-        return "\n".join([*lines, *(_md_row(r) for r in rows)])
+        return "\n".join([*LT.md_head(list(SEED002_GUARANTEE_HEADS)), *map(_md_row, rows)])
 
     return render
 
@@ -1162,7 +1160,7 @@ def _cbq_rate(d: pd.DataFrame) -> str:
     cols = [(hr, sh) for hr in ("off", "on") for sh in CBQ_SHAPERS]
     heads = ["configured kbit/s", *(f"hr {hr}: {sh}" for hr, sh in cols)]
     heads += ["tick model HZ=100, 1514 B", "seed Fig. 14 (HZ=100, CBQ + TBF)"]
-    lines = ["| " + " | ".join(heads) + " |", "|" + "---|" * len(heads)]
+    rows = []
     for rate in sorted(d["configured_bps"].unique()):
         cells = [f"{rate / 1e3:g}"]
         for hr, sh in cols:
@@ -1170,8 +1168,8 @@ def _cbq_rate(d: pd.DataFrame) -> str:
             cells.append("" if r is None else f"{r['achieved_bps'] / 1e3:.0f}")
         cells.append(f"{sm.tbf_tick_rate(rate, 100, 1514) / 1e3:.0f}")
         cells.append(seed002.seed_fig14(rate, pub))
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+        rows.append(cells)
+    return LT.md_table(heads, rows)
 
 
 def _cbq_multiflow(d: pd.DataFrame) -> str:
@@ -1187,7 +1185,7 @@ def _cbq_multiflow(d: pd.DataFrame) -> str:
         f" class {first[f]['guarantee_mbit']:g})"
         for f in flows
     ]
-    lines = ["| " + " | ".join(heads) + " |", "|" + "---|" * len(heads)]
+    lines = LT.md_head(heads)
     for (sched, _), g in d.groupby(["scheduler", "highres"], sort=False):
         by = g.set_index("flow")
         cells = [SH.multiflow_cell(by.loc[f]) for f in flows]
@@ -1228,13 +1226,13 @@ def _ns3_cost(d: pd.DataFrame) -> str:
     modes = [c for c in pd.unique(d["scheduler"]) if c.startswith("Msfc ")]
     heads = ["workload", "flows", "FqCoDel", "Msfc", "Msfc / FqCoDel"]
     heads += [f"`{m[len('Msfc ') :]}` (/ Msfc)" for m in modes]
-    lines = ["| " + " | ".join(heads) + " |", "|---|" + "---:|" * (len(heads) - 1)]
+    rows = []
     for (workload, flows), r in ns.iterrows():
         cells = [workload, str(flows), f"{r['FqCoDel']:.0f}", f"{r['Msfc']:.0f}"]
         cells.append(f"{r['Msfc'] / r['FqCoDel']:.2f}")
         cells += [f"{r[m]:.0f} ({r[m] / r['Msfc']:.2f})" for m in modes]
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+        rows.append(cells)
+    return LT.md_table(heads, rows, ["---"] + ["---:"] * (len(heads) - 1))
 
 
 #: what the CBQ tables' numbers (Linux 5.10) depend on: that kernel (the source Debian
@@ -1308,12 +1306,11 @@ def _kernel_cost(d: pd.DataFrame) -> str:
 
     heads = ["qdisc", *(f"{f} flow{'s' if f > 1 else ''}" for f in flows)]
     heads += ["ratio to `msfc`", "ratio to `fq_codel`"]
-    lines = ["| " + " | ".join(heads) + " |", "|" + "---|" * len(heads)]
+    rows = []
     for q in med.index:
         cells = [f"`{q}`", *(f"{med.at[q, f]:.0f} ns" for f in flows)]
-        cells += [ratio(q, "msfc"), ratio(q, "fq_codel")]
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+        rows.append([*cells, ratio(q, "msfc"), ratio(q, "fq_codel")])
+    return LT.md_table(heads, rows)
 
 
 #: what the BPF qdisc's cost (7.3.4 under qemu) depends on: the BPF qdisc and its loader with
@@ -1379,9 +1376,9 @@ def _bpf_cost(d: pd.DataFrame) -> str:
         lo, mid, hi = r.min(), r.median(), r.max()
         ratios.append([name, *(f"{mid[f]:.2f} ({lo[f]:.2f}-{hi[f]:.2f})" for f in flows)])
     return (
-        LT._md(["qdisc", *heads], rows)
+        LT.md_table(["qdisc", *heads], rows)
         + "\n\n"
-        + LT._md(["ratio (range over the rounds)", *heads], ratios)
+        + LT.md_table(["ratio (range over the rounds)", *heads], ratios)
     )
 
 

@@ -235,9 +235,19 @@ def _summary_rows(d: pd.DataFrame) -> dict[tuple[str, str], list[dict]]:
     return out
 
 
-def _md(header: list[str], rows: list[list[str]], align: str = "---|") -> str:
-    lines = ["| " + " | ".join(header) + " |", "|" + align * len(header)]
-    lines += ["| " + " | ".join(r) + " |" for r in rows]
+def md_head(header: list[str], align: str | list[str] = "---") -> list[str]:
+    """The header and separator lines of a Markdown table; ``align`` is every column's
+    separator cell ("---", "---:"), or one per column."""
+    cells = [align] * len(header) if isinstance(align, str) else align
+    if len(cells) != len(header):
+        raise ValueError(f"{len(cells)} alignments for {len(header)} columns")
+    return ["| " + " | ".join(header) + " |", "|" + "".join(f"{a}|" for a in cells)]
+
+
+def md_table(header: list[str], rows: list[list[str]], align: str | list[str] = "---") -> str:
+    """A Markdown table of text cells (no last newline): md_head's lines, then a line per
+    row."""
+    lines = md_head(header, align) + ["| " + " | ".join(r) + " |" for r in rows]
     return "\n".join(lines)
 
 
@@ -265,7 +275,7 @@ def probe_table(g: pd.DataFrame) -> str:
     return (
         "Flent's UDP latency probes (irtt, one per class unless the header says more, every "
         "0.2 s) while the TCP flows run: added RTT in ms, loss in %.\n\n"
-        + _md(["qdisc", *head], body, "---:|").replace("|---:|", "|---|", 1)
+        + md_table(["qdisc", *head], body, ["---"] + ["---:"] * len(head))
     )
 
 
@@ -287,7 +297,7 @@ def bench_tables(d: pd.DataFrame, rate: UB.Rate, meta: dict) -> str:
         g = d[(d["rate"] == rate.label) & (d["table"] == name)]
         if len(g):
             cols, rows = _wide(g)
-            parts += [f"\n#### {title}\n", _md(["qdisc", *cols], rows) + "\n"]
+            parts += [f"\n#### {title}\n", md_table(["qdisc", *cols], rows) + "\n"]
     return "\n".join(parts)
 
 
@@ -354,7 +364,7 @@ def probes_by_qdisc(d: pd.DataFrame, rate: str, test: str) -> str:
         for q in order
         if q in by_q
     ]
-    return _md(["qdisc", *labels], body)
+    return md_table(["qdisc", *labels], body)
 
 
 def probes_by_rate(d: pd.DataFrame, test: str, qdiscs: list[str], classes: list[str]) -> str:
@@ -372,7 +382,7 @@ def probes_by_rate(d: pd.DataFrame, test: str, qdiscs: list[str], classes: list[
             v = dict(zip(r[r["qdisc"] == q]["column"], r[r["qdisc"] == q]["value"], strict=True))
             cells += [_cell(v, f"{c} med", f"{c} p99") for c in classes]
         body.append([f"{rate.down_kbit / 1000:g} Mbit/s", *cells])
-    return _md(["rate", *head], body)
+    return md_table(["rate", *head], body)
 
 
 def ds4(d: pd.DataFrame) -> str:
@@ -410,7 +420,7 @@ def ds4(d: pd.DataFrame) -> str:
                 *(_cell(summ(x, q), "down_total", "up_total") for q in ("cake_ds4", "msfc_bw_ds4")),
             ]
         )
-    return _md(["rate", *head], body)
+    return md_table(["rate", *head], body)
 
 
 def rrul_overview(d: pd.DataFrame, rate: str) -> str:
@@ -431,7 +441,7 @@ def rrul_overview(d: pd.DataFrame, rate: str) -> str:
         ]
         for r in rows
     ]
-    return _md(["qdisc", "voice", "ping", "up", "down", "up Jain"], body)
+    return md_table(["qdisc", "voice", "ping", "up", "down", "up Jain"], body)
 
 
 def bench_table(d: pd.DataFrame, rate: str, name: str) -> str:
@@ -440,4 +450,4 @@ def bench_table(d: pd.DataFrame, rate: str, name: str) -> str:
     if g.empty:
         raise UserError(f"the data has no {name} table at {rate}: measure it again", 1)
     cols, rows = _wide(g)
-    return _md(["qdisc", *cols], rows)
+    return md_table(["qdisc", *cols], rows)
