@@ -274,6 +274,23 @@ def test_cost_refuses_bad_options_before_booting(tmp_path):
     assert vm.main([*base, "--probe", str(probe), "--flows", "1,60000"]) == 1
 
 
+def test_cost_profiles_no_debian13_kernel(tmp_path, capsys):
+    """The host's perf and its libraries would replace a Debian 13 guest's newer C library:
+    by default such a kernel is measured without a profile, and a profile asked for is
+    refused before the boot, naming the fix."""
+    kernel = "vmlinuz-7.3.4+deb13-cloud-amd64"
+    base = ["cost", "--kernel", kernel, "--initrd", "i", "--guest-dir", str(tmp_path)]
+    base += ["--out", str(tmp_path / "out")]
+    probe = tmp_path / "p.ko"
+    probe.write_bytes(b"")
+    assert vm.main([*base, "--probe", str(probe), "--profile", "msfc"]) == 1
+    assert "--profile ''" in capsys.readouterr().err
+    # the default: no profile, so no perf is looked for; it stops at the missing cost.sh
+    assert vm.main([*base, "--probe", str(probe)]) == 1
+    out = capsys.readouterr()
+    assert "no profile" in out.out and "cost.sh" in out.err
+
+
 def test_cost_measures_the_bpf_qdisc_only_with_its_loader(tmp_path, capsys):
     base = ["cost", "--kernel", "k", "--initrd", "i", "--guest-dir", "g", "--out", str(tmp_path)]
     probe = tmp_path / "p.ko"

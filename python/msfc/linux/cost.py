@@ -54,6 +54,11 @@ COST_MAX_FLOWS = 65535 - 10000  # the probe gives flow n the UDP source port 100
 COST_APPEND = "clocksource=tsc tsc=reliable"
 # perf (Debian's linux-perf) and the libraries it loads go into the job of a profiled run.
 PERF = Path("/usr/bin/perf")
+#: the qdiscs profiled unless --profile says otherwise
+DEFAULT_PROFILE = "msfc,fq_codel,cake"
+#: in the name of a Debian 13 kernel, whose guest is Debian 13's (kernel/Makefile's test): the
+#: host's perf and its libraries cannot be copied into it, so its runs are not profiled
+DEB13_MARK = "+deb13-"
 
 
 def _perf_files() -> dict[str, bytes]:
@@ -345,6 +350,15 @@ def cost(args) -> int:
             f"--flows: at most {COST_MAX_FLOWS} (the probe's UDP source ports 10000 and up)"
         )
     profile = [q for q in args.profile.split(",") if q]
+    if profile and DEB13_MARK in Path(args.kernel).name:
+        if args.profile != DEFAULT_PROFILE:
+            raise TestbedError(
+                f"--profile {args.profile}: the host's perf cannot run in a Debian 13 kernel's"
+                " guest (its libraries would replace the guest's newer C library); give"
+                " --profile '' for this kernel"
+            )
+        print(f"testbed cost: no profile in {Path(args.kernel).name} (Debian 13's guest)")
+        profile = []
     for q in profile:
         if q not in qdiscs:
             raise TestbedError(f"--profile {q}: not one of the measured --qdiscs")

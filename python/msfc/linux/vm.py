@@ -24,7 +24,7 @@ import sys
 import time
 from pathlib import Path
 
-from .cost import COST_BPF, COST_QDISCS, cost
+from .cost import COST_BPF, COST_QDISCS, DEFAULT_PROFILE, cost
 from .qemu import QEMU, BootResult, TestbedError, _job, boot
 from .records import (
     HOST_B_FLOWS,
@@ -206,8 +206,9 @@ def main(argv: list[str] | None = None, prog: str = "python -m msfc.linux.vm") -
     )
     p.add_argument(
         "--profile",
-        default="msfc,fq_codel,cake",
-        help="qdiscs to profile with perf after the measurements ('' for none)",
+        default=DEFAULT_PROFILE,
+        help="qdiscs to profile with perf after the measurements ('' for none; by default"
+        " none in a Debian 13 kernel, whose guest cannot run the host's perf)",
     )
     p.add_argument("--profile-batches", type=int, default=2000, help="batches of a profiled run")
     p = sub.add_parser("convert", help="rebuild runs, tables, plots from OUT/raw (no boot)")
