@@ -10,6 +10,7 @@ report`` and ``msfc diff`` read them.
 
 from __future__ import annotations
 
+import csv
 import json
 import math
 import os
@@ -371,10 +372,13 @@ def convert_test(files: dict[str, bytes], test: str, problems: list[str] | None 
 
 
 def _write_csv(path: Path, rows: list[dict], columns: list[str]) -> None:
+    """rows as a CSV of `columns`, written whole or not at all; a cell holding a comma or a
+    quote is quoted (a profile group such as "probe (packet set-up, lock)")."""
     tmp = path.with_name(f".{path.name}.tmp")
-    with open(tmp, "w") as f:
-        f.write(",".join(columns) + "\n")
-        f.writelines(",".join(str(r.get(c, "")) for c in columns) + "\n" for r in rows)
+    with open(tmp, "w", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(columns)
+        w.writerows([str(r.get(c, "")) for c in columns] for r in rows)
     os.replace(tmp, path)
 
 
