@@ -41,6 +41,34 @@ FIELDS = [
 DEFAULT_SCHEDULERS = "FqCoDel,Msfc,CoDel,PfifoFast"
 
 
+def table(rows: list[dict], reference: str = "FqCoDel") -> str:
+    """The Markdown table of cost.csv's rows (one per run): per scheduler, in the rows' order,
+    the medians over its rounds of the events, the simulation loop's wall and CPU seconds and
+    the events per CPU second, and the wall and CPU ratios to ``reference``'s medians."""
+    scheds = list(dict.fromkeys(r["scheduler"] for r in rows))
+    if reference not in scheds:
+        raise UserError(f"the cost rows have no run of the reference {reference}", 1)
+
+    def med(s, k):
+        return statistics.median(float(x[k]) for x in rows if x["scheduler"] == s)
+
+    ref_wall, ref_cpu = med(reference, "run_wall_seconds"), med(reference, "run_cpu_seconds")
+    lines = [
+        "| scheduler | events (M) | wall s | CPU s | k events / CPU s "
+        f"| wall / {reference} | CPU / {reference} |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for s in scheds:
+        lines.append(
+            f"| {s} | {med(s, 'events') / 1e6:.2f} | {med(s, 'run_wall_seconds'):.1f} "
+            f"| {med(s, 'run_cpu_seconds'):.1f} "
+            f"| {med(s, 'events_per_cpu_second') / 1e3:.0f} "
+            f"| {med(s, 'run_wall_seconds') / ref_wall:.2f} "
+            f"| {med(s, 'run_cpu_seconds') / ref_cpu:.2f} |"
+        )
+    return "\n".join(lines)
+
+
 def registry_names(build: Path) -> list[str]:
     """Every scheduler name of the registry, as msfc-describe lists it."""
     return list(describe_schedulers(build, required=True))
@@ -122,26 +150,12 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
         w.writerows(rows)
     tmp.replace(base / "cost.csv")
 
-    def med(s, k):
-        return statistics.median(x[k] for x in rows if x["scheduler"] == s)
-
-    ref_wall, ref_cpu = med(a.reference, "run_wall_seconds"), med(a.reference, "run_cpu_seconds")
     lines = [
         f"Preset `{a.preset}`, {a.rounds} round(s), medians of the simulation loop; "
         f"ratios to {a.reference}.",
         "",
-        "| scheduler | events (M) | wall s | CPU s | k events / CPU s "
-        f"| wall / {a.reference} | CPU / {a.reference} |",
-        "|---|---|---|---|---|---|---|",
+        table(rows, a.reference),
     ]
-    for s in scheds:
-        lines.append(
-            f"| {s} | {med(s, 'events') / 1e6:.2f} | {med(s, 'run_wall_seconds'):.1f} "
-            f"| {med(s, 'run_cpu_seconds'):.1f} "
-            f"| {med(s, 'events_per_cpu_second') / 1e3:.0f} "
-            f"| {med(s, 'run_wall_seconds') / ref_wall:.2f} "
-            f"| {med(s, 'run_cpu_seconds') / ref_cpu:.2f} |"
-        )
     (base / "cost.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
     print(f"Output: {base / 'cost.csv'}, {base / 'cost.md'}")
