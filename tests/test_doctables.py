@@ -5,6 +5,7 @@ import json
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from msfc.analysis import doctables as D
@@ -259,7 +260,8 @@ def test_every_isp_table_names_its_data_commit_date_and_command():
     for t in (t for t in D.TABLES.values() if t.isp and t.provenance):
         meta = json.loads(D.stamp_path(t).read_text())
         last = D.rendered(t).splitlines()[-1]
-        assert last.startswith(f"Data: [isp-tree/{t.name}.csv]"), t.name
+        # (docs/results.md's summary of make bench shares the quick comparison's data)
+        assert last.startswith(f"Data: [isp-tree/{Path(t.data).name}]"), t.name
         assert meta["commit"][:7] in last and f"`{meta['command']}`" in last, t.name
         # every study the collector reads is the last part of one of the commands' --out
         outs = re.findall(r"--out (\S+)", t.command)
@@ -432,11 +434,15 @@ def test_a_reviewed_model_change_can_be_accepted_for_a_full_scale_table(monkeypa
     stamp = tmp_path / "isp-quick-thesis.stamp.json"
     stamp.write_text(D.stamp_path(t).read_text())
     real_stamp = D.stamp_path
-    monkeypatch.setattr(D, "stamp_path", lambda table: stamp if table is t else real_stamp(table))
+    # (the tables of one data file share its stamp: docs/results.md's summary of make bench)
+    monkeypatch.setattr(
+        D, "stamp_path", lambda table: stamp if table.data == t.data else real_stamp(table)
+    )
     real = D.digest
     monkeypatch.setattr(D, "digest", lambda p, c=None: "changed" if p == "model" else real(p, c))
-    bad = [b for b in D.problems() if "isp-quick-thesis" in b]
+    bad = [b for b in D.problems() if "(table isp-quick-thesis in" in b]
     assert len(bad) == 1 and "--stamp isp-quick-thesis" in bad[0] and "--accept" in bad[0]
+    assert [b for b in D.problems() if "(table results-quick in" in b]
     D.accept("isp-quick-thesis", "a mend that moves no decision")
     meta = json.loads(stamp.read_text())
     assert meta["depends"]["model"] == "changed"
@@ -625,3 +631,58 @@ def test_the_ns3_cost_table_sets_each_mode_against_the_thesis_mode_of_the_same_r
     assert lines[-1] == "| overload | 10000 | 8000 | 4000 | 0.50 | 10000 (2.50) |"
     with pytest.raises(UserError, match="no FqCoDel"):
         D._ns3_cost(D.pd.DataFrame([r for r in rows if r["scheduler"] != "FqCoDel"]))
+
+
+def _cost_rounds(qdiscs: dict[str, float], rounds=(1, 2, 3), flows=(1, 64)) -> "D.pd.DataFrame":
+    """cost.csv's rows: each qdisc at `ns` per packet, round r adding r ns to fq_codel only."""
+    rows = [
+        dict(
+            kernel="k",
+            accel="tcg",
+            round=r,
+            flows=f,
+            qdisc=q,
+            ns_per_packet=ns + (r if q == "fq_codel" else 0),
+            lost=0,
+        )
+        for r in rounds
+        for f in flows
+        for q, ns in qdiscs.items()
+    ]
+    return D.pd.DataFrame(rows)
+
+
+def test_the_bpf_cost_tables_take_each_ratio_within_a_round():
+    ns = {q: 100.0 for q in D.BPF_COST_ROWS} | {"msfc_bpf": 300.0, "msfc": 200.0}
+    text = D._bpf_cost(_cost_rounds(ns))
+    first, second = text.split("\n\n")
+    assert first.splitlines()[0] == "| qdisc | 1 flow | 64 flows |"
+    assert "| `fq_codel` | 102 | 102 |" in first  # the median over rounds 101-103
+    assert "| `msfc_bpf` / `msfc` | 1.50 (1.50-1.50) | 1.50 (1.50-1.50) |" in second
+    # against fq_codel the rounds differ: 300 / 101 .. 300 / 103
+    assert "| `msfc_bpf` / `fq_codel` | 2.94 (2.91-2.97) | 2.94 (2.91-2.97) |" in second
+    with pytest.raises(UserError, match="no cake"):
+        D._bpf_cost(_cost_rounds({q: 1.0 for q in D.BPF_COST_ROWS if q != "cake"}))
+
+
+def test_the_stock_kernel_cost_table_is_the_testbeds_summary():
+    d = _cost_rounds({"fq_codel": 100.0, "msfc": 150.0, "msfc_keephash": 60.0})
+    lines = D._vm_cost(d).splitlines()
+    assert lines[0] == "| qdisc | tc | 1 flow | 64 flows |"
+    assert lines[2] == "| fq_codel | `fq_codel` | 102 ns, **1.00** (1.00-1.00) | " + (
+        "102 ns, **1.00** (1.00-1.00) |"
+    )
+    assert lines[3].startswith("| msfc | `msfc` | 150 ns, **1.47** (1.46-1.49) |")
+    assert lines[4].startswith("| msfc_keephash | `msfc` (hash kept) | 60 ns, **0.59**")
+    with pytest.raises(UserError, match="does not"):
+        D._vm_cost(_cost_rounds({"fq_codel": 1.0, "sfq": 2.0}))
+    prof = D.pd.DataFrame(
+        [
+            dict(qdisc="msfc", percent=30.0, symbol="s1", group="qdisc's own code"),
+            dict(qdisc="msfc", percent=5.0, symbol="s2", group="qdisc's own code"),
+            dict(qdisc="fq_codel", percent=40.0, symbol="s3", group="other kernel code"),
+        ]
+    )
+    table = D._vm_profile(prof)
+    assert "| qdisc's own code | 35.0 | 0.0 |" in table
+    assert "| other kernel code | 0.0 | 40.0 |" in table

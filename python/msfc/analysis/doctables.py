@@ -99,6 +99,7 @@ import pandas as pd
 from .. import seeds as S
 from ..errors import UserError
 from ..seeds import shaping as SH
+from ..sim import isp_cost as ISP_COST
 from . import linuxtables as LT
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -1313,22 +1314,30 @@ def _kernel_cost(d: pd.DataFrame) -> str:
     return LT.md_table(heads, rows)
 
 
-#: what the BPF qdisc's cost (7.3.4 under qemu) depends on: the BPF qdisc and its loader with
-#: their build, the module, the probe and their headers and build, the guest's side and the
-#: Python that boots the VM and writes cost.csv
+#: what the per-packet cost in Debian's kernels under qemu depends on: the module (built by
+#: DKMS in each kernel's image) and the probe with their headers and build, tc's plugin, the
+#: guest's side (kernel/vm: the images, the initrd, the cost job) and the Python that boots
+#: the VM and writes cost.csv
+VM_COST = (
+    "kernel/net/sched",
+    "kernel/include",
+    "kernel/dkms.conf",
+    "kernel/Makefile",
+    "kernel/vm",
+    "kernel/iproute2/q_msfc.c",
+    "kernel/scripts/build_tc.sh",
+    "python/msfc/linux/cost.py",
+    "python/msfc/linux/qemu.py",
+    "python/msfc/linux/records.py",
+)
+#: ... and of the BPF qdisc (7.3.4), the BPF program and its loader with their build
 BPF_COST = (
     "bpf/Makefile",
     "bpf/msfc-bpf.c",
     "bpf/msfc.bpf.c",
     "bpf/msfc_bpf.h",
     "bpf/vmlinux-elf.py",
-    "kernel/net/sched",
-    "kernel/include",
-    "kernel/Makefile",
-    "kernel/vm",
-    "python/msfc/linux/cost.py",
-    "python/msfc/linux/qemu.py",
-    "python/msfc/linux/records.py",
+    *VM_COST,
 )
 BPF_COST_CMD = (
     "make -C bpf cost && cp bpf/build/cost/7.3.4+deb13-cloud-amd64/cost.csv"
@@ -1380,6 +1389,89 @@ def _bpf_cost(d: pd.DataFrame) -> str:
         + "\n\n"
         + LT.md_table(["ratio (range over the rounds)", *heads], ratios)
     )
+
+
+#: make bench-linux-cost's kernels: the VM_KVERS of kernel/Makefile, each a doc table
+VM_COST_KERNELS = (
+    "6.12.117+deb12-cloud-amd64",
+    "6.1.0-56-amd64",
+    "7.3.4+deb13-cloud-amd64",
+)
+
+
+def _vm_cost(d: pd.DataFrame) -> str:
+    """One kernel's rounds of make bench-linux-cost (its cost.csv): per qdisc, in the order
+    the testbed knows them, and number of flows, the median ns per packet over the rounds and
+    the ratio to fq_codel taken within each round, median (range) over the rounds
+    (msfc.linux.cost.cost_summary, what its tables.md gives)."""
+    from ..linux import cost as C
+
+    need = {"round", "flows", "qdisc", "ns_per_packet", "kernel", "accel", "lost"}
+    if not need <= set(d.columns):
+        raise UserError(f"the cost data lacks {', '.join(sorted(need - set(d.columns)))}", 1)
+    unknown = set(d["qdisc"]) - set(C.COST_QDISCS)
+    if unknown:
+        raise UserError(f"the cost data names qdiscs the testbed does not: {sorted(unknown)}", 1)
+    summary = C.cost_summary(d.to_dict("records"))
+    flows = sorted({r["flows"] for r in summary})
+    cell = {(r["qdisc"], r["flows"]): r for r in summary}
+    base = f"ratio_{C.COST_BASE}"
+    rows = []
+    for q in dict.fromkeys(r["qdisc"] for r in summary):
+        mode, args = C.COST_QDISCS[q]
+        cells = [q, f"`{args}`" + (" (hash kept)" if mode == "keephash" else "")]
+        for f in flows:
+            x = cell.get((q, f))
+            cells.append(
+                "-"
+                if x is None
+                else f"{x['ns_median']:.0f} ns, **{x[base]:.2f}** "
+                f"({x[base + '_min']:.2f}-{x[base + '_max']:.2f})"
+            )
+        rows.append(cells)
+    heads = ["qdisc", "tc", *(f"{f} flow{'s' if f > 1 else ''}" for f in flows)]
+    return LT.md_table(heads, rows)
+
+
+def _vm_profile(d: pd.DataFrame) -> str:
+    """One kernel's profile of make bench-linux-cost (its profile.csv): the share of the
+    samples per part (msfc.linux.cost.PROFILE_GROUPS, then the qdisc's own code and the rest)
+    and qdisc, in %."""
+    from ..linux import cost as C
+
+    need = {"qdisc", "percent", "group"}
+    if not need <= set(d.columns):
+        raise UserError(f"the profile data lacks {', '.join(sorted(need - set(d.columns)))}", 1)
+    qdiscs = list(dict.fromkeys(d["qdisc"]))
+    groups = [g for g, _ in C.PROFILE_GROUPS] + ["qdisc's own code", "other kernel code"]
+    groups += [g for g in dict.fromkeys(d["group"]) if g not in groups]
+    share = d.groupby(["group", "qdisc"])["percent"].sum()
+    rows = [[g, *(f"{share.get((g, q), 0.0):.1f}" for q in qdiscs)] for g in groups]
+    return LT.md_table(["part", *qdiscs], rows)
+
+
+def _vm_cost_tables() -> list[DocTable]:
+    """A cost table per kernel of make bench-linux-cost, and one of its profile where the
+    run profiles (not in Debian 13's kernels: the host's perf needs other libraries)."""
+    out = []
+    for k in VM_COST_KERNELS:
+        short = k.split("+")[0].removesuffix("-amd64")
+        for kind, render in (("cost", _vm_cost), ("profile", _vm_profile)):
+            if kind == "profile" and "+deb13-" in k:
+                continue
+            data = f"docs/linux-testbed/linux-cost/{k}/{kind}.csv"
+            out.append(
+                DocTable(
+                    f"linux-{kind}-{short}",
+                    "docs/linux-testbed.md",
+                    data,
+                    render,
+                    f"make bench-linux-cost && cp results/linux-cost/{k}/{kind}.csv {data}",
+                    VM_COST,
+                    provenance=True,
+                )
+            )
+    return out
 
 
 #: what the UML testbed's numbers depend on: the qdisc and its UAPI header; tc's plugin and
@@ -1446,6 +1538,26 @@ def _linux(name: str, doc: str, group: str, render) -> DocTable:
 ISP = (*NS3, "scenarios/scenario-isp-tree.cc", "scenarios/flow-types")
 #: every flow type in class 1: the ISP tree with every packet unmarked
 UNMARKED = "priorities=SSH=1,voip=1,game=1,TVStream=1,http=1,download=1,torrent=1"
+
+
+def _isp_quick_cols(metric: str) -> tuple[IspCol, ...]:
+    """The `quick` comparison of the thesis's four schedulers (make bench's runs), a column
+    each, showing `metric`."""
+    return tuple(IspCol(s, "isp-quick", s, metric=metric) for s in ISP_SCHEDULERS)
+
+
+#: docs/results.md's summary of make bench's comparison: the totals, then the mean throughput,
+#: the mean delay and the lost packets per type
+ISP_QUICK_SUMMARY = _then(
+    "Overall, download (as the thesis's Table 3.4):",
+    _isp_overall(("scheduler",), *_isp_quick_cols("throughput_kbps")),
+    "Mean flow throughput (kbps) per flow type, download:",
+    _isp_types(*_isp_quick_cols("throughput_kbps")),
+    "Mean delay (ms) per flow type, download:",
+    _isp_types(*_isp_quick_cols("delay_mean_ms")),
+    "Lost packets per flow type, download:",
+    _isp_types(*_isp_quick_cols("lost_packets")),
+)
 
 
 def _isp_table(name: str, render, commands: tuple[str, ...]) -> DocTable:
@@ -1628,6 +1740,12 @@ TABLES = {
             ),
             (ISP_QUICK, ISP_INVERSION),
         ),
+        # make bench's comparison in docs/results.md, from the same data
+        replace(
+            _isp_table("isp-quick-thesis", ISP_QUICK_SUMMARY, (ISP_QUICK, ISP_INVERSION)),
+            name="results-quick",
+            doc="docs/results.md",
+        ),
         _isp_table("isp-thesis", _isp_full_thesis("isp-thesis"), (ISP_FULL,)),
         _isp_table(
             "isp-p2p-inversion-wrong",
@@ -1777,6 +1895,16 @@ TABLES = {
             _bpf_cost,
             BPF_COST_CMD,
             BPF_COST,
+            provenance=True,
+        ),
+        *_vm_cost_tables(),
+        DocTable(
+            "isp-cost",
+            "docs/isp-tree.md",
+            "docs/isp-tree/isp-cost.csv",
+            lambda d: ISP_COST.table(d.to_dict("records")),
+            "make bench-isp-cost && cp results/isp-cost/quick/cost.csv docs/isp-tree/isp-cost.csv",
+            (*ISP, "python/msfc/sim/isp_cost.py"),
             provenance=True,
         ),
         _linux(
