@@ -686,3 +686,68 @@ def test_the_stock_kernel_cost_table_is_the_testbeds_summary():
     table = D._vm_profile(prof)
     assert "| qdisc's own code | 35.0 | 0.0 |" in table
     assert "| other kernel code | 0.0 | 40.0 |" in table
+
+
+def test_a_table_of_sweeps_collects_every_run_and_shows_mean_and_interval(monkeypatch, tmp_path):
+    """--collect-sweeps keeps each RNG run's per-type and overall download rows of each
+    study; the modes table renders the mean over the runs with its interval, matching the
+    configurations by the attributes they set (a --set one among them)."""
+    rows = []
+    for run, (off, on) in enumerate(((500.0, 0.0), (504.0, 0.0), (508.0, 0.0)), 1):
+        for attr, tp in (("allow", off), ("prevent", on)):
+            for level, direction, group in (
+                ("type", "down", "Bulk"),
+                ("type", "up", "Bulk"),
+                ("overall", "down", "all"),
+            ):
+                rows.append(
+                    {
+                        "scenario": "starvation",
+                        "preset": "modes",
+                        "scheduler": "Msfc",
+                        "rng_run": run,
+                        "attr.Msfc.Overload": "class",
+                        "attr.Msfc.Inversion": attr,
+                        "meta.msfc_version": "0.2.0",
+                        "direction": direction,
+                        "level": level,
+                        "group": group,
+                        "flows": 1,
+                        "throughput_kbps": tp,
+                        "delay_mean_ms": 10.0,
+                        "delay_p99_ms": 20.0,
+                        "delay_hmean_ms": 9.0,
+                        "lost_packets": 0,
+                    }
+                )
+    (tmp_path / "inv").mkdir()
+    D.pd.DataFrame(rows).to_csv(tmp_path / "inv" / "summary.csv", index=False)
+    t = D.DocTable("sw", "docs/cli.md", "sw.csv", None, "", (), sweeps=("inv",))
+    monkeypatch.setitem(D.TABLES, "sw", t)
+    monkeypatch.setattr(D, "ROOT", tmp_path)
+    assert D.main(["--collect-sweeps", "sw", str(tmp_path)]) == 0
+    data = D.pd.read_csv(tmp_path / "sw.csv")
+    assert len(data) == 12  # 3 runs x 2 configurations x (Bulk, all), download only
+    assert set(data["attributes"]) == {
+        "Msfc.Overload=class Msfc.Inversion=allow",
+        "Msfc.Overload=class Msfc.Inversion=prevent",
+    }
+    row = D.ModeRow(
+        "m",
+        "starvation",
+        "TCP",
+        "inv",
+        "Msfc.Inversion=allow Msfc.Overload=class",  # in another order
+        "Msfc.Overload=class Msfc.Inversion=prevent",
+        "throughput_kbps",
+        ("Bulk",),
+    )
+    monkeypatch.setattr(D, "MODE_ROWS", (row,))
+    last = D._modes(data).splitlines()[-1]
+    # 504 ± the t interval's half-width over 500, 504, 508 (4 x t(0.975, 2) / sqrt(3) = 9.94)
+    assert last == "| m | starvation | TCP | 504.00 ± 9.94 | 0.00 ± 0.00 |"
+    monkeypatch.setattr(D, "MODE_ROWS", (D.replace(row, types=("Gaming",)),))
+    with pytest.raises(UserError, match="no rows of inv"):
+        D._modes(data)
+    assert D.main(["--collect-sweeps", "isp-thesis", str(tmp_path)]) == 2  # not a sweeps table
+    assert D.main(["--collect-sweeps", "sw"]) == 2  # no results named

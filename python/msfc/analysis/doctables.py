@@ -24,6 +24,10 @@ tracked files under it.
                                              the per-type rows of the summary.csv of each of
                                              its runs (the --out directories RESULTS, or their
                                              parent)
+    python -m msfc.analysis.doctables --collect-sweeps NAME RESULTS...
+                                             a table of sweeps of any scenario (docs/cli.md's
+                                             modes): the per-type and overall rows of each
+                                             sweep's summary.csv
     python -m msfc.analysis.doctables --collect-linux GROUP RESULTS --commit C
                                              the UML testbed's data of GROUP (uml, rrul_be,
                                              ds4: msfc.analysis.linuxtables) from the --out of
@@ -67,6 +71,10 @@ rows ``level == type``, ``direction == down`` of the summary.csv of the sweeps, 
 runs the doc gives, one study per --out directory (its name); a column is one configuration of
 one study (:class:`IspCol`), or the thesis's published value (msfc/data/thesis-tables.json)
 times the run's rate scale. They end with the same line as the seeds' tables.
+
+docs/cli.md's table of the modes' presets is made the same way from sweeps of three scenarios
+(--collect-sweeps: every RNG run's per-type and overall download rows), each cell the mean over
+the runs with its interval as the sweeps print it.
 
 A Linux table's stamp is written with its data by --collect-linux: ``commit`` is the commit
 the testbed was measured at (the results do not record it: the one the UML kernel was built
@@ -128,6 +136,10 @@ class DocTable:
     #: an ISP-tree table's data: the --out directory names of the sweeps, compares and runs
     #: whose summary.csv rows it is made from (--collect-isp NAME RESULTS...)
     isp: tuple[str, ...] = ()
+    #: a table of sweeps of any scenario: the --out directory names of the sweeps whose
+    #: summary.csv rows (per type and overall, download) it is made from (--collect-sweeps NAME
+    #: RESULTS...)
+    sweeps: tuple[str, ...] = ()
 
 
 def _f1(x: float) -> str:
@@ -353,13 +365,17 @@ def _isp_cell(r: pd.Series, metric: str) -> str:
     return _f1(r[metric])
 
 
+def _set_exactly(d: pd.DataFrame, attributes: str) -> pd.Series:
+    """Which rows' runs set exactly `attributes` ("Msfc.Boost=on Msfc.Order=priority", in any
+    order; "" for none)."""
+    want = set(attributes.split())
+    return d["attributes"].map(lambda a: set(a.split()) == want)
+
+
 def _isp_config(d: pd.DataFrame, c: IspCol) -> pd.DataFrame:
     """The rows of c's configuration, indexed by type."""
-    want = set(c.attributes.split())
     sel = d[
-        (d["study"] == c.study)
-        & (d["scheduler"] == c.scheduler)
-        & d["attributes"].map(lambda a: set(a.split()) == want)
+        (d["study"] == c.study) & (d["scheduler"] == c.scheduler) & _set_exactly(d, c.attributes)
     ]
     run = ""
     if c.rng_run:
@@ -1560,6 +1576,192 @@ ISP_QUICK_SUMMARY = _then(
 )
 
 
+@dataclass(frozen=True)
+class ModeRow:
+    """A row of docs/cli.md's table of the modes' presets: one figure (`metric` of the types
+    `types`, "all" for the overall row) of one sweep (`study`), in its configuration `off`
+    (attributes) and `on`, each the mean over the sweep's RNG runs with its interval."""
+
+    mode: str
+    where: str
+    what: str
+    study: str
+    off: str
+    on: str
+    metric: str
+    types: tuple[str, ...]
+
+
+MODE_ROWS = (
+    ModeRow(
+        "`Inversion=prevent`",
+        "isp-tree `modes`",
+        "mean flow throughput (kbit/s) of torrent (class 0)",
+        "isp-modes-inversion",
+        "Msfc.Inversion=allow",
+        "Msfc.Inversion=prevent",
+        "throughput_kbps",
+        ("torrent",),
+    ),
+    ModeRow(
+        "",
+        "",
+        "... of TV, HTTP, download (class 1)",
+        "isp-modes-inversion",
+        "Msfc.Inversion=allow",
+        "Msfc.Inversion=prevent",
+        "throughput_kbps",
+        ("TVStream", "http", "download"),
+    ),
+    ModeRow(
+        "`Overload=class`",
+        "starvation `modes`",
+        "the TCP flow's throughput (kbit/s)",
+        "starvation-modes-overload",
+        "Msfc.Overload=flow",
+        "Msfc.Overload=class",
+        "throughput_kbps",
+        ("Bulk",),
+    ),
+    ModeRow(
+        "`Isolate=src`",
+        "starvation `modes`",
+        "the TCP flow's throughput (kbit/s)",
+        "starvation-modes-isolate",
+        "Msfc.Isolate=flow",
+        "Msfc.Isolate=src",
+        "throughput_kbps",
+        ("Bulk",),
+    ),
+    ModeRow(
+        "`Inversion=prevent`, with `Overload=class`",
+        "starvation `modes`",
+        "the TCP flow's throughput (kbit/s)",
+        "starvation-modes-inversion",
+        "Msfc.Overload=class Msfc.Inversion=allow",
+        "Msfc.Overload=class Msfc.Inversion=prevent",
+        "throughput_kbps",
+        ("Bulk",),
+    ),
+    ModeRow(
+        "`Boost=on`",
+        "thin-streams `tiny`",
+        "the gaming flow's mean delay (ms)",
+        "thin-boost",
+        "Msfc.Boost=off",
+        "Msfc.Boost=on",
+        "delay_mean_ms",
+        ("Gaming",),
+    ),
+    ModeRow(
+        "`Order=priority`",
+        "thin-streams `tiny`, `thin-class=higher`",
+        "the gaming flow's mean delay (ms)",
+        "thin-order",
+        "Msfc.Order=round",
+        "Msfc.Order=priority",
+        "delay_mean_ms",
+        ("Gaming",),
+    ),
+    ModeRow(
+        "`Isolate=dst`",
+        "isp-tree `modes`",
+        "harmonic-mean delay of all flows (ms)",
+        "isp-modes-isolate",
+        "Msfc.Isolate=flow",
+        "Msfc.Isolate=dst",
+        "delay_hmean_ms",
+        ("all",),
+    ),
+    ModeRow(
+        "`Boost=on`",
+        "isp-tree `modes`",
+        "harmonic-mean delay of all flows (ms)",
+        "isp-modes-boost",
+        "Msfc.Boost=off",
+        "Msfc.Boost=on",
+        "delay_hmean_ms",
+        ("all",),
+    ),
+    ModeRow(
+        "`Order=priority`",
+        "isp-tree `modes`",
+        "mean delay (ms) of SSH, VoIP, game (class 2)",
+        "isp-modes-order",
+        "Msfc.Order=round",
+        "Msfc.Order=priority",
+        "delay_mean_ms",
+        ("SSH", "voip", "game"),
+    ),
+)
+
+
+def _modes(d: pd.DataFrame) -> str:
+    """docs/cli.md's table of the modes' presets (MODE_ROWS): each cell the mean over the RNG
+    runs with its interval, as msfc sweep's tables print it (msfc.analysis.tables)."""
+    from . import metrics as M
+    from . import tables as TB
+
+    d = _with_attributes(d)
+    rows = []
+    for m in MODE_ROWS:
+        cells = []
+        for attrs in (m.off, m.on):
+            sel = d[(d["study"] == m.study) & _set_exactly(d, attrs)]
+            figures = []
+            for ty in m.types:
+                x = sel.loc[sel["type"] == ty, m.metric].to_numpy(float)
+                if not len(x):
+                    raise UserError(
+                        f"no rows of {m.study}, {attrs}, type {ty}: collect it again", 1
+                    )
+                figures.append(TB.cell_text(m.metric, M.estimate(x)))
+            cells.append(", ".join(figures))
+        rows.append([m.mode, m.where, m.what, *cells])
+    heads = ["mode", "scenario, preset", "what", "thesis value", "mode on"]
+    return LT.md_table(heads, rows, ["---", "---", "---", "---:", "---:"])
+
+
+#: the sweeps of the modes' presets (docs/cli.md), each with 3 RNG runs
+MODES_SWEEPS = (
+    ("isp-tree --preset modes", "--grid Msfc.Inversion=allow,prevent", "isp-modes-inversion"),
+    ("isp-tree --preset modes", "--grid Msfc.Isolate=flow,dst", "isp-modes-isolate"),
+    ("isp-tree --preset modes", "--grid Msfc.Boost=off,on", "isp-modes-boost"),
+    ("isp-tree --preset modes", "--grid Msfc.Order=round,priority", "isp-modes-order"),
+    ("starvation --preset modes", "--grid Msfc.Overload=flow,class", "starvation-modes-overload"),
+    ("starvation --preset modes", "--grid Msfc.Isolate=flow,src", "starvation-modes-isolate"),
+    (
+        "starvation --preset modes",
+        "--set Msfc.Overload=class --grid Msfc.Inversion=allow,prevent",
+        "starvation-modes-inversion",
+    ),
+    ("thin-streams --preset tiny", "--grid Msfc.Boost=off,on", "thin-boost"),
+    (
+        "thin-streams --preset tiny",
+        "--set thin-class=higher --grid Msfc.Order=round,priority",
+        "thin-order",
+    ),
+)
+MODES_CMD = " && ".join(
+    [
+        *(
+            f"msfc sweep {where} --scheduler Msfc {grid} --seeds 3 --jobs 2"
+            f" --out results/modes/{out}"
+            for where, grid, out in MODES_SWEEPS
+        ),
+        "python -m msfc.analysis.doctables --collect-sweeps cli-modes results/modes",
+    ]
+)
+#: the model, the build and the three scenarios' programs
+MODES_DEPENDS = (
+    *NS3,
+    "scenarios/scenario-isp-tree.cc",
+    "scenarios/flow-types",
+    "scenarios/scenario-starvation.cc",
+    "scenarios/scenario-thin-streams.cc",
+)
+
+
 def _isp_table(name: str, render, commands: tuple[str, ...]) -> DocTable:
     """An ISP-tree table of docs/isp-tree.md, its data docs/isp-tree/<name>.csv collected from
     the --out directories of `commands` (each ends with its --out)."""
@@ -1745,6 +1947,16 @@ TABLES = {
             _isp_table("isp-quick-thesis", ISP_QUICK_SUMMARY, (ISP_QUICK, ISP_INVERSION)),
             name="results-quick",
             doc="docs/results.md",
+        ),
+        DocTable(
+            "cli-modes",
+            "docs/cli.md",
+            "docs/ns3/modes.csv",
+            _modes,
+            MODES_CMD,
+            MODES_DEPENDS,
+            provenance=True,
+            sweeps=tuple(out for _, _, out in MODES_SWEEPS),
         ),
         _isp_table("isp-thesis", _isp_full_thesis("isp-thesis"), (ISP_FULL,)),
         _isp_table(
@@ -2338,6 +2550,46 @@ def collect_isp(name: str, results: list[Path]) -> Path:
     return out
 
 
+def collect_sweeps(name: str, results: list[Path]) -> Path:
+    """The data of the table `name` made from sweeps of any scenario (DocTable.sweeps): the rows
+    `level == type` and `overall` (its type "all"), `direction == down`, of each study's
+    summary.csv found among `results`, one row per study, configuration, RNG run and type, with
+    the attributes the run set."""
+    t = TABLES.get(name)
+    if t is None or not t.sweeps:
+        names = ", ".join(n for n, t in TABLES.items() if t.sweeps)
+        raise UserError(f"--collect-sweeps {name}: not a table of sweeps ({names})", 2)
+    rows = []
+    for study in t.sweeps:
+        s = pd.read_csv(_isp_summary(study, results))
+        s = s[(s["direction"] == "down") & s["level"].isin(["type", "overall"])]
+        attrs = [c for c in s.columns if c.startswith("attr.")]
+        for _, r in s.iterrows():
+            rows.append(
+                dict(
+                    study=study,
+                    scenario=r["scenario"],
+                    preset=r["preset"],
+                    scheduler=r["scheduler"],
+                    attributes=" ".join(
+                        f"{c[5:]}={_attr_value(r[c])}" for c in attrs if pd.notna(r[c])
+                    ),
+                    rng_run=int(r["rng_run"]),
+                    type=r["group"] if r["level"] == "type" else "all",
+                    flows=int(r["flows"]),
+                    throughput_kbps=round(r["throughput_kbps"], 6),
+                    delay_mean_ms=round(r["delay_mean_ms"], 6),
+                    delay_p99_ms=round(r["delay_p99_ms"], 6),
+                    delay_hmean_ms=round(r["delay_hmean_ms"], 6),
+                    lost_packets=int(r["lost_packets"]),
+                    msfc_version=r["meta.msfc_version"],
+                )
+            )
+    out = ROOT / t.data
+    pd.DataFrame(rows).to_csv(out, index=False)
+    return out
+
+
 def collect_linux(group: str, results: Path, commit: str) -> Path:
     """The data of one group of the UML testbed's tables (linuxtables.GROUPS) from the
     results directory of its bench run, and its stamp: measured at `commit` (the results do
@@ -2425,6 +2677,13 @@ def main(argv: list[str] | None = None) -> int:
         " runs' --out directories RESULTS... (or directories that hold them)",
     )
     g.add_argument(
+        "--collect-sweeps",
+        nargs="+",
+        metavar=("NAME", "RESULTS"),
+        help="a table of sweeps of any scenario (its CSV) from the summary.csv of the sweeps'"
+        " --out directories RESULTS... (or directories that hold them)",
+    )
+    g.add_argument(
         "--collect-linux",
         nargs=2,
         metavar=("GROUP", "RESULTS"),
@@ -2483,6 +2742,13 @@ def main(argv: list[str] | None = None) -> int:
                 raise UserError("--collect-linux needs --commit (the commit it was measured at)", 2)
             group, results = a.collect_linux
             print(f"wrote {collect_linux(group, Path(results), a.commit).relative_to(ROOT)}")
+        elif a.collect_sweeps:
+            if len(a.collect_sweeps) < 2:
+                raise UserError(
+                    "--collect-sweeps NAME RESULTS...: name the table and its results", 2
+                )
+            name, *results = a.collect_sweeps
+            print(f"wrote {collect_sweeps(name, [Path(r) for r in results]).relative_to(ROOT)}")
         elif a.accept:
             if a.accept not in TABLES:
                 raise UserError(f"--accept {a.accept}: no such table ({', '.join(TABLES)})", 2)
