@@ -286,6 +286,8 @@ def main() -> int:
     iso_runs = [n for n in (0, 1) if res.text(f"iso_flows{n}.txt").strip()]
     iso_run = iso_runs[-1] if iso_runs else 0
     iso_queues = [int(res.text(f"iso_flows{n}.txt").strip()) for n in iso_runs]
+    # the runs whose files the checks below read: the first at least, when none wrote its count
+    iso_checked = iso_runs or [0]
     iso = []
     for i in range(2):
         try:
@@ -357,7 +359,7 @@ def main() -> int:
         "nqb_lost_packets": nqb_lost,
         "nqb_demotions": lq.get("nqb_demotions", -1),
     }
-    for run in ("modes", "quanta", "inv", *(f"iso{n}" for n in iso_runs or [0]), "auto", "le"):
+    for run in ("modes", "quanta", "inv", *(f"iso{n}" for n in iso_checked), "auto", "le"):
         steps = [f"{x}_{run}" for x in ("load", "add", "del", "unload")]
         check(
             f"{run} run: load, add, del, unload",
@@ -403,7 +405,7 @@ def main() -> int:
         ("inversion", json.loads(res.text("stats_inv_j.out") or "{}")),
         *(
             (f"isolate {n}", json.loads(res.text(f"stats_iso{n}_j.out") or "{}"))
-            for n in iso_runs or [0]
+            for n in iso_checked
         ),
         ("auto", au),
         ("le", le),
