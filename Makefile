@@ -17,7 +17,7 @@ APT_PACKAGES := cmake ninja-build g++ make
 
 .PHONY: all setup deps build lint format test test-ns3 test-python test-kernel test-vm bpf test-bpf bench \
         bench-dumbbell bench-cost bench-isp-cost bench-kernel bench-linux bench-linux-vm bench-linux-cost bench-seeds bench-seed001 \
-        bench-seed002 bench-seed003 bench-seed004 diff-test fuzz-long clean help \
+        bench-seed002 bench-seed003 bench-seed004 bench-msfc-shaper diff-test fuzz-long clean help \
         wheel dist install install-kernel install-boot install-python install-bpf deb-bpf
 
 all: build
@@ -34,6 +34,7 @@ help:
 	@echo "make bench-cost - per-packet cost of MSFC against FQ-CoDel in ns-3"
 	@echo "make bench-isp-cost - simulation cost of the ISP tree per scheduler"
 	@echo "make bench-kernel - per-packet cost of msfc against fq_codel in the UML kernel"
+	@echo "make bench-msfc-shaper - msfc's own shaper (bandwidth, overhead, atm) against its rate in the UML kernel"
 	@echo "make bench-seeds - the seed experiments of seeds 001, 003 and 004 (tables and figures in SEEDS_OUT)"
 	@echo "make bench-seed001 / bench-seed003 / bench-seed004 - one seed's experiments"
 	@echo "make bench-seed002 - seed 002 (tbf/htb shaping accuracy, HTB vs MSFC guarantee) in the UML kernel"
@@ -211,6 +212,19 @@ bench-seed004: build
 bench-seed002: setup
 	$(MAKE) -C kernel bench-shaping SHAPING_OUT=$(abspath $(SEEDS_OUT))/seed002 \
 	    VENV_PYTHON=$(CURDIR)/$(VENV)/bin/python
+
+# msfc's own shaper against the rate it is given, with CoDel off and with the overhead and ATM
+# compensations (docs/kernel.md): one boot of the UML kernel in time travel with the rate
+# experiment of kernel/test/msfc_shaper.json; its rows in $(RESULTS)/msfc-shaper/rate.csv.
+MSFC_SHAPER_OUT = $(abspath $(RESULTS))/msfc-shaper
+bench-msfc-shaper: setup
+	$(MAKE) -C kernel kernel tc VENV_PYTHON=$(CURDIR)/$(VENV)/bin/python
+	mkdir -p $(MSFC_SHAPER_OUT)
+	cd kernel && $(CURDIR)/$(VENV)/bin/python -m scripts.shaping_boot --linux build/uml/linux \
+	    --hz 100 --highres on --time-travel inf-cpu --spec test/msfc_shaper.json \
+	    --out $(MSFC_SHAPER_OUT)/result.json --log $(MSFC_SHAPER_OUT)/boot.log
+	$(VENV)/bin/python -m msfc.seeds.shaping rate-rows $(MSFC_SHAPER_OUT)/rate.csv \
+	    $(MSFC_SHAPER_OUT)/result.json
 
 # Per-packet cost of MSFC against FQ-CoDel (benchmarks/msfc-qdisc-cost.cc; progress on stderr).
 bench-cost: build

@@ -17,6 +17,9 @@ run after booting.
         the checks of `make -C kernel shaping-test-5.10`: a 5.10 kernel, cbq shapes every rate
         within 2 %, and under the flood the TCP flow in the 1 Mbit/s CBQ class keeps >= 0.9
         Mbit/s with no empty 100 ms interval and no gap over 0.3 s
+    python -m msfc.seeds.shaping rate-rows OUT.csv RESULT.json ...
+        the rate experiments' rows of the boots (msfc.seeds.shaping_metrics.rate_rows) as one
+        CSV: docs/kernel.md's table of msfc's own shaper (`make bench-msfc-shaper`)
     python -m msfc.seeds.shaping cbq-tables OUT RESULT.json ...
         the CBQ benchmark's tables (`make -C kernel bench-shaping-5.10`) from its boots:
         OUT/rate_accuracy.csv, interference_summary.csv, multiflow_summary.csv (tidy rows of
@@ -271,11 +274,21 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("coarse", metavar="COARSE.json", help="the boot with timers on the tick")
     p = sub.add_parser("check-cbq", help="the checks of make -C kernel shaping-test-5.10")
     p.add_argument("result", metavar="RESULT.json", help="the boot of the 5.10 kernel")
+    p = sub.add_parser("rate-rows", help="the rate experiments' rows of boots, as a CSV")
+    p.add_argument("out", metavar="OUT.csv", help="the CSV written (msfc.seeds.write_rows)")
+    p.add_argument("results", metavar="RESULT.json", nargs="+", help="the boots")
     p = sub.add_parser("cbq-tables", help="the CBQ benchmark's CSVs and tables.md")
     p.add_argument("out", metavar="OUT", help="directory the tables are written to")
     p.add_argument("results", metavar="RESULT.json", nargs="+", help="the benchmark's boots")
     a = ap.parse_args(argv)
 
+    if a.command == "rate-rows":
+        rows = [r for path in a.results for r in sm.rate_rows(read_result(path))]
+        if not rows:
+            raise SystemExit(f"msfc.seeds.shaping: {', '.join(a.results)}: no rate experiment")
+        write_rows(a.out, rows)
+        print(f"msfc.seeds.shaping: {len(rows)} rows -> {a.out}")
+        return 0
     if a.command == "cbq-tables":
         print(write_cbq_tables(a.out, [read_result(p) for p in a.results]))
         return 0
