@@ -202,3 +202,42 @@ def test_shaping_command_refuses_what_is_not_a_result(tmp_path):
     path.write_text("{}")
     with pytest.raises(SystemExit, match="no 'boot' or 'experiments'"):
         shaping.main(["check-cbq", str(path)])
+
+
+def test_rate_rows_command_writes_the_rows_msfcs_shaper_table_reads(tmp_path):
+    """`python -m msfc.seeds.shaping rate-rows`: every rate experiment's rows of the boots in
+    one CSV, which docs/kernel.md's table of msfc's own shaper renders."""
+    from msfc.analysis import doctables as D
+
+    flows = []
+    for name, ratio in (
+        ("msfc", 1.0),
+        ("msfc-codel-off", 1.0),
+        ("msfc-overhead", 0.98331),
+        ("msfc-atm", 0.889308),
+    ):
+        for rate in (1_000_000, 10_000_000):
+            flows.append(
+                {
+                    "shaper": name,
+                    "kind": "msfc",
+                    "burst": None,
+                    "configured_bps": rate,
+                    "offered_bps": 1.5 * rate,
+                    "achieved_bps": ratio * rate,
+                    "delivered": 100,
+                }
+            )
+    res = {"boot": boot(), "experiments": [{"experiment": "rate", "flows": flows}]}
+    out = tmp_path / "rate.csv"
+    assert shaping.main(["rate-rows", str(out), shaping_result(tmp_path, "r", res)]) == 0
+    table = D._msfc_shaper(D.pd.read_csv(out)).splitlines()
+    assert table[0].startswith("| bandwidth | msfc (CoDel on) | msfc, CoDel off |")
+    assert "(charged 1438, expected 0.983310)" in table[0]
+    assert table[2] == "| 1 Mbit/s | 1.000000 | 1.000000 | 0.983310 | 0.889308 |"
+    assert table[3].startswith("| 10 Mbit/s |")
+    with pytest.raises(D.UserError, match="no msfc-atm"):
+        D._msfc_shaper(D.pd.read_csv(out).query("shaper != 'msfc-atm'"))
+    empty = {"boot": boot(), "experiments": []}
+    with pytest.raises(SystemExit, match="no rate experiment"):
+        shaping.main(["rate-rows", str(out), shaping_result(tmp_path, "e", empty)])

@@ -1074,7 +1074,7 @@ UML_KERNEL = (
 SEED002 = (
     *UML_KERNEL,
     "kernel/test/shaping_init.sh",
-    "kernel/scripts/shaping.py",
+    "kernel/test/shaping.py",
     "kernel/scripts/shaping_boot.py",
     "python/msfc/seeds/__init__.py",
     "python/msfc/seeds/seed002.py",
@@ -1263,6 +1263,7 @@ SEED002_CBQ = (
     "kernel/scripts/uml_host_xstate.py",
     "kernel/scripts/build_tc.sh",
     "kernel/test/shaping_init.sh",
+    "kernel/test/shaping.py",
     "kernel/scripts/shaping_boot.py",
     "kernel/scripts/cbq_seed002.py",
     "python/msfc/seeds/__init__.py",
@@ -1287,6 +1288,58 @@ def _seed002_cbq(name: str, data: str, render) -> DocTable:
         SEED002_CBQ,
         provenance=True,
     )
+
+
+#: msfc's own shaper against its rate (docs/kernel.md): the UML kernel and tc, the shaping
+#: experiment's guest side and boot, its spec, and the Python that writes the rows
+MSFC_SHAPER = (
+    *UML_KERNEL,
+    "kernel/test/shaping_init.sh",
+    "kernel/test/shaping.py",
+    "kernel/scripts/shaping_boot.py",
+    "kernel/test/msfc_shaper.json",
+    "python/msfc/seeds/shaping.py",
+    "python/msfc/seeds/shaping_metrics.py",
+)
+MSFC_SHAPER_CMD = (
+    "make bench-msfc-shaper && cp results/msfc-shaper/rate.csv docs/kernel/msfc-shaper.csv"
+)
+#: the frame the shaping experiment sends (kernel/test/shaping.py's FRAME: 1400-byte IP
+#: packets on veth)
+SHAPING_FRAME = 1414
+#: the table's columns, by the spec's shaper name: (heading, the bytes msfc charges for one
+#: frame where its words change that, None where it charges the frame)
+MSFC_SHAPER_COLUMNS = {
+    "msfc": ("msfc (CoDel on)", None),
+    "msfc-codel-off": ("msfc, CoDel off", None),
+    "msfc-overhead": ("`overhead 38 mpu 84`", 1438),
+    "msfc-atm": ("`atm`", 1590),
+}
+
+
+def _msfc_shaper(d: pd.DataFrame) -> str:
+    """The rate experiment's rows of msfc's own shaper: a row per configured rate, a column
+    per configuration, each cell the received frame rate over the configured rate; where the
+    configuration charges more than the frame, its heading gives what it should send."""
+    need = {"shaper", "configured_bps", "achieved_bps"}
+    if not need <= set(d.columns):
+        raise UserError(f"the shaper data lacks {', '.join(sorted(need - set(d.columns)))}", 1)
+    missing = set(MSFC_SHAPER_COLUMNS) - set(d["shaper"])
+    if missing:
+        raise UserError(f"the shaper data has no {', '.join(sorted(missing))}: measure it", 1)
+    heads = ["bandwidth"]
+    for head, charged in MSFC_SHAPER_COLUMNS.values():
+        if charged:
+            head += f" (charged {charged}, expected {SHAPING_FRAME / charged:.6f})"
+        heads.append(head)
+    ratio = d.assign(r=d["achieved_bps"] / d["configured_bps"]).pivot_table(
+        index="configured_bps", columns="shaper", values="r"
+    )
+    rows = [
+        [f"{rate / 1e6:g} Mbit/s", *(f"{ratio.at[rate, q]:.6f}" for q in MSFC_SHAPER_COLUMNS)]
+        for rate in ratio.index
+    ]
+    return LT.md_table(heads, rows)
 
 
 #: what the per-packet cost probe's numbers depend on: the qdiscs and the probe
@@ -1859,6 +1912,15 @@ TABLES = {
             _ns3_cost,
             NS3_COST_CMD,
             NS3_COST,
+            provenance=True,
+        ),
+        DocTable(
+            "kernel-msfc-shaper",
+            "docs/kernel.md",
+            "docs/kernel/msfc-shaper.csv",
+            _msfc_shaper,
+            MSFC_SHAPER_CMD,
+            MSFC_SHAPER,
             provenance=True,
         ),
         DocTable(
