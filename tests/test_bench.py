@@ -109,3 +109,22 @@ def test_sample_percentile_and_jain_index():
     assert metrics.jain_index([0, 0]) == 0.0
     assert metrics.rate_bps(1250, 0.1) == pytest.approx(100_000)
     assert metrics.rate_bps(1250, 0) == 0.0
+
+
+def test_dumbbell_bench_keeps_the_programs_csv_only_when_it_succeeds(tmp_path):
+    """msfc bench dumbbell hands the program --csv=<a temporary file> and keeps it as
+    dumbbell.csv beside dumbbell.txt; a failed run leaves neither."""
+    build = tmp_path / "build"
+    build.mkdir()
+    script = '#!/bin/sh\nfor a; do case "$a" in --csv=*) echo "s,k" > "${a#--csv=}";; esac; done\n'
+    _program(build / "msfc-dumbbell", script + 'echo "table $1"\n')
+    out = tmp_path / "res"
+    args = ["bench", "dumbbell", str(out), "--build-dir", str(build), "--", "--duration=5"]
+    assert main(args) == 0
+    assert (out / "dumbbell.txt").read_text() == "table --duration=5\n"
+    assert (out / "dumbbell.csv").read_text() == "s,k\n"
+    assert sorted(p.name for p in out.iterdir()) == ["dumbbell.csv", "dumbbell.txt"]
+    (out / "dumbbell.csv").unlink()
+    _program(build / "msfc-dumbbell", script + "exit 4\n")
+    assert main(args) == 1
+    assert sorted(p.name for p in out.iterdir()) == ["dumbbell.txt"]  # no CSV, no temporary
