@@ -751,3 +751,43 @@ def test_a_table_of_sweeps_collects_every_run_and_shows_mean_and_interval(monkey
         D._modes(data)
     assert D.main(["--collect-sweeps", "isp-thesis", str(tmp_path)]) == 2  # not a sweeps table
     assert D.main(["--collect-sweeps", "sw"]) == 2  # no results named
+
+
+def test_the_dumbbell_table_shows_groups_then_msfcs_class_counters():
+    rows = [
+        dict(
+            scheduler="Msfc",
+            kind="group",
+            name="class0",
+            goodput_mbps=1.3527,
+            share=0.1442,
+            delay_ms=41.03,
+            lost_packets=211,
+        ),
+        dict(
+            scheduler="Msfc",
+            kind="class",
+            name="0",
+            enqueued_packets=6682,
+            dequeued_packets=6471,
+            dequeued_bytes=3802372,
+            codel_drops=211,
+            overload_drops=0,
+            ecn_marks=0,
+        ),
+        dict(
+            scheduler="FqCoDel",
+            kind="group",
+            name="class0",
+            goodput_mbps=3.13,
+            share=0.3335,
+            delay_ms=29.51,
+            lost_packets=165,
+        ),
+    ]
+    text = D._dumbbell(D.pd.DataFrame(rows))
+    assert "| Msfc | class0 | 1.353 | 0.144 | 41.0 | 211 |" in text
+    assert "| FqCoDel | class0 | 3.130 | 0.334 | 29.5 | 165 |" in text
+    assert "| Msfc | 0 | 6682 | 6471 | 3802372 | 211 | 0 | 0 |" in text
+    with pytest.raises(UserError, match="lacks share"):
+        D._dumbbell(D.pd.DataFrame(rows).drop(columns="share"))

@@ -1221,6 +1221,48 @@ def _cbq_multiflow(d: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
+#: the dumbbell of docs/results.md: the model, the scenario library's dumbbell and the build,
+#: the program and the command that runs it and keeps its CSV
+DUMBBELL = (*NS3, "examples/msfc-dumbbell.cc", "python/msfc/sim/program_bench.py")
+DUMBBELL_CMD = "make bench-dumbbell && cp results/dumbbell.csv docs/ns3/dumbbell.csv"
+
+
+def _dumbbell(d: pd.DataFrame) -> str:
+    """msfc-dumbbell's rows (--csv): per scheduler and group its goodput, share of the total,
+    mean delay and lost packets; then MSFC's class counters at the bottleneck."""
+    need = {"scheduler", "kind", "name", "goodput_mbps", "share", "delay_ms", "lost_packets"}
+    if not need <= set(d.columns):
+        raise UserError(f"the dumbbell data lacks {', '.join(sorted(need - set(d.columns)))}", 1)
+    groups = [
+        [r.scheduler, r.name, f"{r.goodput_mbps:.3f}", f"{r.share:.3f}", f"{r.delay_ms:.1f}"]
+        + [str(int(r.lost_packets))]
+        for r in d[d["kind"] == "group"].itertuples()
+    ]
+    counters = (
+        "enqueued_packets",
+        "dequeued_packets",
+        "dequeued_bytes",
+        "codel_drops",
+        "overload_drops",
+        "ecn_marks",
+    )
+    classes = [
+        [r["scheduler"], str(r["name"]), *(str(int(r[c])) for c in counters)]
+        for _, r in d[d["kind"] == "class"].iterrows()
+    ]
+    out = LT.md_table(
+        ["scheduler", "group", "goodput Mbit/s", "share", "mean delay ms", "lost packets"],
+        groups,
+        ["---", "---"] + ["---:"] * 4,
+    )
+    if classes:
+        heads = ["scheduler", "class", "enqueued", "dequeued", "dequeued bytes"]
+        heads += ["CoDel drops", "overload drops", "ECN marks"]
+        out += "\n\nMSFC's class counters at the bottleneck (packets, bytes):\n\n"
+        out += LT.md_table(heads, classes, ["---", "---"] + ["---:"] * 6)
+    return out
+
+
 #: what ns-3's per-packet cost depends on: the model and the build, the benchmark program and
 #: the command that runs it and keeps its CSV
 NS3_COST = (*NS3, "benchmarks/msfc-qdisc-cost.cc", "python/msfc/sim/program_bench.py")
@@ -1904,6 +1946,15 @@ TABLES = {
             _seed003_phases,
             SEED003,
             _seed("class-aqm", "seed003"),
+        ),
+        DocTable(
+            "results-dumbbell",
+            "docs/results.md",
+            "docs/ns3/dumbbell.csv",
+            _dumbbell,
+            DUMBBELL_CMD,
+            DUMBBELL,
+            provenance=True,
         ),
         DocTable(
             "ns3-cost",
