@@ -791,3 +791,22 @@ def test_the_dumbbell_table_shows_groups_then_msfcs_class_counters():
     assert "| Msfc | 0 | 6682 | 6471 | 3802372 | 211 | 0 | 0 |" in text
     with pytest.raises(UserError, match="lacks share"):
         D._dumbbell(D.pd.DataFrame(rows).drop(columns="share"))
+
+
+def test_every_table_of_measured_figures_is_a_doc_table_or_listed_with_its_reason():
+    """A Markdown table of measured figures outside the markers is a decision: listed in
+    doctables.HAND_TABLES with why it is not made from data (a record of particular runs,
+    timings, the qemu testbed not yet collected, ...); a listed one that became a doc table
+    leaves the list."""
+    docs = sorted(p.relative_to(D.ROOT).as_posix() for p in (D.ROOT / "docs").glob("*.md"))
+    found = D.hand_tables([*docs, "README.md"])
+    unlisted = [
+        f"{d}:{line}: | {head} |" for d, head, line in found if (d, head) not in D.HAND_TABLES
+    ]
+    assert not unlisted, "neither doc tables nor in doctables.HAND_TABLES:\n" + "\n".join(unlisted)
+    gone = set(D.HAND_TABLES) - {(d, head) for d, head, _ in found}
+    assert not gone, f"doctables.HAND_TABLES lists tables the docs no longer have: {sorted(gone)}"
+    # the scan sees a table of figures and not one of words
+    assert ("docs/results.md", "build | backlogged, `Isolate=both` | ratio") in {
+        (d, h) for d, h, _ in found
+    }

@@ -96,6 +96,7 @@ import hashlib
 import importlib
 import json
 import platform
+import re
 import subprocess
 import sys
 from collections.abc import Callable
@@ -334,7 +335,8 @@ class IspCol:
     scheduler: str = "Msfc"
     attributes: str = ""  # the attributes the configuration sets ("Msfc.Inversion=prevent")
     #: throughput_kbps, delay_mean_ms, delay_p99_ms, lost_packets, flows; "summary": throughput,
-    #: then mean / p99 delay
+    #: then mean / p99 delay; "kbps / delays": the three with three significant digits (two
+    #: decimals of a throughput below 1000)
     metric: str = "throughput_kbps"
     #: a thesis table (3.7, 3.9): the thesis's value of `scheduler` in it instead, times the
     #: configuration's rate scale (msfc/data/thesis-tables.json)
@@ -357,9 +359,20 @@ def _thesis_heading(scale: float) -> str:
     return f"thesis x{scale:g}"
 
 
+def _sig3(x: float) -> str:
+    """Three significant digits, trailing zeros kept, whole numbers from 100 up: 81.0, 261,
+    2307."""
+    return f"{x:.{max(0, 3 - len(str(int(abs(x)))))}f}"
+
+
 def _isp_cell(r: pd.Series, metric: str) -> str:
     if metric == "summary":
         return f"{_f1(r['throughput_kbps'])}, {_f1(r['delay_mean_ms'])} / {_f1(r['delay_p99_ms'])}"
+    if metric == "kbps / delays":
+        tp, delays = r["throughput_kbps"], (r["delay_mean_ms"], r["delay_p99_ms"])
+        cells = [f"{tp:.2f}" if tp < 1000 else f"{tp:.0f}"]
+        cells += [_sig3(x) for x in delays]
+        return " / ".join(cells)
     if metric in ("lost_packets", "flows"):
         return str(int(r[metric]))
     return _f1(r[metric])
@@ -1649,6 +1662,17 @@ def _linux(name: str, doc: str, group: str, render) -> DocTable:
 ISP = (*NS3, "scenarios/scenario-isp-tree.cc", "scenarios/flow-types")
 #: every flow type in class 1: the ISP tree with every packet unmarked
 UNMARKED = "priorities=SSH=1,voip=1,game=1,TVStream=1,http=1,download=1,torrent=1"
+#: the full-scale tree with every packet unmarked: MSFC with auto, the marked thesis mode (the
+#: run of ISP_FULL's sweep, which a copy of its run directory lets this sweep take as done)
+#: and the class-blind baselines
+ISP_FULL_UNMARKED = (
+    f"msfc sweep isp-tree --preset thesis --set {UNMARKED} --scheduler Msfc"
+    " --set Msfc.Auto=unmarked --set Msfc.Boost=across --grid Msfc.Flows=8192"
+    " --out results/ispfull/isp-unmarked-auto",
+    "msfc sweep isp-tree --preset thesis --grid scheduler=Msfc --out results/ispfull/isp-marked",
+    f"msfc sweep isp-tree --preset thesis --set {UNMARKED} --grid scheduler=FqCoDel,FqCobalt"
+    " --jobs 2 --out results/ispfull/isp-unmarked-base",
+)
 
 
 def _isp_quick_cols(metric: str) -> tuple[IspCol, ...]:
@@ -2073,6 +2097,23 @@ TABLES = {
         ),
         _isp_table("isp-thesis", _isp_full_thesis("isp-thesis"), (ISP_FULL,)),
         _isp_table(
+            "isp-thesis-unmarked",
+            _isp_types(
+                IspCol(
+                    "unmarked, `auto`",
+                    "isp-unmarked-auto",
+                    attributes="Msfc.Auto=unmarked Msfc.Boost=across Msfc.Flows=8192",
+                    metric="kbps / delays",
+                ),
+                IspCol("marked, thesis mode", "isp-marked", metric="kbps / delays"),
+                IspCol("unmarked, FqCoDel", "isp-unmarked-base", "FqCoDel", metric="kbps / delays"),
+                IspCol(
+                    "unmarked, FqCobalt", "isp-unmarked-base", "FqCobalt", metric="kbps / delays"
+                ),
+            ),
+            ISP_FULL_UNMARKED,
+        ),
+        _isp_table(
             "isp-p2p-inversion-wrong",
             _isp_inversion("isp-p2p-inversion-wrong"),
             (ISP_P2P_INVERSION_WRONG,),
@@ -2275,6 +2316,86 @@ TABLES = {
         ),
     )
 }
+
+
+#: the Markdown tables in the docs with measured figures that are not doc tables, each with
+#: why: (the doc, its header cells up to the third) -> the reason. tests/test_doctables.py
+#: fails on a table with measured figures outside the markers that is not listed here (or
+#: listed and gone), so a new hand table is a decision, not an accident
+RECORD = "a dated record of particular runs, with its command in the text"
+TIMING = "timing records of particular runs on a shared machine (CPU and wall seconds)"
+QEMU = (
+    "the stock-kernel testbed under qemu (make bench-linux-vm): TCG-emulated, dated, not yet"
+    " collected into data"
+)
+REFERENCE = "parameters and set-up, not a measurement"
+HAND_TABLES = {
+    ("docs/algorithm.md", "configuration | `weights=rounded` | `weights=exact`"): (
+        "the ns-3 test msfc-queue-disc's verbose output (the test checks the bound)"
+    ),
+    ("docs/algorithm.md", "setting | recommend | what it gives (measured)"): (
+        "quotes the doc tables it names, with their commits"
+    ),
+    ("docs/cli.md", "scenario | preset | simulated s"): TIMING,
+    ("docs/isp-tree.md", "part | thesis | here"): REFERENCE,
+    ("docs/isp-tree.md", "preset | what | thesis counterpart"): REFERENCE,
+    (
+        "docs/isp-tree.md",
+        "variant | thesis priorities: TV kbps (lost) | wrong priorities: TV /"
+        " HTTP / download / torrent kbps",
+    ): (
+        "two variants of Inversion=prevent whose code was never committed: no command at HEAD"
+        " measures them"
+    ),
+    ("docs/isp-tree.md", "scheduler | events | wall s (1st)"): TIMING,
+    ("docs/isp-tree.md", "run | events | wall s"): TIMING,
+    ("docs/kernel.md", "Check (2026-11-27, qemu TCG, 1 vCPU) | Result"): (
+        "one run of the BPF qdisc's VM test, which make test runs and checks every time"
+    ),
+    ("docs/kernel.md", "what | command | result"): RECORD,
+    ("docs/linux-testbed.md", "part | what"): REFERENCE,
+    ("docs/linux-testbed.md", "qdisc | up EF | up CS5"): QEMU,
+    ("docs/linux-testbed.md", "qdisc | EF med | EF p99"): QEMU,
+    ("docs/linux-testbed.md", "qdisc | EF run 1 | EF run 2"): QEMU,
+    ("docs/linux-testbed.md", "qdisc | EF irtt median / p99 (ms) | BE"): QEMU,
+    ("docs/linux-testbed.md", "qdisc | CS1 share | BE share"): QEMU,
+    ("docs/linux-testbed.md", "qdisc | isolation on the router's egress (up / down) | A up"): QEMU,
+    ("docs/linux-testbed.md", "qdisc | A up | B up"): QEMU,
+    ("docs/linux-testbed.md", "qdisc | CS1 Mbit/s | BE Mbit/s"): QEMU,
+    ("docs/linux-testbed.md", "qdisc | CUBIC Mbit/s | BBR Mbit/s"): QEMU,
+    ("docs/linux-testbed.md", "qdisc | TCP (flood BE) | flood BE delivered"): QEMU,
+    ("docs/results.md", "workload | flows | FqCoDel"): (
+        "the per-mode cost runs made as each mode was added, kept as their record below the"
+        " ns3-cost doc table, which measures every mode at HEAD"
+    ),
+    ("docs/results.md", "build | backlogged, `Isolate=both` | ratio"): RECORD,
+}
+
+
+def hand_tables(docs: list[str]) -> list[tuple[str, str, int]]:
+    """The Markdown tables of `docs` outside the doc tables' markers whose rows hold at least
+    four decimal numbers (measured figures, as opposed to tables of words): (doc, header cells
+    up to the third joined by " | ", line number)."""
+    out = []
+    for doc in docs:
+        lines = (ROOT / doc).read_text().splitlines()
+        inside, i = False, 0
+        while i < len(lines):
+            if lines[i].startswith("<!-- table:"):
+                inside = True
+            elif lines[i].startswith(END):
+                inside = False
+            if lines[i].startswith("|") and not inside:
+                j = i
+                while j < len(lines) and lines[j].startswith("|"):
+                    j += 1
+                if len(re.findall(r"\d+\.\d+", " ".join(lines[i + 2 : j]))) >= 4:
+                    cells = [c.strip() for c in lines[i].strip().strip("|").split("|")]
+                    out.append((doc, " | ".join(cells[:3]), i + 1))
+                i = j
+                continue
+            i += 1
+    return out
 
 
 # -- digests of the dependencies ------------------------------------------------------------
@@ -2827,6 +2948,9 @@ def main(argv: list[str] | None = None) -> int:
             for t in TABLES.values():
                 print(f"{t.name}: {t.doc}, data {t.data}\n  measure: {t.command}")
                 print(f"  depends on: {', '.join(t.depends)}")
+            print("\ntables of measured figures that are not made from data (HAND_TABLES):")
+            for (doc, head), why in HAND_TABLES.items():
+                print(f"{doc}: | {head} |\n  {why}")
         elif a.check:
             bad = problems()
             for p in bad:
