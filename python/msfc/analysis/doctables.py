@@ -108,6 +108,7 @@ import pandas as pd
 from .. import seeds as S
 from ..errors import UserError
 from ..seeds import shaping as SH
+from ..seeds import shaping_metrics as sm
 from ..sim import isp_cost as ISP_COST
 from . import linuxtables as LT
 
@@ -141,6 +142,18 @@ class DocTable:
     #: summary.csv rows (per type and overall, download) it is made from (--collect-sweeps NAME
     #: RESULTS...)
     sweeps: tuple[str, ...] = ()
+
+
+def _require_columns(d: pd.DataFrame, need: set[str], what: str) -> None:
+    """UserError naming the columns `need` that the data of `what` ("cost", "profile", ...)
+    lacks."""
+    if not need <= set(d.columns):
+        raise UserError(f"the {what} data lacks {', '.join(sorted(need - set(d.columns)))}", 1)
+
+
+def _flows_heading(flows: int) -> str:
+    """A cost table's column of a number of flows: "1 flow", "64 flows"."""
+    return f"{flows} flow{'s' if flows > 1 else ''}"
 
 
 def _f1(x: float) -> str:
@@ -1182,7 +1195,6 @@ def _cbq_rate(d: pd.DataFrame) -> str:
     travel): achieved kbit/s per configured rate, tick timers then high-resolution ones, the
     tick model of that tbf at HZ=100 and what the seed's text says of its Figure 14."""
     from ..seeds import seed002
-    from ..seeds import shaping_metrics as sm
 
     pub = S.published()["seed002"]
     d = d[d["time_travel"] == "inf-cpu"]
@@ -1243,9 +1255,11 @@ DUMBBELL_CMD = "make bench-dumbbell && cp results/dumbbell.csv docs/ns3/dumbbell
 def _dumbbell(d: pd.DataFrame) -> str:
     """msfc-dumbbell's rows (--csv): per scheduler and group its goodput, share of the total,
     mean delay and lost packets; then MSFC's class counters at the bottleneck."""
-    need = {"scheduler", "kind", "name", "goodput_mbps", "share", "delay_ms", "lost_packets"}
-    if not need <= set(d.columns):
-        raise UserError(f"the dumbbell data lacks {', '.join(sorted(need - set(d.columns)))}", 1)
+    _require_columns(
+        d,
+        {"scheduler", "kind", "name", "goodput_mbps", "share", "delay_ms", "lost_packets"},
+        "dumbbell",
+    )
     groups = [
         [r.scheduler, r.name, f"{r.goodput_mbps:.3f}", f"{r.share:.3f}", f"{r.delay_ms:.1f}"]
         + [str(int(r.lost_packets))]
@@ -1286,9 +1300,7 @@ def _ns3_cost(d: pd.DataFrame) -> str:
     """msfc-qdisc-cost's medians (ns per dequeue + re-enqueue step), a row per workload and
     number of flows: FQ-CoDel, MSFC in the thesis mode and their ratio, then each of MSFC's
     modes with its ratio to the thesis mode, all measured in one run, interleaved."""
-    need = {"workload", "scheduler", "flows", "ns_per_packet"}
-    if not need <= set(d.columns):
-        raise UserError(f"the cost data lacks {', '.join(sorted(need - set(d.columns)))}", 1)
+    _require_columns(d, {"workload", "scheduler", "flows", "ns_per_packet"}, "cost")
     ns = d.pivot_table(
         index=["workload", "flows"], columns="scheduler", values="ns_per_packet", sort=False
     )
@@ -1359,9 +1371,6 @@ MSFC_SHAPER = (
 MSFC_SHAPER_CMD = (
     "make bench-msfc-shaper && cp results/msfc-shaper/rate.csv docs/kernel/msfc-shaper.csv"
 )
-#: the frame the shaping experiment sends (kernel/test/shaping.py's FRAME: 1400-byte IP
-#: packets on veth)
-SHAPING_FRAME = 1414
 #: the table's columns, by the spec's shaper name: (heading, the bytes msfc charges for one
 #: frame where its words change that, None where it charges the frame)
 MSFC_SHAPER_COLUMNS = {
@@ -1376,16 +1385,14 @@ def _msfc_shaper(d: pd.DataFrame) -> str:
     """The rate experiment's rows of msfc's own shaper: a row per configured rate, a column
     per configuration, each cell the received frame rate over the configured rate; where the
     configuration charges more than the frame, its heading gives what it should send."""
-    need = {"shaper", "configured_bps", "achieved_bps"}
-    if not need <= set(d.columns):
-        raise UserError(f"the shaper data lacks {', '.join(sorted(need - set(d.columns)))}", 1)
+    _require_columns(d, {"shaper", "configured_bps", "achieved_bps"}, "shaper")
     missing = set(MSFC_SHAPER_COLUMNS) - set(d["shaper"])
     if missing:
         raise UserError(f"the shaper data has no {', '.join(sorted(missing))}: measure it", 1)
     heads = ["bandwidth"]
     for head, charged in MSFC_SHAPER_COLUMNS.values():
         if charged:
-            head += f" (charged {charged}, expected {SHAPING_FRAME / charged:.6f})"
+            head += f" (charged {charged}, expected {sm.FRAME / charged:.6f})"
         heads.append(head)
     ratio = d.assign(r=d["achieved_bps"] / d["configured_bps"]).pivot_table(
         index="configured_bps", columns="shaper", values="r"
@@ -1415,9 +1422,7 @@ def _kernel_cost(d: pd.DataFrame) -> str:
     """The probe's cost per qdisc (bench_summary.py's tidy rows): the median ns per packet
     over the repetitions for each number of flows, in the order the boot measured the qdiscs,
     then the ratios of those medians to msfc's and to fq_codel's."""
-    need = {"qdisc", "flows", "ns_per_packet"}
-    if not need <= set(d.columns):
-        raise UserError(f"the cost data lacks {', '.join(sorted(need - set(d.columns)))}", 1)
+    _require_columns(d, {"qdisc", "flows", "ns_per_packet"}, "cost")
     med = d.groupby(["qdisc", "flows"], sort=False)["ns_per_packet"].median().unstack("flows")
     flows = sorted(med.columns)
     for ref in ("msfc", "fq_codel"):
@@ -1429,7 +1434,7 @@ def _kernel_cost(d: pd.DataFrame) -> str:
             return "1"
         return ", ".join(f"{med.at[q, f] / med.at[ref, f]:.2f}" for f in flows)
 
-    heads = ["qdisc", *(f"{f} flow{'s' if f > 1 else ''}" for f in flows)]
+    heads = ["qdisc", *(_flows_heading(f) for f in flows)]
     heads += ["ratio to `msfc`", "ratio to `fq_codel`"]
     rows = []
     for q in med.index:
@@ -1492,15 +1497,13 @@ def _bpf_cost(d: pd.DataFrame) -> str:
     """The probe's rounds (cost.csv of one kernel): ns per packet, the median over the rounds
     per qdisc and number of flows; then each ratio of BPF_COST_RATIOS taken within each round,
     its median and range over the rounds."""
-    need = {"round", "flows", "qdisc", "ns_per_packet"}
-    if not need <= set(d.columns):
-        raise UserError(f"the cost data lacks {', '.join(sorted(need - set(d.columns)))}", 1)
+    _require_columns(d, {"round", "flows", "qdisc", "ns_per_packet"}, "cost")
     missing = set(BPF_COST_ROWS) - set(d["qdisc"])
     if missing:
         raise UserError(f"the cost data has no {', '.join(sorted(missing))}: measure it again", 1)
     ns = d.pivot_table(index=["flows", "round"], columns="qdisc", values="ns_per_packet")
     flows = sorted(d["flows"].unique())
-    heads = [f"{f} flow{'s' if f > 1 else ''}" for f in flows]
+    heads = [_flows_heading(f) for f in flows]
     med = ns.groupby(level="flows").median()
     rows = [[name, *(f"{med.at[f, q]:.0f}" for f in flows)] for q, name in BPF_COST_ROWS.items()]
     ratios = []
@@ -1530,9 +1533,9 @@ def _vm_cost(d: pd.DataFrame) -> str:
     (msfc.linux.cost.cost_summary, what its tables.md gives)."""
     from ..linux import cost as C
 
-    need = {"round", "flows", "qdisc", "ns_per_packet", "kernel", "accel", "lost"}
-    if not need <= set(d.columns):
-        raise UserError(f"the cost data lacks {', '.join(sorted(need - set(d.columns)))}", 1)
+    _require_columns(
+        d, {"round", "flows", "qdisc", "ns_per_packet", "kernel", "accel", "lost"}, "cost"
+    )
     unknown = set(d["qdisc"]) - set(C.COST_QDISCS)
     if unknown:
         raise UserError(f"the cost data names qdiscs the testbed does not: {sorted(unknown)}", 1)
@@ -1553,7 +1556,7 @@ def _vm_cost(d: pd.DataFrame) -> str:
                 f"({x[base + '_min']:.2f}-{x[base + '_max']:.2f})"
             )
         rows.append(cells)
-    heads = ["qdisc", "tc", *(f"{f} flow{'s' if f > 1 else ''}" for f in flows)]
+    heads = ["qdisc", "tc", *(_flows_heading(f) for f in flows)]
     return LT.md_table(heads, rows)
 
 
@@ -1563,9 +1566,7 @@ def _vm_profile(d: pd.DataFrame) -> str:
     and qdisc, in %."""
     from ..linux import cost as C
 
-    need = {"qdisc", "percent", "group"}
-    if not need <= set(d.columns):
-        raise UserError(f"the profile data lacks {', '.join(sorted(need - set(d.columns)))}", 1)
+    _require_columns(d, {"qdisc", "percent", "group"}, "profile")
     qdiscs = list(dict.fromkeys(d["qdisc"]))
     groups = [g for g, _ in C.PROFILE_GROUPS] + ["qdisc's own code", "other kernel code"]
     groups += [g for g in dict.fromkeys(d["group"]) if g not in groups]
@@ -1577,11 +1578,13 @@ def _vm_profile(d: pd.DataFrame) -> str:
 def _vm_cost_tables() -> list[DocTable]:
     """A cost table per kernel of make bench-linux-cost, and one of its profile where the
     run profiles (not in Debian 13's kernels: the host's perf needs other libraries)."""
+    from ..linux import cost as C
+
     out = []
     for k in VM_COST_KERNELS:
         short = k.split("+")[0].removesuffix("-amd64")
         for kind, render in (("cost", _vm_cost), ("profile", _vm_profile)):
-            if kind == "profile" and "+deb13-" in k:
+            if kind == "profile" and C.DEB13_MARK in k:
                 continue
             data = f"docs/linux-testbed/linux-cost/{k}/{kind}.csv"
             out.append(
@@ -2381,7 +2384,7 @@ def hand_tables(docs: list[str]) -> list[tuple[str, str, int]]:
         lines = (ROOT / doc).read_text().splitlines()
         inside, i = False, 0
         while i < len(lines):
-            if lines[i].startswith("<!-- table:"):
+            if lines[i].startswith(BEGIN.split("{}")[0]):
                 inside = True
             elif lines[i].startswith(END):
                 inside = False
@@ -2714,6 +2717,18 @@ def _isp_device_drops(study_dir: Path, config_hash: str) -> dict[str, int]:
     return {} if drops is None else {"device_queue_drops": int(drops)}
 
 
+def _download_rows(summary: Path) -> pd.DataFrame:
+    """A summary.csv's download rows per type and overall (what the collectors keep)."""
+    s = pd.read_csv(summary)
+    return s[(s["direction"] == "down") & s["level"].isin(["type", "overall"])]
+
+
+def _set_by(r: pd.Series, columns: list[str]) -> str:
+    """What a run set among `columns` (attr.Msfc.Boost, cfg.ratio, ...) as "Msfc.Boost=on
+    ratio=16": each column without its prefix, in the columns' order, the unset left out."""
+    return " ".join(f"{c.split('.', 1)[1]}={_attr_value(r[c])}" for c in columns if pd.notna(r[c]))
+
+
 def collect_isp(name: str, results: list[Path]) -> Path:
     """The data of the ISP-tree table `name` (docs/isp-tree/<name>.csv): the rows `level ==
     type` and `overall` (its type "all"), `direction == down`, of the summary.csv of each of its
@@ -2729,8 +2744,7 @@ def collect_isp(name: str, results: list[Path]) -> Path:
     # (the measures to 6 decimals: a table's cells, to 1, are rounded once, not twice)
     for study in t.isp:
         summary = _isp_summary(study, results)
-        s = pd.read_csv(summary)
-        s = s[(s["direction"] == "down") & s["level"].isin(["type", "overall"])]
+        s = _download_rows(summary)
         flows = _isp_flows(summary.parent / "flows.csv")
         clients = _isp_clients(flows)
         classes = _isp_classes(summary.parent, flows)
@@ -2747,8 +2761,7 @@ def collect_isp(name: str, results: list[Path]) -> Path:
             and s[c].nunique() > 1
         ]
         for _, r in s.iterrows():
-            given = [f"{c[5:]}={_attr_value(r[c])}" for c in attrs if pd.notna(r[c])]
-            given += [f"{c[4:]}={_attr_value(r[c])}" for c in swept if pd.notna(r[c])]
+            given = _set_by(r, [*attrs, *swept])
             pri = r["cfg.priorities"]
             overall = r["level"] == "overall"
             per_client = clients.get(r["config_hash"], {}) if overall else {}
@@ -2758,7 +2771,7 @@ def collect_isp(name: str, results: list[Path]) -> Path:
                 dict(
                     study=study,
                     scheduler=r["scheduler"],
-                    attributes=" ".join(given),
+                    attributes=given,
                     priorities=pri if isinstance(pri, str) else "",
                     flow_types=r["cfg.flow-types"],
                     type=r["group"] if r["level"] == "type" else "all",
@@ -2795,8 +2808,7 @@ def collect_sweeps(name: str, results: list[Path]) -> Path:
         raise UserError(f"--collect-sweeps {name}: not a table of sweeps ({names})", 2)
     rows = []
     for study in t.sweeps:
-        s = pd.read_csv(_isp_summary(study, results))
-        s = s[(s["direction"] == "down") & s["level"].isin(["type", "overall"])]
+        s = _download_rows(_isp_summary(study, results))
         attrs = [c for c in s.columns if c.startswith("attr.")]
         for _, r in s.iterrows():
             rows.append(
@@ -2805,9 +2817,7 @@ def collect_sweeps(name: str, results: list[Path]) -> Path:
                     scenario=r["scenario"],
                     preset=r["preset"],
                     scheduler=r["scheduler"],
-                    attributes=" ".join(
-                        f"{c[5:]}={_attr_value(r[c])}" for c in attrs if pd.notna(r[c])
-                    ),
+                    attributes=_set_by(r, attrs),
                     rng_run=int(r["rng_run"]),
                     type=r["group"] if r["level"] == "type" else "all",
                     flows=int(r["flows"]),
