@@ -285,6 +285,9 @@ def test_cost_profiles_no_debian13_kernel(tmp_path, capsys):
     probe.write_bytes(b"")
     assert vm.main([*base, "--probe", str(probe), "--profile", "msfc"]) == 1
     assert "--profile ''" in capsys.readouterr().err
+    # asked for explicitly, the default's own qdiscs too
+    assert vm.main([*base, "--probe", str(probe), "--profile", "msfc,fq_codel,cake"]) == 1
+    assert "--profile ''" in capsys.readouterr().err
     # the default: no profile, so no perf is looked for; it stops at the missing cost.sh
     assert vm.main([*base, "--probe", str(probe)]) == 1
     out = capsys.readouterr()

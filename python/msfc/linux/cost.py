@@ -54,7 +54,7 @@ COST_MAX_FLOWS = 65535 - 10000  # the probe gives flow n the UDP source port 100
 COST_APPEND = "clocksource=tsc tsc=reliable"
 # perf (Debian's linux-perf) and the libraries it loads go into the job of a profiled run.
 PERF = Path("/usr/bin/perf")
-#: the qdiscs profiled unless --profile says otherwise
+#: the qdiscs profiled unless --profile says otherwise (its default, None, means these)
 DEFAULT_PROFILE = "msfc,fq_codel,cake"
 #: in the name of a Debian 13 kernel, whose guest is Debian 13's (kernel/Makefile's test): the
 #: host's perf and its libraries cannot be copied into it, so its runs are not profiled
@@ -349,9 +349,10 @@ def cost(args) -> int:
         raise TestbedError(
             f"--flows: at most {COST_MAX_FLOWS} (the probe's UDP source ports 10000 and up)"
         )
-    profile = [q for q in args.profile.split(",") if q]
+    asked = args.profile is not None  # --profile given, even with the default's qdiscs
+    profile = [q for q in (args.profile if asked else DEFAULT_PROFILE).split(",") if q]
     if profile and DEB13_MARK in Path(args.kernel).name:
-        if args.profile != DEFAULT_PROFILE:
+        if asked:
             raise TestbedError(
                 f"--profile {args.profile}: the host's perf cannot run in a Debian 13 kernel's"
                 " guest (its libraries would replace the guest's newer C library); give"

@@ -206,8 +206,9 @@ def main(argv: list[str] | None = None, prog: str = "python -m msfc.linux.vm") -
     )
     p.add_argument(
         "--profile",
-        default=DEFAULT_PROFILE,
-        help="qdiscs to profile with perf after the measurements ('' for none; by default"
+        default=None,
+        help=f"qdiscs to profile with perf after the measurements (default {DEFAULT_PROFILE};"
+        " '' for none; by default"
         " none in a Debian 13 kernel, whose guest cannot run the host's perf)",
     )
     p.add_argument("--profile-batches", type=int, default=2000, help="batches of a profiled run")
