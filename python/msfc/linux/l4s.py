@@ -36,7 +36,7 @@ from pathlib import Path
 from ..seeds import write_rows
 from . import records, uml
 from .flent import quantile
-from .umlbench import bench_script, parse_rates
+from .umlbench import _load, bench_script, parse_rates
 
 QDISCS = ("msfc", "msfc_l4s_thesis", "msfc_l4s")
 #: msfc_l4s's words with another threshold: "msfc_l4s@5ms"
@@ -198,18 +198,14 @@ def convert(out: Path) -> list[dict]:
     result.json run_one writes), in the order of :func:`plan`."""
     rows = []
     for res_json in sorted(out.glob("*mbit/*/result.json")):
-        meta = json.loads(res_json.read_text())
         job = res_json.parent
-        if meta.get("exit_code") != 0:
+        res = _load(job)
+        if res.exit_code != 0:
             print(f"msfc.linux.l4s: {job}: not a finished run, left out", file=sys.stderr)
             continue
-        files = {
-            str(f.relative_to(job / "out")): f.read_bytes()
-            for f in sorted((job / "out").rglob("*"))
-            if f.is_file()
-        }
+        meta = res.files_meta
         (rate,) = parse_rates(meta["rate"][: -len("mbit")].replace("-", "/"))
-        rows.append((rate, row_of(files, rate, meta["qdisc"], str(job))))
+        rows.append((rate, row_of(res.files, rate, meta["qdisc"], str(job))))
     if not rows:
         raise ValueError(f"{out} holds no finished l4s runs (OUT/<rate>/<qdisc>/result.json)")
     rates = sorted({r for r, _ in rows}, key=lambda r: (r.up_kbit, r.down_kbit))
