@@ -178,9 +178,10 @@ bench-linux: setup
 
 # msfc beside cake, an sqm-style HTB, fq_codel and pfifo_fast in Debian's stock kernel under
 # qemu with real traffic (docs/linux-testbed.md); one study per test in $(RESULTS)/linux-vm.
+# VM_ARGS passes options (python -m msfc.linux.vm bench --help).
 bench-linux-vm: setup
 	$(MAKE) -C kernel bench-linux-vm VENV_PYTHON=$(CURDIR)/$(VENV)/bin/python \
-	    BENCH_LINUX_VM_OUT=$(CURDIR)/$(RESULTS)/linux-vm
+	    BENCH_LINUX_VM_OUT=$(CURDIR)/$(RESULTS)/linux-vm VM_ARGS="$(VM_ARGS)"
 
 # Per-packet CPU cost of msfc, fq_codel, cake and pfifo in Debian's stock kernels under qemu,
 # timed inside the kernel by a probe module (docs/linux-testbed.md); $(RESULTS)/linux-cost.
