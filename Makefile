@@ -174,20 +174,20 @@ bench-kernel:
 # $(RESULTS)/linux-testbed.  LINUX_ARGS passes options (python -m msfc.linux bench --help).
 bench-linux: setup
 	$(MAKE) -C kernel bench-linux VENV_PYTHON=$(CURDIR)/$(VENV)/bin/python \
-	    BENCH_LINUX_OUT=$(CURDIR)/$(RESULTS)/linux-testbed LINUX_ARGS="$(LINUX_ARGS)"
+	    BENCH_LINUX_OUT=$(abspath $(RESULTS))/linux-testbed LINUX_ARGS="$(LINUX_ARGS)"
 
 # msfc beside cake, an sqm-style HTB, fq_codel and pfifo_fast in Debian's stock kernel under
 # qemu with real traffic (docs/linux-testbed.md); one study per test in $(RESULTS)/linux-vm.
 # VM_ARGS passes options (python -m msfc.linux.vm bench --help).
 bench-linux-vm: setup
 	$(MAKE) -C kernel bench-linux-vm VENV_PYTHON=$(CURDIR)/$(VENV)/bin/python \
-	    BENCH_LINUX_VM_OUT=$(CURDIR)/$(RESULTS)/linux-vm VM_ARGS="$(VM_ARGS)"
+	    BENCH_LINUX_VM_OUT=$(abspath $(RESULTS))/linux-vm VM_ARGS="$(VM_ARGS)"
 
 # Per-packet CPU cost of msfc, fq_codel, cake and pfifo in Debian's stock kernels under qemu,
 # timed inside the kernel by a probe module (docs/linux-testbed.md); $(RESULTS)/linux-cost.
 bench-linux-cost: setup
 	$(MAKE) -C kernel bench-linux-cost VENV_PYTHON=$(CURDIR)/$(VENV)/bin/python \
-	    BENCH_LINUX_COST_OUT=$(CURDIR)/$(RESULTS)/linux-cost
+	    BENCH_LINUX_COST_OUT=$(abspath $(RESULTS))/linux-cost
 
 # The seeds' experiments (docs/seeds.md), each started with `msfc bench NAME`: tables (CSV and
 # Markdown) and figures in SEEDS_OUT, every simulation kept in SEEDS_OUT/runs/.
