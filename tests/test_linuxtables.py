@@ -11,6 +11,7 @@ import pytest
 from msfc.analysis import doctables as D
 from msfc.analysis import linuxtables as L
 from msfc.errors import UserError
+from msfc.linux import tables as TB
 from msfc.linux import umlbench as UB
 
 QDISCS = ["fq_codel", "msfc_across"]
@@ -166,9 +167,124 @@ def test_a_kernel_change_makes_the_linux_tables_stale(monkeypatch):
         named = [b for b in bad if f"(table {t.name} in " in b]
         assert len(named) == ("kernel/net/sched" in t.depends), t.name
         if t.collected:
-            assert "--accept" in named[0] and "python -m msfc.linux bench" in named[0]
+            g = next(g for g in L.GROUPS.values() if g.data == t.data)
+            assert "--accept" in named[0] and g.command in named[0]
     assert sum(t.collected for t in D.TABLES.values()) >= 7
 
 
 def test_a_digest_at_a_commit_is_the_trees_when_unchanged():
     assert D.digest("kernel/test/uml.config", "HEAD") == D.digest("kernel/test/uml.config")
+
+
+def _vm_study(out, test, runs):
+    """OUT/<test>/ of make bench-linux-vm at 2 Mbit/s: study.json and one run per (qdisc,
+    flows, rtt)."""
+    _study(out, test, 2000, runs)
+    for r in (out / test / "runs").iterdir():
+        m = json.loads((r / "meta.json").read_text())
+        m["testbed"].update(kernel="6.12.117", accel="tcg", smp=2, qemu="QEMU 9", guest_idle=0.3)
+        (r / "meta.json").write_text(json.dumps(m))
+
+
+def fake_vm_results(tmp_path):
+    """make bench-linux-vm's --out: rrul (TCP per class, irtt EF/BE/CS1), cubic_bbr and hosts
+    through two qdiscs."""
+    out = tmp_path / "vm"
+    rrul, cb, hosts = [], [], []
+    for k, q in enumerate(QDISCS):
+        flows = [
+            dict(
+                flow_id=i,
+                type=t,
+                direction=d,
+                rx_bytes=250_000 * (i + k + 1),
+                active_s=20.0,
+                tx_packets=0,
+                rx_packets=0,
+                lost_packets=0,
+                jitter_sum_s=0.0,
+            )
+            for i, (t, d) in enumerate(
+                [(f"{d}-{c}", d) for d in ("up", "down") for c in ("EF", "CS5", "BE", "CS1")]
+            )
+        ]
+        for j, c in enumerate(("EF", "BE", "CS1")):
+            flows.append(
+                dict(
+                    flow_id=10 + j,
+                    type=f"irtt-{c}",
+                    direction="up",
+                    rx_bytes=0,
+                    active_s=0.0,
+                    tx_packets=500,
+                    rx_packets=490 - k,
+                    lost_packets=10 + k,
+                    jitter_sum_s=2.0,
+                )
+            )
+        rtt = [(10 + j, s, 0.05 + 0.001 * (s + j + k)) for j in range(3) for s in range(100)]
+        rrul.append((q, flows, rtt))
+        cb.append(
+            (
+                q,
+                [
+                    dict(flow_id=0, type="cubic-BE", rx_bytes=2_000_000 * (k + 1), active_s=20.0),
+                    dict(flow_id=1, type="bbr-BE", rx_bytes=2_500_000, active_s=20.0),
+                ],
+                [],
+            )
+        )
+        hf = [
+            dict(flow_id=0, type=f"hostA_{d}-BE", rx_bytes=1_000_000 * (k + 1), active_s=20.0)
+            for d in ("up", "down")
+        ]
+        hf += [
+            dict(flow_id=1 + i, type=f"hostB_{d}-BE", rx_bytes=400_000, active_s=20.0)
+            for d in ("up", "down")
+            for i in range(3)
+        ]
+        hosts.append((q, hf, []))
+    _vm_study(out, "rrul", rrul)
+    _vm_study(out, "cubic_bbr", cb)
+    _vm_study(out, "hosts", hosts)
+    return out
+
+
+def test_the_vms_tables_from_the_data_are_the_benchs(tmp_path):
+    out = fake_vm_results(tmp_path)
+    rows, settings = L.collect_vm_rows(out)
+    assert settings == {
+        "rate_kbit": 2000,
+        "rtt_ms": 40,
+        "duration_s": 30,
+        "kernel": ["6.12.117"],
+        "accel": ["tcg"],
+        "smp": ["2"],
+        "qemu": ["QEMU 9"],
+        "measured": "2026-01-02T00:01:00Z",
+    }
+    assert {r["rate"] for r in rows} == {"2mbit"}
+    assert set(r["table"] for r in rows) == {"rrul_goodput", "rrul_irtt", "cubic_bbr", "hosts"}
+    L.write_csv(rows, tmp_path / "vm.csv")
+    d = L.read(tmp_path / "vm.csv")
+    # every table the bench wrote (its OUT/tables.md) is the one made from the data
+    bench = TB.tables(out, ["rrul", "cubic_bbr", "hosts"])
+    for name, title in {**L.VM_TABLES, **L.BENCH_TABLES}.items():
+        if name in ("rrul_goodput", "rrul_irtt", "cubic_bbr", "hosts"):
+            assert f"### {title}\n\n{L.vm_table(d, name)}\n" in bench, name
+    irtt = L.vm_table(d, "rrul_irtt").splitlines()
+    assert irtt[0].startswith("| qdisc | EF med | EF p99 | EF loss | EF jitter | BE med")
+    with pytest.raises(UserError, match="no shares table"):
+        L.vm_table(d, "shares")
+    two = pd.concat([d, d.assign(rate="20mbit")])
+    with pytest.raises(UserError, match="2 rates"):
+        L.vm_table(two, "hosts")
+
+
+def test_a_directory_without_a_vm_bench_is_refused(tmp_path):
+    with pytest.raises(UserError, match="no study of make bench-linux-vm"):
+        L.collect_vm_rows(tmp_path)
+    # the UML bench's --out (rates below it) is not the VM's
+    out, _ = fake_results(tmp_path)
+    with pytest.raises(UserError, match="no study of make bench-linux-vm"):
+        L.collect_vm_rows(out)

@@ -29,9 +29,11 @@ tracked files under it.
                                              modes): the per-type and overall rows of each
                                              sweep's summary.csv
     python -m msfc.analysis.doctables --collect-linux GROUP RESULTS --commit C
-                                             the UML testbed's data of GROUP (uml, rrul_be,
-                                             ds4: msfc.analysis.linuxtables) from the --out of
-                                             its bench run, measured at commit C, and its stamp
+                                             a Linux testbed's data of GROUP (the UML
+                                             bench's uml, rrul_be, all20, ds4; vm: make
+                                             bench-linux-vm's; msfc.analysis.linuxtables) from
+                                             the --out of its bench run, measured at commit C,
+                                             and its stamp
     python -m msfc.analysis.doctables --accept NAME --why TEXT
                                              NAME's dependencies changed after its measuring
                                              commit in a way that cannot change its data (TEXT
@@ -56,7 +58,11 @@ command that measures the data again. The paths per kind of table:
   side of the testbed (init, Flent and iperf3 jobs, network, fixed randomness, sandbox, root
   tree) and the Python that writes the jobs, boots UML and converts the guest's files
   (python/msfc/linux: flent, records, tables, uml, umlbench). Not the qemu VM's files, the
-  docs, nor the code that collects and prints the tables (that is what --check compares).
+  docs, nor the code that collects and prints the tables (that is what --check compares);
+- the stock-kernel VM's tables (:data:`VM_BENCH`): the qdisc and its UAPI header as DKMS
+  builds them, tc's plugin and its build, the VM (kernel/vm: images, initramfs, guest jobs,
+  network) and the Python that boots it and turns the guest's files into runs and tables
+  (python/msfc/linux: qemu, records, tables, vm).
 
 A stamp that does not list a dependency (one named after it was written) counts as measured
 with that path as it was at the stamp's commit.
@@ -1661,6 +1667,31 @@ def _linux(name: str, doc: str, group: str, render) -> DocTable:
     )
 
 
+#: what the stock-kernel VM's tables depend on: the module as DKMS builds it, the tc plugin,
+#: the VM with its guest jobs, and the host side that boots it and makes the tables
+VM_BENCH = (
+    *(p for p in VM_COST if p != "python/msfc/linux/cost.py"),
+    "python/msfc/linux/tables.py",
+    "python/msfc/linux/vm.py",
+)
+
+
+def _vm(name: str, table: str) -> DocTable:
+    """A table of the stock-kernel VM's bench (linuxtables.VM_TABLES, BENCH_TABLES)."""
+    g = LT.GROUPS["vm"]
+    return DocTable(
+        name,
+        "docs/linux-testbed.md",
+        g.data,
+        lambda d, m: LT.vm_table(d, table),
+        f"{g.command}, then python -m msfc.analysis.doctables --collect-linux vm results/linux-vm"
+        " --commit COMMIT (COMMIT: the commit the module was built at)",
+        VM_BENCH,
+        provenance=True,
+        collected=True,
+    )
+
+
 #: what the ISP tree's tables depend on: the ns-3 model, the scenario and its flow types
 ISP = (*NS3, "scenarios/scenario-isp-tree.cc", "scenarios/flow-types")
 #: every flow type in class 1: the ISP tree with every packet unmarked
@@ -2317,6 +2348,12 @@ TABLES = {
             "all20",
             lambda d, m: LT.bench_table(d, "20mbit", "hosts"),
         ),
+        _vm("linux-vm-rrul-goodput", "rrul_goodput"),
+        _vm("linux-vm-rrul-irtt", "rrul_irtt"),
+        _vm("linux-vm-shares", "shares"),
+        _vm("linux-vm-cubic-bbr", "cubic_bbr"),
+        _vm("linux-vm-dos", "dos"),
+        _vm("linux-vm-hosts", "hosts"),
     )
 }
 
@@ -2327,10 +2364,6 @@ TABLES = {
 #: listed and gone), so a new hand table is a decision, not an accident
 RECORD = "a dated record of particular runs, with its command in the text"
 TIMING = "timing records of particular runs on a shared machine (CPU and wall seconds)"
-QEMU = (
-    "the stock-kernel testbed under qemu (make bench-linux-vm): TCG-emulated, dated, not yet"
-    " collected into data"
-)
 REFERENCE = "parameters and set-up, not a measurement"
 HAND_TABLES = {
     ("docs/algorithm.md", "configuration | `weights=rounded` | `weights=exact`"): (
@@ -2357,16 +2390,6 @@ HAND_TABLES = {
     ),
     ("docs/kernel.md", "what | command | result"): RECORD,
     ("docs/linux-testbed.md", "part | what"): REFERENCE,
-    ("docs/linux-testbed.md", "qdisc | up EF | up CS5"): QEMU,
-    ("docs/linux-testbed.md", "qdisc | EF med | EF p99"): QEMU,
-    ("docs/linux-testbed.md", "qdisc | EF run 1 | EF run 2"): QEMU,
-    ("docs/linux-testbed.md", "qdisc | EF irtt median / p99 (ms) | BE"): QEMU,
-    ("docs/linux-testbed.md", "qdisc | CS1 share | BE share"): QEMU,
-    ("docs/linux-testbed.md", "qdisc | isolation on the router's egress (up / down) | A up"): QEMU,
-    ("docs/linux-testbed.md", "qdisc | A up | B up"): QEMU,
-    ("docs/linux-testbed.md", "qdisc | CS1 Mbit/s | BE Mbit/s"): QEMU,
-    ("docs/linux-testbed.md", "qdisc | CUBIC Mbit/s | BBR Mbit/s"): QEMU,
-    ("docs/linux-testbed.md", "qdisc | TCP (flood BE) | flood BE delivered"): QEMU,
     ("docs/results.md", "workload | flows | FqCoDel"): (
         "the per-mode cost runs made as each mode was added, kept as their record below the"
         " ns3-cost doc table, which measures every mode at HEAD"
@@ -2835,9 +2858,10 @@ def collect_sweeps(name: str, results: list[Path]) -> Path:
 
 
 def collect_linux(group: str, results: Path, commit: str) -> Path:
-    """The data of one group of the UML testbed's tables (linuxtables.GROUPS) from the
-    results directory of its bench run, and its stamp: measured at `commit` (the results do
-    not record it: the commit the UML kernel and the testbed were built at), the
+    """The data of one group of the Linux testbeds' tables (linuxtables.GROUPS: the UML
+    bench's, or the stock-kernel VM's) from the results directory of its bench run, and its
+    stamp: measured at `commit` (the results do not record it: the commit the kernel or the
+    module and the testbed were built at), the
     dependencies' digests as they were at that commit."""
     if group not in LT.GROUPS:
         raise UserError(f"--collect-linux {group}: no such group ({', '.join(LT.GROUPS)})", 2)
@@ -2845,7 +2869,7 @@ def collect_linux(group: str, results: Path, commit: str) -> Path:
     sha = _git("rev-parse", "--verify", "--quiet", f"{commit}^{{commit}}")
     if not sha:
         raise UserError(f"--commit {commit}: not a commit of this repository", 2)
-    rows, settings = LT.collect_rows(results)
+    rows, settings = (LT.collect_vm_rows if g.testbed == "vm" else LT.collect_rows)(results)
     out = ROOT / g.data
     LT.write_csv(rows, out)
     tables = [t for t in TABLES.values() if t.data == g.data]
@@ -2859,7 +2883,7 @@ def collect_linux(group: str, results: Path, commit: str) -> Path:
         "collected": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "collect": f"python -m msfc.analysis.doctables --collect-linux {group} {results}"
         f" --commit {commit}",
-        "settings": {**settings, "seed": g.seed},
+        "settings": {**settings, **({} if g.seed is None else {"seed": g.seed})},
         "depends": {p: digest(p, sha) for p in (tables[0].depends if tables else ())},
     }
     sp = out.with_name(out.stem + ".stamp.json")
@@ -2931,8 +2955,8 @@ def main(argv: list[str] | None = None) -> int:
         "--collect-linux",
         nargs=2,
         metavar=("GROUP", "RESULTS"),
-        help=f"one group of the UML testbed's tables ({', '.join(LT.GROUPS)}) from the --out"
-        " of its bench run; needs --commit",
+        help=f"one group of the Linux testbeds' tables ({', '.join(LT.GROUPS)}: the UML bench's,"
+        " vm: make bench-linux-vm's) from the --out of its bench run; needs --commit",
     )
     g.add_argument(
         "--accept",

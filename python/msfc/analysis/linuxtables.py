@@ -42,7 +42,10 @@ class Group:
     name: str
     data: str  # the CSV, relative to the repository
     command: str  # the bench run that measures it (its --out is RESULTS)
-    seed: int = 1  # the bench's --seed (its default)
+    seed: int | None = 1  # the bench's --seed (its default); None: the bench has none
+    #: which bench wrote RESULTS: "uml" (python -m msfc.linux bench, collect_rows) or "vm"
+    #: (make bench-linux-vm, Debian's stock kernel under qemu, collect_vm_rows)
+    testbed: str = "uml"
 
 
 #: every qdisc of the catalogue that a table of docs/linux-testbed.md compares at 20 Mbit/s
@@ -63,6 +66,26 @@ ALL20_QDISCS = (
     "sqm",
     "fq_codel",
     "fq_pie",
+    "pfifo_fast",
+)
+
+#: the qdiscs of the stock-kernel VM's tables (docs/linux-testbed.md): the thesis mode, the
+#: low-rate CoDel setting, every mode a table there discusses, and the peers
+VM_QDISCS = (
+    "msfc",
+    "msfc_lowrate",
+    "msfc_boost",
+    "msfc_class",
+    "msfc_prevent",
+    "msfc_recommended",
+    "msfc_across_priority",
+    "msfc_ds4",
+    "msfc_isolate",
+    "cake_ds3",
+    "cake_ds4",
+    "cake_ds4_dual",
+    "sqm",
+    "fq_codel",
     "pfifo_fast",
 )
 
@@ -92,6 +115,13 @@ GROUPS = {
             "python -m msfc.linux bench --out results/uml-ds4 --rates 2,20,100"
             " --tests rrul,dos_higher --qdiscs cake_ds4,msfc_ds4,msfc_bw_ds4",
         ),
+        Group(
+            "vm",
+            "docs/linux-testbed/vm.csv",
+            f"make bench-linux-vm VM_ARGS='--qdiscs {','.join(VM_QDISCS)}'",
+            seed=None,
+            testbed="vm",
+        ),
     )
 }
 
@@ -107,6 +137,14 @@ BENCH_TABLES = {
     "hosts": (
         "Per-host isolation: host A one TCP flow each way, host B N flows, all BE (Mbit/s; "
         "A/B = 1 is per-host fairness, 1/N per-flow)"
+    ),
+}
+#: the tables of the VM's msfc.linux.tables.tables() that BENCH_TABLES does not name: the
+#: RRUL-like test's, by their heading there
+VM_TABLES = {
+    "rrul_goodput": "RRUL-like: TCP goodput per class (Mbit/s)",
+    "rrul_irtt": (
+        "RRUL-like: irtt (20 ms, 172 B) RTT median / p99 (ms), loss (%), one-way jitter (ms)"
     ),
 }
 PROBE_PARTS = ("med", "p90", "p99")
@@ -200,6 +238,52 @@ def collect_rows(results: Path) -> tuple[list[dict], dict]:
     if not rows:
         raise UserError(f"{results} holds no tables (no runs in {f})", 1)
     settings["measured"] = max(s for s in started if s) if any(started) else ""
+    return rows, settings
+
+
+def collect_vm_rows(results: Path) -> tuple[list[dict], dict]:
+    """The tidy rows of every table make bench-linux-vm wrote into ``results`` (its --out),
+    as msfc.linux.tables.tables() computes them from the runs (``rate`` the bottleneck's
+    label, ``test`` and ``table`` the table's key in VM_TABLES or BENCH_TABLES), and the
+    run's settings (rtt_ms, duration_s, rate_kbit, kernel, accel, smp), the last run's
+    start."""
+    from ..linux.records import TESTS as VM_TESTS
+
+    tests = [t for t in VM_TESTS if (results / t / "study.json").is_file()]
+    if not tests:
+        raise UserError(
+            f"{results} holds no study of make bench-linux-vm (<test>/study.json): "
+            "give the bench's --out",
+            1,
+        )
+    study = json.loads((results / tests[0] / "study.json").read_text())["testbed"]
+    if study.get("rate_up_kbit", study["rate_kbit"]) != study["rate_kbit"]:
+        raise UserError(f"{results}: the VM's tables are of one rate each way", 1)
+    rate = f"{study['rate_kbit'] / 1000:g}mbit"
+    titles = {v: k for k, v in {**VM_TABLES, **BENCH_TABLES}.items()}
+    rows: list[dict] = []
+    for heading, head, cells in _md_tables(TB.tables(results, tests)):
+        if heading not in titles:
+            raise UserError(f"{results}: a table this collector does not know: {heading!r}", 1)
+        for c in cells:
+            for h, v in zip(head[1:], c[1:], strict=True):
+                name = titles[heading]
+                rows.append(dict(zip(COLUMNS, (rate, name, name, c[0], h, v), strict=True)))
+    testbeds, started = [], []
+    for t in tests:
+        for *_, m in TB._runs(results, t):
+            testbeds.append(m["testbed"])
+            started.append(m.get("started_utc", ""))
+    settings = {
+        "rate_kbit": study["rate_kbit"],
+        "rtt_ms": study["rtt_ms"],
+        "duration_s": study["duration_s"],
+        **{
+            k: sorted({str(tb.get(k, "")) for tb in testbeds})
+            for k in ("kernel", "accel", "smp", "qemu")
+        },
+        "measured": max(s for s in started if s) if any(started) else "",
+    }
     return rows, settings
 
 
@@ -451,3 +535,12 @@ def bench_table(d: pd.DataFrame, rate: str, name: str) -> str:
         raise UserError(f"the data has no {name} table at {rate}: measure it again", 1)
     cols, rows = _wide(g)
     return md_table(["qdisc", *cols], rows)
+
+
+def vm_table(d: pd.DataFrame, name: str) -> str:
+    """One of the VM's tables (VM_TABLES, BENCH_TABLES) as its OUT/tables.md gives it; the
+    data is of one rate."""
+    rates = list(pd.unique(d["rate"]))
+    if len(rates) != 1:
+        raise UserError(f"the VM's data holds {len(rates)} rates ({', '.join(rates)}), not one", 1)
+    return bench_table(d, rates[0], name)
