@@ -1499,6 +1499,56 @@ BPF_COST_RATIOS = (
 )
 
 
+#: what the class-share errors of weights=rounded and weights=exact depend on: the reference
+#: model (its class quanta and DRR), the parameters it reads and the measurement
+WEIGHTS = (
+    "python/msfc/model/reference.py",
+    "python/msfc/model/params.py",
+    "kernel/include/uapi/linux/pkt_sched_msfc.h",
+    "python/msfc/model/weights.py",
+)
+
+
+def _weights_pct(x: float) -> str:
+    """An error in %: whole from 100 up, three significant digits from 1, two below (2059,
+    2.38, 0.018)."""
+    return f"{x:.0f}" if x >= 100 else f"{x:.3g}" if x >= 1 else f"{x:.2g}"
+
+
+def _weights(d: pd.DataFrame) -> str:
+    """docs/algorithm.md's class-share errors (python -m msfc.model.weights --csv): a row per
+    configuration, the largest relative error of a class's share with weights=rounded (its
+    class and how many times its share it got) and with weights=exact."""
+    _require_columns(
+        d,
+        {
+            "prios",
+            "ratio",
+            "quantum",
+            "weights",
+            "worst_class",
+            "share_over_ideal",
+            "max_error_pct",
+        },
+        "weights",
+    )
+    rows = []
+    for (prios, ratio, quantum), g in d.groupby(["prios", "ratio", "quantum"], sort=False):
+        by = {r["weights"]: r for _, r in g.iterrows()}
+        if set(by) != {"rounded", "exact"}:
+            raise UserError(f"the weights data lacks a mode for prios {prios}: measure it again", 1)
+        r = by["rounded"]
+        rows.append(
+            [
+                f"prios {prios}, ratio {ratio:g}, quantum {quantum}",
+                f"{_weights_pct(r['max_error_pct'])} % (class {r['worst_class']}: "
+                f"{r['share_over_ideal']:.3g} times its share)",
+                f"{_weights_pct(by['exact']['max_error_pct'])} %",
+            ]
+        )
+    return LT.md_table(["configuration", "`weights=rounded`", "`weights=exact`"], rows)
+
+
 def _bpf_cost(d: pd.DataFrame) -> str:
     """The probe's rounds (cost.csv of one kernel): ns per packet, the median over the rounds
     per qdisc and number of flows; then each ratio of BPF_COST_RATIOS taken within each round,
@@ -2299,6 +2349,15 @@ TABLES = {
         ),
         *_vm_cost_tables(),
         DocTable(
+            "algorithm-weights",
+            "docs/algorithm.md",
+            "docs/algorithm/weights.csv",
+            _weights,
+            "python -m msfc.model.weights --csv docs/algorithm/weights.csv",
+            WEIGHTS,
+            provenance=True,
+        ),
+        DocTable(
             "isp-cost",
             "docs/isp-tree.md",
             "docs/isp-tree/isp-cost.csv",
@@ -2366,9 +2425,6 @@ RECORD = "a dated record of particular runs, with its command in the text"
 TIMING = "timing records of particular runs on a shared machine (CPU and wall seconds)"
 REFERENCE = "parameters and set-up, not a measurement"
 HAND_TABLES = {
-    ("docs/algorithm.md", "configuration | `weights=rounded` | `weights=exact`"): (
-        "the ns-3 test msfc-queue-disc's verbose output (the test checks the bound)"
-    ),
     ("docs/algorithm.md", "setting | recommend | what it gives (measured)"): (
         "quotes the doc tables it names, with their commits"
     ),
