@@ -8,6 +8,8 @@
                   (``python -m msfc.model.vectors [--check]``)
 ``differential``  the reference against the ns-3 model, trace by trace
                   (``python -m msfc.model.differential``)
+``weights``       the class-share errors of weights=rounded and weights=exact on the
+                  reference (``python -m msfc.model.weights``, docs/algorithm.md's table)
 ``kunit``         the traces and their expected decisions as C arrays for the Linux qdisc's
                   KUnit replay (``python -m msfc.model.kunit``, run by
                   kernel/scripts/prepare_tree.py)
