@@ -810,3 +810,17 @@ def test_every_table_of_measured_figures_is_a_doc_table_or_listed_with_its_reaso
     assert ("docs/results.md", "build | backlogged, `Isolate=both` | ratio") in {
         (d, h) for d, h, _ in found
     }
+
+
+def test_the_shaper_tables_charged_bytes_follow_the_documented_rule():
+    # docs/kernel.md: framing(max(length + overhead, mpu)), overhead from the network header
+    assert D._charged_bytes(["overhead", "38", "mpu", "84"], 1414) == 1438
+    assert D._charged_bytes(["atm"], 1414) == 30 * 53
+    assert D._charged_bytes([], 1414) == 1414
+    assert D._charged_bytes(["mpu", "2000"], 1414) == 2000
+    # kernel.md's example: 1514-byte frames under `overhead 18 mpu 64 ptm` are charged 1542
+    assert D._charged_bytes(["overhead", "18", "mpu", "64", "ptm", "ingress"], 1514) == 1542
+    with pytest.raises(UserError, match="overhead N or raw"):
+        D._charged_bytes(["raw", "overhead", "38"], 1414)
+    # every shaper of the spec has its column
+    assert set(D._msfc_shaper_spec()) == set(D.MSFC_SHAPER_COLUMNS)

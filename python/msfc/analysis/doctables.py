@@ -1377,14 +1377,42 @@ MSFC_SHAPER = (
 MSFC_SHAPER_CMD = (
     "make bench-msfc-shaper && cp results/msfc-shaper/rate.csv docs/kernel/msfc-shaper.csv"
 )
-#: the table's columns, by the spec's shaper name: (heading, the bytes msfc charges for one
-#: frame where its words change that, None where it charges the frame)
+#: the table's columns, by the spec's shaper name: its heading (a shaper whose words change
+#: what a frame is charged also shows that, _charged_bytes)
 MSFC_SHAPER_COLUMNS = {
-    "msfc": ("msfc (CoDel on)", None),
-    "msfc-codel-off": ("msfc, CoDel off", None),
-    "msfc-overhead": ("`overhead 38 mpu 84`", 1438),
-    "msfc-atm": ("`atm`", 1590),
+    "msfc": "msfc (CoDel on)",
+    "msfc-codel-off": "msfc, CoDel off",
+    "msfc-overhead": "`overhead 38 mpu 84`",
+    "msfc-atm": "`atm`",
 }
+#: a frame's network header starts after its Ethernet header (`overhead N` counts from there)
+ETH_HEADER = 14
+
+
+def _charged_bytes(words: list[str], frame: int) -> int:
+    """The bytes msfc's shaper charges for a frame of `frame` bytes (as the kernel reports its
+    length, from the MAC header) under the words after `msfc bandwidth R`, by docs/kernel.md's
+    rule, cake's: framing(max(length + overhead, mpu)), where `overhead N` counts from the
+    network header and `raw` (the default) takes the frame with no overhead."""
+    opts = {w: (words[i + 1] if i + 1 < len(words) else "") for i, w in enumerate(words)}
+    if "overhead" in opts and "raw" in opts:
+        raise UserError(f"msfc {' '.join(words)}: give overhead N or raw, not both", 1)
+    length = frame
+    if "overhead" in opts:
+        length = frame - ETH_HEADER + int(opts["overhead"])
+    length = max(length, int(opts.get("mpu", 0)))
+    if "atm" in words:
+        return -(-length // 48) * 53
+    if "ptm" in words:
+        return length + -(-length // 64)
+    return length
+
+
+def _msfc_shaper_spec() -> dict[str, list[str]]:
+    """The rate experiment's shapers of kernel/test/msfc_shaper.json: name -> msfc's words."""
+    spec = json.loads((ROOT / "kernel/test/msfc_shaper.json").read_text())
+    rate = next(e for e in spec["experiments"] if e["experiment"] == "rate")
+    return {x["name"]: x.get("args", []) for x in rate["shapers"]}
 
 
 def _msfc_shaper(d: pd.DataFrame) -> str:
@@ -1396,8 +1424,10 @@ def _msfc_shaper(d: pd.DataFrame) -> str:
     if missing:
         raise UserError(f"the shaper data has no {', '.join(sorted(missing))}: measure it", 1)
     heads = ["bandwidth"]
-    for head, charged in MSFC_SHAPER_COLUMNS.values():
-        if charged:
+    words = _msfc_shaper_spec()
+    for name, head in MSFC_SHAPER_COLUMNS.items():
+        charged = _charged_bytes(words[name], sm.FRAME)
+        if charged != sm.FRAME:
             head += f" (charged {charged}, expected {sm.FRAME / charged:.6f})"
         heads.append(head)
     ratio = d.assign(r=d["achieved_bps"] / d["configured_bps"]).pivot_table(
