@@ -193,6 +193,12 @@ def test_rates_and_names_are_checked_before_any_boot():
         U.Rate(100000, 20000),
     ]
     assert [r.label for r in U.parse_rates("0.5,100/20")] == ["0.5mbit", "100-20mbit"]
+    # a label (a results directory's name) gives its rate back
+    for r in U.parse_rates("0.5,2,100/20"):
+        assert U.Rate.from_label(r.label) == r
+    for bad in ("2", "2kbit", "x-ymbit", "mbit"):
+        with pytest.raises(ValueError, match="rate"):
+            U.Rate.from_label(bad)
     for bad in ("fast", "20/x", "1/2/3", "0", "20000", ""):
         with pytest.raises(ValueError, match="Mbit/s|no rate"):
             U.parse_rates(bad)

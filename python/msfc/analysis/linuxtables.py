@@ -173,7 +173,7 @@ def _md_tables(md: str) -> list[tuple[str, list[str], list[list[str]]]]:
 
 
 def _rate(label: str) -> UB.Rate:
-    return UB.parse_rates(label[: -len("mbit")].replace("-", "/"))[0]
+    return UB.Rate.from_label(label)
 
 
 def _rates(labels) -> list[UB.Rate]:

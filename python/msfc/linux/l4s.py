@@ -36,7 +36,7 @@ from pathlib import Path
 from ..seeds import write_rows
 from . import records, uml
 from .flent import quantile
-from .umlbench import _load, bench_script, parse_rates
+from .umlbench import Rate, _load, bench_script, parse_rates
 
 QDISCS = ("msfc", "msfc_l4s_thesis", "msfc_l4s")
 #: msfc_l4s's words with another threshold: "msfc_l4s@5ms"
@@ -204,7 +204,7 @@ def convert(out: Path) -> list[dict]:
             print(f"msfc.linux.l4s: {job}: not a finished run, left out", file=sys.stderr)
             continue
         meta = res.files_meta
-        (rate,) = parse_rates(meta["rate"][: -len("mbit")].replace("-", "/"))
+        rate = Rate.from_label(meta["rate"])
         rows.append((rate, row_of(res.files, rate, meta["qdisc"], str(job))))
     if not rows:
         raise ValueError(f"{out} holds no finished l4s runs (OUT/<rate>/<qdisc>/result.json)")

@@ -246,7 +246,7 @@ def convert(out: Path) -> list[tuple]:
         job = res_json.parent
         qdisc, test, label = job.name, job.parent.name, job.parent.parent.parent.name
         mark = int(test[len(TEST) + len("_dscp") :])
-        rate = parse_rates(label[: -len("mbit")].replace("-", "/"))[0]
+        rate = Rate.from_label(label)
         res = _load(job)
         if res.exit_code != 0 or "duration_s" not in res.files_meta:
             print(f"msfc.linux.nqb: {job}: not a finished run, left out", file=sys.stderr)

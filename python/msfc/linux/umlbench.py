@@ -54,6 +54,14 @@ class Rate:
         d, u = self.down_kbit / 1000, self.up_kbit / 1000
         return f"{d:g} Mbit/s each way" if d == u else f"{d:g} Mbit/s down, {u:g} up"
 
+    @classmethod
+    def from_label(cls, label: str) -> Rate:
+        """The rate of a label (results directory name) as ``label`` writes it: "2mbit",
+        "100-20mbit"; ValueError naming a bad one."""
+        if not label.endswith("mbit"):
+            raise ValueError(f"rate label {label!r}: not <Mbit/s>mbit or <down>-<up>mbit")
+        return parse_rates(label[: -len("mbit")].replace("-", "/"))[0]
+
 
 def parse_rates(s: str) -> list[Rate]:
     """ "2,20,100/20" (Mbit/s; DOWN/UP for an asymmetric link) -> rates; ValueError naming a
@@ -232,7 +240,8 @@ def flent_plots(root: Path, test: str, runs: list, rtt_ms: int) -> list[str]:
     cdf.set_ylabel("CDF")
     cdf.set_title(f"{test}: voice stream (irtt, {voice_class})")
     cdf.grid(alpha=0.3)
-    cdf.legend(fontsize=8)
+    if cdf.get_legend_handles_labels()[0]:  # no run had the stream: no legend to draw
+        cdf.legend(fontsize=8)
     ts.set_xlabel("time since the stream's start (s)")
     ts.set_yscale("symlog", linthresh=1)
     ts.set_ylabel("added RTT (ms, log above 1)")
@@ -523,8 +532,7 @@ def convert(args) -> int:
     for res_json in found:
         job = res_json.parent
         qdisc, test, label = job.name, job.parent.name, job.parent.parent.parent.name
-        spec = label[: -len("mbit")].replace("-", "/")
-        rate = rates.setdefault(label, parse_rates(spec)[0])
+        rate = rates.setdefault(label, Rate.from_label(label))
         res = _load(job)
         if res.exit_code != 0 or test not in TESTS:
             continue
