@@ -418,7 +418,7 @@ def test_an_option_only_some_schedulers_take_is_not_a_swept_one(monkeypatch, tmp
     monkeypatch.setitem(D.TABLES, "isp-r", t)
     monkeypatch.setattr(D, "ROOT", tmp_path)
     d = D.pd.read_csv(D.collect_isp("isp-r", [tmp_path]))
-    assert set(d["attributes"].fillna("")) == {""}
+    assert set(d["attributes"].astype(object).fillna("")) == {""}
     # swept in MSFC's runs: named where it is set
     s["cfg.ratio"] = s["scheduler"].map({"Msfc": 16.0})
     s.loc[(s["scheduler"] == "Msfc") & (s["group"] == "SSH"), "cfg.ratio"] = 2.0
