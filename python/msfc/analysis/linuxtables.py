@@ -224,21 +224,37 @@ def collect_rows(results: Path) -> tuple[list[dict], dict]:
                         else:
                             add(rate.label, test, "probes", c[0], h, v)
         bench = [t for t in UB.BENCH_TESTS if (root / t).is_dir()]
-        if not bench:
-            continue
-        titles = {v: k for k, v in BENCH_TABLES.items()}
-        for heading, head, cells in _md_tables(TB.tables(root, bench)):
-            if heading not in titles:
-                raise UserError(f"{root}: a table this collector does not know: {heading!r}", 1)
-            for c in cells:
-                for h, v in zip(head[1:], c[1:], strict=True):
-                    add(rate.label, titles[heading], titles[heading], c[0], h, v)
-        for t in bench:
-            started += [m.get("started_utc", "") for *_, m in TB._runs(root, t)]
+        if bench:
+            got, metas = _tables_rows(root, bench, rate.label, BENCH_TABLES)
+            rows += got
+            started += [m.get("started_utc", "") for m in metas]
     if not rows:
         raise UserError(f"{results} holds no tables (no runs in {f})", 1)
-    settings["measured"] = max(s for s in started if s) if any(started) else ""
+    settings["measured"] = _latest(started)
     return rows, settings
+
+
+def _tables_rows(
+    root: Path, tests: list[str], rate: str, known: dict[str, str]
+) -> tuple[list[dict], list[dict]]:
+    """The tidy rows of msfc.linux.tables.tables() of ``tests`` in ``root`` (``test`` and
+    ``table`` the key in ``known`` of the table's heading; a heading not known is refused),
+    and the meta.json of every run of those tests."""
+    titles = {v: k for k, v in known.items()}
+    rows = []
+    for heading, head, cells in _md_tables(TB.tables(root, tests)):
+        if heading not in titles:
+            raise UserError(f"{root}: a table this collector does not know: {heading!r}", 1)
+        name = titles[heading]
+        for c in cells:
+            for h, v in zip(head[1:], c[1:], strict=True):
+                rows.append(dict(zip(COLUMNS, (rate, name, name, c[0], h, v), strict=True)))
+    return rows, [m for t in tests for *_, m in TB._runs(root, t)]
+
+
+def _latest(started: list[str]) -> str:
+    """The last of the runs' start times ("" for none)."""
+    return max((s for s in started if s), default="")
 
 
 def collect_vm_rows(results: Path) -> tuple[list[dict], dict]:
@@ -259,21 +275,9 @@ def collect_vm_rows(results: Path) -> tuple[list[dict], dict]:
     study = json.loads((results / tests[0] / "study.json").read_text())["testbed"]
     if study.get("rate_up_kbit", study["rate_kbit"]) != study["rate_kbit"]:
         raise UserError(f"{results}: the VM's tables are of one rate each way", 1)
-    rate = f"{study['rate_kbit'] / 1000:g}mbit"
-    titles = {v: k for k, v in {**VM_TABLES, **BENCH_TABLES}.items()}
-    rows: list[dict] = []
-    for heading, head, cells in _md_tables(TB.tables(results, tests)):
-        if heading not in titles:
-            raise UserError(f"{results}: a table this collector does not know: {heading!r}", 1)
-        for c in cells:
-            for h, v in zip(head[1:], c[1:], strict=True):
-                name = titles[heading]
-                rows.append(dict(zip(COLUMNS, (rate, name, name, c[0], h, v), strict=True)))
-    testbeds, started = [], []
-    for t in tests:
-        for *_, m in TB._runs(results, t):
-            testbeds.append(m["testbed"])
-            started.append(m.get("started_utc", ""))
+    rate = UB.Rate(study["rate_kbit"], study["rate_kbit"]).label
+    rows, metas = _tables_rows(results, tests, rate, {**VM_TABLES, **BENCH_TABLES})
+    testbeds = [m["testbed"] for m in metas]
     settings = {
         "rate_kbit": study["rate_kbit"],
         "rtt_ms": study["rtt_ms"],
@@ -282,7 +286,7 @@ def collect_vm_rows(results: Path) -> tuple[list[dict], dict]:
             k: sorted({str(tb.get(k, "")) for tb in testbeds})
             for k in ("kernel", "accel", "smp", "qemu")
         },
-        "measured": max(s for s in started if s) if any(started) else "",
+        "measured": _latest([m.get("started_utc", "") for m in metas]),
     }
     return rows, settings
 
