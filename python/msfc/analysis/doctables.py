@@ -1741,21 +1741,6 @@ def _uml_measurement(name: str, module: str, opts: str) -> DocTable:
     )
 
 
-def _linux(name: str, doc: str, group: str, render) -> DocTable:
-    g = LT.GROUPS[group]
-    return DocTable(
-        name,
-        doc,
-        g.data,
-        render,
-        f"{g.command}, then python -m msfc.analysis.doctables --collect-linux {group} RESULTS"
-        " --commit COMMIT (RESULTS: the --out above, COMMIT: the commit the kernel was built at)",
-        LINUX,
-        provenance=True,
-        collected=True,
-    )
-
-
 #: what the stock-kernel VM's tables depend on: the module as DKMS builds it, the tc plugin,
 #: the VM with its guest jobs, and the host side that boots it and makes the tables
 VM_BENCH = (
@@ -1765,20 +1750,32 @@ VM_BENCH = (
 )
 
 
-def _vm(name: str, table: str) -> DocTable:
-    """A table of the stock-kernel VM's bench (linuxtables.VM_TABLES, BENCH_TABLES)."""
-    g = LT.GROUPS["vm"]
+def _linux(name: str, doc: str, group: str, render) -> DocTable:
+    """A table of one group of the Linux testbeds' tables (linuxtables.GROUPS): the UML
+    bench's, or the stock-kernel VM's (make bench-linux-vm writes results/linux-vm)."""
+    g = LT.GROUPS[group]
+    vm = g.testbed == "vm"
+    then = (
+        "results/linux-vm --commit COMMIT (COMMIT: the commit the module was built at)"
+        if vm
+        else "RESULTS --commit COMMIT (RESULTS: the --out above, COMMIT: the commit the kernel"
+        " was built at)"
+    )
     return DocTable(
         name,
-        "docs/linux-testbed.md",
+        doc,
         g.data,
-        lambda d, m: LT.vm_table(d, table),
-        f"{g.command}, then python -m msfc.analysis.doctables --collect-linux vm results/linux-vm"
-        " --commit COMMIT (COMMIT: the commit the module was built at)",
-        VM_BENCH,
+        render,
+        f"{g.command}, then python -m msfc.analysis.doctables --collect-linux {group} {then}",
+        VM_BENCH if vm else LINUX,
         provenance=True,
         collected=True,
     )
+
+
+def _vm(name: str, table: str) -> DocTable:
+    """A table of the stock-kernel VM's bench (linuxtables.VM_TABLES, BENCH_TABLES)."""
+    return _linux(name, "docs/linux-testbed.md", "vm", lambda d, m: LT.vm_table(d, table))
 
 
 #: what the ISP tree's tables depend on: the ns-3 model, the scenario and its flow types
